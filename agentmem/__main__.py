@@ -1,0 +1,3 @@
+from agentmem.cli import main
+
+raise SystemExit(main())

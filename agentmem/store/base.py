@@ -1,0 +1,85 @@
+"""The storage interface every backend implements, and the object-path rules they share.
+
+INV append-only: `put` of bytes to a path that already holds the same bytes is a
+no-op; a path that holds different bytes is never replaced (Conflict).
+INV complete-listing: `list` returns every object under a prefix or raises; it
+never returns a partial listing as if it were complete.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Protocol
+
+from agentmem.errors import InvalidInput
+
+# A path segment: no separators, no leading dot (so no `..`, no hidden temp files),
+# printable ASCII letters, digits and a few punctuation marks.
+_SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._@+-]{0,199}$")
+MAX_PATH_LENGTH = 1024
+
+
+def check_object_path(path: str) -> str:
+    """Return `path` if it is a safe relative object path, else raise InvalidInput."""
+    if not isinstance(path, str) or not path or len(path) > MAX_PATH_LENGTH:
+        raise InvalidInput(f"invalid object path {path!r}")
+    parts = path.split("/")
+    for part in parts:
+        if not _SEGMENT.match(part):
+            raise InvalidInput(f"invalid object path {path!r}: bad segment {part!r}")
+    return path
+
+
+@dataclass(frozen=True)
+class StoreDescription:
+    """Where memory lives, as saved in config and in pending entries. Never holds a credential.
+
+    kind: "folder" (location = absolute folder path) or "bucket" (location = "namespace/name").
+    """
+
+    kind: str
+    location: str
+
+    @property
+    def key(self) -> str:
+        """A stable, filesystem-safe name for this store, used for its cache folder."""
+        digest = hashlib.sha256(f"{self.kind}:{self.location}".encode()).hexdigest()[:12]
+        tail = re.sub(r"[^A-Za-z0-9._-]+", "-", self.location).strip("-.")[-40:] or "store"
+        return f"{self.kind}-{tail}-{digest}"
+
+    def label(self) -> str:
+        return f"hf://buckets/{self.location}" if self.kind == "bucket" else self.location
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "location": self.location}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "StoreDescription":
+        kind, location = data.get("kind"), data.get("location")
+        if kind not in ("folder", "bucket") or not isinstance(location, str) or not location:
+            raise InvalidInput(f"invalid store description {data!r}")
+        return cls(kind, location)
+
+
+@dataclass(frozen=True)
+class ObjectInfo:
+    path: str  # relative to the store root, "/"-separated
+    size: int
+
+
+class Store(Protocol):
+    description: StoreDescription
+
+    def put(self, path: str, data: bytes) -> None:
+        """Store `data` at `path` atomically and append-only (see INV append-only)."""
+
+    def get(self, path: str) -> bytes:
+        """Return the bytes at `path`; raise NotFound if there are none."""
+
+    def info(self, path: str) -> ObjectInfo | None:
+        """Return the object's info, or None if it does not exist."""
+
+    def list(self, prefix: str) -> list[ObjectInfo]:
+        """Every object whose path starts with `prefix` + "/" (recursively), or raise."""
