@@ -42,6 +42,7 @@ from pathlib import Path
 from agentmem import skillfmt
 from agentmem.errors import TRANSIENT, AgentmemError, InvalidInput, NotFound
 from agentmem.fsutil import TMP_PREFIX, write_atomic
+from agentmem.home import cache_root
 from agentmem.store.base import Store, StoreDescription
 
 ENTRY = "entry.json"
@@ -262,7 +263,7 @@ def _skill_md(store: Store, home: Path | None, name: str, revision: str) -> byte
     """A revision's SKILL.md, from the local cache when present (revisions never change)."""
     cached = None
     if home is not None:
-        cached = Path(home) / "cache" / store.description.key / "skills" / name / revision / skillfmt.ENTRYPOINT
+        cached = cache_root(Path(home)) / store.description.key / "skills" / name / revision / skillfmt.ENTRYPOINT
         try:
             return cached.read_bytes()
         except OSError:
