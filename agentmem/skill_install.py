@@ -190,15 +190,54 @@ def _stamp() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
 
 
-def _move_aside(target: Path, backup: Path) -> Path | None:
-    """Move the installed entry to `backup`. Returns a leftover beside `target` to delete after the
-    swap when the backup had to be a copy (different filesystems), else None."""
+STALE_SECONDS = 3600  # a staging folder this old belongs to an installation that crashed
+
+
+def _remove(path: Path) -> None:
+    if os.path.islink(path) or (os.path.lexists(path) and not os.path.isdir(path)):
+        os.unlink(path)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _fsync_tree(folder: Path) -> None:
+    """Make the staged copy durable before it is renamed into place."""
+    for dirpath, _, filenames in os.walk(folder):
+        for name in filenames:
+            with open(Path(dirpath) / name, "rb") as fh:
+                os.fsync(fh.fileno())
+        try:
+            fd = os.open(dirpath, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            os.fsync(fd)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+
+def _sweep(root: Path) -> None:
+    """Remove our own staging folders left in `root` by a crashed installation."""
+    now = datetime.now(timezone.utc).timestamp()
+    for entry in root.glob(f"{TMP_PREFIX}agentmem-*"):
+        try:
+            if now - os.lstat(entry).st_mtime > STALE_SECONDS:
+                _remove(entry)
+        except OSError:
+            pass
+
+
+def _move_aside(target: Path, backup: Path, work: Path) -> Path | None:
+    """Move the installed entry to `backup`. When the backup folder is on another filesystem, copy
+    it there and move the original into `work` instead, returning that path."""
     backup.parent.mkdir(parents=True, exist_ok=True)
     try:
         os.rename(target, backup)
         return None
     except OSError as exc:
-        if exc.errno != errno.EXDEV:  # the backup folder is on another filesystem
+        if exc.errno != errno.EXDEV:
             raise
     staging = backup.with_name(f"{TMP_PREFIX}{backup.name}")
     if os.path.islink(target) or not os.path.isdir(target):
@@ -206,30 +245,35 @@ def _move_aside(target: Path, backup: Path) -> Path | None:
     else:
         shutil.copytree(target, staging, symlinks=True)
     os.rename(staging, backup)
-    aside = target.with_name(f"{TMP_PREFIX}agentmem-old-{target.name}-{secrets.token_hex(4)}")
+    aside = work / "previous"
     os.rename(target, aside)
     return aside
 
 
 def _place(tree: Path, target: Path, marker: bytes, backup: Path | None) -> None:
-    """Build the new folder beside `target`, then rename it into place (moving the old one to `backup`)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staged = target.with_name(f"{TMP_PREFIX}agentmem-{target.name}-{secrets.token_hex(4)}")
-    aside = None
+    """Build the new folder beside `target`, then rename it into place (moving the old one to `backup`).
+
+    The copy is built one level down (`<root>/.tmp-agentmem-*/<name>/`), so a runtime scanning
+    `<root>/*/SKILL.md` never sees a half-built or leftover copy as a second skill.
+    """
+    root = target.parent
+    root.mkdir(parents=True, exist_ok=True)
+    _sweep(root)
+    work = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}agentmem-", dir=root))
+    staged = work / target.name
     try:
         shutil.copytree(tree, staged)
         write_atomic(staged / INSTALL_MARKER, marker)
-        aside = _move_aside(target, backup) if backup is not None else None
+        _fsync_tree(staged)
+        aside = _move_aside(target, backup, work) if backup is not None else None
         try:
             os.rename(staged, target)
         except OSError:
-            if backup is not None:  # put the old installation back
+            if backup is not None:  # put the previous installation back
                 os.rename(aside or backup, target)
             raise
     finally:
-        shutil.rmtree(staged, ignore_errors=True)
-    if aside is not None:
-        shutil.rmtree(aside, ignore_errors=True)
+        _remove(work)
 
 
 def install(store: Store, name: str, revision: str, runtimes: list, *, home: Path,

@@ -165,21 +165,23 @@ def load_frozen(home: Path, name: str, revision: str) -> Frozen:
     folder = pending_root(home) / name / revision
     try:
         entry = json.loads((folder / ENTRY).read_text())
+        files, store = entry["files"], StoreDescription.from_dict(entry["store"])
+        paths = [skillfmt.check_file_path(item["path"]) for item in files]
     except FileNotFoundError:
         raise NotFound(
             f"no pending publication {name} {revision}",
             hint="`agentmem skills` lists pending publications and published revisions",
         ) from None
-    except ValueError:
+    except (ValueError, KeyError, TypeError, AgentmemError):
         raise InvalidInput(f"pending publication record {folder / ENTRY} is unreadable") from None
-    for item in entry["files"]:
+    for rel, item in zip(paths, files):
         try:
-            data = (folder / FILES / item["path"]).read_bytes()
+            data = (folder / FILES / rel).read_bytes()
         except OSError:
             data = None
-        if data is None or hashlib.sha256(data).hexdigest() != item["sha256"]:
-            raise InvalidInput(f"frozen file {item['path']} of {name} {revision} is missing or was changed")
-    return Frozen(name, revision, StoreDescription.from_dict(entry["store"]), folder, entry["files"])
+        if data is None or hashlib.sha256(data).hexdigest() != item.get("sha256"):
+            raise InvalidInput(f"frozen file {rel} of {name} {revision} is missing or was changed")
+    return Frozen(name, revision, store, folder, files)
 
 
 def pending_publications(home: Path) -> list[dict]:

@@ -300,3 +300,42 @@ def test_a_file_where_the_runtime_expects_a_skill_folder_is_kept_unless_replaced
     assert Path(claude["backup"]).read_text() == "a stray file\n"
     assert (target / "SKILL.md").is_file()
 
+
+
+def test_replace_keeps_a_backup_when_the_machine_folder_is_on_another_filesystem(store, tmp_path):
+    import shutil
+    import tempfile
+
+    from tests.skillkit import Machine
+
+    if not os.path.isdir("/dev/shm") or os.stat("/dev/shm").st_dev == os.stat(tmp_path).st_dev:
+        pytest.skip("needs a second filesystem (/dev/shm) to force a copying backup")
+    other_fs = Path(tempfile.mkdtemp(prefix="agentmem-test-", dir="/dev/shm"))
+    try:
+        m = Machine(other_fs / "agentmem", tmp_path / "home")
+        m.user_home.mkdir()
+        r1 = publish(m, store, tmp_path, "far", files={"a.md": "one\n"})
+        install(m, store, "far", r1)
+        (m.installed("far") / "mine.md").write_text("local\n")
+        before = tree(m.installed("far"))
+        r2 = publish(m, store, tmp_path, "far", files={"a.md": "two\n"})
+        result = install(m, store, "far", r2, replace=True)
+        claude = next(r for r in result["runtimes"] if r["runtime"] == "claude")
+        assert tree(Path(claude["backup"])) == before
+        assert (m.installed("far") / "a.md").read_text() == "two\n"
+        assert [p.name for p in m.installed("far").parent.iterdir()] == ["far"]
+    finally:
+        shutil.rmtree(other_fs, ignore_errors=True)
+
+
+def test_a_staging_folder_left_by_a_crash_is_swept_on_the_next_install(machine, store, tmp_path):
+    root = machine.installed("any").parent
+    leftover = write_skill(root / ".tmp-agentmem-crashed" / "half")
+    recent = write_skill(root / ".tmp-agentmem-running" / "other")
+    old = 1_000_000_000
+    os.utime(leftover.parent, (old, old))
+    rev = publish(machine, store, tmp_path, "after-crash")
+    install(machine, store, "after-crash", rev)
+    assert not leftover.parent.exists()
+    assert recent.exists()  # might belong to an installation still running
+    assert sorted(p.parent.name for p in root.glob("*/SKILL.md")) == ["after-crash"]  # no half-built skill
