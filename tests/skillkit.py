@@ -49,6 +49,7 @@ class StoreCase:
     kind: str
     desc: StoreDescription
     place: object  # callable(path, bytes): write raw bytes at an object path, unchecked
+    hub: object = None  # the loopback Hub stand-in, for the bucket store
 
     def open(self, desc=None, timeout=None):
         return open_store(desc or self.desc, timeout=timeout or 30)
@@ -74,16 +75,26 @@ def machine(tmp_path, monkeypatch) -> Machine:
     return m
 
 
-@pytest.fixture(params=["folder", "bucket"])
-def store_case(request, tmp_path) -> StoreCase:
-    if request.param == "folder":
-        return folder_case(tmp_path / "store")
+def bucket_case_for(request) -> StoreCase:
     try:
         bucket = request.getfixturevalue("alice_bucket")
         hub = request.getfixturevalue("hub")
     except pytest.FixtureLookupError:
         pytest.skip("the bucket store's loopback Hub fixtures are not on this branch yet")
-    return StoreCase("bucket", StoreDescription("bucket", bucket), lambda p, d: hub.put_file(bucket, p, d))
+    return StoreCase("bucket", StoreDescription("bucket", bucket), lambda p, d: hub.put_file(bucket, p, d), hub)
+
+
+@pytest.fixture(params=["folder", "bucket"])
+def store_case(request, tmp_path) -> StoreCase:
+    if request.param == "folder":
+        return folder_case(tmp_path / "store")
+    return bucket_case_for(request)
+
+
+@pytest.fixture
+def bucket_case(request) -> StoreCase:
+    """The bucket store alone, for tests that drive the loopback Hub's faults."""
+    return bucket_case_for(request)
 
 
 @pytest.fixture

@@ -249,13 +249,31 @@ def test_a_symlinked_folder_in_the_folder_store_is_rejected(machine, store_case,
     existing()
 
 
-def test_a_file_where_the_revision_folder_is_expected_is_rejected(machine, store_case, store, existing, tmp_path):
-    if store_case.kind != "folder":
-        pytest.skip("a bucket cannot hold a file and a folder at one path; see the listing test")
-    store_case.place(f"skills/victim/{HOSTILE_REV}", GOOD_MD)
+def test_a_file_where_a_folder_is_expected_is_rejected(machine, store_case, store, existing):
+    if store_case.kind == "folder":  # the revision folder itself is a file
+        store_case.place(f"skills/victim/{HOSTILE_REV}", GOOD_MD)
+    else:  # a bucket can hold "scripts" and "scripts/run.sh" side by side
+        store_case.place(f"skills/victim/{HOSTILE_REV}/scripts/run.sh", b"echo hi\n")
+        store_case.place(f"skills/victim/{HOSTILE_REV}/scripts", b"a file\n")
+        store_case.place(f"skills/victim/{HOSTILE_REV}/SKILL.md", GOOD_MD)
     with pytest.raises(InvalidInput, match="expects a folder"):
         install(machine, store, "victim", HOSTILE_REV, replace=True)
     existing()
+
+
+def test_a_traversal_path_placed_in_a_bucket_never_lands_outside_the_skill(machine, store_case, store, tmp_path):
+    if store_case.kind != "bucket":
+        pytest.skip("a folder cannot hold a '..' name")
+    for evil in ("../../../../escaped.md", "a/../../../escaped.md", "/abs/escaped.md"):
+        store_case.place(f"skills/victim/{HOSTILE_REV}/{evil}", b"escaped\n")
+    store_case.place(f"skills/victim/{HOSTILE_REV}/SKILL.md", GOOD_MD)
+    try:
+        result = install(machine, store, "victim", HOSTILE_REV)
+    except InvalidInput:
+        result = None
+    assert not list(tmp_path.rglob("escaped.md"))
+    if result is not None:  # the store could not address those objects, so only SKILL.md came
+        assert sorted(tree(machine.installed("victim"))) == [".agentmem-skill.json", "SKILL.md"]
 
 
 @pytest.mark.parametrize("path, message", [

@@ -11,6 +11,7 @@ from agentmem import skill_install, skillfmt, skills
 from agentmem.errors import InvalidInput, NotFound
 from tests.skillkit import (  # noqa: F401 - fixtures
     FaultyStore,
+    bucket_case,
     machine,
     make_machine,
     store,
@@ -209,3 +210,31 @@ def test_read_returns_a_file_of_a_complete_revision_and_its_file_list(machine, s
             skills.read_file(store, "reader", result["revision"], bad)
     with pytest.raises(NotFound):
         skills.read_file(store, "reader", result["revision"], "missing.md")
+
+
+def test_a_publication_the_hub_cuts_off_stays_undiscoverable_until_resumed(machine, bucket_case, tmp_path):
+    # INV skill-entrypoint-last, through the real client: the Hub fails every upload after the first.
+    hub = bucket_case.hub
+    src = write_skill(tmp_path / "src" / "cut-off", files={"a.md": "a\n", "b.md": "b\n"})
+    hub.inject("batch", status=503, after=1)
+    result = skills.publish(src, machine.home, bucket_case.open(timeout=3))
+    assert result["status"] == "pending"
+    hub.clear_faults()
+    assert skills.discover(bucket_case.open()) == []
+    done = skills.resume(machine.home, "cut-off", result["revision"], opener=lambda d, timeout: bucket_case.open(d))
+    assert done["status"] == "published"
+    assert [s["name"] for s in skills.discover(bucket_case.open())] == ["cut-off"]
+
+
+def test_a_reply_lost_after_the_hub_stored_skill_md_is_resumed_without_a_second_copy(machine, bucket_case, tmp_path):
+    # The upload of SKILL.md went through but its reply was lost: outcome unknown. INV append-only
+    hub = bucket_case.hub
+    src = write_skill(tmp_path / "src" / "lost-reply", files={"a.md": "a\n"})
+    hub.inject("batch", "drop-after-apply", after=1, times=1)
+    result = skills.publish(src, machine.home, bucket_case.open(timeout=3))
+    assert result["status"] == "pending"
+    before = store_objects(bucket_case.open())
+    assert f"skills/lost-reply/{result['revision']}/SKILL.md" in before
+    done = skills.resume(machine.home, "lost-reply", result["revision"], opener=lambda d, timeout: bucket_case.open(d))
+    assert done["status"] == "published"
+    assert store_objects(bucket_case.open()) == before
