@@ -16,8 +16,9 @@ JSON shapes (`--json`):
 
 publish-skill / publish-skill --resume:
     {"status": "published" | "pending", "name": str, "revision": str, "store": str,
-     "files": [str, ...], "pending": str | null, "message": str}
-    "pending" is the frozen folder kept for `--resume` (null once published).
+     "files": [str, ...], "skipped": [str, ...], "pending": str | null, "message": str}
+    "skipped": hidden entries of the source, left out. "pending": the frozen folder kept for
+    `--resume` (null once published).
 skills [QUERY]:
     {"status": "ok", "store": str, "query": str | null,
      "skills": [{"name": str, "installed": [{"runtime": str, "revision": str | null}],
@@ -67,6 +68,7 @@ class Frozen:
     store: StoreDescription
     folder: Path
     files: list  # [{"path", "size", "sha256"}], SKILL.md included
+    skipped: list  # hidden entries of the source (".git", ".DS_Store"), not published
 
     def data(self, rel: str) -> bytes:
         return (self.folder / FILES / rel).read_bytes()
@@ -84,18 +86,23 @@ def _open_regular(path: Path) -> int:
     return fd
 
 
-def _copy_tree(source: Path, dest: Path) -> list[dict]:
-    """Copy `source` into `dest`, refusing symlinks, special files, unsafe names and oversized content."""
+def _copy_tree(source: Path, dest: Path) -> tuple[list[dict], list[str]]:
+    """Copy `source` into `dest`, refusing symlinks, special files, unsafe names and oversized content.
+    Hidden entries (names starting with '.') are left out and returned as skipped."""
     import hashlib
 
     budget = skillfmt.Budget()
     files: list[dict] = []
+    skipped: list[str] = []
 
     def walk(folder: Path, rel_parts: list[str]) -> None:
         with os.scandir(folder) as entries:
             ordered = sorted(entries, key=lambda e: e.name)
         for entry in ordered:
             rel = "/".join(rel_parts + [entry.name])
+            if entry.name.startswith("."):
+                skipped.append(rel)
+                continue
             mode = entry.stat(follow_symlinks=False).st_mode
             if stat.S_ISLNK(mode):
                 raise InvalidInput(f"{rel} is a symbolic link; a skill may hold only regular files and folders")
@@ -113,7 +120,7 @@ def _copy_tree(source: Path, dest: Path) -> list[dict]:
                 raise InvalidInput(f"{rel} is not a regular file or folder")
 
     walk(source, [])
-    return files
+    return files, skipped
 
 
 def freeze(source: Path, home: Path, store: StoreDescription) -> Frozen:
@@ -129,7 +136,7 @@ def freeze(source: Path, home: Path, store: StoreDescription) -> Frozen:
     root.mkdir(parents=True, exist_ok=True)
     staging = root / f"{TMP_PREFIX}{revision}"
     try:
-        files = _copy_tree(source, staging / FILES)
+        files, skipped = _copy_tree(source, staging / FILES)
         if not (staging / FILES / skillfmt.ENTRYPOINT).is_file():
             raise InvalidInput(f"{source} has no {skillfmt.ENTRYPOINT}")
         meta = skillfmt.parse_skill_md((staging / FILES / skillfmt.ENTRYPOINT).read_bytes())
@@ -145,6 +152,7 @@ def freeze(source: Path, home: Path, store: StoreDescription) -> Frozen:
             "store": store.to_dict(),
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "files": files,
+            "skipped": skipped,
         }
         write_atomic(staging / ENTRY, json.dumps(entry, indent=2).encode())
         final = root / name / revision
@@ -153,7 +161,7 @@ def freeze(source: Path, home: Path, store: StoreDescription) -> Frozen:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return Frozen(name, revision, store, final, files)
+    return Frozen(name, revision, store, final, files, skipped)
 
 
 def load_frozen(home: Path, name: str, revision: str) -> Frozen:
@@ -181,7 +189,7 @@ def load_frozen(home: Path, name: str, revision: str) -> Frozen:
             data = None
         if data is None or hashlib.sha256(data).hexdigest() != item.get("sha256"):
             raise InvalidInput(f"frozen file {rel} of {name} {revision} is missing or was changed")
-    return Frozen(name, revision, store, folder, files)
+    return Frozen(name, revision, store, folder, files, list(entry.get("skipped") or []))
 
 
 def pending_publications(home: Path) -> list[dict]:
@@ -229,8 +237,10 @@ def upload(frozen: Frozen, store: Store) -> dict:
 
 
 def _result(status: str, frozen: Frozen, paths: list[str], pending: str | None, message: str) -> dict:
-    return {"status": status, "name": frozen.name, "revision": frozen.revision,
-            "store": frozen.store.label(), "files": paths, "pending": pending, "message": message}
+    if frozen.skipped:
+        message += f" (left out hidden: {', '.join(frozen.skipped)})"
+    return {"status": status, "name": frozen.name, "revision": frozen.revision, "store": frozen.store.label(),
+            "files": paths, "skipped": frozen.skipped, "pending": pending, "message": message}
 
 
 def _discard(folder: Path) -> None:

@@ -139,8 +139,7 @@ def _bad_sources(tmp_path):
     cases.append(("invalid skill name '../trav'", write_skill(tmp_path / "trav", name="../trav")))
     cases.append(("invalid skill name 'Upper'", write_skill(tmp_path / "Upper")))
     cases.append(("reserved core memory skill", write_skill(tmp_path / "agent-memory")))
-    cases.append(("unsafe file path '.env'", write_skill(tmp_path / "hidden", files={".env": "x"})))
-    cases.append(("unsafe file path", write_skill(tmp_path / "bslash", files={"..\\up.md": "x"})))
+    cases.append(("unsafe file path", write_skill(tmp_path / "bslash", files={"up\\..\\..\\x.md": "x"})))
     cases.append(("larger than", write_skill(tmp_path / "big", files={"blob.bin": b"0" * (skillfmt.MAX_FILE_BYTES + 1)})))
     link = write_skill(tmp_path / "linked")
     (tmp_path / "secret.txt").write_text("secret")
@@ -238,3 +237,13 @@ def test_a_reply_lost_after_the_hub_stored_skill_md_is_resumed_without_a_second_
     done = skills.resume(machine.home, "lost-reply", result["revision"], opener=lambda d, timeout: bucket_case.open(d))
     assert done["status"] == "published"
     assert store_objects(bucket_case.open()) == before
+
+
+def test_hidden_entries_of_the_source_are_left_out_and_reported(machine, store, tmp_path):
+    src = write_skill(tmp_path / "src" / "cloned", files={".git/config": "[core]\n", ".env": "TOKEN=x\n",
+                                                          "references/.DS_Store": "junk", "references/r.md": "r\n"})
+    os.symlink("/nonexistent", src / ".hidden-link")  # never even looked at
+    result = skills.publish(src, machine.home, store)
+    assert result["skipped"] == [".env", ".git", ".hidden-link", "references/.DS_Store"]
+    assert sorted(result["files"]) == ["SKILL.md", "references/r.md"]
+    assert sorted(o.path.split("/", 3)[3] for o in store.list("skills/cloned")) == ["SKILL.md", "references/r.md"]
