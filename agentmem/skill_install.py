@@ -293,6 +293,8 @@ def install(store: Store, name: str, revision: str, runtimes: list, *, home: Pat
         report, differing = [], []
         for rt in runtimes:
             target = Path(rt.skills_root) / name
+            if any(item["target"] == str(target) for item in report):
+                continue  # two runtimes sharing one skill folder: install once
             installed = read_installed(target)
             state = "absent" if installed is None else ("same" if installed == files else "different")
             if state == "different":

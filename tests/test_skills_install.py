@@ -357,3 +357,13 @@ def test_a_staging_folder_left_by_a_crash_is_swept_on_the_next_install(machine, 
     assert not leftover.parent.exists()
     assert recent.exists()  # might belong to an installation still running
     assert sorted(p.parent.name for p in root.glob("*/SKILL.md")) == ["after-crash"]  # no half-built skill
+
+
+def test_runtimes_sharing_one_skill_folder_get_one_installation(machine, store, tmp_path):
+    from agentmem.runtimes import runtime
+
+    rev = publish(machine, store, tmp_path, "shared-root")
+    claude = runtime("claude", machine.env)
+    result = skill_install.install(store, "shared-root", rev, [claude, claude], home=machine.home)
+    assert [r["action"] for r in result["runtimes"]] == ["installed"]
+    assert (machine.installed("shared-root") / "SKILL.md").is_file()
