@@ -20,7 +20,7 @@ from agentmem.store import StoreDescription, open_store
 
 
 @dataclass
-class Machine:
+class SkillMachine:
     """One machine: its own HOME (runtime skill folders) and AGENTMEM_HOME."""
 
     home: Path  # AGENTMEM_HOME
@@ -38,8 +38,8 @@ class Machine:
         return next(r for r in self.runtimes if r.name == rt).skills_root / name
 
 
-def make_machine(root: Path, label: str) -> Machine:
-    m = Machine(root / f"agentmem-{label}", root / f"home-{label}")
+def make_skill_machine(root: Path, label: str) -> SkillMachine:
+    m = SkillMachine(root / f"agentmem-{label}", root / f"home-{label}")
     m.user_home.mkdir(parents=True)
     return m
 
@@ -67,8 +67,8 @@ def folder_case(root: Path) -> StoreCase:
 
 
 @pytest.fixture
-def machine(tmp_path, monkeypatch) -> Machine:
-    m = make_machine(tmp_path, "a")
+def machine(tmp_path, monkeypatch) -> SkillMachine:
+    m = make_skill_machine(tmp_path, "a")
     for key, value in m.env.items():
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("CODEX_HOME", raising=False)

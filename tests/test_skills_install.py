@@ -324,13 +324,13 @@ def test_replace_keeps_a_backup_when_the_machine_folder_is_on_another_filesystem
     import shutil
     import tempfile
 
-    from tests.skillkit import Machine
+    from tests.skillkit import SkillMachine
 
     if not os.path.isdir("/dev/shm") or os.stat("/dev/shm").st_dev == os.stat(tmp_path).st_dev:
         pytest.skip("needs a second filesystem (/dev/shm) to force a copying backup")
     other_fs = Path(tempfile.mkdtemp(prefix="agentmem-test-", dir="/dev/shm"))
     try:
-        m = Machine(other_fs / "agentmem", tmp_path / "home")
+        m = SkillMachine(other_fs / "agentmem", tmp_path / "home")
         m.user_home.mkdir()
         r1 = publish(m, store, tmp_path, "far", files={"a.md": "one\n"})
         install(m, store, "far", r1)

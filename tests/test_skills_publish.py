@@ -13,7 +13,7 @@ from tests.skillkit import (  # noqa: F401 - fixtures
     FaultyStore,
     bucket_case,
     machine,
-    make_machine,
+    make_skill_machine,
     store,
     store_case,
     store_objects,
@@ -109,7 +109,7 @@ def test_resume_refuses_frozen_files_that_were_changed(machine, store, tmp_path)
 
 def test_two_agents_publish_revisions_of_the_same_skill_without_touching_each_others(store_case, tmp_path):
     # INV append-only: two machines, one store
-    a, b = make_machine(tmp_path, "a"), make_machine(tmp_path, "b")
+    a, b = make_skill_machine(tmp_path, "a"), make_skill_machine(tmp_path, "b")
     src_a = write_skill(tmp_path / "src-a" / "shared", description="From A.", files={"a.md": "A\n"})
     src_b = write_skill(tmp_path / "src-b" / "shared", description="From B.", files={"b.md": "B\n"})
     ra = skills.publish(src_a, a.home, store_case.open())
