@@ -291,16 +291,45 @@ def check_text(text: str, where: str = "", known: tuple[str, ...] | list[str] = 
     """Raise SecretFound naming each line and kind if `text` holds a credential."""
     findings = scan(text, known)
     if findings:
-        raise_for(findings, where)
+        raise_for([f.describe(where) for f in findings])
 
 
-def raise_for(findings: list[Finding], where: str = "") -> None:
-    shown = "; ".join(f.describe(where) for f in findings[:5])
-    more = f" and {len(findings) - 5} more" if len(findings) > 5 else ""
-    raise SecretFound(
-        f"refusing to save: {shown}{more}; nothing was written",
-        hint="remove the credential, or pass --redact to replace it with [REDACTED:<kind>]",
-    )
+def raise_for(places: list[str], action: str = "save", redact_option: bool = True) -> None:
+    """Raise SecretFound listing up to five described findings; the message never holds the secret."""
+    shown = "; ".join(places[:5])
+    more = f" and {len(places) - 5} more" if len(places) > 5 else ""
+    nothing = "nothing was written" if action == "save" else "nothing was published"
+    hint = "remove the credential" + (", or pass --redact to replace it with [REDACTED:<kind>]" if redact_option else "")
+    raise SecretFound(f"refusing to {action}: {shown}{more}; {nothing}", hint=hint)
+
+
+def screen(fields: dict, *, redact_found: bool = False, known=()) -> tuple[dict, list[dict]]:
+    """Check named fields (a string, a list of strings, or None) for credentials.
+
+    Multi-line text is reported by line ("line 3"), one-line fields by name
+    ("title", "tag 2"). Without `redact_found` any finding raises SecretFound;
+    with it, returns the fields redacted and what was replaced ({"where", "kind"}).
+    """
+    places: list[str] = []
+    replaced: list[dict] = []
+    out: dict = {}
+    for name, value in fields.items():
+        items = value if isinstance(value, list) else [value]
+        cleaned = []
+        for i, item in enumerate(items):
+            if not item:
+                cleaned.append(item)
+                continue
+            label = f"{name} {i + 1}" if isinstance(value, list) else name
+            for f in scan(item, known):
+                where = f"line {f.line}" if name == "body" else label
+                places.append(f"{where}: {KIND_NAMES.get(f.kind, f.kind)} ({f.kind})")
+                replaced.append({"where": where, "kind": f.kind})
+            cleaned.append(redact(item, known) if redact_found else item)
+        out[name] = cleaned if isinstance(value, list) else cleaned[0]
+    if places and not redact_found:
+        raise_for(places)
+    return out, replaced
 
 
 def scan_files(paths, root: Path | None = None, known=()) -> list[tuple[str, Finding]]:

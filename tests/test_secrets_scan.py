@@ -126,6 +126,7 @@ def test_check_text_names_line_and_kind_and_never_echoes_the_secret():
         secrets_scan.check_text(f"a\nb\nuse {token}\n", where="body")
     message = info.value.one_line()
     assert "body line 3" in message and "hf-token" in message and "--redact" in message
+    assert "nothing was written" in message
     assert token not in message
 
 
