@@ -69,7 +69,7 @@ def cmd_save(args) -> tuple[int, dict, str]:
     from agentmem import notes, pending
 
     home = _home()
-    if args.retry:
+    if args.retry is not None:
         if args.file or args.title or args.tag or args.source or args.corrects or args.kind != "note" or args.redact:
             raise InvalidInput("--retry takes only a note ID: the pending note is resent exactly as saved")
         from agentmem import config
@@ -218,6 +218,9 @@ def cmd_read(args) -> tuple[int, dict, str]:
         store = open_store(cfg.store, timeout=_timeout(cfg))
         data = store.get(notes.note_path(project, note_id))
         source = "store"
+        if len(data) > cache.MAX_CACHED_OBJECT:  # not a note agentmem wrote (notes are <= 64 KiB)
+            raise InvalidInput(f"{notes.note_path(project, note_id)} is {len(data)} bytes, too large for a note "
+                               "(over 1 MiB); not shown")
         if not args.fresh:
             cache.add_confirmed(home, cfg.store, project, note_id, data)
     from agentmem.framing import frame_note
