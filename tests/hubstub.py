@@ -149,6 +149,7 @@ class Hub:
         self.port: int | None = None
         self._known_sizes: dict[str, int] = {}
         self._download_session = None
+        self._connections: set[socket.socket] = set()
 
     # -- setup ------------------------------------------------------------------------
 
@@ -204,7 +205,7 @@ class Hub:
         handler = type("BoundHandler", (_Handler,), {"hub": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="hubstub", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="hubstub", daemon=True)
         self._thread.start()
         return self
 
@@ -215,6 +216,13 @@ class Hub:
             self._server.server_close()
             self._server = None
             self._thread = None
+        with self.lock:
+            open_connections, self._connections = list(self._connections), set()
+        for conn in open_connections:  # kept-alive connections would otherwise still be served
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     # -- storage helpers --------------------------------------------------------------
 
@@ -291,6 +299,19 @@ _ROUTES = [
 class _Handler(BaseHTTPRequestHandler):
     hub: Hub
     protocol_version = "HTTP/1.1"
+
+    def setup(self):
+        super().setup()
+        with self.hub.lock:
+            self.hub._connections.add(self.connection)
+
+    def finish(self):
+        with self.hub.lock:
+            self.hub._connections.discard(self.connection)
+        try:
+            super().finish()
+        except OSError:
+            pass
 
     def log_message(self, format, *args):  # noqa: A002 - silence the default stderr log
         pass
