@@ -54,6 +54,7 @@ class BucketStore:
         hubnet.install()
         self._api: HfApi | None = None
         self._verified = False
+        self._listed: dict[str, object] = {}  # path -> BucketFile from the last listing, saves a request per get
 
     # -- plumbing -----------------------------------------------------------------------
 
@@ -79,7 +80,8 @@ class BucketStore:
     def verify(self) -> None:
         """Check once per store that the bucket exists, is reachable with these credentials, and is private.
 
-        bucket_info is not retried by huggingface_hub, so an offline Hub fails here at once.
+        Done before writing (memory never goes into a public bucket). Reads skip it,
+        so a refresh with nothing new costs only the listing requests.
         """
         if self._verified:
             return
@@ -100,7 +102,6 @@ class BucketStore:
 
     def info(self, path: str) -> ObjectInfo | None:
         check_object_path(path)
-        self.verify()
         remote = self._remote(path)
         return None if remote is None else ObjectInfo(path, int(remote.size))
 
@@ -121,8 +122,7 @@ class BucketStore:
 
     def get(self, path: str) -> bytes:
         check_object_path(path)
-        self.verify()
-        remote = self._remote(path)
+        remote = self._listed.pop(path, None) or self._remote(path)
         if remote is None:
             raise errors.NotFound(f"{self.description.label()}/{path} does not exist")
         with tempfile.TemporaryDirectory(prefix="agentmem-get-") as tmp:
@@ -141,7 +141,6 @@ class BucketStore:
     def list(self, prefix: str) -> list[ObjectInfo]:
         """Every file under `prefix/`, reading every page, or raise. INV complete-listing."""
         check_object_path(prefix)
-        self.verify()
         api = self._client()
         entries = self._call(lambda: list(api.list_bucket_tree(self.bucket_id, prefix, recursive=True)))
         under = prefix + "/"
@@ -154,6 +153,7 @@ class BucketStore:
             except errors.InvalidInput:
                 continue  # hand-made names agentmem could not address anyway
             found[entry.path] = ObjectInfo(entry.path, int(entry.size))
+            self._listed[entry.path] = entry
         return [found[p] for p in sorted(found)]
 
     # -- classification of hf_xet failures ---------------------------------------------

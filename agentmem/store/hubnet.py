@@ -40,16 +40,19 @@ _RETRY_STATUSES = (408, 429, 500, 502, 503, 504)
 LOGIN_HINT = "log in on this machine with `hf auth login`, or set HF_TOKEN in the environment"
 
 
-def resolve_timeout(configured: float | None = None) -> float:
-    """The budget in seconds: AGENTMEM_NETWORK_TIMEOUT, else the configured value, else the default."""
+def resolve_timeout(given: float | None = None) -> float:
+    """The budget in seconds: the one given (the CLI passes config `[network] timeout`, which
+    AGENTMEM_NETWORK_TIMEOUT overrides there), else AGENTMEM_NETWORK_TIMEOUT, else the default."""
     raw = os.environ.get(ENV_TIMEOUT)
-    if raw:
+    if given is not None:
+        value = float(given)
+    elif raw:
         try:
             value = float(raw)
         except ValueError:
             raise errors.InvalidInput(f"{ENV_TIMEOUT}={raw!r} is not a number of seconds") from None
     else:
-        value = DEFAULT_TIMEOUT if configured is None else float(configured)
+        value = DEFAULT_TIMEOUT
     if not value > 0:
         raise errors.InvalidInput(f"network timeout must be positive, got {value!r}")
     return value
