@@ -58,12 +58,12 @@ class BucketStore:
 
     # -- plumbing -----------------------------------------------------------------------
 
-    def _client(self) -> HfApi:
+    def client(self) -> HfApi:
         if self._api is None:
             self._api = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or None, token=hub_token())
         return self._api
 
-    def _call(self, fn, *args, xet: str | None = None, **kwargs):
+    def call(self, fn, *args, xet: str | None = None, **kwargs):
         """Run one Hub call within the budget, translating its failures.
 
         `xet` ("read"/"write") marks a call that moves bytes through hf_xet, whose
@@ -85,8 +85,8 @@ class BucketStore:
         """
         if self._verified:
             return
-        api = self._client()
-        info = self._call(api.bucket_info, self.bucket_id)
+        api = self.client()
+        info = self.call(api.bucket_info, self.bucket_id)
         if info.private is not True:
             raise errors.UnsafeBucket(
                 f"bucket {self.bucket_id} is public; agentmem keeps memory only in private buckets",
@@ -95,7 +95,7 @@ class BucketStore:
         self._verified = True
 
     def _remote(self, path: str):
-        found = self._call(lambda: list(self._client().get_bucket_paths_info(self.bucket_id, [path])))
+        found = self.call(lambda: list(self.client().get_bucket_paths_info(self.bucket_id, [path])))
         return next((f for f in found if f.path == path), None)
 
     # -- Store --------------------------------------------------------------------------
@@ -118,7 +118,7 @@ class BucketStore:
             if _same_content(data, remote):
                 return
             raise errors.Conflict(f"{self.description.label()}/{path} already holds different bytes")
-        self._call(self._client().batch_bucket_files, self.bucket_id, add=[(bytes(data), path)], xet="write")
+        self.call(self.client().batch_bucket_files, self.bucket_id, add=[(bytes(data), path)], xet="write")
 
     def get(self, path: str) -> bytes:
         check_object_path(path)
@@ -127,7 +127,7 @@ class BucketStore:
             raise errors.NotFound(f"{self.description.label()}/{path} does not exist")
         with tempfile.TemporaryDirectory(prefix="agentmem-get-") as tmp:
             target = Path(tmp) / "object"
-            self._call(self._client().download_bucket_files, self.bucket_id, [(remote, target)], xet="read")
+            self.call(self.client().download_bucket_files, self.bucket_id, [(remote, target)], xet="read")
             try:
                 data = target.read_bytes()
             except FileNotFoundError:
@@ -141,8 +141,8 @@ class BucketStore:
     def list(self, prefix: str) -> list[ObjectInfo]:
         """Every file under `prefix/`, reading every page, or raise. INV complete-listing."""
         check_object_path(prefix)
-        api = self._client()
-        entries = self._call(lambda: list(api.list_bucket_tree(self.bucket_id, prefix, recursive=True)))
+        api = self.client()
+        entries = self.call(lambda: list(api.list_bucket_tree(self.bucket_id, prefix, recursive=True)))
         under = prefix + "/"
         found: dict[str, ObjectInfo] = {}
         for entry in entries:
@@ -166,7 +166,7 @@ class BucketStore:
             xet_connection_info_refresh_url,
         )
 
-        api = self._client()
+        api = self.client()
         url = xet_connection_info_refresh_url(
             token_type=XetTokenType.WRITE if write else XetTokenType.READ,
             repo_id=self.bucket_id,
@@ -174,7 +174,7 @@ class BucketStore:
             endpoint=api.endpoint,
         )
         try:
-            self._call(_fetch_xet_connection_info_with_url, url, api._build_hf_headers())
+            self.call(_fetch_xet_connection_info_with_url, url, api._build_hf_headers())
         except errors.AgentmemError as probe:
             return probe
         return errors.RemoteError(f"{self.description.label()}: the Xet transfer failed ({type(exc).__name__})")
