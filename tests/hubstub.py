@@ -69,7 +69,9 @@ class Fault:
     times: int | None = None  # None: every matching request
     page: int | None = None  # tree only: 1-based page number
     delay: float = 0.0
+    after: int = 0  # let this many matching requests through first
     hits: int = 0
+    seen: int = 0
 
 
 @dataclass
@@ -148,7 +150,6 @@ class Hub:
         self._thread: threading.Thread | None = None
         self.port: int | None = None
         self._known_sizes: dict[str, int] = {}
-        self._download_session = None
         self._connections: set[socket.socket] = set()
 
     # -- setup ------------------------------------------------------------------------
@@ -245,10 +246,9 @@ class Hub:
         stored = self.buckets[bucket_id].files[path]
         if stored.size == 0:
             return b""
-        with self.lock:
-            if self._download_session is None:
-                self._download_session = hf_xet.XetSession()
-            session = self._download_session
+        # A fresh session, dropped on return: the local CAS is a database one
+        # process holds at a time, and a CLI run as a subprocess may need it next.
+        session = hf_xet.XetSession()
         with tempfile.TemporaryDirectory(dir=self.root) as tmp:
             out = Path(tmp) / "file"
             expiry = int(time.time()) + 3600
@@ -256,7 +256,9 @@ class Hub:
                 endpoint=f"local://{self.cas_dir}", token="stub", token_expiry_unix_secs=expiry
             ) as group:
                 group.start_download_file(hf_xet.XetFileInfo(stored.xet_hash, stored.size), str(out))
-            return out.read_bytes()
+            data = out.read_bytes()
+        del session
+        return data
 
     def put_file(self, bucket_id: str, path: str, data: bytes) -> None:
         """Place a file server-side (as another machine would), through hf_xet's local CAS."""
@@ -269,6 +271,7 @@ class Hub:
         ) as commit:
             handle = commit.start_upload_bytes(data, sha256=hf_xet.SKIP_SHA256)
         info = handle.result().xet_info
+        del handle, commit, session  # release the local CAS for other processes
         now = _now_ms()
         with self.lock:
             self._known_sizes[info.hash] = info.file_size
@@ -376,6 +379,9 @@ class _Handler(BaseHTTPRequestHandler):
                 if fault.route not in ("*", route):
                     continue
                 if fault.page is not None and fault.page != page:
+                    continue
+                fault.seen += 1
+                if fault.seen <= fault.after:
                     continue
                 if fault.times is not None and fault.hits >= fault.times:
                     continue
