@@ -12,7 +12,8 @@ import tempfile
 
 os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="agentmem-hf-home-")
 os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
-os.environ.pop("HF_TOKEN", None)
+# Kept aside for the opt-in live test only (tests/test_live_hub.py); no other test sees a real token.
+LIVE_HF_TOKEN = os.environ.pop("HF_TOKEN", None)
 os.environ.pop("HF_HUB_OFFLINE", None)
 os.environ.pop("HF_ENDPOINT", None)
 

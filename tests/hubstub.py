@@ -204,7 +204,7 @@ class Hub:
                 probe.bind(("127.0.0.1", 0))
                 self.port = probe.getsockname()[1]
         handler = type("BoundHandler", (_Handler,), {"hub": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
+        self._server = _QuietServer(("127.0.0.1", self.port), handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="hubstub", daemon=True)
         self._thread.start()
@@ -281,6 +281,15 @@ class Hub:
 # ----------------------------------------------------------------------------- HTTP
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        """Clients that hang up (timeouts, dropped faults) are expected here, not worth a traceback."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError, OSError)):
+            super().handle_error(request, client_address)
+
+
 class _Dropped(Exception):
     """Close the connection without a reply."""
 
@@ -288,6 +297,7 @@ class _Dropped(Exception):
 _BUCKET = r"/api/buckets/(?P<ns>[^/]+)/(?P<name>[^/?]+)"
 _ROUTES = [
     ("whoami", "GET", re.compile(r"^/api/whoami-v2$")),
+    ("agent-harnesses", "GET", re.compile(r"^/api/agent-harnesses$")),
     ("xet-token", "GET", re.compile(_BUCKET + r"/xet-(?P<kind>read|write)-token(?:/[^/]*)?$")),
     ("tree", "GET", re.compile(_BUCKET + r"/tree(?:/(?P<prefix>.*))?$")),
     ("paths-info", "POST", re.compile(_BUCKET + r"/paths-info$")),
@@ -476,6 +486,10 @@ class _Handler(BaseHTTPRequestHandler):
                 "auth": {"type": "access_token", "accessToken": {"role": role, "displayName": "stub"}},
             },
         )
+
+    def _h_agent_harnesses(self, method, match, query, body, split, drop_reply):
+        # huggingface_hub fetches this registry once a day (cached under HF_HOME) to name the agent in its user agent.
+        self._send_json(200, {"standardEnvVars": [], "harnesses": {}})
 
     def _h_create(self, method, match, query, body, split, drop_reply):
         caller = self._caller()
