@@ -58,10 +58,14 @@ def verify(home: Path, store_desc: StoreDescription, project: str, agent: str, *
     path = notes.note_path(project, note_id)
     store = open_store(store_desc, timeout=timeout)
 
+    def left() -> float | None:  # the upload shares this invocation's one network budget
+        budget = getattr(store, "budget", None)
+        return timeout if budget is None else max(0.1, budget.remaining())
+
     upload = "already-saved"
     try:
         entry, data = pending.load(home, note_id)
-        outcome = pending.deliver(home, entry, data, timeout=timeout)
+        outcome = pending.deliver(home, entry, data, timeout=left())
         upload = "saved" if outcome.status == "saved" else "pending"
     except errors.NotFound:
         if store.info(path) is None:
@@ -78,7 +82,7 @@ def verify(home: Path, store_desc: StoreDescription, project: str, agent: str, *
             data = note.render()
             entry = pending.Entry(id=note_id, store=store_desc, project=project, path=path, created=note.created)
             pending.persist(home, entry, data)  # INV nothing-lost
-            outcome = pending.deliver(home, entry, data, timeout=timeout)
+            outcome = pending.deliver(home, entry, data, timeout=left())
             upload = "saved" if outcome.status == "saved" else "pending"
     if upload == "pending":
         return Verification(note_id, path, upload, False, False, "the upload is pending; retry with "
@@ -91,7 +95,7 @@ def verify(home: Path, store_desc: StoreDescription, project: str, agent: str, *
     except errors.AgentmemError as exc:
         return Verification(note_id, path, upload, False, False, f"read back failed: {exc.one_line()}")
 
-    status = cache.refresh(home, store_desc, project, timeout=timeout, store=store)
+    status = cache.refresh(home, store_desc, project, store=store)
     found = any(r.id == note_id for r in search.literal(search.candidates(home, store_desc, project), TITLE, 200))
     problem = None if found else (status.reason or "search did not find the setup note")
     return Verification(note_id, path, upload, read_back, found, problem)

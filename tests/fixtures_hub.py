@@ -19,7 +19,14 @@ os.environ.pop("HF_ENDPOINT", None)
 
 import pytest  # noqa: E402
 
+from agentmem.store import hubnet  # noqa: E402
 from tests.hubstub import Hub  # noqa: E402
+
+# hf_xet reads its retry settings once, when the process's first session starts.
+# The CLI opens its store (which sets them) before any transfer; in this shared
+# test process a test may start the session first, so set them here as a 2 s
+# budget would.
+hubnet.configure_xet(2)
 
 
 @pytest.fixture

@@ -49,7 +49,7 @@ class Machine:
             [sys.executable, "-m", "agentmem", *args], cwd=self.src, env=env, input=stdin,
             capture_output=True, text=True, timeout=60,
         )
-        if self.token:  # INV no-credentials-in-output
+        if self.token:  # INV no-credentials
             assert self.token not in done.stdout and self.token not in done.stderr
         return done
 

@@ -174,3 +174,13 @@ def test_bad_object_paths_are_rejected_before_any_request(hub, alice_bucket, bad
 def test_bad_bucket_ids_are_invalid_input(bad):
     with pytest.raises(errors.InvalidInput):
         BucketStore(bad)
+
+
+def test_hf_xet_retries_against_a_failing_token_endpoint_stay_within_the_budget(hub, alice_bucket):
+    # INV bounded-network: hf_xet's own retries are bounded through its settings
+    hub.inject("xet-token", status=500)
+    started = time.monotonic()
+    with pytest.raises(errors.TRANSIENT):
+        _store(timeout=2).put(NOTE, b"x\n")
+    assert time.monotonic() - started < 2 + 3  # budget plus hf_xet's bounded retry window
+    assert hub.buckets["alice/agent-memory"].files == {}
