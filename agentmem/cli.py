@@ -249,9 +249,9 @@ def cmd_bucket(args) -> tuple[int, dict, str]:
         return (EXIT_PENDING if result.upload == "pending" else 1), out, text
     timeout = _timeout(config.load(home))
     if args.action == "connect":
-        configured = None
-        if not args.bucket:
-            configured = config.require(home).store
+        configured = None if args.bucket else config.require(home).store
+        if configured is not None and configured.kind != "bucket":
+            raise InvalidInput("no bucket to connect to: pass --bucket NAMESPACE/NAME (this machine uses a folder store)")
         bucket_id, _ = provision.resolve_bucket_id(args.bucket, configured, None)
         result = provision.connect(bucket_id, timeout=timeout)
     elif args.action == "create":

@@ -150,3 +150,25 @@ def test_an_offline_search_returns_cached_notes_with_a_stale_warning(hub, tmp_pa
     done = machine.run("search", "survives outages")
     assert done.returncode == 0
     assert done.stdout.startswith("warning: results may be stale") and _json(saved)["id"] in done.stdout
+
+
+def test_connect_with_no_bucket_given_or_configured_is_invalid_input(hub, tmp_path):
+    machine = Machine(tmp_path / "m", hub, hub.add_user("alice"), bucket=None)
+    (machine.home / "config.toml").write_text(
+        (machine.home / "config.toml").read_text() + '\n[store]\nkind = "folder"\nlocation = "/tmp/x"\n'
+    )
+    done = machine.run("bucket", "connect")
+    assert done.returncode == 2 and "--bucket" in done.stderr and hub.log == []
+
+
+def test_bucket_verify_on_a_configured_machine_saves_reads_back_and_finds_the_note(hub, tmp_path):
+    token = hub.add_user("alice")
+    hub.add_bucket("alice/agent-memory")
+    machine = Machine(tmp_path / "m", hub, token)
+    first = machine.run("bucket", "verify", "--json")
+    assert first.returncode == 0, first.stderr
+    out = json.loads(first.stdout)
+    assert out["status"] == "ok" and out["read_back"] and out["found_by_search"]
+    again = machine.run("bucket", "verify", "--json")
+    assert again.returncode == 0 and json.loads(again.stdout)["upload"] == "already-saved"
+    assert list(hub.buckets["alice/agent-memory"].files) == [out["path"]]

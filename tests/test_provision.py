@@ -119,3 +119,16 @@ def test_an_unreachable_hub_is_offline_and_nothing_is_assumed(hub, alice):
     hub.stop()
     with pytest.raises(errors.Offline):
         provision.create(timeout=2)
+
+
+def test_importing_provisioning_and_verification_loads_no_hub_client():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, agentmem.provision, agentmem.verification, agentmem.cli;"
+        "print(sorted(m for m in ('huggingface_hub', 'hf_xet', 'httpx2') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+    assert done.stdout.strip() == "[]"
