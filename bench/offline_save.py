@@ -5,7 +5,8 @@ would) against the loopback stand-in in a failure mode, and checks that the
 note ends pending (exit status 10) within the deadline plus process start-up.
 
 Cases: refused (nothing listens), silent (accepts, never answers), failing
-(every request answers 503), drop-batch (the upload's reply is lost).
+(every request answers 503), drop-batch (the upload's reply is lost),
+silent-xet (only the Xet token endpoint hangs: hf_xet's own timeouts apply).
 
 Run: python bench/offline_save.py [--timeout SECONDS] [--cases refused,silent,...]
 """
@@ -36,7 +37,7 @@ def main() -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help=f"network deadline (default {DEFAULT_TIMEOUT})")
-    ap.add_argument("--cases", default="refused,silent,failing,drop-batch")
+    ap.add_argument("--cases", default="refused,silent,failing,drop-batch,silent-xet")
     args = ap.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="bench-offline-"))
@@ -51,6 +52,8 @@ def main() -> int:
             hub.inject("*", "slow", delay=args.timeout + 30)
         elif case == "failing":
             hub.inject("*", status=503)
+        elif case == "silent-xet":
+            hub.inject("xet-token", "slow", delay=args.timeout + 30)
         elif case == "drop-batch":
             hub.inject("batch", "drop-after-apply")
         home, src = work / case / "home", work / case / "src"

@@ -184,3 +184,12 @@ def test_hf_xet_retries_against_a_failing_token_endpoint_stay_within_the_budget(
         _store(timeout=2).put(NOTE, b"x\n")
     assert time.monotonic() - started < 2 + 3  # budget plus hf_xet's bounded retry window
     assert hub.buckets["alice/agent-memory"].files == {}
+
+
+def test_a_hanging_xet_token_endpoint_cannot_hold_a_save_past_the_budget(hub, alice_bucket):
+    # INV bounded-network: hf_xet's requests bypass our HTTP client; the transfer is waited for only as long as the budget
+    hub.inject("xet-token", "slow", delay=4, times=1)
+    started = time.monotonic()
+    with pytest.raises(errors.Offline):
+        _store(timeout=1.5).put(NOTE, b"x\n")
+    assert time.monotonic() - started < 2.5

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from pathlib import Path
 
 from huggingface_hub import HfApi, get_token
@@ -70,6 +71,8 @@ class BucketStore:
         failures need the token probe in `_explain_xet_failure`.
         """
         try:
+            if xet is not None:
+                return _within(self.budget, fn, *args, **kwargs)
             with hubnet.spending(self.budget):
                 return fn(*args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - every failure is classified
@@ -178,6 +181,33 @@ class BucketStore:
         except errors.AgentmemError as probe:
             return probe
         return errors.RemoteError(f"{self.description.label()}: the Xet transfer failed ({type(exc).__name__})")
+
+
+def _within(budget: hubnet.Budget, fn, *args, **kwargs):
+    """Run an hf_xet transfer in a worker thread and stop waiting when the budget is spent.
+
+    hf_xet's timeouts apply per attempt and its token requests do not pass through
+    our HTTP transport, so this is the backstop that keeps the deadline. A transfer
+    left behind may still finish: that is an unknown outcome, and the caller keeps
+    the note pending (a retry with the same bytes is then a no-op).
+    """
+    box: dict = {}
+
+    def run():
+        try:
+            with hubnet.spending(budget):
+                box["value"] = fn(*args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, name="agentmem-xet-transfer", daemon=True)
+    worker.start()
+    worker.join(max(0.0, budget.remaining()))
+    if worker.is_alive():
+        raise hubnet.BudgetSpent()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
 
 
 def _is_xet_failure(exc: BaseException) -> bool:

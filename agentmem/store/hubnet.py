@@ -93,23 +93,24 @@ class GaveUp(Exception):
         self.status = status
 
 
-_active: Budget | None = None
-_active_lock = threading.Lock()
+# The budget charged by requests made on this thread (httpx sends on the calling thread).
+_local = threading.local()
+
+
+def _active() -> Budget | None:
+    return getattr(_local, "budget", None)
 
 
 @contextmanager
 def spending(budget: Budget):
-    """Make `budget` the one huggingface_hub requests are charged to, for the duration."""
-    global _active
+    """Charge huggingface_hub requests made on this thread to `budget`, for the duration."""
     budget.start()
     budget.check()
-    with _active_lock:
-        previous, _active = _active, budget
+    previous, _local.budget = _active(), budget
     try:
         yield budget
     finally:
-        with _active_lock:
-            _active = previous
+        _local.budget = previous
 
 
 def _make_transport():
@@ -120,7 +121,7 @@ def _make_transport():
             self._inner = httpx2.HTTPTransport()
 
         def handle_request(self, request):
-            budget = _active
+            budget = _active()
             if budget is None:
                 return self._inner.handle_request(request)
             left = budget.remaining()
