@@ -118,3 +118,19 @@ def test_an_authentication_failure_is_never_reported_as_a_refresh(hub, alice_buc
     monkeypatch.setenv("HF_TOKEN", "hf_revoked")
     status = cache.ensure_fresh(tmp_path / "home", STORE, "app", max_age=0, timeout=2)
     assert status.stale and status.error == "not-authenticated" and not status.refreshed
+
+
+def test_a_transfer_cut_short_in_the_xet_store_never_lands_in_the_cache(hub, alice_bucket, tmp_path):
+    # INV atomic-cache: hf_xet reconstructs from truncated data and fails; nothing half-written is kept
+    home = tmp_path / "home"
+    for i in range(3):
+        _save(home, f"# Note {i}\n" + "detail\n" * 100)
+    for xorb in (hub.cas_dir / "xet" / "xorbs" / "xorbs").iterdir():
+        if not xorb.name.endswith(".tagset"):
+            xorb.write_bytes(xorb.read_bytes()[: xorb.stat().st_size // 2])
+    other = tmp_path / "other-machine"
+    status = cache.refresh(other, STORE, "app", timeout=3)
+    assert status.stale and status.error == "remote-error"
+    ndir = cache.notes_dir(other, STORE, "app")
+    assert cache.cached_ids(other, STORE, "app") == []
+    assert not ndir.exists() or [n for n in os.listdir(ndir) if not n.startswith(TMP_PREFIX)] == []
