@@ -140,6 +140,7 @@ class Hub:
         self.cas_dir = self.root / "cas"
         self.cas_dir.mkdir(parents=True, exist_ok=True)
         self.page_size = page_size
+        self.missing_prefix_404 = False  # answer a tree request for an unused prefix with 404, not []
         self.users: dict[str, set[str]] = {}  # user -> orgs
         self.tokens: dict[str, Token] = {}
         self.buckets: dict[str, Bucket] = {}
@@ -562,6 +563,9 @@ class _Handler(BaseHTTPRequestHandler):
             if recursive or len(parts) == 1:
                 entries[f.path] = self._file_json(f)
         items = [entries[k] for k in sorted(entries)]
+        if not items and prefix and self.hub.missing_prefix_404:
+            self._send_json(404, {"error": "Entry not found"}, {"X-Error-Code": "EntryNotFound"})
+            return
         cursor = int(query.get("cursor", ["0"])[0])
         page = items[cursor : cursor + self.hub.page_size]
         headers = {}

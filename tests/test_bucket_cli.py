@@ -112,6 +112,11 @@ def test_first_machine_creates_and_records_the_bucket_second_machine_connects_an
     assert _json(found)["stale"] is False
     read = second.run("read", note_id, "--fresh")
     assert read.returncode == 0 and "We store memory in a private bucket." in read.stdout
+    # INV no-credentials: not in config, cache, pending entries, nor hf_xet's logs
+    for machine in (first, second):
+        for path in machine.home.parent.rglob("*"):
+            if path.is_file():
+                assert token.encode() not in path.read_bytes(), path
 
 
 @pytest.mark.parametrize(

@@ -193,3 +193,12 @@ def test_a_hanging_xet_token_endpoint_cannot_hold_a_save_past_the_budget(hub, al
     with pytest.raises(errors.Offline):
         _store(timeout=1.5).put(NOTE, b"x\n")
     assert time.monotonic() - started < 2.5
+
+
+def test_a_prefix_nobody_wrote_lists_empty_even_if_the_hub_answers_404(hub, alice_bucket):
+    # The stand-in cannot know which the real Hub does for an unused folder; both must mean "no notes yet".
+    assert _store().list("projects/new") == []
+    hub.missing_prefix_404 = True
+    assert _store().list("projects/new") == []
+    with pytest.raises(errors.NotFound):
+        _store("alice/no-such-bucket").list("projects/new")

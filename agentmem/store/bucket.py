@@ -145,7 +145,7 @@ class BucketStore:
         """Every file under `prefix/`, reading every page, or raise. INV complete-listing."""
         check_object_path(prefix)
         api = self.client()
-        entries = self.call(lambda: list(api.list_bucket_tree(self.bucket_id, prefix, recursive=True)))
+        entries = self.call(lambda: _tree_or_empty(api, self.bucket_id, prefix))
         under = prefix + "/"
         found: dict[str, ObjectInfo] = {}
         for entry in entries:
@@ -181,6 +181,21 @@ class BucketStore:
         except errors.AgentmemError as probe:
             return probe
         return errors.RemoteError(f"{self.description.label()}: the Xet transfer failed ({type(exc).__name__})")
+
+
+def _tree_or_empty(api: HfApi, bucket_id: str, prefix: str) -> list:
+    """All tree entries under `prefix`. A folder nobody wrote yet is empty, whether the Hub
+    answers an empty page or a 404 for it (a missing bucket stays an error)."""
+    from huggingface_hub.errors import BucketNotFoundError, HfHubHTTPError
+
+    try:
+        return list(api.list_bucket_tree(bucket_id, prefix, recursive=True))
+    except BucketNotFoundError:
+        raise
+    except HfHubHTTPError as exc:
+        if exc.response is not None and exc.response.status_code == 404:
+            return []
+        raise
 
 
 def _within(budget: hubnet.Budget, fn, *args, **kwargs):
