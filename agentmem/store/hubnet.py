@@ -11,7 +11,12 @@ HTTP retries and hf_xet's own. The budget is enforced in three places:
 - an unreachable Hub (connection refused, DNS failure) is never retried: an
   offline save must return at once as pending;
 - hf_xet's retry and timeout settings are derived from the budget through its
-  environment variables before its session starts (`configure_xet`).
+  environment variables before its session starts (`configure_xet`), and the
+  bucket store waits for an hf_xet transfer only as long as the budget lasts
+  (its token requests bypass our transport; see `bucket._within`).
+
+The budget is per thread (`spending`), so a transfer abandoned at the deadline
+cannot change what a later call is charged to.
 
 Imported only by `store/bucket.py` and `provision.py`, which import huggingface_hub.
 """
@@ -25,9 +30,9 @@ from contextlib import contextmanager
 
 from agentmem import errors
 
-# 20 s: long enough for a slow but working Hub round trip (a few hundred ms each,
-# about ten requests per save), short enough that an agent's turn is not held up
-# (2026-11-30, chosen with the save path's ~6 requests in mind).
+# 20 s: a save is 4 Hub requests plus one Xet transfer (measured on the stand-in,
+# 2026-11-30), a few seconds on a slow link; 20 s leaves room for two backoff
+# retries of a 5xx while an offline save still returns well inside an agent's turn.
 DEFAULT_TIMEOUT = 20.0
 ENV_TIMEOUT = "AGENTMEM_NETWORK_TIMEOUT"
 
