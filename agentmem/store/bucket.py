@@ -118,7 +118,11 @@ class BucketStore:
         self.verify()
         remote = self._remote(path)
         if remote is not None:
-            if _same_content(data, remote):
+            try:
+                same = _same_content(data, remote)
+            except Exception as exc:  # noqa: BLE001 - a local hashing failure, not the Hub's
+                raise errors.AgentmemError(f"could not compare {path} with the stored object: {type(exc).__name__}") from None
+            if same:
                 return
             raise errors.Conflict(f"{self.description.label()}/{path} already holds different bytes")
         self.call(self.client().batch_bucket_files, self.bucket_id, add=[(bytes(data), path)], xet="write")
