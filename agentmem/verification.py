@@ -88,12 +88,8 @@ def verify(home: Path, store_desc: StoreDescription, project: str, agent: str, *
         return Verification(note_id, path, upload, False, False, "the upload is pending; retry with "
                             f"`agentmem save --retry {note_id}`")
 
-    read_back = False
-    try:
-        parsed = notes.parse(store.get(path))  # straight from the store, not the cache
-        read_back = parsed.title == TITLE
-    except errors.AgentmemError as exc:
-        return Verification(note_id, path, upload, False, False, f"read back failed: {exc.one_line()}")
+    parsed = notes.parse(store.get(path))  # straight from the store, not the cache; failures raise as what they are
+    read_back = parsed.title == TITLE
 
     status = cache.refresh(home, store_desc, project, store=store)
     found = any(r.id == note_id for r in search.literal(search.candidates(home, store_desc, project), TITLE, 200))
