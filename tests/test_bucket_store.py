@@ -111,11 +111,11 @@ def test_server_errors_are_a_remote_error_within_the_budget(hub, alice_bucket):
 
 def test_a_slow_server_is_offline_when_the_budget_runs_out(hub, alice_bucket):
     # INV bounded-network
-    hub.inject("tree", "slow", delay=3)
+    hub.inject("tree", "slow", delay=6)
     started = time.monotonic()
     with pytest.raises(errors.Offline):
         _store(timeout=1).list("projects/app")
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 3.5  # the budget plus slack for a loaded machine, well short of 6
 
 
 def test_a_listing_cut_off_on_its_second_page_raises_instead_of_returning_part(hub, alice_bucket):
@@ -188,11 +188,11 @@ def test_hf_xet_retries_against_a_failing_token_endpoint_stay_within_the_budget(
 
 def test_a_hanging_xet_token_endpoint_cannot_hold_a_save_past_the_budget(hub, alice_bucket):
     # INV bounded-network: hf_xet's requests bypass our HTTP client; the transfer is waited for only as long as the budget
-    hub.inject("xet-token", "slow", delay=4, times=1)
+    hub.inject("xet-token", "slow", delay=6, times=1)
     started = time.monotonic()
     with pytest.raises(errors.Offline):
         _store(timeout=1.5).put(NOTE, b"x\n")
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 4  # the budget plus slack for a loaded machine, well short of 6
 
 
 def test_a_prefix_nobody_wrote_lists_empty_even_if_the_hub_answers_404(hub, alice_bucket):
