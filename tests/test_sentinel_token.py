@@ -156,3 +156,71 @@ def test_the_token_appears_in_no_output_log_cache_pending_entry_or_config_on_a_f
     # Nor a recognisable part of it (a log that truncates or masks only the tail).
     assert _files_holding(needle[:20], m.home, store_dir, m.user_home) == []
     assert SENTINEL[:20] not in run.text()
+
+
+def _bucket_machine(tmp_path: Path, name: str, hub, bucket: str | None):
+    checkout = tmp_path / name / "src" / "app"
+    checkout.mkdir(parents=True)
+    m = make_machine(tmp_path, name, None, None)
+    lines = [f'agent = "{name}"', "[network]", "timeout = 3", "[cache]", "max_age = 0", "[runtimes]",
+             'enabled = ["claude"]']
+    if bucket:
+        lines += ["[store]", 'kind = "bucket"', f'location = "{bucket}"']
+    lines += ["[projects]", f'"{checkout}" = "app"']
+    m.write_config("\n".join(lines) + "\n")
+    m.env.update(HF_TOKEN=SENTINEL, HF_ENDPOINT=hub.url)
+    return m, checkout
+
+
+def _bucket_round(run: Transcript, tmp_path: Path, label: str) -> None:
+    note = "# Sentinel run\n\nA decision worth keeping.\n"
+    run("bucket", "connect", "--json")
+    run("bucket", "verify")
+    _, out, _ = run("save", "--json", input=note)
+    run("save", input=note)
+    run("save", "--title", SENTINEL, input=note)
+    run("search", "decision")
+    run("search", "--json", "--refresh")
+    run("read", "--fresh", "20261130T000000000Z-missingx")
+    run("pending")
+    for line in run("pending")[1].splitlines():
+        if line.startswith("  2"):
+            run("save", "--retry", line.split()[0])
+    run("publish-skill", _skill(tmp_path / f"skills-{label}", "helper"))
+    run("skills")
+
+
+@pytest.mark.parametrize("mode", ["working", "offline", "bad-token", "read-only-token", "no-access", "public-bucket"])
+def test_the_token_appears_nowhere_on_a_bucket_store_in_any_failure_mode(hub, tmp_path, mode):
+    # INV no-credentials
+    hub.add_user("alice")
+    hub.add_user("bob")
+    hub.add_bucket("alice/agent-memory", private=mode != "public-bucket")
+    hub.add_bucket("bob/agent-memory", private=True)
+    from tests.hubstub import Token
+
+    if mode != "bad-token":
+        hub.tokens[SENTINEL] = Token("alice", write=mode != "read-only-token")
+    bucket = "bob/agent-memory" if mode == "no-access" else "alice/agent-memory"
+    m, checkout = _bucket_machine(tmp_path, "laptop", hub, bucket)
+    run = Transcript(m, checkout)
+    if mode == "offline":
+        hub.stop()
+    try:
+        _bucket_round(run, tmp_path, mode)
+        if mode == "offline":
+            hub.start()
+            for line in run("pending")[1].splitlines():
+                if line.startswith("  2"):
+                    run("save", "--retry", line.split()[0])
+    finally:
+        hub.start() if mode == "offline" and hub._server is None else None
+    statuses = {s for _, s in run.statuses}
+    expected = {"working": {0}, "offline": {7, 10}, "bad-token": {5}, "read-only-token": {6},
+                "no-access": {4, 6}, "public-bucket": {9}}[mode]
+    assert statuses & expected, run.text()
+    assert "Traceback" not in run.text()
+    assert SENTINEL not in run.text() and SENTINEL[:20] not in run.text()
+    roots = [m.home, Path(m.env["HF_HOME"]), m.user_home, hub.root]
+    assert _files_holding(SENTINEL.encode(), *[r for r in roots if r.exists()]) == []
+    assert _files_holding(SENTINEL[:20].encode(), *[r for r in roots if r.exists()]) == []
