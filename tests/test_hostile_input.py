@@ -347,3 +347,41 @@ def test_parsing_arbitrary_bytes_never_raises(data):
     parsed = notes.parse(b"---\n" + data)
     assert isinstance(parsed.meta, dict) and isinstance(parsed.body, str)
     json.dumps(parsed.meta)
+
+
+HOSTILE_BUCKET_NAMES = [
+    "projects/app/notes/../../../escape.md",
+    "projects/app/notes/../../other/notes/20261130T000000000Z-aaaaaaaa.md",
+    "projects/app/notes/./20261130T000000000Z-dotdotdo.md",
+    "projects/app/notes/sub/20261130T000000000Z-nestedaa.md",
+    "projects/app/notes/..md",
+    "projects/app/notes/.tmp-20261130T000000000Z-tmpfilea.md",
+    "projects/app/notes/a\\..\\..\\x.md",
+    "projects/app/notes//20261130T000000000Z-doubleaa.md",
+    "projects/app/notes/" + "a" * 300 + ".md",
+    "projects/app/notes/20261130T000000000Z-hugenote.md",
+]
+
+
+def test_hostile_names_in_a_bucket_listing_never_escape_the_cache_folder(hub, tmp_path):
+    from tests.test_bucket_cli import Machine
+
+    token = hub.add_user("alice")
+    hub.add_bucket("alice/agent-memory")
+    good = "projects/app/notes/20261130T000000001Z-goodnote.md"
+    hub.put_file("alice/agent-memory", good, b'---\ntitle: "good"\n---\nplanted words\n')
+    for name in HOSTILE_BUCKET_NAMES:
+        data = b"planted words " + (b"y" * (2 * 1024 * 1024) if name.endswith("hugenote.md") else b"")
+        hub.put_file("alice/agent-memory", name, data)
+    reader = Machine(tmp_path / "reader", hub, token)
+    done = reader.run("search", "planted", "--json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert [r["id"] for r in out["results"]] == ["20261130T000000001Z-goodnote"]
+    cache_files = sorted(p.name for p in (reader.home / "cache").rglob("*") if p.is_file())
+    assert cache_files == ["20261130T000000001Z-goodnote.md", "state.json"]
+    assert not list(tmp_path.rglob("escape.md"))
+    for note_id in ("..", "20261130T000000000Z-nestedaa", "20261130T000000000Z-hugenote"):
+        done = reader.run("read", note_id, "--fresh")
+        assert done.returncode in (2, 4), (note_id, done.stdout, done.stderr)
+        assert "planted" not in done.stdout and "Traceback" not in done.stderr
