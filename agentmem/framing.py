@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import secrets
 import unicodedata
-from typing import Iterable
+from collections.abc import Iterable
 
 PREFIX = "│ "
 BEGIN = "<<<BEGIN RECALLED MEMORY {nonce}{label}>>>"
@@ -72,6 +72,8 @@ def clean(text: str) -> str:
 
 def _fold(line: str) -> str:
     """The line as a reader might see it: compatibility forms, look-alikes and invisible marks folded away."""
+    if line.isascii():
+        return line.translate(_CONFUSABLES).casefold()
     text = unicodedata.normalize("NFKC", line)
     text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Cf", "Mn", "Me"))
     return text.translate(_CONFUSABLES).casefold()
