@@ -165,6 +165,9 @@ def _lexical(idx, weights, avgdl, extra_docs, allowed) -> _Pool:
             if term not in d.tf or (allowed is not None and key not in allowed):
                 continue
             scores[key] = scores.get(key, 0.0) + idf * _bm25(d.tf[term], d.dl, avgdl)
+    if allowed is not None:
+        for key in allowed:  # a phrase of stopwords alone still selects its notes
+            scores.setdefault(key, 0.0)
     _describe(idx, pool, _top(scores, RERANK_DEPTH), extra_docs)
     return pool
 

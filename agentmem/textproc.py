@@ -45,11 +45,16 @@ def split_query(query: str) -> tuple[list[str], list[str]]:
     return phrases, terms(query.replace('"', " "))
 
 
+def _list_text(parsed: Parsed, key: str) -> str:
+    values = parsed.meta.get(key)
+    return " ".join(v for v in values if isinstance(v, str)) if isinstance(values, list) else ""
+
+
 def note_fields(parsed: Parsed) -> tuple[str, str]:
-    """(title text: title and tags; body text) of a parsed note."""
-    tags = parsed.meta.get("tags")
-    tag_text = " ".join(t for t in tags if isinstance(t, str)) if isinstance(tags, list) else ""
-    return f"{parsed.title} {tag_text}".strip(), parsed.body
+    """(title text: title and tags; body text: body and sources) of a parsed note."""
+    title = f"{parsed.title} {_list_text(parsed, 'tags')}".strip()
+    sources = _list_text(parsed, "sources")
+    return title, f"{parsed.body}\n{sources}" if sources else parsed.body
 
 
 def searchable_text(parsed: Parsed) -> str:
