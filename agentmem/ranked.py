@@ -52,7 +52,6 @@ class _Pool:
     ids: dict
     created: dict
     terms: dict
-    texts: dict
 
 
 def rebuild(pdir: Path) -> None:
@@ -150,7 +149,7 @@ def _bm25(tf: int, dl: int, avgdl: float) -> float:
 
 
 def _lexical(idx, weights, avgdl, extra_docs, allowed) -> _Pool:
-    pool = _Pool({}, {}, {}, {}, {})
+    pool = _Pool({}, {}, {}, {})
     scores = pool.scores
     for term, idf in weights:
         rows = idx.conn.execute(
@@ -188,14 +187,14 @@ def _describe(idx, pool: _Pool, keys, extra_docs) -> None:
     for start in range(0, len(nums), 500):
         chunk = nums[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        for num, note_id, created, terms, text in idx.conn.execute(
-            f"SELECT num, id, created, terms, text FROM docs WHERE num IN ({marks})", chunk
+        for num, note_id, created, terms in idx.conn.execute(
+            f"SELECT num, id, created, terms FROM docs WHERE num IN ({marks})", chunk
         ):
-            pool.ids[num], pool.created[num], pool.terms[num], pool.texts[num] = note_id, created, terms.split(), text
+            pool.ids[num], pool.created[num], pool.terms[num] = note_id, created, terms.split()
     for k in keys:
         if isinstance(k, str) and k in extra and k not in pool.ids:
             d = extra[k]
-            pool.ids[k], pool.created[k], pool.terms[k], pool.texts[k] = d.id, d.created, d.terms, d.text
+            pool.ids[k], pool.created[k], pool.terms[k] = d.id, d.created, d.terms
 
 
 def _pair_bonus(pool: _Pool, qterms: list[str]) -> None:

@@ -23,7 +23,7 @@ from agentmem.fsutil import TMP_PREFIX, temp_path_for
 
 INDEX_DIR = "index"
 INDEX_FILE = "ranked.sqlite"
-SCHEMA = "1"
+SCHEMA = "2"
 # A title word counts as this many body words (2026-11-30: titles and tags name the topic).
 TITLE_WEIGHT = 2
 # A folder mtime younger than this may hide a change made in the same clock tick;
@@ -36,7 +36,7 @@ _MAX_NOTE_READ = 1024 * 1024
 _DDL = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE docs(num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, created TEXT NOT NULL,
-                  dl INTEGER NOT NULL, terms TEXT NOT NULL, text TEXT NOT NULL);
+                  dl INTEGER NOT NULL, terms TEXT NOT NULL);
 CREATE TABLE postings(term TEXT NOT NULL, num INTEGER NOT NULL, tf INTEGER NOT NULL,
                       PRIMARY KEY(term, num)) WITHOUT ROWID;
 CREATE TABLE vectors(num INTEGER PRIMARY KEY, model TEXT NOT NULL, vec BLOB NOT NULL);
@@ -114,8 +114,8 @@ class Index:
         if self.conn.execute("SELECT 1 FROM docs WHERE id=?", (doc.id,)).fetchone():
             return None
         cur = self.conn.execute(
-            "INSERT INTO docs(id, created, dl, terms, text) VALUES(?, ?, ?, ?, ?)",
-            (doc.id, doc.created, doc.dl, " ".join(doc.terms), doc.text),
+            "INSERT INTO docs(id, created, dl, terms) VALUES(?, ?, ?, ?)",
+            (doc.id, doc.created, doc.dl, " ".join(doc.terms)),
         )
         num = cur.lastrowid
         self.conn.executemany(

@@ -8,7 +8,7 @@ rebuilt one hold the same bytes.
 
 from __future__ import annotations
 
-from agentmem import semantic
+from agentmem import rindex, semantic
 from agentmem.errors import NotConfigured
 
 
@@ -39,12 +39,18 @@ def similarities(idx, query: str, extra_docs) -> dict:
 def _fill(idx) -> None:
     """Encode and store the vectors of indexed notes that have none for the current model."""
     missing = idx.conn.execute(
-        "SELECT d.num, d.text FROM docs d LEFT JOIN vectors v ON v.num = d.num AND v.model = ? "
+        "SELECT d.num, d.id FROM docs d LEFT JOIN vectors v ON v.num = d.num AND v.model = ? "
         "WHERE v.num IS NULL",
         (semantic.MODEL_NAME,),
     ).fetchall()
     for start in range(0, len(missing), 256):
-        chunk = missing[start : start + 256]
+        chunk = []
+        for num, note_id in missing[start : start + 256]:
+            doc = rindex.read_doc(idx.ndir, note_id)
+            if doc is not None:  # a note deleted meanwhile is dropped by the next sync
+                chunk.append((num, doc.text))
+        if not chunk:
+            continue
         vecs = semantic.encode([text for _, text in chunk], batch_size=1)
         with idx.conn:
             idx.conn.execute("BEGIN IMMEDIATE")
