@@ -75,6 +75,7 @@ def test_quoted_phrase_must_match_literally(pdir):
 
 
 def test_a_note_added_to_the_cache_is_found_by_the_very_next_search(pdir):
+    # INV index-derived
     write_note(pdir, "first note about rust", minutes=1)
     assert len(ranked.search(pdir, "rust", 10)) == 1  # builds the index
     assert rindex.index_path(pdir).exists()
@@ -86,6 +87,7 @@ def test_a_note_added_to_the_cache_is_found_by_the_very_next_search(pdir):
 
 
 def test_a_cache_refresh_updates_the_index_incrementally(tmp_path):
+    # INV index-derived
     store = FolderStore(tmp_path / "store")
     home = tmp_path / "home"
     first = notes.build(body="the deploy key lives in vault", title=None, kind="note", project="app", agent="t")
@@ -108,6 +110,7 @@ def test_a_cache_refresh_updates_the_index_incrementally(tmp_path):
 
 
 def test_a_deleted_index_is_rebuilt(pdir):
+    # INV index-derived
     target = write_note(pdir, "the build uses ninja", minutes=1)
     ranked.search(pdir, "ninja", 5)
     os.unlink(rindex.index_path(pdir))
@@ -117,6 +120,7 @@ def test_a_deleted_index_is_rebuilt(pdir):
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "other-version"])
 def test_a_corrupt_index_is_rebuilt_and_search_still_answers(pdir, damage):
+    # INV index-derived
     target = write_note(pdir, "the build uses ninja", minutes=1)
     for i in range(30):
         write_note(pdir, f"filler note number {i} about make", minutes=2 + i)
