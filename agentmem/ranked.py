@@ -68,10 +68,11 @@ def update(pdir: Path, added_ids=(), removed_ids=()) -> None:
     if not rindex.index_path(pdir).exists():
         return  # built on the first search; nothing to keep current yet
     try:
-        idx = rindex.open_index(pdir)
+        # No folder check here: a save would pay a listing of the whole folder. The
+        # next search checks the folder and picks up anything this did not say.
+        idx = rindex.open_index(pdir, sync=False)
         try:
             idx.apply(list(added_ids), list(removed_ids))
-            idx.sync()
         finally:
             idx.close()
     except (sqlite3.Error, OSError):

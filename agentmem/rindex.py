@@ -230,8 +230,8 @@ def discard(pdir: Path) -> None:
             pass
 
 
-def open_index(pdir: Path) -> Index:
-    """Open the project's index, current with its notes folder; rebuild it if missing or unreadable."""
+def open_index(pdir: Path, *, sync: bool = True) -> Index:
+    """Open the project's index, rebuilt if missing or unreadable; with `sync`, current with its notes folder."""
     pdir = Path(pdir)
     path = index_path(pdir)
     for attempt in range(2):
@@ -242,7 +242,8 @@ def open_index(pdir: Path) -> Index:
             if not _valid(conn):
                 raise sqlite3.DatabaseError("index written by another version")
             idx = Index(conn, pdir)
-            idx.sync()
+            if sync:
+                idx.sync()
             return idx
         except sqlite3.DatabaseError:
             conn.close()
