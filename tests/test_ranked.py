@@ -245,3 +245,25 @@ def test_hybrid_mode_without_the_model_package_says_what_to_install(pdir, monkey
     monkeypatch.setattr(semantic, "MODEL_PACKAGE", "agentmem_no_such_model_package")
     with pytest.raises(NotConfigured, match="semantic"):
         ranked.search(pdir, "anything", 5, mode="hybrid")
+
+
+def test_concurrent_first_searches_all_answer_and_leave_one_valid_index(pdir):
+    import subprocess
+    import sys
+
+    from tests.fixtures_core import REPO
+
+    target = write_note(pdir, "the release train leaves on thursday", minutes=1)
+    for i in range(200):
+        write_note(pdir, f"unrelated note {i} about lunch menus", minutes=2 + i)
+    code = (
+        "import sys; from agentmem import ranked\n"
+        "print(','.join(h.id for h in ranked.search(sys.argv[1], 'release train thursday', 3)))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(pdir)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=env) for _ in range(3)]
+    outs = [p.communicate(timeout=60) for p in procs]
+    assert [o[0].strip().split(",")[0] for o in outs] == [target] * 3, [o[1] for o in outs]
+    assert ids(ranked.search(pdir, "release train", 1)) == [target]
+    assert [n for n in os.listdir(pdir / "index") if n.startswith(".tmp-")] == []
