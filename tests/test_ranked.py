@@ -267,3 +267,19 @@ def test_concurrent_first_searches_all_answer_and_leave_one_valid_index(pdir):
     assert [o[0].strip().split(",")[0] for o in outs] == [target] * 3, [o[1] for o in outs]
     assert ids(ranked.search(pdir, "release train", 1)) == [target]
     assert [n for n in os.listdir(pdir / "index") if n.startswith(".tmp-")] == []
+
+
+def test_config_search_mode_sets_the_default_and_a_bad_value_is_one_clear_line(machines, tmp_path):
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    m = machines("laptop", {checkout: "app"})
+    m.run("save", input="Melanie painted a sunrise.", cwd=checkout, check_status=0)
+    base = (m.home / "config.toml").read_text()
+    m.write_config(base + '\n[search]\nmode = "literal"\n')
+    status, out, _ = m.json("search", "painted", cwd=checkout)
+    assert status == 0 and out["mode"] == "literal" and len(out["results"]) == 1
+    status, out, _ = m.json("search", "painted", "--mode", "ranked", cwd=checkout)
+    assert out["mode"] == "ranked"  # the option wins over the config
+    m.write_config(base + '\n[search]\nmode = "fuzzy"\n')
+    status, _, err = m.run("search", "painted", cwd=checkout)
+    assert status == 2 and "[search] mode" in err and len(err.strip().splitlines()) == 1
