@@ -35,6 +35,8 @@ PAIR_BONUS = 1.0
 LEXICAL_WEIGHT = 0.3
 # Notes rescored with the pair bonus and, in hybrid mode, candidates per side.
 RERANK_DEPTH = 200
+# Distinct query terms used; the rest of a pasted wall of text is ignored.
+MAX_QUERY_TERMS = 64
 
 
 @dataclass
@@ -137,7 +139,7 @@ def _extra_docs(idx: rindex.Index, extra) -> list[rindex.Doc]:
 def _idf(idx: rindex.Index, qterms: list[str], extra_docs, n: int) -> list[tuple[str, float]]:
     """(term, idf) for each distinct query term, in query order."""
     out = []
-    for term in dict.fromkeys(qterms):
+    for term in list(dict.fromkeys(qterms))[:MAX_QUERY_TERMS]:
         (df,) = idx.conn.execute("SELECT count(*) FROM postings WHERE term=?", (term,)).fetchone()
         df += sum(1 for d in extra_docs if term in d.tf)
         if df:

@@ -51,8 +51,8 @@ def observations(sample: dict) -> list[dict]:
 
 
 def _dia_ids(values) -> list[str]:
-    """dia_ids as written, some entries holding several ("D8:6; D9:17")."""
-    return [d for v in values for d in re.split(r"[;,\s]+", str(v)) if d]
+    """dia_ids as written, some entries holding several ("D8:6; D9:17") or a stray colon ("D:11:26")."""
+    return [re.sub(r"^D:(\d+):", r"D\1:", d) for v in values for d in re.split(r"[;,\s]+", str(v)) if d]
 
 
 def questions(sample: dict) -> list[dict]:
