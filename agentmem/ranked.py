@@ -3,7 +3,7 @@
 Scoring is BM25 over stemmed terms (title and tags count `rindex.TITLE_WEIGHT`
 times), plus a bonus for query word pairs that stand side by side in the note;
 newer notes win ties. A quoted phrase must appear literally (case-insensitive)
-in the note's title, tags or body. With the optional `semantic` extra installed,
+in the note's title, tags, body or sources. With the optional `semantic` extra,
 the `hybrid` mode blends in sentence-vector similarity.
 
 Public API: `search(pdir, query, limit, mode=..., extra=...)`, `update(pdir,
