@@ -61,13 +61,13 @@ def note_body(seed: int, w: int, i: int) -> str:
     rng = random.Random(f"{seed}-{w}-{i}")
     words = ["cache", "bucket", "retry", "deadline", "index", "lock", "merge", "token", "shard", "queue"]
     filler = " ".join(rng.choice(words) for _ in range(rng.randint(5, 400)))
-    return f"# Chaos note w{w} n{i}\n\nMarker cw{w}x{i}y. {filler}\n"
+    return f"# Chaos note w{w} n{i}\n\nMarker cw{w}x{i}y from chaoswriter{w}. {filler}\n"
 
 
 def marker_of(data: bytes) -> tuple[int, int] | None:
     import re
 
-    m = re.search(rb"Marker cw(\d+)x(\d+)y\.", data)
+    m = re.search(rb"Marker cw(\d+)x(\d+)y ", data)
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
@@ -329,20 +329,23 @@ def _search_all(plan: dict, env: dict, writers: int) -> tuple[int, list[str]]:
     env = dict(env, AGENTMEM_HOME=str(home))
     found, problems = 0, []
     for w in range(writers):
-        done = subprocess.run([sys.executable, "-m", "agentmem", "search", f"cw{w}x", "--limit", "200", "--json"],
-                              cwd=src, env=env, capture_output=True, text=True, timeout=300)
-        try:
-            out = json.loads(done.stdout)
-        except ValueError:
-            problems.append(f"search cw{w}x: exit {done.returncode}: {done.stderr.strip()[-300:]}")
-            continue
-        if out.get("stale"):
-            problems.append(f"search cw{w}x was stale: {out.get('stale_reason')}")
         expected = {r["id"] for r in read_lines(work / f"m{w}" / "journal.jsonl")}
-        got = {r["id"] for r in out.get("results", [])}
-        found += len(got & expected)
-        if got != expected:
-            problems.append(f"search cw{w}x: {len(expected - got)} missing, {len(got - expected)} unexpected")
+        # The default (ranked) search for the writer's word, and a literal search for its marker prefix.
+        for query in ([f"chaoswriter{w}"], [f"cw{w}x", "--mode", "literal"]):
+            done = subprocess.run([sys.executable, "-m", "agentmem", "search", *query, "--limit", "200", "--json"],
+                                  cwd=src, env=env, capture_output=True, text=True, timeout=300)
+            try:
+                out = json.loads(done.stdout)
+            except ValueError:
+                problems.append(f"search {query}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
+                continue
+            if out.get("stale"):
+                problems.append(f"search {query} was stale: {out.get('stale_reason')}")
+            got = {r["id"] for r in out.get("results", [])}
+            if query[0].startswith("cw"):
+                found += len(got & expected)
+            if got != expected:
+                problems.append(f"search {query}: {len(expected - got)} missing, {len(got - expected)} unexpected")
     return found, problems
 
 
@@ -421,6 +424,7 @@ def run(store: str, *, writers: int = 8, notes: int = 50, seed: int = 20261130, 
     lost = sorted(set(expected) - set(held))
     extra = sorted(set(held) - set(expected))
     markers = Counter(marker_of(data) for data in held.values())
+    strays += [f"unmarked object {n}" for n in range(markers.pop(None, 0))]  # not a note a writer wrote
     doubled_markers = sum(n - 1 for n in markers.values() if n > 1)
     mismatched = [i for i in set(expected) & set(held) if hashlib.sha256(held[i]).hexdigest() != expected[i][2]]
     return {

@@ -378,8 +378,10 @@ def test_hostile_names_in_a_bucket_listing_never_escape_the_cache_folder(hub, tm
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert [r["id"] for r in out["results"]] == ["20261130T000000001Z-goodnote"]
-    cache_files = sorted(p.name for p in (reader.home / "cache").rglob("*") if p.is_file())
-    assert cache_files == ["20261130T000000001Z-goodnote.md", "state.json"]
+    cached_notes = sorted(p.name for p in (reader.home / "cache").rglob("*.md"))
+    assert cached_notes == ["20261130T000000001Z-goodnote.md"]
+    project_dirs = {p.parent.parent.name for p in (reader.home / "cache").rglob("*.md")}
+    assert project_dirs == {"app"}
     assert not list(tmp_path.rglob("escape.md"))
     for note_id in ("..", "20261130T000000000Z-nestedaa", "20261130T000000000Z-hugenote"):
         done = reader.run("read", note_id, "--fresh")
