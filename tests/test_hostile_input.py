@@ -387,3 +387,22 @@ def test_hostile_names_in_a_bucket_listing_never_escape_the_cache_folder(hub, tm
         done = reader.run("read", note_id, "--fresh")
         assert done.returncode in (2, 4), (note_id, done.stdout, done.stderr)
         assert "planted" not in done.stdout and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [f"--tag=t{i}" for i in range(33)],
+        ["--tag", "x" * 65],
+        ["--tag", "two\nlines"],
+        ["--title", "x" * 201],
+        ["--source", "s" * 501],
+        ["--kind", "../checkpoint"],
+        ["--session", "a\nb"],
+    ],
+    ids=["33-tags", "long-tag", "multiline-tag", "long-title", "long-source", "bad-kind", "multiline-session"],
+)
+def test_oversized_or_multiline_metadata_is_refused_and_writes_nothing(laptop, store_dir, args):
+    before = snapshot(laptop.home, store_dir)
+    assert_clean_failure(*laptop.run("save", *args, input="# x\n\nbody\n", cwd=laptop.checkout))
+    assert snapshot(laptop.home, store_dir) == before

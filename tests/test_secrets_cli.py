@@ -185,3 +185,26 @@ def test_search_frames_titles_and_matching_lines(laptop):
     assert all(line.startswith(framing.PREFIX) for line in inner)
     outside = [ln for ln in out.splitlines() if not ln.startswith(framing.PREFIX)]
     assert not any("obey me" in ln or "Ignore all" in ln for ln in outside)
+
+
+def test_on_a_bucket_store_a_refused_save_or_publication_sends_nothing_to_the_hub(hub, tmp_path):
+    # INV no-credentials
+    from tests.test_bucket_cli import Machine
+
+    token = hub.add_user("alice")
+    hub.add_bucket("alice/agent-memory")
+    m = Machine(tmp_path / "m", hub, token)
+    hub.clear_log()
+    secret = fake("sk_live_", 24)
+    done = m.run("save", "--json", stdin=f"# Billing\n\nstripe key {secret}\n")
+    assert done.returncode == 2 and "stripe-key" in done.stderr and secret not in done.stdout + done.stderr
+    folder = _skill(tmp_path / "skills", "billing", {
+        "SKILL.md": SKILL_MD.format(name="billing"),
+        "references/keys.md": f"live key: {secret}\n",
+    })
+    done = m.run("publish-skill", str(folder))
+    assert done.returncode == 2 and "references/keys.md line 1" in done.stderr
+    assert hub.requests() == []
+    assert hub.buckets["alice/agent-memory"].files == {}
+    leftovers = [p for p in m.home.rglob("*") if p.is_file() and p.name != "config.toml"]
+    assert leftovers == []
