@@ -496,13 +496,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--outage-rate", type=float, default=OUTAGE_RATE, help="bucket outages per second")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("HF_HOME", tempfile.mkdtemp(prefix="chaos-hf-home-"))
+    if not os.environ.get("HF_HOME"):
+        os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="chaos-hf-home-")
     os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+    import shutil
+
     good = True
     for store in (["folder", "bucket"] if args.store == "both" else [args.store]):
-        fig = run(store, writers=args.writers, notes=args.notes, seed=args.seed, outage_rate=args.outage_rate)
+        work = Path(tempfile.mkdtemp(prefix=f"chaos-{store}-"))
+        try:
+            fig = run(store, writers=args.writers, notes=args.notes, seed=args.seed, work=work,
+                      outage_rate=args.outage_rate)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
         print(format_figures(fig), flush=True)
         good = good and ok(fig)
+    if "chaos-hf-home-" in os.environ["HF_HOME"]:  # ours, made above
+        shutil.rmtree(os.environ["HF_HOME"], ignore_errors=True)
     return 0 if good else 1
 
 
