@@ -228,6 +228,14 @@ def cmd_where(args) -> tuple[int, dict, str]:
     return EXIT_OK, out, f"project {project} in {cfg.store.label()} (machine folder {_home()}, agent {cfg.agent})"
 
 
+def cmd_setup(args) -> tuple[int, dict, str]:
+    from agentmem import setup
+
+    report = setup.run_setup(_home(), replace_core_skill=args.replace_core_skill)
+    status = {"confirmed": EXIT_OK, "pending": EXIT_PENDING}.get(report.outcome, report.exit_code)
+    return (EXIT_OK if args.exit_zero else status), report.to_dict(), report.text()
+
+
 # --- wiring ---------------------------------------------------------------
 
 
@@ -270,6 +278,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp = command("map", cmd_map, "map a directory (and its subdirectories) to a project")
     sp.add_argument("directory")
     sp.add_argument("project")
+
+    sp = command("setup", cmd_setup, "check and complete this machine's setup, then verify the store")
+    sp.add_argument("--replace-core-skill", action="store_true",
+                    help="replace a locally edited agent-memory skill (a backup is kept)")
+    sp.add_argument("--exit-zero", action="store_true",
+                    help="exit 0 even when verification fails (Copier's task uses it to keep the folder)")
 
     sp = command("where", cmd_where, "show the project and store for the current directory")
     sp.add_argument("--project")

@@ -10,6 +10,7 @@ second store, note or skill copy, and changes nothing already in place.
 
 from __future__ import annotations
 
+import re
 import shlex
 import socket
 import sys
@@ -17,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from agentmem import blocks, coreskill
-from agentmem.errors import AgentmemError, InvalidInput, NotConfigured
+from agentmem.errors import AgentmemError, InvalidInput
 from agentmem.runtimes import RUNTIME_NAMES, runtime
 from agentmem.store import StoreDescription
 
@@ -36,6 +37,7 @@ class SetupReport:
     home: str
     outcome: str = "failed"  # confirmed | pending | failed
     steps: list[Step] = field(default_factory=list)
+    exit_code: int = 1  # the exit status of the failure that stopped setup
 
     def add(self, name: str, status: str, detail: str = "") -> Step:
         step = Step(name, status, detail)
@@ -90,6 +92,7 @@ def _store_step(report: SetupReport, desc: StoreDescription, env: dict | None) -
         outcome = provision.ensure_bucket(desc.location)
     except AgentmemError as exc:
         report.add("store", "failed", f"{exc.kind}: {exc.one_line()}")
+        report.exit_code = exc.exit_code
         return False
     report.add("auth", "ok", getattr(outcome, "user", "") or "authenticated")
     created = bool(getattr(outcome, "created", False))
@@ -150,29 +153,29 @@ def _shared_skill_steps(report: SetupReport, home: Path, wanted: list[str], env)
 def run_setup(home: Path, *, env: dict | None = None, replace_core_skill: bool = False,
               helper_command: list[str] | None = None) -> SetupReport:
     """Bring this machine folder's setup to the state its config describes, and verify the store."""
-    from agentmem import setup_config, verify
+    from agentmem import config, setup_config, verify
 
     home = Path(home).expanduser().resolve()
     report = SetupReport(str(home))
-    cfg = setup_config.load(home)
-    desc = setup_config.store_description(cfg)
+    cfg = config.require(home)
+    desc = cfg.store
     names = [n for n in setup_config.runtime_names(cfg) if n in RUNTIME_NAMES]
     helper_cmd = helper_command or default_helper_command()
     helper = shlex.join(helper_cmd)
 
     if not _store_step(report, desc, env):
         return report
-    agent = setup_config.agent_name(cfg) or f"{(names or ['agent'])[0]}@{socket.gethostname().split('.')[0]}"
+    agent = setup_config.agent_name(cfg) or default_agent(names)
     changed = setup_config.complete(home, cfg, agent=agent, helper_command=helper_cmd)
     report.add("config", "changed" if changed else "ok", f"{home / 'config.toml'} (helper: {helper})")
     _runtime_steps(report, home, names, helper, env, replace_core_skill)
     _hooks_step(report, home, setup_config.hooks_enabled(cfg), names, helper_cmd, env)
     _shared_skill_steps(report, home, setup_config.shared_skills(cfg), env)
-    report.outcome = verify.verification_step(report, home, cfg, desc, agent)
+    report.outcome = verify.verification_step(report, home, env)
     return report
 
 
-def require_home(home: Path) -> Path:
-    if not (home / "config.toml").is_file():
-        raise NotConfigured(f"no agentmem config in {home}", hint="set up this machine with copier copy (see bootstrap.md)")
-    return home
+def default_agent(runtime_names: list[str]) -> str:
+    """`<first runtime>@<short host name>`, cut to a valid agent name."""
+    host = re.sub(r"[^A-Za-z0-9._-]+", "-", socket.gethostname().split(".")[0]).strip("-.") or "host"
+    return f"{(runtime_names or ['agent'])[0]}@{host}"[:64]
