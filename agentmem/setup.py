@@ -18,9 +18,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from agentmem import blocks, coreskill
-from agentmem.errors import AgentmemError, InvalidInput
+from agentmem.errors import AgentmemError, InvalidInput, NotConfigured
 from agentmem.runtimes import RUNTIME_NAMES, runtime
-from agentmem.store import StoreDescription
 
 BLOCK_SOURCE = "instructions-block.md"
 
@@ -69,34 +68,44 @@ def default_helper_command() -> list[str]:
     return [sys.executable, "-m", "agentmem"]
 
 
-def _store_step(report: SetupReport, desc: StoreDescription, env: dict | None) -> bool:
+def _store_step(report: SetupReport, home: Path, cfg, timeout: float) -> bool:
     """Authenticate and connect to (or create) the store. False when setup cannot go on."""
-    if desc.kind == "folder":
-        report.add("auth", "skipped", "folder store: no account needed")
-        root = Path(desc.location)
-        if root.is_dir():
-            report.add("store", "ok", f"connected to folder {root}")
-        elif root.exists():
-            report.add("store", "failed", f"{root} exists and is not a folder")
-            return False
-        else:
-            root.mkdir(parents=True)
-            report.add("store", "changed", f"created folder {root}")
-        return True
+    raw = cfg.data.get("store") or {}
+    if raw.get("kind") == "bucket":
+        return _bucket_step(report, home, str(raw.get("location") or ""), timeout)
+    desc = cfg.store
+    report.add("auth", "skipped", "folder store: no account needed")
+    root = Path(desc.location)
+    if root.is_dir():
+        report.add("store", "ok", f"connected to folder {root}")
+    elif root.exists():
+        report.add("store", "failed", f"{root} exists and is not a folder")
+        return False
+    else:
+        root.mkdir(parents=True)
+        report.add("store", "changed", f"created folder {root}")
+    return True
+
+
+def _bucket_step(report: SetupReport, home: Path, bucket_id: str, timeout: float) -> bool:
+    """Connect to the configured bucket; with none configured, create or reuse `<user>/agent-memory`."""
     try:
-        from agentmem import provision  # issue B; imports huggingface_hub
+        from agentmem import provision  # issue B; imports huggingface_hub lazily
     except ImportError:
         report.add("store", "failed", "this helper has no bucket support (agentmem.provision is missing)")
         return False
     try:
-        outcome = provision.ensure_bucket(desc.location)
+        if bucket_id:
+            done = provision.connect(bucket_id, timeout=timeout)
+        else:
+            done = provision.create(None, timeout=timeout)
+            provision.save_to_config(home, done.bucket_id)
     except AgentmemError as exc:
-        report.add("store", "failed", f"{exc.kind}: {exc.one_line()}")
+        report.add("auth" if exc.kind == "not-authenticated" else "store", "failed", exc.one_line())
         report.exit_code = exc.exit_code
         return False
-    report.add("auth", "ok", getattr(outcome, "user", "") or "authenticated")
-    created = bool(getattr(outcome, "created", False))
-    report.add("store", "changed" if created else "ok", f"{'created' if created else 'connected to'} private bucket {desc.location}")
+    report.add("auth", "ok", f"Hugging Face user {done.user}")
+    report.add("store", "changed" if done.action == "created" else "ok", done.text())
     return True
 
 
@@ -117,37 +126,47 @@ def _runtime_steps(report: SetupReport, home: Path, names: list[str], helper: st
 
 
 def _hooks_step(report: SetupReport, home: Path, enabled: bool, names: list[str], helper_cmd: list[str], env) -> None:
+    """Install our hooks when asked, else take out any we installed before (issue E's merge logic)."""
     try:
-        from agentmem import hooks  # issue E
+        from agentmem import hooks_config
     except ImportError:
         if enabled:
-            report.add("hooks", "warning", "hooks were asked for, but this helper has no hook support yet")
+            report.add("hooks", "warning", "hooks were asked for, but this helper has no hook support")
         return
-    try:
-        if enabled:
-            detail = hooks.install_for_setup(home, names, helper_cmd, env=env)
-            report.add("hooks", "changed", detail or "installed")
-        else:
-            hooks.remove_for_setup(home, names, env=env)
-    except AgentmemError as exc:
-        report.add("hooks", "warning", exc.one_line())
+    for name in names:
+        try:
+            change = (hooks_config.install(home, name, helper_cmd, env) if enabled
+                      else hooks_config.remove(home, name, env))
+        except AgentmemError as exc:
+            report.add(f"hooks {name}", "warning", exc.one_line())
+            continue
+        if enabled or change.changed:
+            note = f" {hooks_config.CODEX_TRUST_NOTE}" if enabled and name == "codex" and hasattr(hooks_config, "CODEX_TRUST_NOTE") else ""
+            report.add(f"hooks {name}", "changed" if change.changed else "ok", f"{change.detail}: {change.path}{note}")
 
 
-def _shared_skill_steps(report: SetupReport, home: Path, wanted: list[str], env) -> None:
+def _shared_skill_steps(report: SetupReport, home: Path, cfg, wanted: list[str], names: list[str], env) -> None:
+    """Install each listed shared skill revision (issue D); an edited local copy is kept."""
     if not wanted:
         return
     try:
-        from agentmem import skills  # issue D
+        from agentmem import skill_install
     except ImportError:
-        report.add("shared skills", "warning", "this helper cannot install shared skills yet")
+        report.add("shared skills", "warning", "this helper cannot install shared skills")
         return
+    from agentmem.store import open_store
+
+    rts = [runtime(n, env) for n in names]
     for item in wanted:
-        name, _, revision = str(item).partition("@")
+        name, _, revision = item.partition("@")
         try:
-            detail = skills.install_for_setup(home, name, revision, env=env)
-            report.add(f"shared skill {item}", "ok", detail or "installed")
+            store = open_store(cfg.store, timeout=cfg.network_timeout)
+            out = skill_install.install(store, name, revision, rts, home=home)
         except AgentmemError as exc:
             report.add(f"shared skill {item}", "warning", exc.one_line())
+            continue
+        actions = sorted({r["action"] for r in out["runtimes"]})
+        report.add(f"shared skill {item}", "ok" if actions == ["unchanged"] else "changed", ", ".join(actions))
 
 
 def run_setup(home: Path, *, env: dict | None = None, replace_core_skill: bool = False,
@@ -157,20 +176,22 @@ def run_setup(home: Path, *, env: dict | None = None, replace_core_skill: bool =
 
     home = Path(home).expanduser().resolve()
     report = SetupReport(str(home))
-    cfg = config.require(home)
-    desc = cfg.store
+    cfg = config.load(home)
+    if not cfg.data:
+        raise NotConfigured(f"no agentmem config in {home}", hint="set this machine up with copier copy (see bootstrap.md)")
     names = [n for n in setup_config.runtime_names(cfg) if n in RUNTIME_NAMES]
     helper_cmd = helper_command or default_helper_command()
     helper = shlex.join(helper_cmd)
 
-    if not _store_step(report, desc, env):
+    if not _store_step(report, home, cfg, cfg.network_timeout):
         return report
+    cfg = config.require(home)  # provisioning may have recorded the bucket
     agent = setup_config.agent_name(cfg) or default_agent(names)
     changed = setup_config.complete(home, cfg, agent=agent, helper_command=helper_cmd)
     report.add("config", "changed" if changed else "ok", f"{home / 'config.toml'} (helper: {helper})")
     _runtime_steps(report, home, names, helper, env, replace_core_skill)
     _hooks_step(report, home, setup_config.hooks_enabled(cfg), names, helper_cmd, env)
-    _shared_skill_steps(report, home, setup_config.shared_skills(cfg), env)
+    _shared_skill_steps(report, home, cfg, setup_config.shared_skills(cfg), names, env)
     report.outcome = verify.verification_step(report, home, env)
     return report
 
