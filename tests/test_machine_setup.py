@@ -1,6 +1,7 @@
-"""Setting machines up with real copier runs from a tagged template repo, as a user would."""
+"""Setting machines up with real copier runs from a tagged template repo, as a user would.
 
 Each test runs copier for real (about 1-3.5 s each on this 2-core box, 2026-11-30), so none is marked slow.
+"""
 
 from __future__ import annotations
 
