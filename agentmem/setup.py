@@ -57,6 +57,9 @@ class SetupReport:
             "pending": "Setup incomplete: the verification note is saved on this machine only (upload pending).",
             "failed": "Setup FAILED: see the failed step above; fix it and run setup again.",
         }[self.outcome]
+        warned = [s.name for s in self.steps if s.status == "warning"]
+        if warned:
+            verdict += f" Needs attention: {', '.join(warned)} (see above)."
         return "\n".join([*lines, verdict])
 
 
