@@ -91,10 +91,11 @@ def install(home: Path, source: Path) -> list[str]:
         _run(python, "-m", "pip", "install", "--quiet", *_pinned(source, missing))
     launcher = launcher_path(venv)
     if os.name == "nt":
-        launcher.write_text(f'@"{python}" -m agentmem %*\r\n', encoding="utf-8")
+        launcher.write_text(f'@"{python}" -P -m agentmem %*\r\n', encoding="utf-8")
     else:
         # A shell launcher, not a shebang to python: paths with spaces or over 127 bytes break shebangs.
-        launcher.write_text(f'#!/bin/sh\nexec {shlex.quote(str(python))} -m agentmem "$@"\n', encoding="utf-8")
+        # -P: never import an `agentmem` folder from the current directory instead of this one.
+        launcher.write_text(f'#!/bin/sh\nexec {shlex.quote(str(python))} -P -m agentmem "$@"\n', encoding="utf-8")
         launcher.chmod(0o755)
     return [str(launcher)]
 
