@@ -1,6 +1,6 @@
 """The managed block in a runtime's user-level instruction file (AGENTS.md, CLAUDE.md).
 
-INV user-bytes: every byte outside our markers is kept exactly; a file with
+INV outside-untouched: every byte outside our markers is kept exactly; a file with
 malformed markers is refused and left untouched.
 INV idempotent-apply: applying the same block twice changes nothing the second time.
 """

@@ -21,7 +21,7 @@ def test_missing_file_is_created_with_only_the_block(tmp_path):
     ["# Mine\n\nKeep this.\n", "no trailing newline", "crlf line\r\nsecond\r\n", "  \n\n\ttabs  \n\n"],
 )
 def test_user_text_before_the_block_is_kept_byte_for_byte(tmp_path, user_text):
-    # INV user-bytes
+    # INV outside-untouched
     target = tmp_path / "AGENTS.md"
     target.write_bytes(user_text.encode())
     blocks.apply_block(target, BODY)
@@ -42,7 +42,7 @@ def test_applying_twice_changes_nothing_the_second_time(tmp_path):
 
 
 def test_a_new_body_replaces_only_the_text_between_the_markers(tmp_path):
-    # INV user-bytes
+    # INV outside-untouched
     target = tmp_path / "AGENTS.md"
     before, after = "# top\nuser line\n", "\n## after\nmore user text\n"
     target.write_text(f"{before}{blocks.BEGIN}\nold body\n{blocks.END}\n{after}")
@@ -51,7 +51,7 @@ def test_a_new_body_replaces_only_the_text_between_the_markers(tmp_path):
 
 
 def test_apply_then_remove_restores_the_users_file_exactly(tmp_path):
-    # INV user-bytes
+    # INV outside-untouched
     target = tmp_path / "AGENTS.md"
     original = b"# Rules\n\nBe brief.\n"
     target.write_bytes(original)
@@ -77,7 +77,7 @@ def test_removing_from_a_missing_file_creates_nothing(tmp_path):
     ids=["begin-without-end", "end-without-begin", "duplicated", "reversed"],
 )
 def test_malformed_markers_are_refused_and_the_file_is_untouched(tmp_path, text):
-    # INV user-bytes
+    # INV outside-untouched
     target = tmp_path / "AGENTS.md"
     target.write_text(text)
     with pytest.raises(InvalidInput, match="nothing was changed"):

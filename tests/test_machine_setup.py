@@ -39,7 +39,7 @@ def _verification_notes(store):
 
 
 def test_copy_keeps_the_users_files_and_installs_blocks_and_skill(template_repo, tmp_path):
-    # INV user-bytes
+    # INV outside-untouched
     m = make_machine(tmp_path, "laptop")
     _user_files(m.user)
     before = {p: tree_bytes(m.user / p) for p in (".agents/skills/my-skill", ".claude/skills/my-skill")}

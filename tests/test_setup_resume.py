@@ -69,7 +69,7 @@ def test_an_unusable_store_fails_setup_before_anything_is_installed(machine):
 
 
 def test_malformed_markers_in_a_users_file_are_reported_and_the_file_is_left_alone(machine):
-    # INV user-bytes
+    # INV outside-untouched
     folder, store, user = machine
     claude = user / ".claude" / "CLAUDE.md"
     claude.parent.mkdir(parents=True)
