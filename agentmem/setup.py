@@ -43,10 +43,6 @@ class SetupReport:
         self.steps.append(step)
         return step
 
-    @property
-    def warnings(self) -> list[Step]:
-        return [s for s in self.steps if s.status in ("warning", "failed")]
-
     def to_dict(self) -> dict:
         return {"status": self.outcome, "home": self.home, "steps": [asdict(s) for s in self.steps]}
 
@@ -183,6 +179,8 @@ def run_setup(home: Path, *, env: dict | None = None, replace_core_skill: bool =
     if not cfg.data:
         raise NotConfigured(f"no agentmem config in {home}", hint="set this machine up with copier copy (see bootstrap.md)")
     names = [n for n in setup_config.runtime_names(cfg) if n in RUNTIME_NAMES]
+    for unknown in sorted(set(setup_config.runtime_names(cfg)) - set(names)):
+        report.add(f"runtime {unknown}", "warning", f"unknown runtime; expected one of {', '.join(RUNTIME_NAMES)}")
     helper_cmd = helper_command or default_helper_command()
     helper = shlex.join(helper_cmd)
 

@@ -80,6 +80,7 @@ def verification_step(report, home: Path, env=None) -> str:
         status, data, error = _save(home, cfg, project, note_id, agent)
     except errors.AgentmemError as exc:
         report.add("verify save", "failed", f"{exc.kind}: {exc.one_line()}")
+        report.exit_code = exc.exit_code
         return "failed"
     if status != "saved":
         why = error.one_line() if error else "outcome unknown"
@@ -91,6 +92,7 @@ def verification_step(report, home: Path, env=None) -> str:
         fresh = open_store(cfg.store, timeout=cfg.network_timeout).get(notes.note_path(project, note_id))
     except errors.AgentmemError as exc:
         report.add("verify read", "failed", f"{exc.kind}: {exc.one_line()}")
+        report.exit_code = exc.exit_code
         return "failed"
     if fresh != data:
         report.add("verify read", "failed", f"the store holds different bytes for {note_id}")
