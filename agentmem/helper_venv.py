@@ -6,13 +6,15 @@ hooks call come from the same template revision Copier is rendering:
 
 - a venv without pip, made by the interpreter running Copier (about 0.1 s);
 - this revision's `agentmem` package copied into it, replacing any older copy whole;
-- a `.pth` file that puts Copier's own site-packages after the venv's (the helper's
-  dependencies usually sit there, since agentmem depends on copier) and sets
-  `AGENTMEM_HOME` to this machine folder unless the environment sets it;
+- a `.pth` file that sets `AGENTMEM_HOME` to this machine folder unless the
+  environment sets it, and, when Copier's own environment holds every runtime
+  dependency (as when agentmem was pip-installed with its copier dependency), puts
+  that environment's site-packages after the venv's so nothing is downloaded;
 - `.venv/bin/agentmem`, a launcher script: the helper's absolute command.
 
-Only when a dependency cannot be imported does it bootstrap pip and install the
-pinned dependencies from `pyproject.toml` (needs the package index).
+Otherwise it bootstraps pip in the venv and installs the pinned runtime dependencies
+from `pyproject.toml` there (needs the package index). If a linked Copier environment
+is later removed, `copier update` (or rerunning this script) rebuilds the venv.
 """
 
 from __future__ import annotations
@@ -82,13 +84,16 @@ def install(home: Path, source: Path) -> list[str]:
     if not python.exists():
         _run(sys.executable, "-m", "venv", "--without-pip", venv)
     purelib = Path(_run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", capture=True))
-    pth = [*_base_paths(), f"import os; os.environ.setdefault('AGENTMEM_HOME', {str(home)!r})"]
-    (purelib / "agentmem-machine.pth").write_text("\n".join(pth) + "\n", encoding="utf-8")
+    home_line = f"import os; os.environ.setdefault('AGENTMEM_HOME', {str(home)!r})"
+    pth = purelib / "agentmem-machine.pth"
+    pth.write_text("\n".join([*_base_paths(), home_line]) + "\n", encoding="utf-8")
     _swap_in(source / "agentmem", purelib / "agentmem")
-    missing = _missing(python)
-    if missing:
+    if _missing(python):
+        # Copier's environment lacks some (e.g. a throwaway `uvx copier`): do not lean on it
+        # at all, since it may vanish; install every runtime dependency into the venv.
+        pth.write_text(home_line + "\n", encoding="utf-8")
         _run(python, "-m", "ensurepip", "--upgrade")
-        _run(python, "-m", "pip", "install", "--quiet", *_pinned(source, missing))
+        _run(python, "-m", "pip", "install", "--quiet", *_pinned(source, list(IMPORTS)))
     launcher = launcher_path(venv)
     if os.name == "nt":
         launcher.write_text(f'@"{python}" -P -m agentmem %*\r\n', encoding="utf-8")

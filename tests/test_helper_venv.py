@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
+
+import pytest
 
 from agentmem import helper_venv
 from tests.template_kit import REPO
@@ -40,3 +43,19 @@ def test_a_refresh_replaces_the_package_whole_and_knows_its_machine_folder(tmp_p
     version = subprocess.run([launcher, "--version"], capture_output=True, text=True, cwd=decoy.parent,
                              env={"PATH": "/usr/bin:/bin"})
     assert version.returncode == 0 and version.stdout.startswith("agentmem "), version.stderr
+
+
+@pytest.mark.slow  # pip installs the pinned dependencies from the package index: about 9 s (2026-11-30)
+def test_without_the_dependencies_beside_copier_the_venv_gets_its_own_pinned_copies(tmp_path):
+    bare = tmp_path / "bare-copier-env"  # stands in for a throwaway `uvx copier` environment
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    src, home = _source(tmp_path), tmp_path / "machine"
+    home.mkdir()
+    subprocess.run([str(bare / "bin" / "python"), "-I", str(REPO / "agentmem" / "helper_venv.py"), str(home), str(src)],
+                   check=True, capture_output=True)
+    python = helper_venv.venv_python(home / ".venv")
+    pth = next((home / ".venv").rglob("agentmem-machine.pth")).read_text()
+    assert pth.splitlines() == [f"import os; os.environ.setdefault('AGENTMEM_HOME', {str(home.resolve())!r})"]
+    probe = "import huggingface_hub, hf_xet, tomlkit, yaml; print(huggingface_hub.__version__, tomlkit.__version__)"
+    out = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path).stdout
+    assert out.split() == ["2.4.0", "0.15.2"]
