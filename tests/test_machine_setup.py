@@ -168,3 +168,23 @@ def test_an_edited_core_skill_is_kept_until_the_owner_asks_to_replace_it(templat
     assert m.run("setup", "--replace-core-skill").returncode == 0
     assert b"My own rule." not in installed.read_bytes()
     assert list((m.folder / "backups").glob("agent-memory-codex-*/SKILL.md"))[0].read_bytes() == edited
+
+
+@pytest.mark.slow  # three copier runs: about 6 s (2026-11-30)
+def test_a_copy_interrupted_before_the_helper_was_installed_completes_when_rerun(template_repo, tmp_path):
+    # INV setup-rerun
+    m = make_machine(tmp_path, "laptop")
+    project, store = m.user / "app", tmp_path / "store"
+    project.mkdir()
+    # Interrupted: Copier rendered the folder, but no task ran (no helper, no git, no runtime files).
+    m.copier("copy", "--trust", "--defaults", "--skip-tasks", "-r", "v1.0.0", f"--data=bucket={store}",
+             str(template_repo), str(m.folder), cwd=project)
+    assert not m.helper.exists() and not (m.user / ".codex").exists()
+    rerun = ["copy", "--trust", "--defaults", "--overwrite", "-r", "v1.0.0", f"--data=bucket={store}",
+             str(template_repo), str(m.folder)]
+    proc = m.copier(*rerun, cwd=project)
+    assert "Setup verified" in proc.stdout
+    assert len(_verification_notes(store)) == 1 and blocks.read_block(m.user / ".codex" / "AGENTS.md")
+    again = m.copier(*rerun, cwd=project)
+    assert "Setup verified" in again.stdout and len(_verification_notes(store)) == 1
+    assert git(m.folder, "status", "--porcelain") == ""
