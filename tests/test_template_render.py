@@ -92,3 +92,23 @@ def test_a_bad_answer_stops_copier_with_an_explanation(template_repo, tmp_path, 
         render(template_repo, tmp_path / "m", **data)
     assert message in str(info.value)
     assert not (tmp_path / "m" / "config.toml").exists()
+
+
+def test_answers_can_come_from_a_data_file_without_a_terminal(template_repo, tmp_path):
+    import subprocess
+    import sys
+
+    answers = tmp_path / "answers.yml"
+    answers.write_text(yaml.safe_dump({
+        "bucket": "team/agent-memory", "projects": {"/w/api": "api", "/w/web": "web"},
+        "runtimes": ["claude"], "hooks": True, "agent_name": "claude@ci", "skills": ["review@r1"],
+    }))
+    env = {"HOME": str(tmp_path / "user"), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-m", "copier", "copy", "--defaults", "--trust", "--skip-tasks",
+                           "--data-file", str(answers), "-r", "v1.0.0", str(template_repo), str(tmp_path / "m")],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    cfg = tomllib.loads((tmp_path / "m" / "config.toml").read_text())
+    assert cfg["store"] == {"kind": "bucket", "location": "team/agent-memory"}
+    assert cfg["projects"] == {"/w/api": "api", "/w/web": "web"} and cfg["runtimes"]["enabled"] == ["claude"]
+    assert cfg["hooks"]["enabled"] is True and cfg["agent"] == "claude@ci" and cfg["skills"]["install"] == ["review@r1"]
