@@ -188,3 +188,26 @@ def test_a_copy_interrupted_before_the_helper_was_installed_completes_when_rerun
     again = m.copier(*rerun, cwd=project)
     assert "Setup verified" in again.stdout and len(_verification_notes(store)) == 1
     assert git(m.folder, "status", "--porcelain") == ""
+
+
+def test_listed_shared_skill_revisions_are_installed_and_a_rerun_leaves_them(template_repo, tmp_path):
+    from agentmem import skills
+    from agentmem.store import StoreDescription, open_store
+
+    store = tmp_path / "store"
+    source = tmp_path / "review"
+    source.mkdir()
+    (source / "SKILL.md").write_text("---\nname: review\ndescription: Review a change.\n---\nLook twice.\n")
+    store.mkdir()
+    published = skills.publish(source, tmp_path / "publisher", open_store(StoreDescription("folder", str(store))))
+    wanted = f"review@{published['revision']}"
+
+    m = make_machine(tmp_path, "laptop")
+    project = m.user / "app"
+    project.mkdir()
+    proc = m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(store), "skills": json.dumps([wanted])})
+    assert f"shared skill {wanted}: changed - installed" in proc.stdout
+    installed = m.user / ".agents" / "skills" / "review" / "SKILL.md"
+    assert installed.read_text().endswith("Look twice.\n")
+    rerun = m.run("setup")
+    assert f"shared skill {wanted}: ok - unchanged" in rerun.stdout and rerun.returncode == 0
