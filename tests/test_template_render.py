@@ -51,7 +51,7 @@ def test_defaults_give_a_folder_store_in_home_and_map_the_current_directory(temp
     assert cfg["projects"] == {str(project): "my-project"}
     assert cfg["agent"] == "" and cfg["helper"]["command"] == [] and cfg["skills"]["install"] == []
     answers = yaml.safe_load((tmp_path / "m" / ".copier-answers.yml").read_text())
-    assert answers["_commit"] == "v1.0.0" and answers["machine_folder"] == str((tmp_path / "m").resolve())
+    assert answers["_commit"] == "v1.0.0" and answers["bucket"] == "~/agent-memory"
 
 
 def test_bucket_answers_name_a_bucket_or_ask_setup_to_create_one(template_repo, tmp_path, monkeypatch):
@@ -83,7 +83,6 @@ def test_only_machine_files_are_tracked_by_the_rendered_gitignore(template_repo,
         ({"skills": "review@1"}, "Give a list of name@revision"),
         ({"skills": ["review"]}, "is not name@revision"),
         ({"skills": ["agent-memory@20261130T000000000Z-abcdefgh"]}, "is the core skill"),
-        ({"machine_folder": "relative/dir"}, "must be an absolute path"),
     ],
 )
 def test_a_bad_answer_stops_copier_with_an_explanation(template_repo, tmp_path, monkeypatch, data, message):
