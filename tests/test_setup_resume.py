@@ -89,3 +89,17 @@ def test_an_empty_agent_name_is_filled_in_and_the_helper_command_recorded(machin
     assert 'command = ["/opt/agentmem/bin/agentmem"]' in text
     assert 'agent = "codex@' in text
     assert "/opt/agentmem/bin/agentmem search" in (user / ".agents" / "skills" / "agent-memory" / "SKILL.md").read_text()
+
+
+def test_setup_on_a_machine_without_config_stops_with_a_one_line_hint(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.template_kit import REPO
+
+    env = {"HOME": str(tmp_path), "AGENTMEM_HOME": str(tmp_path / "nothing"), "PATH": "/usr/bin:/bin",
+           "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-m", "agentmem", "setup"], capture_output=True, text=True, env=env,
+                          cwd=tmp_path)
+    assert proc.returncode == 3 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "copier copy" in proc.stderr and "Traceback" not in proc.stderr
