@@ -323,6 +323,41 @@ def cmd_setup(args) -> tuple[int, dict, str]:
     status = {"confirmed": EXIT_OK, "pending": EXIT_PENDING}.get(report.outcome, report.exit_code)
     return (EXIT_OK if args.exit_zero else status), report.to_dict(), report.text()
 
+# --- bucket provisioning --------------------------------------------------
+
+
+def cmd_bucket(args) -> tuple[int, dict, str]:
+    from agentmem import config, provision
+
+    home = _home()
+    if args.action == "verify":
+        from agentmem import verification
+
+        cfg = _config()
+        project = cfg.resolve_project(explicit=args.project)
+        result = verification.verify(home, cfg.store, project, cfg.agent, timeout=_timeout(cfg))
+        out = result.to_json()
+        text = f"setup verification note {result.id}: upload {result.upload}, read back {result.read_back}, " \
+            f"found by search {result.found_by_search}" + (f" ({result.problem})" if result.problem else "")
+        if result.ok:
+            return EXIT_OK, out, text
+        return (EXIT_PENDING if result.upload == "pending" else 1), out, text
+    timeout = _timeout(config.load(home))
+    if args.action == "connect":
+        configured = None if args.bucket else config.require(home).store
+        if configured is not None and configured.kind != "bucket":
+            raise InvalidInput("no bucket to connect to: pass --bucket NAMESPACE/NAME (this machine uses a folder store)")
+        bucket_id, _ = provision.resolve_bucket_id(args.bucket, configured, None)
+        result = provision.connect(bucket_id, timeout=timeout)
+    elif args.action == "create":
+        result = provision.create(args.bucket, timeout=timeout)
+    else:
+        result = provision.ensure(home, args.bucket, timeout=timeout)
+    if args.save:
+        provision.save_to_config(home, result.bucket_id)
+    out = result.to_json() | {"saved_to_config": bool(args.save)}
+    return EXIT_OK, out, result.text() + ("; saved to config.toml" if args.save else "")
+
 
 # --- wiring ---------------------------------------------------------------
 
@@ -372,6 +407,15 @@ def build_parser() -> argparse.ArgumentParser:
                     help="replace a locally edited agent-memory skill (a backup is kept)")
     sp.add_argument("--exit-zero", action="store_true",
                     help="exit 0 even when verification fails (Copier's task uses it to keep the folder)")
+
+    sp = command("bucket", cmd_bucket, "connect to, create or verify the Hugging Face bucket (private only)")
+    sp.add_argument("action", choices=["connect", "create", "ensure", "verify"],
+                    help="connect: verify an existing bucket; create: make a private one (or verify and reuse); "
+                    "ensure: connect to a supplied/configured bucket, else create <you>/agent-memory; "
+                    "verify: save, read back and search the setup verification note")
+    sp.add_argument("--bucket", metavar="NAMESPACE/NAME", help="the bucket ID (default: configured, else <you>/agent-memory)")
+    sp.add_argument("--save", action="store_true", help="record the verified bucket as this machine's store")
+    sp.add_argument("--project", help="verify: a configured project name (default: from the current directory)")
 
     sp = command("where", cmd_where, "show the project and store for the current directory")
     sp.add_argument("--project")

@@ -1,1 +1,1 @@
-pytest_plugins = ["tests.fixtures_core"]
+pytest_plugins = ["tests.fixtures_core", "tests.fixtures_hub"]
