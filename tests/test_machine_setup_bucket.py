@@ -41,6 +41,10 @@ def test_a_first_machine_creates_the_bucket_and_a_second_connects_without_creati
     cfg = tomllib.loads((first.folder / "config.toml").read_text())
     assert cfg["store"] == {"kind": "bucket", "location": "alice/agent-memory"}
     assert git(first.folder, "status", "--porcelain") == ""
+    # INV no-credentials: the token appears in no output and no file of the machine folder or runtimes.
+    assert token not in proc.stdout + proc.stderr
+    written = [first.folder, first.user / ".codex", first.user / ".agents"]
+    assert not [p for root in written for p in root.rglob("*") if p.is_file() and token.encode() in p.read_bytes()]
 
     hub.clear_log()
     second = _on_hub(make_machine(tmp_path, "desktop"), hub, token)
