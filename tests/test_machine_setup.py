@@ -211,3 +211,12 @@ def test_listed_shared_skill_revisions_are_installed_and_a_rerun_leaves_them(tem
     assert installed.read_text().endswith("Look twice.\n")
     rerun = m.run("setup")
     assert f"shared skill {wanted}: ok - unchanged" in rerun.stdout and rerun.returncode == 0
+
+
+def test_a_relative_destination_still_installs_and_records_absolute_paths(template_repo, tmp_path):
+    m = make_machine(tmp_path, "laptop")
+    proc = m.copier("copy", "--trust", "--defaults", "-r", "v1.0.0", f"--data=bucket={tmp_path / 'store'}",
+                    str(template_repo), ".config/agentmem", cwd=m.user)
+    assert "Setup verified" in proc.stdout
+    cfg = tomllib.loads((m.folder / "config.toml").read_text())
+    assert cfg["helper"]["command"] == [str(m.helper)] and cfg["projects"] == {str(m.user): "laptop"}
