@@ -357,6 +357,13 @@ def cmd_where(args) -> tuple[int, dict, str]:
     return EXIT_OK, out, f"project {project} in {cfg.store.label()} (machine folder {_home()}, agent {cfg.agent})"
 
 
+def cmd_setup(args) -> tuple[int, dict, str]:
+    from agentmem import setup
+
+    report = setup.run_setup(_home(), replace_core_skill=args.replace_core_skill)
+    status = {"confirmed": EXIT_OK, "pending": EXIT_PENDING}.get(report.outcome, report.exit_code)
+    return (EXIT_OK if args.exit_zero else status), report.to_dict(), report.text()
+
 # --- bucket provisioning --------------------------------------------------
 
 
@@ -439,6 +446,13 @@ def _args_map(sp) -> None:
     sp.add_argument("project")
 
 
+def _args_setup(sp) -> None:
+    sp.add_argument("--replace-core-skill", action="store_true",
+                    help="replace a locally edited agent-memory skill (a backup is kept)")
+    sp.add_argument("--exit-zero", action="store_true",
+                    help="exit 0 even when verification fails (Copier's task uses it to keep the folder)")
+
+
 def _args_bucket(sp) -> None:
     sp.add_argument("action", choices=["connect", "create", "ensure", "verify"],
                     help="connect: verify an existing bucket; create: make a private one (or verify and reuse); "
@@ -484,6 +498,7 @@ COMMANDS = {
     "search": (cmd_search, "search the project's notes (empty query: most recent)", _args_search),
     "read": (cmd_read, "print a note", _args_read),
     "map": (cmd_map, "map a directory (and its subdirectories) to a project", _args_map),
+    "setup": (cmd_setup, "check and complete this machine's setup, then verify the store", _args_setup),
     "bucket": (cmd_bucket, "connect to, create or verify the Hugging Face bucket (private only)", _args_bucket),
     "where": (cmd_where, "show the project and store for the current directory", _args_where),
     "publish-skill": (cmd_publish_skill, "publish a skill folder as a new immutable revision", _args_publish_skill),
