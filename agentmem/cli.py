@@ -345,7 +345,16 @@ def cmd_install_skill(args) -> tuple[int, dict, str]:
 def cmd_map(args) -> tuple[int, dict, str]:
     from agentmem import config
 
-    root = config.add_mapping(_home(), args.directory, args.project)
+    home = _home()
+    root = config.add_mapping(home, args.directory, args.project)
+    import subprocess
+
+    from agentmem import machine_repo
+
+    try:
+        machine_repo.commit_config(home, f"Map {root} to project {args.project}")
+    except (OSError, subprocess.CalledProcessError):
+        pass  # the mapping is saved; only the convenience commit failed
     out = {"directory": str(root), "project": args.project}
     return EXIT_OK, out, f"mapped {root} -> project {args.project}"
 

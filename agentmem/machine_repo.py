@@ -30,6 +30,23 @@ def commit(home: Path, message: str) -> bool:
     return True
 
 
+def commit_config(home: Path, message: str) -> bool:
+    """Commit config.toml alone, when the machine folder is a git repository (set up by Copier).
+
+    `agentmem map` calls this so a new mapping does not leave the tree dirty, which would
+    make the next `copier update` refuse to run. Nothing else in the folder is touched.
+    """
+    if not (home / ".git").exists():
+        return False
+    _git(home, "add", "--", "config.toml")
+    if _git(home, "diff", "--cached", "--quiet", "--", "config.toml", check=False).returncode == 0:
+        return False
+    has_identity = _git(home, "config", "user.email", check=False).stdout.strip()
+    _git(home, *([] if has_identity else FALLBACK_IDENTITY), "commit", "-q", "--no-verify", "-m", message,
+         "--", "config.toml")
+    return True
+
+
 if __name__ == "__main__":
     msg = sys.argv[1] if len(sys.argv) > 1 else "Update agentmem machine folder"
     made = commit(Path.cwd(), msg)

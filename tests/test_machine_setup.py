@@ -220,3 +220,21 @@ def test_a_relative_destination_still_installs_and_records_absolute_paths(templa
     assert "Setup verified" in proc.stdout
     cfg = tomllib.loads((m.folder / "config.toml").read_text())
     assert cfg["helper"]["command"] == [str(m.helper)] and cfg["projects"] == {str(m.user): "laptop"}
+
+
+def test_a_mapping_added_later_is_committed_so_the_next_update_runs_and_keeps_it(template_repo, tmp_path):
+    m = make_machine(tmp_path, "laptop")
+    project, other, store = m.user / "app", m.user / "work" / "other", tmp_path / "store"
+    project.mkdir()
+    other.mkdir(parents=True)
+    m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(store)})
+    mapped = m.run("map", str(other), "other")
+    assert mapped.returncode == 0, mapped.stderr
+    assert m.run("search", cwd=project).returncode == 0  # leaves its parsed-config copy behind
+    assert git(m.folder, "status", "--porcelain") == ""
+    release(template_repo, "v2.0.0", {"template/instructions-block.md":
+                                      (template_repo / "template" / "instructions-block.md").read_text() + "Two.\n"})
+    m.update(ref="v2.0.0")
+    cfg = tomllib.loads((m.folder / "config.toml").read_text())
+    assert cfg["projects"] == {str(project): "app", str(other): "other"}
+    assert git(m.folder, "status", "--porcelain") == ""
