@@ -1,0 +1,206 @@
+"""The per-store, per-project cache of notes, and its refresh.
+
+INV atomic-cache: a cached note is written to a temp file and renamed into
+place, so an interrupted download never appears as a complete cached file.
+INV cache-kept-on-failure: cached notes are pruned only after a complete
+listing of the project; on any error the previous cache stays as it was and
+the result says the data may be stale, and why.
+
+Only the project asked for is listed and downloaded, never every project.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentmem import errors
+from agentmem.fsutil import TMP_PREFIX, write_atomic
+from agentmem.home import cache_root
+from agentmem.store.base import StoreDescription
+
+# Objects larger than this in a listing are not notes we wrote (notes are <= 64 KiB);
+# they are skipped rather than downloaded.
+MAX_CACHED_OBJECT = 1024 * 1024
+_NOTE_FILE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.md$")
+STATE_FILE = "state.json"
+
+
+def project_dir(home: Path, store: StoreDescription, project: str) -> Path:
+    return cache_root(home) / store.key / "projects" / project
+
+
+def notes_dir(home: Path, store: StoreDescription, project: str) -> Path:
+    return project_dir(home, store, project) / "notes"
+
+
+@dataclass
+class CacheStatus:
+    """How current the cache is after ensure_fresh/refresh."""
+
+    stale: bool
+    reason: str | None = None  # why it may be stale: what failed
+    error: str | None = None  # the error kind, e.g. "offline", "not-authenticated"
+    refreshed: bool = False
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"stale": self.stale, "stale_reason": self.reason, "stale_error": self.error, "refreshed": self.refreshed}
+
+
+def cached_ids(home: Path, store: StoreDescription, project: str) -> list[str]:
+    try:
+        names = os.listdir(notes_dir(home, store, project))
+    except FileNotFoundError:
+        return []
+    return [m.group(1) for n in names if (m := _NOTE_FILE.match(n))]
+
+
+def read_cached(home: Path, store: StoreDescription, project: str, note_id: str) -> bytes | None:
+    try:
+        return (notes_dir(home, store, project) / f"{note_id}.md").read_bytes()
+    except (FileNotFoundError, IsADirectoryError):
+        return None
+
+
+def _read_state(pdir: Path) -> dict:
+    try:
+        return json.loads((pdir / STATE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_state(pdir: Path, state: dict) -> None:
+    write_atomic(pdir / STATE_FILE, (json.dumps(state, sort_keys=True) + "\n").encode())
+
+
+def _notify(pdir: Path, added: list[str], removed: list[str]) -> None:
+    """Tell derived indexes which notes arrived or left (ranked search follows the cache)."""
+
+
+def add_confirmed(home: Path, store: StoreDescription, project: str, note_id: str, data: bytes) -> None:
+    """Place a note this machine just saved, and the store confirmed, into the cache."""
+    target = notes_dir(home, store, project) / f"{note_id}.md"
+    if target.exists():
+        return
+    write_atomic(target, data)
+    _notify(project_dir(home, store, project), [note_id], [])
+
+
+def refresh(home: Path, store_desc: StoreDescription, project: str, *, timeout: float | None = None, store=None) -> CacheStatus:
+    """List the project's notes completely, download the missing ones, prune the vanished ones."""
+    from agentmem.store import open_store
+
+    pdir = project_dir(home, store_desc, project)
+    ndir = pdir / "notes"
+    prefix = f"projects/{project}/notes"
+    state = _read_state(pdir)
+    try:
+        store = store or open_store(store_desc, timeout=timeout)
+        listing = store.list(prefix)
+    except errors.AgentmemError as exc:
+        state.update(last_error=exc.kind, last_error_message=exc.one_line(), last_attempt=time.time())
+        _safe_state(pdir, state)
+        return CacheStatus(True, f"could not list the store: {exc.one_line()}", exc.kind)
+
+    remote: dict[str, int] = {}
+    for obj in listing:
+        head, _, name = obj.path.rpartition("/")
+        m = _NOTE_FILE.match(name)
+        if head != prefix or not m or obj.size > MAX_CACHED_OBJECT:
+            continue  # not a note of this project: never follow it out of the cache folder
+        remote[m.group(1)] = obj.size
+
+    local = set(cached_ids(home, store_desc, project))
+    added: list[str] = []
+    problem: errors.AgentmemError | None = None
+    for note_id in sorted(set(remote) - local):
+        try:
+            data = store.get(f"{prefix}/{note_id}.md")
+        except errors.NotFound:
+            continue  # deleted since the listing
+        except errors.AgentmemError as exc:
+            problem = exc
+            break
+        write_atomic(ndir / f"{note_id}.md", data)
+        added.append(note_id)
+
+    removed = sorted(local - set(remote))
+    for note_id in removed:
+        try:
+            (ndir / f"{note_id}.md").unlink()
+        except FileNotFoundError:
+            pass
+    _sweep_temp(ndir)
+    if added or removed:
+        _notify(pdir, added, removed)
+
+    if problem is not None:
+        state.update(last_error=problem.kind, last_error_message=problem.one_line(), last_attempt=time.time())
+        _safe_state(pdir, state)
+        return CacheStatus(True, f"some notes could not be downloaded: {problem.one_line()}", problem.kind,
+                           True, added, removed)
+    state = {"refreshed_at": time.time(), "notes": len(remote)}
+    _safe_state(pdir, state)
+    return CacheStatus(False, None, None, True, added, removed)
+
+
+def _safe_state(pdir: Path, state: dict) -> None:
+    try:
+        _write_state(pdir, state)
+    except OSError:
+        pass
+
+
+def _sweep_temp(ndir: Path, older_than: float = 3600.0) -> None:
+    """Remove temp files left by a crashed download (never complete notes)."""
+    try:
+        names = os.listdir(ndir)
+    except FileNotFoundError:
+        return
+    now = time.time()
+    for name in names:
+        if name.startswith(TMP_PREFIX):
+            path = ndir / name
+            try:
+                if now - path.stat().st_mtime > older_than:
+                    path.unlink()
+            except OSError:
+                pass
+
+
+def ensure_fresh(
+    home: Path,
+    store_desc: StoreDescription,
+    project: str,
+    *,
+    max_age: float,
+    timeout: float | None = None,
+    force: bool = False,
+    offline: bool = False,
+) -> CacheStatus:
+    """Refresh unless the last good refresh is younger than `max_age` seconds."""
+    pdir = project_dir(home, store_desc, project)
+    state = _read_state(pdir)
+    last = state.get("refreshed_at")
+    if offline:
+        if last is None:
+            return CacheStatus(True, "offline mode: the cache was never refreshed", "offline")
+        return CacheStatus(True, f"offline mode: cache last refreshed {_ago(last)}", "offline")
+    if not force and isinstance(last, (int, float)) and 0 <= time.time() - last < max_age:
+        return CacheStatus(False)
+    return refresh(home, store_desc, project, timeout=timeout)
+
+
+def _ago(ts: float) -> str:
+    seconds = max(0, int(time.time() - ts))
+    if seconds < 120:
+        return f"{seconds} s ago"
+    if seconds < 7200:
+        return f"{seconds // 60} min ago"
+    return f"{seconds // 3600} h ago"

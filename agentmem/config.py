@@ -1,0 +1,197 @@
+"""config.toml: the store, the agent's identity, and the directory-to-project mapping.
+
+Reading uses the standard library's tomllib (fast); writing goes through
+tomlkit so the user's comments and layout survive, and is atomic.
+
+INV explicit-project: a project is only ever the one configured for the
+longest matching ancestor directory (compared as canonical paths on directory
+boundaries) or one named explicitly; never a guess.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentmem.errors import InvalidInput, NotConfigured
+from agentmem.fsutil import write_atomic
+from agentmem.home import config_path
+from agentmem.store.base import StoreDescription
+
+PROJECT_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
+
+# Seconds. 20 s covers a slow but working Hub (a save is 3-4 requests) while an
+# offline save still returns well inside an agent's turn (measured 2026-11-30).
+DEFAULT_NETWORK_TIMEOUT = 20.0
+# Seconds. A search within this of the last refresh reads the cache only, so an
+# agent searching several times in one turn pays for one listing.
+DEFAULT_CACHE_MAX_AGE = 30.0
+
+SETUP_HINT = "run the agentmem setup (see bootstrap.md) or `agentmem map DIR PROJECT`"
+
+
+def check_project_name(name: str) -> str:
+    if not isinstance(name, str) or not PROJECT_NAME.match(name):
+        raise InvalidInput(
+            f"invalid project name {name!r}: use 1-64 lowercase letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+def canonical(path: str | os.PathLike) -> Path:
+    """The canonical absolute form of a directory: user-expanded, symlinks resolved."""
+    return Path(os.path.realpath(Path(path).expanduser()))
+
+
+@dataclass
+class Config:
+    path: Path
+    data: dict = field(default_factory=dict)
+
+    @property
+    def store(self) -> StoreDescription:
+        raw = self.data.get("store")
+        if not isinstance(raw, dict):
+            raise NotConfigured(f"no store configured in {self.path}", hint=SETUP_HINT)
+        kind, location = raw.get("kind"), raw.get("location")
+        if kind not in ("folder", "bucket") or not isinstance(location, str) or not location:
+            raise InvalidInput(f"{self.path}: [store] needs kind = \"folder\" or \"bucket\" and a location")
+        if kind == "folder":
+            location = str(Path(location).expanduser())
+            if not Path(location).is_absolute():
+                raise InvalidInput(f"{self.path}: a folder store's location must be an absolute path")
+        return StoreDescription(kind, location)
+
+    @property
+    def agent(self) -> str:
+        name = self.data.get("agent") or "agent"
+        if not isinstance(name, str) or not AGENT_NAME.match(name):
+            raise InvalidInput(f"{self.path}: invalid agent name {name!r}")
+        return name
+
+    def _number(self, table: str, key: str, default: float) -> float:
+        value = (self.data.get(table) or {}).get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise InvalidInput(f"{self.path}: [{table}] {key} must be a non-negative number")
+        return float(value)
+
+    @property
+    def network_timeout(self) -> float:
+        env = os.environ.get("AGENTMEM_NETWORK_TIMEOUT")
+        if env:
+            try:
+                return max(0.1, float(env))
+            except ValueError:
+                raise InvalidInput(f"AGENTMEM_NETWORK_TIMEOUT must be a number of seconds, not {env!r}")
+        return self._number("network", "timeout", DEFAULT_NETWORK_TIMEOUT)
+
+    @property
+    def cache_max_age(self) -> float:
+        return self._number("cache", "max_age", DEFAULT_CACHE_MAX_AGE)
+
+    @property
+    def projects(self) -> dict[str, str]:
+        raw = self.data.get("projects") or {}
+        if not isinstance(raw, dict):
+            raise InvalidInput(f"{self.path}: [projects] must map directories to project names")
+        out = {}
+        for directory, name in raw.items():
+            if not isinstance(name, str):
+                raise InvalidInput(f"{self.path}: project for {directory!r} must be a string")
+            out[directory] = name
+        return out
+
+    def project_names(self) -> set[str]:
+        return set(self.projects.values())
+
+    def resolve_project(self, cwd: str | os.PathLike | None = None, explicit: str | None = None) -> str:
+        """The project for `cwd` (longest configured ancestor), or the explicitly named one."""
+        if explicit is not None:
+            check_project_name(explicit)
+            if explicit not in self.project_names():
+                raise NotConfigured(
+                    f"project {explicit!r} is not configured on this machine", hint=SETUP_HINT
+                )
+            return explicit
+        here = canonical(cwd if cwd is not None else os.getcwd())
+        best: tuple[int, str] | None = None
+        for directory, name in self.projects.items():
+            root = canonical(directory)
+            if here == root or root in here.parents:
+                depth = len(root.parts)
+                if best is None or depth > best[0]:
+                    best = (depth, name)
+        if best is None:
+            raise NotConfigured(f"{here} is not inside a mapped project directory", hint=SETUP_HINT)
+        return check_project_name(best[1])
+
+
+def load(home: Path) -> Config:
+    """Read config.toml. A missing file is an empty config; a malformed one is an error naming it."""
+    import tomllib
+
+    path = config_path(home)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Config(path, {})
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror}")
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InvalidInput(f"{path} is not valid TOML ({exc}); fix or remove it, nothing was changed")
+    return Config(path, data)
+
+
+def require(home: Path) -> Config:
+    """Like load, but a machine without a store configured stops with the setup hint."""
+    cfg = load(home)
+    cfg.store  # raises NotConfigured with the hint
+    return cfg
+
+
+def update(home: Path, change) -> None:
+    """Apply `change(doc)` to config.toml as a tomlkit document and write it atomically.
+
+    Comments and formatting the user wrote survive; a malformed file is never rewritten.
+    """
+    import tomlkit
+
+    path = config_path(home)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{path} is not UTF-8 text; fix or remove it, nothing was changed")
+    try:
+        doc = tomlkit.parse(text)
+    except Exception as exc:  # tomlkit raises several parse error types
+        raise InvalidInput(f"{path} is not valid TOML ({exc}); fix or remove it, nothing was changed")
+    change(doc)
+    write_atomic(path, tomlkit.dumps(doc).encode("utf-8"))
+
+
+def add_mapping(home: Path, directory: str | os.PathLike, project: str) -> Path:
+    """Map `directory` (canonicalised) to `project` in config.toml; returns the canonical directory."""
+    import tomlkit
+
+    check_project_name(project)
+    root = canonical(directory)
+    if not root.is_dir():
+        raise InvalidInput(f"{root} is not a directory")
+
+    def change(doc):
+        table = doc.get("projects")
+        if table is None:
+            table = tomlkit.table()
+            doc["projects"] = table
+        table[str(root)] = project
+
+    update(home, change)
+    return root

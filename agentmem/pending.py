@@ -1,0 +1,234 @@
+"""Pending uploads: a note is safe on this machine before any upload is tried.
+
+INV nothing-lost: a note is persisted (bytes, ID and full destination) in the
+pending folder, atomically, before its upload starts; the entry is removed only
+after the store confirmed the object. Any failure or unknown outcome keeps it.
+INV same-bytes-retry: a retry sends the identical bytes to the original
+destination (store, project, path) recorded in the entry, whatever the config
+says now; the store's append-only put makes a repeat harmless.
+
+Layout: pending/<id>/note.md (the exact bytes) and pending/<id>/entry.json.
+An entry appears by renaming a complete temp folder into place, and disappears
+by renaming it aside before deleting, so a half-written or half-deleted entry
+is never seen as pending.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentmem import errors
+from agentmem.errors import InvalidInput, NotFound
+from agentmem.fsutil import TMP_PREFIX, write_atomic
+from agentmem.home import pending_dir
+from agentmem.notes import check_id
+from agentmem.store.base import StoreDescription, check_object_path
+
+NOTE_FILE = "note.md"
+ENTRY_FILE = "entry.json"
+
+
+@dataclass
+class Entry:
+    id: str
+    store: StoreDescription
+    project: str
+    path: str
+    created: str
+    attempts: int = 0
+    last_error: dict | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "store": self.store.to_dict(),
+            "project": self.project,
+            "path": self.path,
+            "created": self.created,
+            "attempts": self.attempts,
+            "last_error": self.last_error,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Entry":
+        return cls(
+            id=check_id(data["id"]),
+            store=StoreDescription.from_dict(data["store"]),
+            project=data["project"],
+            path=check_object_path(data["path"]),
+            created=data.get("created", ""),
+            attempts=int(data.get("attempts", 0)),
+            last_error=data.get("last_error"),
+        )
+
+    def retry_command(self) -> str:
+        return f"agentmem save --retry {self.id}"
+
+
+@dataclass
+class Outcome:
+    """What happened to one upload attempt."""
+
+    entry: Entry
+    status: str  # "saved" | "pending"
+    error: errors.AgentmemError | None = None
+
+    def to_json(self) -> dict:
+        out = {
+            "status": self.status,
+            "id": self.entry.id,
+            "project": self.entry.project,
+            "path": self.entry.path,
+            "store": self.entry.store.to_dict(),
+        }
+        if self.status == "pending":
+            out["retry"] = self.entry.retry_command()
+            if self.error is not None:
+                out["reason"] = {"error": self.error.kind, "message": self.error.one_line()}
+        return out
+
+
+def _entry_dir(home: Path, note_id: str) -> Path:
+    return pending_dir(home) / check_id(note_id)
+
+
+def persist(home: Path, entry: Entry, data: bytes) -> None:
+    """Atomically create pending/<id>/ holding the note bytes and its destination."""
+    root = pending_dir(home)
+    root.mkdir(parents=True, exist_ok=True)
+    staging = root / f"{TMP_PREFIX}{entry.id}.{os.getpid()}.{secrets.token_hex(4)}"
+    staging.mkdir()
+    try:
+        write_atomic(staging / NOTE_FILE, data)
+        write_atomic(staging / ENTRY_FILE, _entry_bytes(entry))
+        try:
+            os.rename(staging, _entry_dir(home, entry.id))
+        except OSError:
+            raise InvalidInput(f"a pending note with ID {entry.id} already exists")
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def _entry_bytes(entry: Entry) -> bytes:
+    return (json.dumps(entry.to_json(), indent=2, sort_keys=True) + "\n").encode()
+
+
+def load(home: Path, note_id: str) -> tuple[Entry, bytes]:
+    folder = _entry_dir(home, note_id)
+    try:
+        entry = Entry.from_json(json.loads((folder / ENTRY_FILE).read_text(encoding="utf-8")))
+        data = (folder / NOTE_FILE).read_bytes()
+    except FileNotFoundError:
+        raise NotFound(f"no pending note with ID {note_id} on this machine (see `agentmem pending`)")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InvalidInput(f"pending entry {folder} is damaged ({exc}); it was left untouched")
+    return entry, data
+
+
+def list_entries(home: Path) -> list[Entry]:
+    """Every pending entry on this machine, oldest first. Damaged entries are skipped, never deleted."""
+    root = pending_dir(home)
+    try:
+        names = sorted(os.listdir(root))
+    except FileNotFoundError:
+        return []
+    out = []
+    for name in names:
+        if name.startswith("."):
+            continue
+        try:
+            entry, _ = load(home, name)
+        except (errors.AgentmemError, OSError):
+            continue
+        out.append(entry)
+    return out
+
+
+def count(home: Path) -> int:
+    """Number of pending entries, cheaply (no parsing): used by hooks on every turn."""
+    try:
+        return sum(1 for n in os.listdir(pending_dir(home)) if not n.startswith("."))
+    except FileNotFoundError:
+        return 0
+
+
+def _record_failure(home: Path, entry: Entry, error: errors.AgentmemError) -> None:
+    entry.attempts += 1
+    entry.last_error = {"error": error.kind, "message": error.one_line(), "at": int(time.time())}
+    folder = _entry_dir(home, entry.id)
+    if folder.is_dir():
+        write_atomic(folder / ENTRY_FILE, _entry_bytes(entry))
+
+
+def remove(home: Path, note_id: str) -> None:
+    folder = _entry_dir(home, note_id)
+    doomed = folder.with_name(f"{TMP_PREFIX}del-{note_id}.{secrets.token_hex(4)}")
+    try:
+        os.rename(folder, doomed)
+    except FileNotFoundError:
+        return  # another process finished it first
+    shutil.rmtree(doomed, ignore_errors=True)
+
+
+def deliver(home: Path, entry: Entry, data: bytes, *, timeout: float | None = None) -> Outcome:
+    """Upload a persisted entry to its recorded destination; drop it only on confirmed success."""
+    from agentmem.store import open_store
+
+    try:
+        store = open_store(entry.store, timeout=timeout)
+        store.put(entry.path, data)
+    except errors.AgentmemError as exc:
+        _record_failure(home, entry, exc)
+        return Outcome(entry, "pending", exc)
+    except OSError as exc:  # anything the backend did not classify: keep the note
+        err = errors.Offline(f"upload failed: {exc}")
+        _record_failure(home, entry, err)
+        return Outcome(entry, "pending", err)
+    _after_confirmed(home, entry, data)
+    remove(home, entry.id)
+    return Outcome(entry, "saved")
+
+
+def _after_confirmed(home: Path, entry: Entry, data: bytes) -> None:
+    # Put the confirmed note straight into the project cache so this machine's
+    # next search finds it without waiting for a refresh.
+    from agentmem import cache
+
+    try:
+        cache.add_confirmed(home, entry.store, entry.project, entry.id, data)
+    except OSError:
+        pass  # the cache is derived; the next refresh fills it
+
+
+def retry(home: Path, note_id: str, *, timeout: float | None = None) -> Outcome:
+    entry, data = load(home, note_id)
+    return deliver(home, entry, data, timeout=timeout)
+
+
+def retry_all(home: Path, *, budget: float, timeout: float | None = None) -> tuple[list[Outcome], list[Entry]]:
+    """Retry pending entries oldest first until `budget` seconds are spent.
+
+    Returns the attempted outcomes and the entries left untried. Each attempt's
+    network timeout is clipped to what remains of the budget.
+    """
+    deadline = time.monotonic() + budget
+    outcomes: list[Outcome] = []
+    entries = list_entries(home)
+    for i, entry in enumerate(entries):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0.05:
+            return outcomes, entries[i:]
+        try:
+            _, data = load(home, entry.id)
+        except NotFound:
+            continue  # finished by another process meanwhile
+        step = remaining if timeout is None else min(timeout, remaining)
+        outcomes.append(deliver(home, entry, data, timeout=step))
+    return outcomes, []

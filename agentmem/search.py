@@ -1,0 +1,109 @@
+"""Search a project's memory: the cached notes plus this machine's pending notes.
+
+Literal mode: case-insensitive substring matching, newest first, bounded.
+An empty query lists the most recent notes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentmem import cache, notes, pending
+from agentmem.store.base import StoreDescription
+
+MAX_MATCHES_PER_NOTE = 5
+MAX_LINE = 300
+
+
+@dataclass
+class Candidate:
+    id: str
+    data: bytes
+    pending: bool
+
+
+@dataclass
+class Result:
+    id: str
+    title: str
+    created: str
+    kind: str
+    pending: bool
+    matches: list[dict] = field(default_factory=list)
+    corrects: str | None = None
+    score: float | None = None
+
+    def to_json(self) -> dict:
+        out = {
+            "id": self.id,
+            "title": self.title,
+            "created": self.created,
+            "kind": self.kind,
+            "pending": self.pending,
+            "matches": self.matches,
+        }
+        if self.corrects:
+            out["corrects"] = self.corrects
+        if self.score is not None:
+            out["score"] = round(self.score, 4)
+        return out
+
+
+def candidates(home: Path, store: StoreDescription, project: str) -> list[Candidate]:
+    """Cached notes of the project, and pending notes of this machine for it (cache wins on overlap)."""
+    out: dict[str, Candidate] = {}
+    ndir = cache.notes_dir(home, store, project)
+    for note_id in cache.cached_ids(home, store, project):
+        try:
+            out[note_id] = Candidate(note_id, (ndir / f"{note_id}.md").read_bytes(), False)
+        except OSError:
+            continue
+    for entry in pending.list_entries(home):
+        if entry.project != project or entry.id in out:
+            continue
+        try:
+            _, data = pending.load(home, entry.id)
+        except Exception:
+            continue
+        out[entry.id] = Candidate(entry.id, data, True)
+    return list(out.values())
+
+
+def _result(c: Candidate, parsed: notes.Parsed, matches: list[dict]) -> Result:
+    corrects = parsed.meta.get("corrects")
+    return Result(
+        id=c.id,
+        title=parsed.title or c.id,
+        created=parsed.created,
+        kind=parsed.kind,
+        pending=c.pending,
+        matches=matches,
+        corrects=corrects if isinstance(corrects, str) else None,
+    )
+
+
+def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
+    """Case-insensitive literal search; newest first; at most `limit` results."""
+    needle = query.strip().casefold()
+    found: list[Result] = []
+    for c in cands:
+        text = c.data.decode("utf-8", errors="replace")
+        if needle and needle not in text.casefold():
+            continue
+        parsed = notes.parse(c.data)
+        matches = []
+        if needle:
+            if needle in parsed.title.casefold():
+                matches.append({"line": 0, "text": f"title: {parsed.title}"[:MAX_LINE]})
+            offset = text.count("\n") - parsed.body.count("\n")
+            for i, line in enumerate(parsed.body.splitlines(), start=offset + 1):
+                if needle in line.casefold():
+                    matches.append({"line": i, "text": line.strip()[:MAX_LINE]})
+                    if len(matches) >= MAX_MATCHES_PER_NOTE:
+                        break
+            if not matches:
+                continue  # matched only inside frontmatter keys, not the note's words
+        found.append(_result(c, parsed, matches))
+    found.sort(key=lambda r: (r.created, r.id), reverse=True)
+    return found[:limit]

@@ -1,0 +1,87 @@
+"""Machines in throwaway folders: each has its own AGENTMEM_HOME, like a separate computer."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Machine:
+    home: Path  # AGENTMEM_HOME
+    user_home: Path  # HOME
+    env: dict
+
+    def write_config(self, text: str) -> None:
+        self.home.mkdir(parents=True, exist_ok=True)
+        (self.home / "config.toml").write_text(text, encoding="utf-8")
+
+    def run(self, *args, input: bytes | str | None = None, cwd: Path | None = None, check_status=None):
+        """Run the real CLI in a child process; returns (status, stdout, stderr)."""
+        if isinstance(input, str):
+            input = input.encode()
+        proc = subprocess.run(
+            [sys.executable, "-m", "agentmem", *map(str, args)],
+            input=input if input is not None else b"",
+            capture_output=True,
+            cwd=cwd or self.user_home,
+            env=self.env,
+            timeout=120,
+        )
+        out, err = proc.stdout.decode(), proc.stderr.decode()
+        if check_status is not None:
+            assert proc.returncode == check_status, (proc.returncode, out, err)
+        return proc.returncode, out, err
+
+    def json(self, *args, **kw):
+        status, out, err = self.run(*args, "--json", **kw)
+        try:
+            return status, json.loads(out), err
+        except ValueError:
+            raise AssertionError(f"not JSON (status {status}): {out!r} {err!r}")
+
+
+def make_machine(root: Path, name: str, store: Path | None = None, projects: dict | None = None, agent=None) -> Machine:
+    user_home = root / name / "user"
+    home = root / name / "agentmem"
+    user_home.mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTMEM_", "HF_", "CODEX_"))}
+    env.update(
+        HOME=str(user_home),
+        AGENTMEM_HOME=str(home),
+        PYTHONPATH=str(REPO),
+        HF_HOME=str(root / name / "hf"),
+        HF_HUB_DISABLE_PROGRESS_BARS="1",
+    )
+    m = Machine(home, user_home, env)
+    if store is not None:
+        lines = [f'agent = "{agent or name}"', "", "[store]", 'kind = "folder"', f'location = "{store}"', "", "[projects]"]
+        for directory, project in (projects or {}).items():
+            lines.append(f'"{directory}" = "{project}"')
+        m.write_config("\n".join(lines) + "\n")
+    return m
+
+
+@pytest.fixture
+def store_dir(tmp_path) -> Path:
+    path = tmp_path / "shared-store"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def machines(tmp_path, store_dir):
+    """Factory: machines("laptop", {checkout: project}) sharing one folder store."""
+
+    def factory(name: str, projects: dict | None = None, agent: str | None = None) -> Machine:
+        return make_machine(tmp_path, name, store_dir, projects, agent)
+
+    return factory

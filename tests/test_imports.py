@@ -1,0 +1,58 @@
+"""The per-turn paths stay light: no huggingface_hub, no copier, no tomlkit."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+from tests.fixtures_core import REPO
+
+PROBE = """
+import sys, io, contextlib
+from agentmem.cli import main
+buf = io.StringIO()
+with contextlib.redirect_stdout(buf):
+    status = main(sys.argv[1:])
+heavy = sorted(m for m in ("huggingface_hub", "hf_xet", "copier", "tomlkit", "jinja2", "httpx2") if m in sys.modules)
+print(status, ",".join(heavy))
+"""
+
+
+def run_probe(m, *args, cwd):
+    proc = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, cwd=cwd, env=m.env)
+    status, _, heavy = proc.stdout.strip().rpartition("\n")[2].partition(" ")
+    return int(status), heavy, proc.stderr
+
+
+def test_search_read_and_pending_on_a_warm_cache_import_no_heavy_module(machines, tmp_path):
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    m = machines("laptop", {checkout: "app"})
+    _, saved, _ = m.json("save", input="warm cache note", cwd=checkout)
+    for args in (["search", "warm"], ["search"], ["read", saved["id"]], ["pending"]):
+        status, heavy, err = run_probe(m, *args, cwd=checkout)
+        assert status == 0, err
+        assert heavy == "", (args, heavy)
+
+
+def test_search_against_a_bucket_store_with_a_fresh_cache_makes_no_network_call(machines, tmp_path):
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    m = machines("laptop", {checkout: "app"})
+    cfg = (m.home / "config.toml").read_text()
+    start = cfg.index("[store]")
+    end = cfg.index("[projects]")
+    m.write_config(cfg[:start] + '[store]\nkind = "bucket"\nlocation = "someone/agent-memory"\n\n' + cfg[end:])
+    from agentmem import cache
+    from agentmem.store.base import StoreDescription
+
+    pdir = cache.project_dir(m.home, StoreDescription("bucket", "someone/agent-memory"), "app")
+    pdir.mkdir(parents=True)
+    (pdir / "state.json").write_text(json.dumps({"refreshed_at": time.time()}))
+    # no HF endpoint is reachable here: a network call would fail and mark the result stale
+    m.env["HF_ENDPOINT"] = "http://127.0.0.1:9"
+    status, heavy, err = run_probe(m, "search", "anything", "--json", cwd=checkout)
+    assert status == 0, err
+    assert heavy == ""
