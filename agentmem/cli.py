@@ -273,11 +273,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = command("where", cmd_where, "show the project and store for the current directory")
     sp.add_argument("--project")
+
+    from agentmem import hooks_cli
+
+    hooks_cli.register(command)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["hook"]:  # called by a runtime: always exits 0 (see hooks_cli)
+        from agentmem.hooks_cli import run_hook
+
+        return run_hook(argv[1:])
     want_json = "--json" in argv
     try:
         parser = build_parser()

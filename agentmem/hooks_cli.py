@@ -1,0 +1,121 @@
+"""The `agentmem hook ...` entry the runtimes call, and `agentmem hooks install|remove|status`.
+
+`hook` is the one command that never fails outward: whatever happens it exits
+0 and prints no decision, because in Claude Code a Stop hook's exit status 2
+would keep the agent from stopping. Problems go to stderr as one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from agentmem.errors import EXIT_OK, AgentmemError, InvalidInput
+from agentmem.runtimes import RUNTIME_NAMES
+
+STDIN_LIMIT = 1024 * 1024  # hook input is a few hundred bytes; never read an unbounded stream
+
+
+def _hook_parser() -> argparse.ArgumentParser:
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            raise InvalidInput(f"agentmem hook: {message}")
+
+    p = Parser(prog="agentmem hook", add_help=False)
+    p.add_argument("kind", choices=["reminder", "stop"])
+    p.add_argument("--runtime", choices=RUNTIME_NAMES, required=True)
+    p.add_argument("--event", choices=["start", "prompt"], default="start")
+    return p
+
+
+def _read_stdin() -> str:
+    if sys.stdin is None or sys.stdin.isatty():
+        return ""
+    try:
+        return sys.stdin.read(STDIN_LIMIT)
+    except (OSError, ValueError):
+        return ""
+
+
+def run_hook(argv: list[str]) -> int:
+    """Run one hook and return 0, always. Reminder text goes to stdout (the runtime adds it to the context)."""
+    try:
+        from agentmem import hooks
+        from agentmem.home import agentmem_home
+
+        args = _hook_parser().parse_args(argv)
+        home = agentmem_home()
+        if args.kind == "reminder":
+            text = hooks.reminder(home, args.event)
+            if text:
+                sys.stdout.write(text + "\n")
+        else:
+            report = hooks.stop(home, hooks.parse_hook_input(_read_stdin()))
+            message = report.message()
+            if message:
+                sys.stderr.write(message + "\n")
+        sys.stdout.flush()
+    except BaseException as exc:  # noqa: BLE001 - a hook must never stop the agent
+        line = exc.one_line() if hasattr(exc, "one_line") else f"{type(exc).__name__}: {exc}"
+        try:
+            sys.stderr.write(f"agentmem hook failed (ignored, your work is not affected): {line}\n")
+        except OSError:
+            pass
+    return EXIT_OK
+
+
+# --- hooks install / remove / status ------------------------------------------------------------
+
+
+def register(command) -> None:
+    """Add `hooks` to the main parser; `command(name, func, help)` is cli.py's helper."""
+    sp = command("hooks", cmd_hooks, "install, remove or show the optional Codex / Claude Code hooks")
+    sp.add_argument("action", choices=["install", "remove", "status"])
+    sp.add_argument("--runtime", choices=RUNTIME_NAMES, action="append",
+                    help="codex or claude (repeatable; default: the runtimes enabled in config.toml)")
+
+
+def _runtimes(args, config_data: dict) -> list[str]:
+    if args.runtime:
+        return list(dict.fromkeys(args.runtime))
+    names = [n for n in ((config_data.get("runtimes") or {}).get("enabled") or []) if n in RUNTIME_NAMES]
+    return names or list(RUNTIME_NAMES)
+
+
+def cmd_hooks(args) -> tuple[int, dict, str]:
+    from agentmem import config, hooks_config
+    from agentmem.home import agentmem_home
+
+    home = agentmem_home()
+    data = config.load(home).data
+    names = _runtimes(args, data)
+    if args.action == "status":
+        try:
+            helper = hooks_config.helper_command(data)
+        except AgentmemError:  # no helper recorded yet: still report what is installed
+            helper = None
+        found = [hooks_config.status(n, helper) for n in names]
+        lines = []
+        for s in found:
+            state = "installed" if s["installed"] else "not installed"
+            if s["installed"] and s["current"] is False:
+                state += " (command differs from this machine's helper: run `agentmem hooks install`)"
+            lines.append(f"{s['runtime']}: {state} in {s['file']}")
+            if s.get("note"):
+                lines.append(f"  {s['note']}")
+        return EXIT_OK, {"hooks": found}, "\n".join(lines)
+
+    changes = []
+    if args.action == "install":
+        helper = hooks_config.helper_command(data)
+        changes = [hooks_config.install(home, n, helper) for n in names]
+    else:
+        changes = [hooks_config.remove(home, n) for n in names]
+    out = {"action": args.action, "changes": [
+        {"runtime": c.runtime, "file": str(c.path), "changed": c.changed, "detail": c.detail} for c in changes
+    ]}
+    lines = [f"{c.runtime}: {c.detail} ({c.path})" for c in changes]
+    if args.action == "install" and "codex" in names:
+        out["codex_trust"] = hooks_config.CODEX_TRUST_NOTE
+        lines.append(hooks_config.CODEX_TRUST_NOTE)
+    return EXIT_OK, out, "\n".join(lines)
