@@ -13,10 +13,8 @@ Installing them into the runtimes' files lives in `hooks_config.py`.
 
 from __future__ import annotations
 
-import json
-import threading
+import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 # Seconds: the whole time a Stop hook may spend retrying. An agent's stop
@@ -35,9 +33,12 @@ GUIDANCE = (
 
 
 def pending_count(home: Path) -> int:
-    from agentmem import pending
-
-    return pending.count(home)
+    """Same rule as `pending.count` (entries are folders not starting with "."), without
+    importing the pending module: this runs on every prompt (see bench/hook_latency.py)."""
+    try:
+        return sum(1 for n in os.listdir(os.path.join(home, "pending")) if not n.startswith("."))
+    except FileNotFoundError:
+        return 0
 
 
 def pending_line(count: int) -> str:
@@ -56,14 +57,14 @@ def reminder(home: Path, event: str = "start") -> str:
     return GUIDANCE + ("\n" + pending_line(count) if count else "")
 
 
-@dataclass
 class StopReport:
-    saved: list[str] = field(default_factory=list)
-    pending: list[str] = field(default_factory=list)  # tried and still pending, or never tried
-    errors: list[str] = field(default_factory=list)  # one line each, no credentials
-    skipped: str = ""  # why nothing was tried
-    timed_out: bool = False
-    seconds: float = 0.0
+    def __init__(self):
+        self.saved: list[str] = []
+        self.pending: list[str] = []  # tried and still pending, or never tried
+        self.errors: list[str] = []  # one line each, no credentials
+        self.skipped = ""  # why nothing was tried
+        self.timed_out = False
+        self.seconds = 0.0
 
     def message(self) -> str:
         """One short line for stderr, or "" when there is nothing worth telling."""
@@ -84,6 +85,8 @@ class StopReport:
 
 def parse_hook_input(raw: str) -> dict:
     """The runtime's JSON on stdin; anything unreadable counts as no input."""
+    import json
+
     try:
         data = json.loads(raw) if raw.strip() else {}
     except ValueError:
@@ -101,6 +104,8 @@ def stop(home: Path, hook_input: dict, *, budget: float = STOP_BUDGET, grace: fl
     if pending_count(home) == 0:
         report.skipped = "nothing pending"
         return report
+
+    import threading
 
     from agentmem import pending
 

@@ -7,25 +7,42 @@ would keep the agent from stopping. Problems go to stderr as one line.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
-from agentmem.errors import EXIT_OK, AgentmemError, InvalidInput
-from agentmem.runtimes import RUNTIME_NAMES
-
 STDIN_LIMIT = 1024 * 1024  # hook input is a few hundred bytes; never read an unbounded stream
+# The same names as runtimes.RUNTIME_NAMES, spelled out so a hook skips that import (and dataclasses).
+HOOK_RUNTIMES = ("codex", "claude")
+USAGE = "usage: agentmem hook reminder|stop --runtime codex|claude [--event start|prompt]"
 
 
-def _hook_parser() -> argparse.ArgumentParser:
-    class Parser(argparse.ArgumentParser):
-        def error(self, message):
-            raise InvalidInput(f"agentmem hook: {message}")
+class HookUsage(Exception):
+    def one_line(self) -> str:
+        return f"{self.args[0]} ({USAGE})"
 
-    p = Parser(prog="agentmem hook", add_help=False)
-    p.add_argument("kind", choices=["reminder", "stop"])
-    p.add_argument("--runtime", choices=RUNTIME_NAMES, required=True)
-    p.add_argument("--event", choices=["start", "prompt"], default="start")
-    return p
+
+def parse_hook_args(argv: list[str]) -> tuple[str, str, str]:
+    """(kind, runtime, event) from `reminder|stop --runtime R [--event E]`, parsed by hand:
+    argparse costs more than the hook's own work."""
+    if not argv or argv[0] not in ("reminder", "stop"):
+        raise HookUsage(f"unknown hook {argv[0] if argv else ''!r}")
+    opts = {"--runtime": None, "--event": "start"}
+    rest = argv[1:]
+    while rest:
+        key = rest.pop(0)
+        if "=" in key:
+            key, value = key.split("=", 1)
+        elif rest:
+            value = rest.pop(0)
+        else:
+            raise HookUsage(f"{key} needs a value")
+        if key not in opts:
+            raise HookUsage(f"unknown option {key}")
+        opts[key] = value
+    if opts["--runtime"] not in HOOK_RUNTIMES:
+        raise HookUsage(f"--runtime must be one of {', '.join(HOOK_RUNTIMES)}")
+    if opts["--event"] not in ("start", "prompt"):
+        raise HookUsage("--event must be start or prompt")
+    return argv[0], opts["--runtime"], opts["--event"]
 
 
 def _read_stdin() -> str:
@@ -43,10 +60,10 @@ def run_hook(argv: list[str]) -> int:
         from agentmem import hooks
         from agentmem.home import agentmem_home
 
-        args = _hook_parser().parse_args(argv)
+        kind, _runtime, event = parse_hook_args(argv)
         home = agentmem_home()
-        if args.kind == "reminder":
-            text = hooks.reminder(home, args.event)
+        if kind == "reminder":
+            text = hooks.reminder(home, event)
             if text:
                 sys.stdout.write(text + "\n")
         else:
@@ -61,7 +78,7 @@ def run_hook(argv: list[str]) -> int:
             sys.stderr.write(f"agentmem hook failed (ignored, your work is not affected): {line}\n")
         except OSError:
             pass
-    return EXIT_OK
+    return 0  # errors.EXIT_OK, without the import
 
 
 # --- hooks install / remove / status ------------------------------------------------------------
@@ -69,6 +86,8 @@ def run_hook(argv: list[str]) -> int:
 
 def register(command) -> None:
     """Add `hooks` to the main parser; `command(name, func, help)` is cli.py's helper."""
+    from agentmem.runtimes import RUNTIME_NAMES
+
     sp = command("hooks", cmd_hooks, "install, remove or show the optional Codex / Claude Code hooks")
     sp.add_argument("action", choices=["install", "remove", "status"])
     sp.add_argument("--runtime", choices=RUNTIME_NAMES, action="append",
@@ -76,6 +95,8 @@ def register(command) -> None:
 
 
 def _runtimes(args, config_data: dict) -> list[str]:
+    from agentmem.runtimes import RUNTIME_NAMES
+
     if args.runtime:
         return list(dict.fromkeys(args.runtime))
     names = [n for n in ((config_data.get("runtimes") or {}).get("enabled") or []) if n in RUNTIME_NAMES]
@@ -84,6 +105,7 @@ def _runtimes(args, config_data: dict) -> list[str]:
 
 def cmd_hooks(args) -> tuple[int, dict, str]:
     from agentmem import config, hooks_config
+    from agentmem.errors import AgentmemError
     from agentmem.home import agentmem_home
 
     home = agentmem_home()
@@ -103,7 +125,7 @@ def cmd_hooks(args) -> tuple[int, dict, str]:
             lines.append(f"{s['runtime']}: {state} in {s['file']}")
             if s.get("note"):
                 lines.append(f"  {s['note']}")
-        return EXIT_OK, {"hooks": found}, "\n".join(lines)
+        return 0, {"hooks": found}, "\n".join(lines)
 
     changes = []
     if args.action == "install":
@@ -118,4 +140,4 @@ def cmd_hooks(args) -> tuple[int, dict, str]:
     if args.action == "install" and "codex" in names:
         out["codex_trust"] = hooks_config.CODEX_TRUST_NOTE
         lines.append(hooks_config.CODEX_TRUST_NOTE)
-    return EXIT_OK, out, "\n".join(lines)
+    return 0, out, "\n".join(lines)

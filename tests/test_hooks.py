@@ -208,3 +208,11 @@ def test_stop_hook_command_with_a_hung_store_exits_within_its_default_budget(off
     assert hooks.STOP_BUDGET <= elapsed < hooks.STOP_BUDGET + hooks.STOP_GRACE + 3
     assert "1 still pending" in err and "did not answer" in err
     assert [e.id for e in pending.list_entries(m.home)] == [first]  # INV nothing-lost
+
+
+def test_the_reminders_quick_count_agrees_with_the_pending_module(offline_machine):
+    m = offline_machine
+    save_pending(m)
+    save_pending(m, "two")
+    (m.home / "pending" / ".tmp-half-written").mkdir()
+    assert hooks.pending_count(m.home) == pending.count(m.home) == len(pending.list_entries(m.home)) == 2
