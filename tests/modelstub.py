@@ -8,6 +8,7 @@ Each model turn is answered from a script: `Text("...")` or `Shell("cmd")` (a
 shell tool call: Codex `exec_command`, Claude `Bash`). After a tool call the CLI
 runs the command and sends its output in the next request, where a test reads
 it. Every request body is recorded, so tests assert what reached the model.
+A step may also be a function of the request it answers, returning either.
 When the script runs out, the stand-in answers "done.".
 """
 
@@ -174,7 +175,10 @@ class ModelStub:
 
     def _next_reply(self):
         with self._lock:
-            return self.script.pop(0) if self.script else Text("done.")
+            reply = self.script.pop(0) if self.script else Text("done.")
+            request = self.requests[-1] if self.requests else None
+        # A callable step decides from the request it answers, as a model reading its context would.
+        return reply(request) if callable(reply) else reply
 
     def _next_id(self) -> int:
         with self._lock:
