@@ -10,6 +10,7 @@ network address it is given is the loopback stand-in.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -21,6 +22,20 @@ from tests.modelstub import ModelStub
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI_TIMEOUT = 120  # seconds per CLI run; a healthy scripted run takes 2-10 s here (2026-11-30)
+
+
+def pinned_versions() -> dict[str, str]:
+    """{"codex": "0.171.0", "claude": "2.1.332"}: the pins in scripts/install-clis."""
+    text = (ROOT / "scripts" / "install-clis").read_text()
+    return {
+        "codex": re.search(r'^CODEX_VERSION="([^"]+)"', text, re.M).group(1),
+        "claude": re.search(r'^CLAUDE_VERSION="([^"]+)"', text, re.M).group(1),
+    }
+
+
+PINNED = pinned_versions()
+# Parametrize over this to get test IDs naming the CLI version: test_x[codex@0.171.0].
+RUNTIME_PARAMS = [pytest.param(name, id=f"{name}@{PINNED[name]}") for name in ("codex", "claude")]
 
 
 def cli_dir() -> Path:
@@ -47,7 +62,9 @@ def require_cli(name: str) -> Path:
     path = cli_binary(name)
     if path is None:
         pytest.skip(f"{name} CLI not installed in {cli_dir()} (run scripts/install-clis; needs npm)")
-    print(f"[{name}: {cli_version(name)}]")
+    version = cli_version(name)
+    assert PINNED[name] in version, f"{name} reports {version!r}, pinned {PINNED[name]}: rerun scripts/install-clis"
+    print(f"[{name}: {version}]")
     return path
 
 
