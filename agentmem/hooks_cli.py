@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sys
 
+from agentmem.errors import InvalidInput
+
 STDIN_LIMIT = 1024 * 1024  # hook input is a few hundred bytes; never read an unbounded stream
 # The same names as runtimes.RUNTIME_NAMES, spelled out so a hook skips that import (and dataclasses).
 HOOK_RUNTIMES = ("codex", "claude")
@@ -89,7 +91,9 @@ def register(command) -> None:
     from agentmem.runtimes import RUNTIME_NAMES
 
     sp = command("hooks", cmd_hooks, "install, remove or show the optional Codex / Claude Code hooks")
-    sp.add_argument("action", choices=["install", "remove", "status"])
+    sp.add_argument("action", choices=["install", "remove", "status", "trust"],
+                    help="trust: ask Codex (its app-server) to trust our hooks, and only ours")
+    sp.add_argument("--codex", metavar="PATH", help="the codex executable for `trust` (default: codex on PATH)")
     sp.add_argument("--runtime", choices=RUNTIME_NAMES, action="append",
                     help="codex or claude (repeatable; default: the runtimes enabled in config.toml)")
 
@@ -127,6 +131,8 @@ def cmd_hooks(args) -> tuple[int, dict, str]:
                 lines.append(f"  {s['note']}")
         return 0, {"hooks": found}, "\n".join(lines)
 
+    if args.action == "trust":
+        return _trust(args, names)
     changes = []
     if args.action == "install":
         helper = hooks_config.helper_command(data)
@@ -141,3 +147,15 @@ def cmd_hooks(args) -> tuple[int, dict, str]:
         out["codex_trust"] = hooks_config.CODEX_TRUST_NOTE
         lines.append(hooks_config.CODEX_TRUST_NOTE)
     return 0, out, "\n".join(lines)
+
+
+def _trust(args, _names: list[str]) -> tuple[int, dict, str]:
+    from agentmem import codex_trust
+    from agentmem.runtimes import runtime
+
+    if args.runtime and "codex" not in args.runtime:
+        raise InvalidInput("only Codex has a trust step; use --runtime codex")
+    hooks_file = runtime("codex").hooks_file
+    keys = codex_trust.trust_our_hooks(codex_trust.find_codex(args.codex), hooks_file)
+    out = {"runtime": "codex", "file": str(hooks_file), "trusted": keys}
+    return 0, out, f"codex: {len(keys)} agentmem hook(s) trusted in {hooks_file}"

@@ -107,22 +107,25 @@ class Machine:
         return env
 
     def point_codex_at(self, stub: ModelStub) -> None:
-        """Write the provider lines of `$CODEX_HOME/config.toml`, keeping anything else there."""
+        """Point `$CODEX_HOME/config.toml` at the stand-in, changing only the provider's URL if it is there.
+
+        Codex rewrites this file itself (e.g. when trusting hooks), so keep every other line.
+        """
         self.codex_home.mkdir(parents=True, exist_ok=True)
         cfg = self.codex_home / "config.toml"
-        head = (
-            'model = "fake-model"\nmodel_provider = "fake"\n'
-            "[model_providers.fake]\n"
-            'name = "Fake"\n'
-            f'base_url = "{stub.url}/v1"\n'
-            'wire_api = "responses"\n'
-            'env_key = "FAKE_API_KEY"\n'
-        )
-        rest = cfg.read_text() if cfg.exists() else ""
-        marker = "# -- provider above written by tests --\n"
-        if marker in rest:
-            rest = rest.split(marker, 1)[1]
-        cfg.write_text(head + marker + rest)
+        text = cfg.read_text() if cfg.exists() else ""
+        url = f'base_url = "{stub.url}/v1"'
+        if "[model_providers.fake]" in text:
+            text = re.sub(r'^base_url = "http://127\.0\.0\.1:\d+/v1"$', url, text, count=1, flags=re.M)
+        else:
+            text = (
+                'model = "fake-model"\nmodel_provider = "fake"\n'
+                + text
+                + '\n[model_providers.fake]\nname = "Fake"\n'
+                + url
+                + '\nwire_api = "responses"\nenv_key = "FAKE_API_KEY"\n'
+            )
+        cfg.write_text(text)
 
     def _run(self, argv: list[str], env: dict, cwd: Path | None) -> Run:
         (self.home / "tmp").mkdir(parents=True, exist_ok=True)

@@ -6,13 +6,14 @@ is the recording stand-in in `modelstub.py`. Test IDs name the CLI version.
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pytest
 
 from agentmem import hooks, pending
 from tests.e2e_setup import helper_from_context, setup_machine
-from tests.fixtures_clis import RUNTIME_PARAMS, make_machine
+from tests.fixtures_clis import RUNTIME_PARAMS, make_machine, require_cli
 from tests.modelstub import Shell, Text
 
 pytestmark = pytest.mark.slow
@@ -99,6 +100,32 @@ def test_with_hooks_on_the_reminder_reaches_the_model_and_stop_uploads_the_pendi
     assert (store / entry.path).read_bytes() == data  # INV same-bytes-retry
     assert pending.count(m.agentmem_home) == 0
     assert run.seconds < hooks.STOP_BUDGET
+
+
+@pytest.mark.parametrize("runtime", RUNTIME_PARAMS[:1])
+def test_codex_runs_our_hooks_once_trusted_through_its_app_server_and_no_other_hook(world, model_stub, runtime):
+    m, store, entry, data = _offline_save(world, runtime, hooks_on=True)
+    hooks_file = m.codex_home / "hooks.json"
+    config = json.loads(hooks_file.read_text())
+    user_hook = {"hooks": [{"type": "command", "command": "echo USER-HOOK-RAN"}]}
+    config["hooks"]["SessionStart"].insert(0, user_hook)  # an untrusted hook of the user's own
+    hooks_file.write_text(json.dumps(config, indent=2))
+    model_stub.script += [Text("ok"), Text("ok")]
+
+    run_cli(m, runtime, model_stub, "hello")  # untrusted: Codex skips our hooks without a word
+    assert not model_stub.requests[0].texts_containing(hooks.GUIDANCE)
+    assert pending.count(m.agentmem_home) == 1
+
+    status, out, err = helper(m, "hooks", "trust", "--runtime", "codex", "--codex", str(require_cli("codex")))
+    assert status == 0, (out, err)
+    assert "3 agentmem hook(s) trusted" in out
+
+    run_cli(m, runtime, model_stub, "hello again")
+    second = model_stub.requests[1]
+    assert second.texts_containing(hooks.GUIDANCE)
+    assert not second.texts_containing("USER-HOOK-RAN")  # still untrusted: we trust only ours
+    assert (store / entry.path).read_bytes() == data
+    assert pending.count(m.agentmem_home) == 0
 
 
 @pytest.mark.parametrize("runtime", RUNTIME_PARAMS)
