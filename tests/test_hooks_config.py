@@ -222,3 +222,57 @@ def test_install_then_remove_round_trips_any_user_file(tmp_path_factory, data, i
     assert json.loads(path.read_text(encoding="utf-8")) == data
     if indent in (2, 4, "\t") and data:
         assert path.read_text(encoding="utf-8") == text
+
+
+# -- the CLI: agentmem hooks install|remove|status ------------------------------------------------
+
+def _cli_machine(tmp_path, helper=True):
+    from tests.fixtures_core import make_machine
+
+    m = make_machine(tmp_path, "laptop", tmp_path / "store", {tmp_path: "app"})
+    if helper:
+        with open(m.home / "config.toml", "a") as fh:
+            fh.write('\n[runtimes]\nenabled = ["claude"]\n\n[helper]\ncommand = ["/opt/py/bin/python3", "-m", "agentmem"]\n')
+    return m
+
+
+def test_hooks_install_status_and_remove_through_the_cli(tmp_path):
+    m = _cli_machine(tmp_path)
+    settings_file = m.user_home / ".claude" / "settings.json"
+    write(settings_file, '{\n  "theme": "dark"\n}\n')
+
+    status, out, err = m.json("hooks", "install")
+    assert status == 0, err
+    assert [c["runtime"] for c in out["changes"]] == ["claude"]  # the runtimes enabled in config.toml
+    status, out, _ = m.json("hooks", "status")
+    assert out["hooks"][0]["installed"] and out["hooks"][0]["current"]
+    assert out["hooks"][0]["events"] == ["SessionStart", "UserPromptSubmit", "Stop"]
+
+    m.run("hooks", "remove", check_status=0)
+    assert settings_file.read_text() == '{\n  "theme": "dark"\n}\n'
+    status, out, _ = m.json("hooks", "status")
+    assert not out["hooks"][0]["installed"]
+
+
+def test_hooks_install_for_codex_tells_the_user_about_codex_trust(tmp_path):
+    m = _cli_machine(tmp_path)
+    status, out, err = m.run("hooks", "install", "--runtime", "codex")
+    assert status == 0, err
+    assert "/hooks" in out and "trust" in out
+
+
+def test_hooks_install_without_a_recorded_helper_stops_with_the_setup_hint(tmp_path):
+    m = _cli_machine(tmp_path, helper=False)
+    status, out, err = m.run("hooks", "install", "--runtime", "claude")
+    assert status == 3 and out == ""
+    assert "[helper] command" in err and "Traceback" not in err
+    assert not (m.user_home / ".claude" / "settings.json").exists()
+
+
+def test_hooks_install_into_a_broken_settings_file_exits_2_and_leaves_it(tmp_path):
+    m = _cli_machine(tmp_path)
+    settings_file = m.user_home / ".claude" / "settings.json"
+    write(settings_file, '{"theme": "dark",}')
+    status, _, err = m.run("hooks", "install")
+    assert status == 2 and "is not valid JSON" in err and "Traceback" not in err
+    assert settings_file.read_text() == '{"theme": "dark",}'
