@@ -210,10 +210,10 @@ def _save_state(home: Path, state: dict) -> None:
 def install(home: Path, runtime: str, helper: list[str], env: dict | None = None) -> Change:
     path = get_runtime(runtime, env).hooks_file
     data, text = read_json(path)
-    wanted = add_ours(strip_ours(data or {})[0], runtime, helper)
+    base, _, _ = strip_ours(data or {})
+    wanted = add_ours(base, runtime, helper)
     if data is not None and our_commands(data) == our_commands(wanted):
         return Change(runtime, path, False, "already installed")
-    base, _, _ = strip_ours(data or {})
     state = _load_state(home)
     previous = state.get(runtime) if (state.get(runtime) or {}).get("file") == str(path) else None
     created = {
