@@ -210,6 +210,94 @@ def cmd_read(args) -> tuple[int, dict, str]:
     return EXIT_OK, out, text
 
 
+# --- skills ---------------------------------------------------------------
+
+
+def _skill_store(cfg):
+    from agentmem.store import open_store
+
+    return open_store(cfg.store, timeout=_timeout(cfg))
+
+
+def _runtimes(cfg) -> list:
+    from agentmem.runtimes import configured_runtimes
+
+    return configured_runtimes(cfg.data)
+
+
+def cmd_publish_skill(args) -> tuple[int, dict, str]:
+    from agentmem import skills
+
+    home = _home()
+    if args.resume:
+        if args.directory:
+            raise InvalidInput("--resume takes NAME REVISION only: the frozen files are sent as they were")
+        from agentmem import config
+
+        out = skills.resume(home, *args.resume, timeout=_timeout(config.load(home)))
+    else:
+        if not args.directory:
+            raise InvalidInput("publish-skill needs the skill's folder (or --resume NAME REVISION)")
+        cfg = _config()
+        out = skills.publish(Path(args.directory), home, _skill_store(cfg))
+    text = out["message"] + (f"\nfrozen copy kept in {out['pending']}" if out["pending"] else "")
+    return (EXIT_OK if out["status"] == "published" else EXIT_PENDING), out, text
+
+
+def cmd_skills(args) -> tuple[int, dict, str]:
+    from agentmem import skills
+
+    home = _home()
+    cfg = _config()
+    query = " ".join(args.query or []) or None
+    found = skills.discover(_skill_store(cfg), query, home=home, runtimes=_runtimes(cfg))
+    waiting = skills.pending_publications(home)
+    out = {"status": "ok", "store": cfg.store.label(), "query": query, "skills": found, "pending": waiting}
+    what = f" matching {query!r}" if query else ""
+    lines = [f"{len(found)} skill(s){what} in {cfg.store.label()}:"]
+    for skill in found:
+        have = ", ".join(f"{i['runtime']} {i['revision'] or '(not from the store)'}" for i in skill["installed"])
+        lines.append(f"{skill['name']}" + (f"  [installed: {have}]" if have else ""))
+        for rev in skill["revisions"]:
+            about = rev["description"] if rev["problem"] is None else f"(unusable: {rev['problem']})"
+            lines.append(f"  {rev['revision']}  {about}")
+    for p in waiting:
+        lines.append(f"pending publication {p['name']} {p['revision']} -> {p['store']}; "
+                     f"finish with: agentmem publish-skill --resume {p['name']} {p['revision']}")
+    if found:
+        lines.append("Read one with: agentmem read-skill NAME REVISION [PATH]; "
+                     "install with: agentmem install-skill NAME REVISION")
+    return EXIT_OK, out, "\n".join(lines)
+
+
+def cmd_read_skill(args) -> tuple[int, dict, str]:
+    from agentmem import skills
+
+    out = skills.read_file(_skill_store(_config()), args.name, args.revision, args.path)
+    return EXIT_OK, out, out["content"].rstrip("\n")
+
+
+def cmd_install_skill(args) -> tuple[int, dict, str]:
+    from agentmem import skill_install
+
+    cfg = _config()
+    out = skill_install.install(_skill_store(cfg), args.name, args.revision, _runtimes(cfg), home=_home(),
+                                replace=args.replace, diff=args.diff, dry_run=args.diff and not args.replace)
+    lines = []
+    for item in out["runtimes"]:
+        if item["diff"]:
+            lines.append(item["diff"].rstrip("\n"))
+        if out["dry_run"]:
+            state = {"absent": "not installed", "same": "identical", "different": "differs (shown above)"}
+            lines.append(f"{item['runtime']}: {item['target']} {state[item['state']]}")
+        else:
+            backup = f" (previous copy kept in {item['backup']})" if item["backup"] else ""
+            lines.append(f"{item['runtime']}: {item['action']} {item['target']}{backup}")
+    if out["dry_run"] and any(i["state"] == "different" for i in out["runtimes"]):
+        lines.append(f"nothing changed; replace with: agentmem install-skill {args.name} {args.revision} --replace")
+    return EXIT_OK, out, "\n".join(lines)
+
+
 # --- configuration --------------------------------------------------------
 
 
@@ -226,6 +314,42 @@ def cmd_where(args) -> tuple[int, dict, str]:
     project = cfg.resolve_project(explicit=args.project)
     out = {"home": str(_home()), "project": project, "store": cfg.store.to_dict(), "agent": cfg.agent}
     return EXIT_OK, out, f"project {project} in {cfg.store.label()} (machine folder {_home()}, agent {cfg.agent})"
+
+
+# --- bucket provisioning --------------------------------------------------
+
+
+def cmd_bucket(args) -> tuple[int, dict, str]:
+    from agentmem import config, provision
+
+    home = _home()
+    if args.action == "verify":
+        from agentmem import verification
+
+        cfg = _config()
+        project = cfg.resolve_project(explicit=args.project)
+        result = verification.verify(home, cfg.store, project, cfg.agent, timeout=_timeout(cfg))
+        out = result.to_json()
+        text = f"setup verification note {result.id}: upload {result.upload}, read back {result.read_back}, " \
+            f"found by search {result.found_by_search}" + (f" ({result.problem})" if result.problem else "")
+        if result.ok:
+            return EXIT_OK, out, text
+        return (EXIT_PENDING if result.upload == "pending" else 1), out, text
+    timeout = _timeout(config.load(home))
+    if args.action == "connect":
+        configured = None if args.bucket else config.require(home).store
+        if configured is not None and configured.kind != "bucket":
+            raise InvalidInput("no bucket to connect to: pass --bucket NAMESPACE/NAME (this machine uses a folder store)")
+        bucket_id, _ = provision.resolve_bucket_id(args.bucket, configured, None)
+        result = provision.connect(bucket_id, timeout=timeout)
+    elif args.action == "create":
+        result = provision.create(args.bucket, timeout=timeout)
+    else:
+        result = provision.ensure(home, args.bucket, timeout=timeout)
+    if args.save:
+        provision.save_to_config(home, result.bucket_id)
+    out = result.to_json() | {"saved_to_config": bool(args.save)}
+    return EXIT_OK, out, result.text() + ("; saved to config.toml" if args.save else "")
 
 
 # --- wiring ---------------------------------------------------------------
@@ -271,8 +395,36 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("directory")
     sp.add_argument("project")
 
+    sp = command("bucket", cmd_bucket, "connect to, create or verify the Hugging Face bucket (private only)")
+    sp.add_argument("action", choices=["connect", "create", "ensure", "verify"],
+                    help="connect: verify an existing bucket; create: make a private one (or verify and reuse); "
+                    "ensure: connect to a supplied/configured bucket, else create <you>/agent-memory; "
+                    "verify: save, read back and search the setup verification note")
+    sp.add_argument("--bucket", metavar="NAMESPACE/NAME", help="the bucket ID (default: configured, else <you>/agent-memory)")
+    sp.add_argument("--save", action="store_true", help="record the verified bucket as this machine's store")
+    sp.add_argument("--project", help="verify: a configured project name (default: from the current directory)")
+
     sp = command("where", cmd_where, "show the project and store for the current directory")
     sp.add_argument("--project")
+
+    sp = command("publish-skill", cmd_publish_skill, "publish a skill folder as a new immutable revision")
+    sp.add_argument("directory", nargs="?", help="the skill's folder (holding SKILL.md)")
+    sp.add_argument("--resume", nargs=2, metavar=("NAME", "REVISION"),
+                    help="finish an interrupted publication with its frozen files and revision")
+
+    sp = command("skills", cmd_skills, "list shared skills and their revisions (QUERY: search names, descriptions)")
+    sp.add_argument("query", nargs="*")
+
+    sp = command("read-skill", cmd_read_skill, "print a file of a published skill revision (default SKILL.md)")
+    sp.add_argument("name")
+    sp.add_argument("revision")
+    sp.add_argument("path", nargs="?", default="SKILL.md")
+
+    sp = command("install-skill", cmd_install_skill, "install a shared skill revision for the enabled runtimes")
+    sp.add_argument("name")
+    sp.add_argument("revision")
+    sp.add_argument("--replace", action="store_true", help="replace a differing installation (a backup is kept)")
+    sp.add_argument("--diff", action="store_true", help="show the difference; without --replace, change nothing")
 
     from agentmem import hooks_cli
 

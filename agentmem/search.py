@@ -103,7 +103,11 @@ def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
                     if len(matches) >= MAX_MATCHES_PER_NOTE:
                         break
             if not matches:
-                continue  # matched only inside frontmatter keys, not the note's words
+                extra = [v for key in ("tags", "sources") for v in (parsed.meta.get(key) or [])
+                         if isinstance(v, str) and needle in v.casefold()]
+                if not extra:
+                    continue  # matched only frontmatter keys or dates, not the note's words
+                matches.append({"line": 0, "text": ("tags/sources: " + ", ".join(extra))[:MAX_LINE]})
         found.append(_result(c, parsed, matches))
     found.sort(key=lambda r: (r.created, r.id), reverse=True)
     return found[:limit]

@@ -168,3 +168,13 @@ def test_json_errors_are_objects_on_stdout(machines, tmp_path):
     m = machines("laptop", {})
     status, out, err = m.json("search", "x", cwd=tmp_path)
     assert status == 3 and out["status"] == "error" and out["error"] == "not-configured"
+
+
+def test_search_matches_tags_and_sources_but_not_frontmatter_keys(machines, tmp_path):
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    m = machines("laptop", {checkout: "app"})
+    m.json("save", "--tag", "deployment", "--source", "infra/terraform/main.tf", input="Body words only.", cwd=checkout)
+    assert len(m.json("search", "deployment", cwd=checkout)[1]["results"]) == 1
+    assert len(m.json("search", "terraform", cwd=checkout)[1]["results"]) == 1
+    assert m.json("search", "kind", cwd=checkout)[1]["results"] == []

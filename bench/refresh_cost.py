@@ -1,0 +1,107 @@
+"""Refresh cost through the bucket store, measured by the loopback stand-in's request log.
+
+Claims checked (exit status 1 if one fails):
+- a refresh with no new notes downloads no note bytes and makes only listing requests;
+- a refresh after k new notes downloads exactly those k notes.
+
+A download is counted by its resolve request (the HEAD that precedes every Xet
+download; the stand-in logs the size of the file behind it). The bytes
+themselves then come from hf_xet's local CAS folder, not over HTTP.
+
+Run: python bench/refresh_cost.py [--notes N] [--new K] [--page-size P]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="bench-hf-home-")
+os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--notes", type=int, default=40)
+    ap.add_argument("--new", type=int, default=3)
+    ap.add_argument("--page-size", type=int, default=50, help="tree entries per page (the Hub's is larger)")
+    args = ap.parse_args()
+
+    from agentmem import cache, notes
+    from agentmem.store import StoreDescription
+    from tests.hubstub import Hub
+
+    work = Path(tempfile.mkdtemp(prefix="bench-refresh-"))
+    hub = Hub(work / "hub", page_size=args.page_size).start()
+    os.environ["HF_ENDPOINT"] = hub.url
+    os.environ["HF_TOKEN"] = hub.add_user("alice")
+    hub.add_bucket("alice/agent-memory")
+    store = StoreDescription("bucket", "alice/agent-memory")
+
+    def add_notes(count: int) -> int:
+        total = 0
+        for i in range(count):
+            note = notes.build(body=f"# Note {i}\n" + "finding\n" * 20, title=None, kind="note", project="app", agent="bench")
+            data = note.render()
+            hub.put_file("alice/agent-memory", notes.note_path("app", note.id), data)  # written by "another machine"
+            total += len(data)
+        return total
+
+    add_notes(args.notes)
+    home = work / "machine"
+    failures = []
+
+    def measured_refresh(label: str):
+        hub.clear_log()
+        started = time.perf_counter()
+        status = cache.refresh(home, store, "app", timeout=20)
+        elapsed = time.perf_counter() - started
+        # huggingface_hub's once-a-day user-agent registry fetch is the client's, not the refresh's.
+        log = [r for r in hub.requests() if r.route != "agent-harnesses"]
+        routes = Counter(f"{r.method} {r.route}" for r in log)
+        downloads = [r for r in log if r.route == "resolve"]
+        row = {
+            "case": label,
+            "requests": len(log),
+            "by route": dict(routes),
+            "downloads": len(downloads),
+            "note bytes": sum(r.file_bytes for r in downloads),
+            "http bytes out": sum(r.bytes_out for r in log),
+            "seconds": round(elapsed, 3),
+            "stale": status.stale,
+        }
+        print(row)
+        for r in log:
+            if r.route == "unknown":
+                print("   unrecognised request:", r.method, r.path, r.status)
+        return row, status
+
+    first, _ = measured_refresh(f"cold cache, {args.notes} notes")
+    if first["downloads"] != args.notes:
+        failures.append(f"cold refresh downloaded {first['downloads']} notes, expected {args.notes}")
+
+    idle, _ = measured_refresh("no new notes")
+    if idle["downloads"] or idle["note bytes"] or set(idle["by route"]) != {"GET tree"}:
+        failures.append(f"a refresh with nothing new did more than list: {idle['by route']}")
+
+    new_bytes = add_notes(args.new)
+    fresh, _ = measured_refresh(f"{args.new} new notes")
+    if fresh["downloads"] != args.new or fresh["note bytes"] != new_bytes:
+        failures.append(f"expected exactly {args.new} downloads ({new_bytes} bytes), got {fresh['downloads']} ({fresh['note bytes']})")
+
+    hub.stop()
+    for f in failures:
+        print("FAIL:", f)
+    print("OK" if not failures else "FAILED")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

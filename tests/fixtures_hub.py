@@ -1,0 +1,63 @@
+"""Pytest fixtures for the loopback Hub stand-in (tests/hubstub.py).
+
+Environment is fixed before huggingface_hub is imported anywhere in the test
+process: HF_HOME points at a throwaway folder (Xet writes logs and the token
+file lives there) and progress bars are off.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="agentmem-hf-home-")
+os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+# Kept aside for the opt-in live test only (tests/test_live_hub.py); no other test sees a real token.
+LIVE_HF_TOKEN = os.environ.pop("HF_TOKEN", None)
+os.environ.pop("HF_HUB_OFFLINE", None)
+os.environ.pop("HF_ENDPOINT", None)
+
+import pytest  # noqa: E402
+
+from agentmem.store import hubnet  # noqa: E402
+from tests.hubstub import Hub  # noqa: E402
+
+# hf_xet reads its retry settings once, when the process's first session starts.
+# The CLI opens its store (which sets them) before any transfer; in this shared
+# test process a test may start the session first, so set them here as a 2 s
+# budget would.
+hubnet.configure_xet(2)
+
+
+@pytest.fixture
+def hub(tmp_path, monkeypatch):
+    """A running stand-in with small tree pages (3 entries), so listings page."""
+    stub = Hub(tmp_path / "hub", page_size=3).start()
+    monkeypatch.setenv("HF_ENDPOINT", stub.url)
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.setenv("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    yield stub
+    stub.stop()
+
+
+@pytest.fixture
+def alice(hub, monkeypatch):
+    """User `alice` (member of org `team`) logged in through HF_TOKEN with a write token."""
+    token = hub.add_user("alice", orgs=("team",))
+    monkeypatch.setenv("HF_TOKEN", token)
+    return token
+
+
+@pytest.fixture
+def bob(hub):
+    """Another user, `bob`, who owns his own private bucket `bob/agent-memory`. Returns his token."""
+    token = hub.add_user("bob")
+    hub.add_bucket("bob/agent-memory", private=True)
+    return token
+
+
+@pytest.fixture
+def alice_bucket(hub, alice):
+    """Alice's private bucket `alice/agent-memory`, existing and empty."""
+    hub.add_bucket("alice/agent-memory", private=True)
+    return "alice/agent-memory"
