@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -216,3 +217,54 @@ def test_the_reminders_quick_count_agrees_with_the_pending_module(offline_machin
     save_pending(m, "two")
     (m.home / "pending" / ".tmp-half-written").mkdir()
     assert hooks.pending_count(m.home) == pending.count(m.home) == len(pending.list_entries(m.home)) == 2
+
+
+def _bucket_machine(tmp_path, hub, token):
+    home, src = tmp_path / "agentmem-home", tmp_path / "src" / "app"
+    src.mkdir(parents=True)
+    home.mkdir()
+    (home / "config.toml").write_text(
+        'agent = "codex@laptop"\n\n[network]\ntimeout = 3\n\n[store]\nkind = "bucket"\n'
+        f'location = "alice/agent-memory"\n\n[projects]\n"{src}" = "app"\n'
+    )
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "AGENTMEM_HOME": str(home),
+           "HF_HOME": str(tmp_path / "hf"), "HF_ENDPOINT": hub.url, "HF_TOKEN": token,
+           "HF_HUB_DISABLE_PROGRESS_BARS": "1", "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+
+    def run(*args, input=None):
+        start = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "agentmem", *args], cwd=src, env=env, input=input,
+                              capture_output=True, text=True, timeout=120)
+        assert token not in done.stdout + done.stderr  # INV no-credentials
+        return done, time.monotonic() - start
+
+    return home, run
+
+
+@pytest.mark.slow
+def test_stop_hook_against_an_unresponsive_bucket_ends_within_its_budget_then_uploads_later(
+    hub, alice, alice_bucket, tmp_path
+):
+    home, run = _bucket_machine(tmp_path, hub, alice)
+    hub.inject("*", "drop")
+    done, _ = run("save", "--title", "t", "-", input="bucket finding\n")
+    assert done.returncode == 10, done.stderr
+    [entry] = pending.list_entries(home)
+    _, data = pending.load(home, entry.id)
+    hub.clear_faults()
+    # Slower than the whole budget: every request hangs past it.
+    hub.inject("*", "slow", delay=hooks.STOP_BUDGET + hooks.STOP_GRACE + 2)
+
+    done, elapsed = run("hook", "stop", "--runtime", "claude", input=stop_input())
+
+    print(f"stop hook against an unresponsive bucket: {elapsed:.1f} s")
+    assert done.returncode == 0 and done.stdout == ""
+    assert elapsed < hooks.STOP_BUDGET + hooks.STOP_GRACE + 3
+    assert "1 still pending" in done.stderr
+    assert [e.id for e in pending.list_entries(home)] == [entry.id]  # INV nothing-lost
+
+    hub.clear_faults()
+    done, _ = run("hook", "stop", "--runtime", "claude", input=stop_input())
+    assert done.returncode == 0 and "uploaded 1 pending note" in done.stderr
+    assert pending.count(home) == 0
+    assert hub.read_file_bytes("alice/agent-memory", entry.path) == data  # INV same-bytes-retry
