@@ -128,11 +128,15 @@ def test_codex_runs_our_hooks_once_trusted_through_its_app_server_and_no_other_h
     assert pending.count(m.agentmem_home) == 0
 
 
+@pytest.mark.parametrize("how", ["never-installed", "removed"])
 @pytest.mark.parametrize("runtime", RUNTIME_PARAMS)
-def test_with_hooks_removed_nothing_of_ours_runs_and_the_core_workflow_is_unchanged(world, model_stub, runtime):
-    m, store, entry, _ = _offline_save(world, runtime, hooks_on=True)
-    status, out, err = helper(m, "hooks", "remove", "--runtime", runtime)
-    assert status == 0, err
+def test_with_hooks_off_nothing_of_ours_runs_and_the_core_workflow_is_unchanged(world, model_stub, runtime, how):
+    m, store, entry, _ = _offline_save(world, runtime, hooks_on=how == "removed")
+    if how == "removed":
+        status, out, err = helper(m, "hooks", "remove", "--runtime", runtime)
+        assert status == 0, err
+    hooks_file = m.home / (".codex/hooks.json" if runtime == "codex" else ".claude/settings.json")
+    assert not hooks_file.exists() or "agentmem" not in hooks_file.read_text()
     model_stub.script += [Text("ok")]
 
     # For Codex, even with hook trust bypassed: there is nothing of ours to run.
