@@ -81,6 +81,9 @@ def _write_state(pdir: Path, state: dict) -> None:
 
 def _notify(pdir: Path, added: list[str], removed: list[str]) -> None:
     """Tell derived indexes which notes arrived or left (ranked search follows the cache)."""
+    from agentmem import ranked
+
+    ranked.update(pdir, added, removed)
 
 
 def add_confirmed(home: Path, store: StoreDescription, project: str, note_id: str, data: bytes) -> None:

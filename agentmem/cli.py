@@ -147,12 +147,16 @@ def cmd_search(args) -> tuple[int, dict, str]:
         force=args.refresh, offline=args.offline,
     )
     query = " ".join(args.query or [])
-    results = search.literal(search.candidates(home, cfg.store, project), query, args.limit)
+    mode = args.mode or cfg.search_mode
+    if mode == "literal":
+        results = search.literal(search.candidates(home, cfg.store, project), query, args.limit)
+    else:
+        results = search.ranked(home, cfg.store, project, query, args.limit, mode)
     waiting = pending.count(home)
     out = {
         "project": project,
         "query": query,
-        "mode": "literal",
+        "mode": mode,
         "results": [r.to_json() for r in results],
         "pending_uploads": waiting,
     } | status.to_json()
@@ -385,6 +389,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--project")
     sp.add_argument("--refresh", action="store_true", help="refresh the cache even if it is recent")
     sp.add_argument("--offline", action="store_true", help="use the cache only")
+    sp.add_argument(
+        "--mode", choices=("literal", "ranked", "hybrid"), default=None,
+        help="ranked (default, or [search] mode in config.toml): best match first, by words and their "
+        "stems; literal: exact substring, newest first; hybrid: ranked plus sentence similarity "
+        "(needs agentmem[semantic])",
+    )
 
     sp = command("read", cmd_read, "print a note")
     sp.add_argument("id")

@@ -29,6 +29,7 @@ DEFAULT_NETWORK_TIMEOUT = 20.0
 # Seconds. A search within this of the last refresh reads the cache only, so an
 # agent searching several times in one turn pays for one listing.
 DEFAULT_CACHE_MAX_AGE = 30.0
+SEARCH_MODES = ("ranked", "literal", "hybrid")  # ranked first: the default
 
 SETUP_HINT = "run the agentmem setup (see bootstrap.md) or `agentmem map DIR PROJECT`"
 
@@ -92,6 +93,14 @@ class Config:
     @property
     def cache_max_age(self) -> float:
         return self._number("cache", "max_age", DEFAULT_CACHE_MAX_AGE)
+
+    @property
+    def search_mode(self) -> str:
+        """[search] mode: the default of `agentmem search --mode` (ranked unless set)."""
+        value = (self.data.get("search") or {}).get("mode", "ranked")
+        if value not in SEARCH_MODES:
+            raise InvalidInput(f"{self.path}: [search] mode must be one of {', '.join(SEARCH_MODES)}")
+        return value
 
     @property
     def projects(self) -> dict[str, str]:

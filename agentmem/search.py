@@ -111,3 +111,47 @@ def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
         found.append(_result(c, parsed, matches))
     found.sort(key=lambda r: (r.created, r.id), reverse=True)
     return found[:limit]
+
+
+def ranked(home: Path, store: StoreDescription, project: str, query: str, limit: int, mode: str = "ranked") -> list[Result]:
+    """Ranked search (see agentmem.ranked): best first; an empty query lists recent notes."""
+    from agentmem import ranked as engine
+    from agentmem import textproc
+
+    if not query.strip():
+        return literal(candidates(home, store, project), "", limit)
+    pdir = cache.project_dir(home, store, project)
+    waiting = {}
+    for entry in pending.list_entries(home):
+        if entry.project == project:
+            try:
+                waiting[entry.id] = pending.load(home, entry.id)[1]
+            except Exception:
+                continue
+    hits = engine.search(pdir, query, limit, mode=mode, extra=list(waiting.items()))
+    wanted = set(textproc.split_query(query)[1])
+    out = []
+    for hit in hits:
+        is_pending = hit.id in waiting and cache.read_cached(home, store, project, hit.id) is None
+        data = waiting.get(hit.id) if is_pending else cache.read_cached(home, store, project, hit.id)
+        if data is None:
+            continue  # removed since the index last saw it
+        parsed = notes.parse(data)
+        result = _result(Candidate(hit.id, data, is_pending), parsed, _excerpts(parsed, wanted))
+        result.score = hit.score
+        out.append(result)
+    return out
+
+
+def _excerpts(parsed: notes.Parsed, wanted: set[str]) -> list[dict]:
+    """Body lines that share a stemmed word with the query, in order, at most a few."""
+    from agentmem import textproc
+
+    text = parsed.body
+    out = []
+    for i, line in enumerate(text.splitlines(), start=1):
+        if wanted & set(textproc.terms(line)):
+            out.append({"line": i, "text": line.strip()[:MAX_LINE]})
+            if len(out) >= MAX_MATCHES_PER_NOTE:
+                break
+    return out

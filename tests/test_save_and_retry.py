@@ -114,9 +114,9 @@ def test_two_agents_append_to_one_project_without_overwriting(machines, tmp_path
         ids.append(b.json("save", input=f"desktop note {i}", cwd=b_checkout)[1]["id"])
     assert len(store_files(store_dir)) == 6
     # each machine finds the other's notes through its own checkout path
-    _, found, _ = a.json("search", "desktop note", "--refresh", cwd=a_checkout)
+    _, found, _ = a.json("search", "desktop note", "--mode", "literal", "--refresh", cwd=a_checkout)
     assert len(found["results"]) == 3
-    _, found, _ = b.json("search", "laptop note", "--refresh", cwd=b_checkout)
+    _, found, _ = b.json("search", "laptop note", "--mode", "literal", "--refresh", cwd=b_checkout)
     assert len(found["results"]) == 3
 
 

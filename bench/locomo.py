@@ -1,0 +1,156 @@
+"""Retrieval quality on LoCoMo (observations as notes), through the real save and search path.
+
+    python bench/locomo.py [DATA] [--modes literal,ranked,hybrid] [--json]
+
+DATA defaults to ../shared/bench/locomo-dev.json (relative to the repository
+root); any file in LoCoMo's format works. For each conversation, a throwaway
+machine (AGENTMEM_HOME) with a folder store saves every observation as a note
+of the project named after the conversation, with `agentmem save`; then every
+question (category 5, adversarial, left out) is asked with `agentmem search`
+in each mode. A hit is a result whose note covers one of the question's
+evidence dia_ids. Reported: hit@1, hit@5, hit@10 and MRR@10, per mode, overall
+and per conversation.
+
+A note is the observation as its body, titled with the speaker and the date of
+the session it came from ("Caroline, 8 May 2023"), as an agent would note who
+said it and when.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+DEFAULT_DATA = REPO.parent / "shared" / "bench" / "locomo-dev.json"
+K = 10
+
+
+def observations(sample: dict) -> list[dict]:
+    """Each observation with its speaker, session date and the dia_ids it covers."""
+    out = []
+    dates = sample.get("conversation", {})
+    for key, per_speaker in sample.get("observation", {}).items():
+        session = key.replace("_observation", "")
+        when = str(dates.get(f"{session}_date_time", "")).split(" on ")[-1].replace(",", "").strip()
+        for speaker, items in per_speaker.items():
+            for text, dia in items:
+                dias = [dia] if isinstance(dia, str) else list(dia)
+                out.append({"text": text, "speaker": speaker, "date": when, "dias": set(_dia_ids(dias))})
+    return out
+
+
+def _dia_ids(values) -> list[str]:
+    """dia_ids as written, some entries holding several ("D8:6; D9:17") or a stray colon ("D:11:26")."""
+    return [re.sub(r"^D:(\d+):", r"D\1:", d) for v in values for d in re.split(r"[;,\s]+", str(v)) if d]
+
+
+def questions(sample: dict) -> list[dict]:
+    return [q for q in sample.get("qa", []) if q.get("category") != 5 and q.get("evidence")]
+
+
+def _cli(*args: str) -> dict:
+    from agentmem.cli import main
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
+        status = main([*args, "--json"])
+    out = json.loads(buf.getvalue())
+    if status != 0:
+        raise SystemExit(f"agentmem {args[0]} failed ({status}): {out.get('message')}")
+    return out
+
+
+def run_conversation(sample: dict, modes: list[str], root: Path) -> dict:
+    """Save one conversation's observations, ask its questions; per-mode ranks of the first hit."""
+    project = re.sub(r"[^A-Za-z0-9_-]", "-", str(sample.get("sample_id", "conv")))
+    home, store, workdir = root / project / "home", root / project / "store", root / project / "work"
+    for d in (home, store, workdir):
+        d.mkdir(parents=True)
+    (home / "config.toml").write_text(
+        f'agent = "bench"\n\n[store]\nkind = "folder"\nlocation = "{store}"\n\n[projects]\n"{workdir}" = "{project}"\n'
+    )
+    os.environ["AGENTMEM_HOME"] = str(home)
+    covers: dict[str, set] = {}
+    body_file = root / project / "body.md"
+    started = time.perf_counter()
+    for obs in observations(sample):
+        body_file.write_text(obs["text"], encoding="utf-8")
+        saved = _cli("save", str(body_file), "--title", f"{obs['speaker']}, {obs['date']}", "--project", project)
+        covers[saved["id"]] = obs["dias"]
+    save_seconds = time.perf_counter() - started
+    ranks: dict[str, list] = {m: [] for m in modes}
+    seconds = {m: 0.0 for m in modes}
+    for q in questions(sample):
+        evidence = set(_dia_ids(q["evidence"]))
+        for mode in modes:
+            t0 = time.perf_counter()
+            found = _cli("search", str(q["question"]), "--mode", mode, "--limit", str(K), "--project", project)
+            seconds[mode] += time.perf_counter() - t0
+            rank = next((i + 1 for i, r in enumerate(found["results"]) if covers.get(r["id"], set()) & evidence), None)
+            ranks[mode].append(rank)
+    return {"project": project, "notes": len(covers), "ranks": ranks, "save_seconds": save_seconds,
+            "search_seconds": seconds}
+
+
+def metrics(ranks: list) -> dict:
+    n = len(ranks) or 1
+    return {
+        "questions": len(ranks),
+        "hit@1": sum(1 for r in ranks if r and r <= 1) / n,
+        "hit@5": sum(1 for r in ranks if r and r <= 5) / n,
+        "hit@10": sum(1 for r in ranks if r and r <= 10) / n,
+        "mrr@10": sum(1 / r for r in ranks if r and r <= 10) / n,
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("data", nargs="?", default=str(DEFAULT_DATA))
+    ap.add_argument("--modes", default=None, help="comma-separated; default: literal,ranked (+hybrid if installed)")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    from agentmem import semantic
+
+    modes = args.modes.split(",") if args.modes else ["literal", "ranked"] + (["hybrid"] if semantic.available() else [])
+    data = json.loads(Path(args.data).read_text(encoding="utf-8"))
+    results = []
+    with tempfile.TemporaryDirectory(prefix="agentmem-locomo-") as tmp:
+        for sample in data:
+            results.append(run_conversation(sample, modes, Path(tmp)))
+            if not args.json:
+                print(f"{results[-1]['project']}: {results[-1]['notes']} notes saved", file=sys.stderr)
+    report = {"data": str(args.data), "modes": {}}
+    for mode in modes:
+        every = [r for res in results for r in res["ranks"][mode]]
+        asked = len(every)
+        report["modes"][mode] = {
+            "overall": metrics(every),
+            "per_conversation": {res["project"]: metrics(res["ranks"][mode]) for res in results},
+            "ms_per_search": 1000 * sum(res["search_seconds"][mode] for res in results) / max(asked, 1),
+        }
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    for mode, rep in report["modes"].items():
+        o = rep["overall"]
+        print(f"{mode:8} hit@1 {o['hit@1']:.3f}  hit@5 {o['hit@5']:.3f}  hit@10 {o['hit@10']:.3f}  "
+              f"MRR@10 {o['mrr@10']:.3f}  ({o['questions']} questions, {rep['ms_per_search']:.0f} ms/search)")
+        for conv, m in rep["per_conversation"].items():
+            print(f"  {conv:10} hit@1 {m['hit@1']:.3f}  hit@5 {m['hit@5']:.3f}  hit@10 {m['hit@10']:.3f}  "
+                  f"MRR@10 {m['mrr@10']:.3f}  ({m['questions']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

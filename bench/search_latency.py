@@ -1,0 +1,185 @@
+"""Search latency at growing note counts, against ripgrep over the same cached files.
+
+    python bench/search_latency.py [--sizes 1000,10000,100000] [--repeat 5] [--json]
+
+Run it with the interpreter agentmem is installed in (the venv's python, not a
+shim): the CLI is timed as `sys.executable -m agentmem`. For each size, a
+throwaway machine (AGENTMEM_HOME, folder store) gets that many synthetic notes
+in its project cache, marked freshly refreshed, so a search takes the
+no-network path. Notes are generated, not copied from any data set: titles and
+bodies drawn from a Zipf-distributed vocabulary of made-up words, so term
+frequencies look like text. Sizes are built cumulatively in one folder.
+
+Measured, median of `--repeat` runs per query:
+- `rg -i -F -l WORD` over the notes folder (one literal word: the rarest query word);
+- `agentmem search QUERY --mode ranked` and `--mode literal` as a fresh process (what an agent pays);
+- `ranked.search()` inside a warm process (the engine alone);
+- building the index from scratch, and CLI start-up (`--version`) and bare `python -c pass`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+VOCAB = 30000
+SEED = 20261130
+
+
+def make_vocab(rng: random.Random) -> list[str]:
+    cons, vows = "bcdfghjklmnprstvwz", "aeiou"
+    words, seen = [], set()
+    while len(words) < VOCAB:
+        w = "".join(rng.choice(cons) + rng.choice(vows) for _ in range(rng.randint(2, 4)))
+        if w not in seen:
+            seen.add(w)
+            words.append(w)
+    return words
+
+
+class Generator:
+    def __init__(self):
+        self.rng = random.Random(SEED)
+        self.vocab = make_vocab(self.rng)
+        self.rank = {w: r for r, w in enumerate(self.vocab)}
+        # Zipf weights: rank r has weight 1/r.
+        self.cum = []
+        total = 0.0
+        for r in range(1, VOCAB + 1):
+            total += 1.0 / r
+            self.cum.append(total)
+
+    def words(self, n: int) -> list[str]:
+        return self.rng.choices(self.vocab, cum_weights=self.cum, k=n)
+
+    def note(self, i: int) -> tuple[str, bytes]:
+        from agentmem import notes
+
+        when = datetime(2025, 1, 1, tzinfo=timezone.utc) + timedelta(minutes=i)
+        body = " ".join(self.words(self.rng.randint(30, 90)))
+        title = " ".join(self.words(self.rng.randint(3, 8)))
+        n = notes.build(body=body, title=title, kind="note", project="big", agent="bench", now=when)
+        return n.id, n.render()
+
+
+def median_seconds(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--queries", type=int, default=5)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    rg = shutil.which("rg")
+    if not rg:
+        raise SystemExit("ripgrep (rg) is needed for the comparison")
+    from agentmem import cache, ranked, rindex
+    from agentmem.store.base import StoreDescription
+
+    gen = Generator()
+    report = {"python": sys.executable, "rg": rg, "sizes": []}
+    with tempfile.TemporaryDirectory(prefix="agentmem-latency-") as tmp:
+        root = Path(tmp)
+        home, store, work = root / "home", root / "store", root / "work"
+        for d in (home, store, work):
+            d.mkdir()
+        (home / "config.toml").write_text(
+            f'agent = "bench"\n\n[store]\nkind = "folder"\nlocation = "{store}"\n\n[projects]\n"{work}" = "big"\n'
+            "\n[cache]\nmax_age = 86400\n"  # the whole run stays on the no-network path
+        )
+        desc = StoreDescription("folder", str(store))
+        pdir = cache.project_dir(home, desc, "big")
+        ndir = pdir / "notes"
+        ndir.mkdir(parents=True)
+        env = dict(os.environ, AGENTMEM_HOME=str(home), PYTHONPATH=str(REPO))
+        env.pop("PYTHONSTARTUP", None)
+
+        def cli(*a):
+            subprocess.run([sys.executable, "-m", "agentmem", *a], cwd=work, env=env, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        report["python_startup_s"] = median_seconds(
+            lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), args.repeat)
+        report["cli_version_s"] = median_seconds(lambda: cli("--version"), args.repeat)
+        count = 0
+        bodies: list[str] = []
+        for size in [int(s) for s in args.sizes.split(",")]:
+            t0 = time.perf_counter()
+            while count < size:
+                note_id, data = gen.note(count)
+                (ndir / f"{note_id}.md").write_bytes(data)
+                if len(bodies) < 2000:
+                    bodies.append(data.decode().rsplit("\n\n", 1)[-1])
+                count += 1
+            gen_s = time.perf_counter() - t0
+            (pdir / "state.json").write_text(json.dumps({"refreshed_at": time.time(), "notes": count}))
+            t0 = time.perf_counter()
+            rindex.rebuild(pdir)
+            build_s = time.perf_counter() - t0
+            index_mb = rindex.index_path(pdir).stat().st_size / 1e6
+            qrng = random.Random(size)
+            queries = []
+            for _ in range(args.queries):
+                words = qrng.choice(bodies).split()
+                start = qrng.randrange(max(1, len(words) - 3))
+                queries.append(words[start : start + 3])
+            rows = []
+            for words in queries:
+                query = " ".join(words)
+                rare = max(words, key=lambda w: gen.rank.get(w, 0))  # the least frequent of the three
+                rows.append({
+                    "query": query,
+                    "rg_word": rare,
+                    "rg_s": median_seconds(lambda: subprocess.run(
+                        [rg, "-i", "-F", "-l", "--", rare, str(ndir)], stdout=subprocess.DEVNULL), args.repeat),
+                    "cli_ranked_s": median_seconds(lambda: cli("search", query, "--mode", "ranked"), args.repeat),
+                    "cli_literal_s": median_seconds(lambda: cli("search", rare, "--mode", "literal"), args.repeat),
+                    "engine_ranked_s": median_seconds(lambda: ranked.search(pdir, query, 10), args.repeat),
+                })
+            entry = {
+                "notes": size,
+                "generate_s": gen_s,
+                "index_build_s": build_s,
+                "index_mb": index_mb,
+                "median": {k: statistics.median(r[k] for r in rows)
+                           for k in ("rg_s", "cli_ranked_s", "cli_literal_s", "engine_ranked_s")},
+                "queries": rows,
+            }
+            report["sizes"].append(entry)
+            if not args.json:
+                m = entry["median"]
+                print(f"{size:>7} notes: rg {m['rg_s'] * 1000:7.1f} ms | agentmem ranked (CLI) "
+                      f"{m['cli_ranked_s'] * 1000:7.1f} ms | literal (CLI) {m['cli_literal_s'] * 1000:8.1f} ms | "
+                      f"engine {m['engine_ranked_s'] * 1000:6.1f} ms | index build {build_s:6.1f} s, "
+                      f"{index_mb:.1f} MB", flush=True)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"python -c pass {report['python_startup_s'] * 1000:.1f} ms; "
+              f"agentmem --version {report['cli_version_s'] * 1000:.1f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

