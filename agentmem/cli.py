@@ -69,8 +69,8 @@ def cmd_save(args) -> tuple[int, dict, str]:
     from agentmem import notes, pending
 
     home = _home()
-    if args.retry:
-        if args.file or args.title or args.tag or args.source or args.corrects or args.kind != "note":
+    if args.retry is not None:
+        if args.file or args.title or args.tag or args.source or args.corrects or args.kind != "note" or args.redact:
             raise InvalidInput("--retry takes only a note ID: the pending note is resent exactly as saved")
         from agentmem import config
 
@@ -79,18 +79,26 @@ def cmd_save(args) -> tuple[int, dict, str]:
         out = outcome.to_json()
         return (EXIT_OK if outcome.status == "saved" else EXIT_PENDING), out, _save_text(out)
 
+    from agentmem import secrets_scan
+
     cfg = _config()
     project = cfg.resolve_project(explicit=args.project)
     body = notes.decode_body(_read_body(args.file))
+    # INV no-credentials: a note carrying a credential is refused before anything is written.
+    fields, redacted = secrets_scan.screen(
+        {"body": body, "title": args.title, "tag": args.tag, "source": args.source, "session": args.session},
+        redact_found=args.redact,
+        known=secrets_scan.env_secrets(),
+    )
     note = notes.build(
-        body=body,
-        title=args.title,
+        body=fields["body"],
+        title=fields["title"],
         kind=args.kind,
         project=project,
         agent=cfg.agent,
-        sources=args.source,
-        tags=args.tag,
-        session=args.session,
+        sources=fields["source"],
+        tags=fields["tag"],
+        session=fields["session"],
         corrects=args.corrects,
     )
     data = note.render()
@@ -104,7 +112,12 @@ def cmd_save(args) -> tuple[int, dict, str]:
     pending.persist(home, entry, data)  # INV nothing-lost: safe on disk before any upload
     outcome = pending.deliver(home, entry, data, timeout=_timeout(cfg))
     out = outcome.to_json()
-    return (EXIT_OK if outcome.status == "saved" else EXIT_PENDING), out, _save_text(out)
+    text = _save_text(out)
+    if args.redact:
+        out["redacted"] = redacted
+        if redacted:
+            text += "\nredacted " + ", ".join(f"{r['kind']} ({r['where']})" for r in redacted)
+    return (EXIT_OK if outcome.status == "saved" else EXIT_PENDING), out, text
 
 
 def _timeout(cfg) -> float:
@@ -164,17 +177,22 @@ def cmd_search(args) -> tuple[int, dict, str]:
 
 
 def _search_text(out: dict) -> str:
+    from agentmem.framing import frame_lines
+
     lines = []
     if out["stale"]:
         lines.append(f"warning: results may be stale - {out['stale_reason']}")
     what = f"matching {out['query']!r}" if out["query"] else "most recent"
     lines.append(f"{len(out['results'])} note(s) {what} in project {out['project']}:")
+    found = []
     for r in out["results"]:
         flag = " [pending upload]" if r["pending"] else ""
         corr = f" (corrects {r['corrects']})" if r.get("corrects") else ""
-        lines.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}: {r['title']}{flag}{corr}")
+        found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}: {r['title']}{flag}{corr}")
         for m in r["matches"]:
-            lines.append(f"    {m['line']}: {m['text']}")
+            found.append(f"    {m['line']}: {m['text']}")
+    if found:  # titles and lines are note content: quoted data, not instructions (INV framed-recall)
+        lines.extend(frame_lines(found, label="search results"))
     if out["pending_uploads"]:
         lines.append(f"{out['pending_uploads']} note(s) wait for upload: see `agentmem pending`")
     lines.append("Read one with: agentmem read ID")
@@ -204,11 +222,16 @@ def cmd_read(args) -> tuple[int, dict, str]:
         store = open_store(cfg.store, timeout=_timeout(cfg))
         data = store.get(notes.note_path(project, note_id))
         source = "store"
+        if len(data) > cache.MAX_CACHED_OBJECT:  # not a note agentmem wrote (notes are <= 64 KiB)
+            raise InvalidInput(f"{notes.note_path(project, note_id)} is {len(data)} bytes, too large for a note "
+                               "(over 1 MiB); not shown")
         if not args.fresh:
             cache.add_confirmed(home, cfg.store, project, note_id, data)
+    from agentmem.framing import frame_note
+
     parsed = notes.parse(data)
     out = {"id": note_id, "project": project, "source": source, "meta": parsed.meta, "body": parsed.body}
-    text = data.decode("utf-8", errors="replace").rstrip("\n")
+    text = frame_note(data.decode("utf-8", errors="replace").rstrip("\n"), note_id=note_id).rstrip("\n")
     if source == "pending":
         text += f"\n\n(note {note_id} is pending upload on this machine)"
     return EXIT_OK, out, text
@@ -380,6 +403,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--corrects", metavar="ID", help="the ID of an earlier note this one corrects")
     sp.add_argument("--project", help="a configured project name (default: from the current directory)")
     sp.add_argument("--retry", metavar="ID", help="resend a pending note exactly as it was saved")
+    sp.add_argument("--redact", action="store_true",
+                    help="replace credentials found in the note with [REDACTED:<kind>] instead of refusing it")
 
     command("pending", cmd_pending, "list notes saved locally whose upload is not confirmed")
 

@@ -200,6 +200,10 @@ def add_mapping(home: Path, directory: str | os.PathLike, project: str) -> Path:
         if table is None:
             table = tomlkit.table()
             doc["projects"] = table
+        elif not isinstance(table, dict):
+            raise InvalidInput(
+                f"{config_path(home)}: projects must be a table of directory = project; nothing was changed"
+            )
         table[str(root)] = project
 
     update(home, change)

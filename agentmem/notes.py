@@ -222,7 +222,7 @@ def _parse_meta(block: str) -> dict:
                 raise ValueError(line)
             meta[key] = _scalar_or_list(json.loads(rest))
         return meta
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: hostile nesting, e.g. [[[[...]]]]
         pass
     # Written by something else: a bounded YAML read, refusing anything but a flat mapping.
     import yaml
@@ -232,7 +232,7 @@ def _parse_meta(block: str) -> dict:
         return {}  # anchors and aliases have no place in note metadata
     try:
         data = yaml.load(block, Loader=loader)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError, ValueError):
         return {}
     if not isinstance(data, dict):
         return {}

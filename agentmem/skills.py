@@ -123,6 +123,16 @@ def _copy_tree(source: Path, dest: Path) -> tuple[list[dict], list[str]]:
     return files, skipped
 
 
+def _refuse_secrets(folder: Path, files: list[dict]) -> None:
+    """INV no-credentials: a skill whose text files carry a credential is not published (binary files are skipped)."""
+    from agentmem import secrets_scan
+
+    found = secrets_scan.scan_files([folder / f["path"] for f in files], folder, known=secrets_scan.env_secrets())
+    if found:
+        places = [f"{path} {f.describe()}" for path, f in found]
+        secrets_scan.raise_for(places, action="publish", redact_option=False)
+
+
 def freeze(source: Path, home: Path, store: StoreDescription) -> Frozen:
     """Validate `source` and freeze it, with a fresh revision, as a pending publication."""
     source = Path(os.path.abspath(source))
@@ -146,6 +156,7 @@ def freeze(source: Path, home: Path, store: StoreDescription) -> Frozen:
                 f"SKILL.md declares name {name!r} but the folder is named {dir_name!r}",
                 hint="the Agent Skills format requires them to match",
             )
+        _refuse_secrets(staging / FILES, files)
         entry = {
             "name": name,
             "revision": revision,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agentmem.errors import Conflict, InvalidInput, NoAccess, NotFound, Offline
+from agentmem.errors import Conflict, InvalidInput, NoAccess, NotFound, Offline, RemoteError
 from agentmem.fsutil import TMP_PREFIX, create_exclusive_atomic
 from agentmem.store.base import ObjectInfo, StoreDescription, check_object_path
 
@@ -34,9 +34,21 @@ class FolderStore:
     def _file(self, path: str) -> Path:
         return self.root.joinpath(*check_object_path(path).split("/"))
 
+    def _inside(self, target: Path) -> bool:
+        """False when a symbolic link planted in the store leads `target` outside it."""
+        root = os.path.realpath(self.root)
+        real = os.path.realpath(target)
+        return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+    def _contained(self, target: Path, path: str) -> Path:
+        if not self._inside(target.parent):
+            raise RemoteError(f"{path} in folder store {self.root} leads outside the store (a symbolic link)")
+        return target
+
     def put(self, path: str, data: bytes) -> None:
         target = self._file(path)
         self._available()
+        self._contained(target, path)
         try:
             created = create_exclusive_atomic(target, data)
         except PermissionError as exc:
@@ -53,6 +65,8 @@ class FolderStore:
 
     def get(self, path: str) -> bytes:
         target = self._file(path)
+        if not self._inside(target):
+            raise NotFound(f"{path} is not in the store")
         try:
             return target.read_bytes()
         except FileNotFoundError:
@@ -66,6 +80,8 @@ class FolderStore:
 
     def info(self, path: str) -> ObjectInfo | None:
         target = self._file(path)
+        if not self._inside(target):
+            return None
         try:
             st = target.stat()
         except FileNotFoundError:
@@ -82,6 +98,7 @@ class FolderStore:
         out: list[ObjectInfo] = []
         if not base.exists():
             return out
+        self._contained(base / "x", prefix)
 
         def onerror(exc: OSError) -> None:
             raise exc
