@@ -15,7 +15,6 @@ import json
 import os
 import re
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentmem import errors
@@ -38,16 +37,17 @@ def notes_dir(home: Path, store: StoreDescription, project: str) -> Path:
     return project_dir(home, store, project) / "notes"
 
 
-@dataclass
 class CacheStatus:
     """How current the cache is after ensure_fresh/refresh."""
 
-    stale: bool
-    reason: str | None = None  # why it may be stale: what failed
-    error: str | None = None  # the error kind, e.g. "offline", "not-authenticated"
-    refreshed: bool = False
-    added: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
+    def __init__(self, stale: bool, reason: str | None = None, error: str | None = None,
+                 refreshed: bool = False, added: list[str] | None = None, removed: list[str] | None = None):
+        self.stale = stale
+        self.reason = reason  # why it may be stale: what failed
+        self.error = error  # the error kind, e.g. "offline", "not-authenticated"
+        self.refreshed = refreshed
+        self.added = added or []
+        self.removed = removed or []
 
     def to_json(self) -> dict:
         return {"stale": self.stale, "stale_reason": self.reason, "stale_error": self.error, "refreshed": self.refreshed}

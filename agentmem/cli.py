@@ -18,9 +18,23 @@ from agentmem import errors
 from agentmem.errors import EXIT_OK, EXIT_PENDING, InvalidInput
 
 
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    # argparse sizes help with shutil, whose import (bz2, lzma) costs ~3 ms per call; ask the OS directly.
+    try:
+        width = os.get_terminal_size().columns - 2
+    except OSError:
+        width = 78
+    return argparse.HelpFormatter(prog, width=max(40, width))
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message):  # one line, exit 2, like every other invalid input
-        raise InvalidInput(f"{self.prog}: {message}")
+        where = self.prog.removeprefix("agentmem").strip()
+        raise InvalidInput(f"{where}: {message}" if where else message)
 
 
 def _home() -> Path:
@@ -343,6 +357,13 @@ def cmd_where(args) -> tuple[int, dict, str]:
     return EXIT_OK, out, f"project {project} in {cfg.store.label()} (machine folder {_home()}, agent {cfg.agent})"
 
 
+def cmd_setup(args) -> tuple[int, dict, str]:
+    from agentmem import setup
+
+    report = setup.run_setup(_home(), replace_core_skill=args.replace_core_skill)
+    status = {"confirmed": EXIT_OK, "pending": EXIT_PENDING}.get(report.outcome, report.exit_code)
+    return (EXIT_OK if args.exit_zero else status), report.to_dict(), report.text()
+
 # --- bucket provisioning --------------------------------------------------
 
 
@@ -382,18 +403,7 @@ def cmd_bucket(args) -> tuple[int, dict, str]:
 # --- wiring ---------------------------------------------------------------
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="agentmem", description="Portable memory and skills for coding agents.")
-    p.add_argument("--version", action="store_true", help="print the version and exit")
-    sub = p.add_subparsers(dest="command", parser_class=_Parser)
-
-    def command(name, func, help_text):
-        sp = sub.add_parser(name, help=help_text, description=help_text)
-        sp.add_argument("--json", action="store_true", help="machine-readable output")
-        sp.set_defaults(func=func)
-        return sp
-
-    sp = command("save", cmd_save, "save a note or checkpoint (Markdown from FILE or stdin)")
+def _args_save(sp) -> None:
     sp.add_argument("file", nargs="?", help="Markdown file with the note body; '-' or omitted: stdin")
     sp.add_argument("--title")
     sp.add_argument("--kind", default="note", help="note (default) or checkpoint")
@@ -406,9 +416,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--redact", action="store_true",
                     help="replace credentials found in the note with [REDACTED:<kind>] instead of refusing it")
 
-    command("pending", cmd_pending, "list notes saved locally whose upload is not confirmed")
 
-    sp = command("search", cmd_search, "search the project's notes (empty query: most recent)")
+def _args_pending(sp) -> None:
+    pass  # no options beyond --json
+
+
+def _args_search(sp) -> None:
     sp.add_argument("query", nargs="*")
     sp.add_argument("--limit", type=int, default=10)
     sp.add_argument("--project")
@@ -421,16 +434,26 @@ def build_parser() -> argparse.ArgumentParser:
         "(needs agentmem[semantic])",
     )
 
-    sp = command("read", cmd_read, "print a note")
+
+def _args_read(sp) -> None:
     sp.add_argument("id")
     sp.add_argument("--project")
     sp.add_argument("--fresh", action="store_true", help="read from the store, bypassing the cache")
 
-    sp = command("map", cmd_map, "map a directory (and its subdirectories) to a project")
+
+def _args_map(sp) -> None:
     sp.add_argument("directory")
     sp.add_argument("project")
 
-    sp = command("bucket", cmd_bucket, "connect to, create or verify the Hugging Face bucket (private only)")
+
+def _args_setup(sp) -> None:
+    sp.add_argument("--replace-core-skill", action="store_true",
+                    help="replace a locally edited agent-memory skill (a backup is kept)")
+    sp.add_argument("--exit-zero", action="store_true",
+                    help="exit 0 even when verification fails (Copier's task uses it to keep the folder)")
+
+
+def _args_bucket(sp) -> None:
     sp.add_argument("action", choices=["connect", "create", "ensure", "verify"],
                     help="connect: verify an existing bucket; create: make a private one (or verify and reuse); "
                     "ensure: connect to a supplied/configured bucket, else create <you>/agent-memory; "
@@ -439,32 +462,83 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--save", action="store_true", help="record the verified bucket as this machine's store")
     sp.add_argument("--project", help="verify: a configured project name (default: from the current directory)")
 
-    sp = command("where", cmd_where, "show the project and store for the current directory")
+
+def _args_where(sp) -> None:
     sp.add_argument("--project")
 
-    sp = command("publish-skill", cmd_publish_skill, "publish a skill folder as a new immutable revision")
+
+def _args_publish_skill(sp) -> None:
     sp.add_argument("directory", nargs="?", help="the skill's folder (holding SKILL.md)")
     sp.add_argument("--resume", nargs=2, metavar=("NAME", "REVISION"),
                     help="finish an interrupted publication with its frozen files and revision")
 
-    sp = command("skills", cmd_skills, "list shared skills and their revisions (QUERY: search names, descriptions)")
+
+def _args_skills(sp) -> None:
     sp.add_argument("query", nargs="*")
 
-    sp = command("read-skill", cmd_read_skill, "print a file of a published skill revision (default SKILL.md)")
+
+def _args_read_skill(sp) -> None:
     sp.add_argument("name")
     sp.add_argument("revision")
     sp.add_argument("path", nargs="?", default="SKILL.md")
 
-    sp = command("install-skill", cmd_install_skill, "install a shared skill revision for the enabled runtimes")
+
+def _args_install_skill(sp) -> None:
     sp.add_argument("name")
     sp.add_argument("revision")
     sp.add_argument("--replace", action="store_true", help="replace a differing installation (a backup is kept)")
     sp.add_argument("--diff", action="store_true", help="show the difference; without --replace, change nothing")
 
+
+def cmd_hooks(args) -> tuple[int, dict, str]:
     from agentmem import hooks_cli
 
-    hooks_cli.register(command)
+    return hooks_cli.cmd_hooks(args)
+
+
+def _args_hooks(sp) -> None:
+    from agentmem import hooks_cli
+
+    hooks_cli.configure(sp)
+
+
+# name -> (handler, help, argument setup). Only the invoked command's parser is built:
+# building all of them costs ~6 ms on every agent turn (measured 2026-11-30).
+COMMANDS = {
+    "save": (cmd_save, "save a note or checkpoint (Markdown from FILE or stdin)", _args_save),
+    "pending": (cmd_pending, "list notes saved locally whose upload is not confirmed", _args_pending),
+    "search": (cmd_search, "search the project's notes (empty query: most recent)", _args_search),
+    "read": (cmd_read, "print a note", _args_read),
+    "map": (cmd_map, "map a directory (and its subdirectories) to a project", _args_map),
+    "setup": (cmd_setup, "check and complete this machine's setup, then verify the store", _args_setup),
+    "bucket": (cmd_bucket, "connect to, create or verify the Hugging Face bucket (private only)", _args_bucket),
+    "where": (cmd_where, "show the project and store for the current directory", _args_where),
+    "publish-skill": (cmd_publish_skill, "publish a skill folder as a new immutable revision", _args_publish_skill),
+    "skills": (cmd_skills, "list shared skills and their revisions (QUERY: search names, descriptions)", _args_skills),
+    "read-skill": (cmd_read_skill, "print a file of a published skill revision (default SKILL.md)", _args_read_skill),
+    "install-skill": (cmd_install_skill, "install a shared skill revision for the enabled runtimes", _args_install_skill),
+    "hooks": (cmd_hooks, "install, remove, trust or show the optional Codex / Claude Code hooks", _args_hooks),
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with `only`, just that command's subparser is built."""
+    p = _Parser(prog="agentmem", description="Portable memory and skills for coding agents.")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    for name, (func, help_text, configure) in COMMANDS.items():
+        if only is not None and name != only:
+            continue
+        sp = sub.add_parser(name, help=help_text, description=help_text)
+        sp.add_argument("--json", action="store_true", help="machine-readable output")
+        sp.set_defaults(func=func)
+        configure(sp)
     return p
+
+
+def _command_name(argv: list[str]) -> str | None:
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return first if first in COMMANDS else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -475,7 +549,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_hook(argv[1:])
     want_json = "--json" in argv
     try:
-        parser = build_parser()
+        parser = build_parser(_command_name(argv))
         args = parser.parse_args(argv)
         if args.version:
             from agentmem import __version__
@@ -493,6 +567,10 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         return _fail(errors.AgentmemError(f"{exc.strerror or exc}: {exc.filename or ''}".strip(": ")), want_json)
     _emit(out if want_json else text, want_json)
+    if status in (EXIT_OK, EXIT_PENDING):
+        from agentmem.config import keep_parsed_copies
+
+        keep_parsed_copies()
     return status
 
 

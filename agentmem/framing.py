@@ -17,8 +17,8 @@ labelled as such. JSON output needs no frame: its text fields are plain strings.
 
 from __future__ import annotations
 
+import os
 import re
-import secrets
 import unicodedata
 from collections.abc import Iterable
 
@@ -50,7 +50,7 @@ _SAFE_LABEL = re.compile(r"[^A-Za-z0-9._:@+-]")
 
 
 def new_nonce() -> str:
-    return secrets.token_hex(6)
+    return os.urandom(6).hex()
 
 
 def _escape_char(ch: str) -> str:

@@ -8,14 +8,13 @@ starts with `.tmp-`, which every listing ignores.
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
 TMP_PREFIX = ".tmp-"
 
 
 def temp_path_for(target: Path) -> Path:
-    return target.with_name(f"{TMP_PREFIX}{target.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    return target.with_name(f"{TMP_PREFIX}{target.name}.{os.getpid()}.{os.urandom(4).hex()}")
 
 
 def _fsync_dir(directory: Path) -> None:

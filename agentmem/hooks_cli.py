@@ -86,11 +86,10 @@ def run_hook(argv: list[str]) -> int:
 # --- hooks install / remove / status ------------------------------------------------------------
 
 
-def register(command) -> None:
-    """Add `hooks` to the main parser; `command(name, func, help)` is cli.py's helper."""
+def configure(sp) -> None:
+    """The arguments of `agentmem hooks` (cli.py builds the subparser)."""
     from agentmem.runtimes import RUNTIME_NAMES
 
-    sp = command("hooks", cmd_hooks, "install, remove or show the optional Codex / Claude Code hooks")
     sp.add_argument("action", choices=["install", "remove", "status", "trust"],
                     help="trust: ask Codex (its app-server) to trust our hooks, and only ours")
     sp.add_argument("--codex", metavar="PATH", help="the codex executable for `trust` (default: codex on PATH)")

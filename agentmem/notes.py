@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+import os
 
 from agentmem.errors import InvalidInput
 
@@ -33,9 +31,11 @@ _FENCE = "---"
 
 def new_id(now: datetime | None = None) -> str:
     """A globally unique ID that sorts by creation time: `YYYYMMDDTHHMMSSmmmZ-` + 8 random base32."""
+    from datetime import datetime, timezone  # lazy: search and read never need it
+
     now = now or datetime.now(timezone.utc)
     stamp = now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S") + f"{now.microsecond // 1000:03d}Z"
-    rand = "".join(_B32[b % 32] for b in secrets.token_bytes(8))
+    rand = "".join(_B32[b % 32] for b in os.urandom(8))
     return f"{stamp}-{rand}"
 
 
@@ -46,6 +46,8 @@ def check_id(note_id: str) -> str:
 
 
 def utc_timestamp(now: datetime | None = None) -> str:
+    from datetime import datetime, timezone
+
     now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
@@ -55,19 +57,17 @@ def note_path(project: str, note_id: str) -> str:
     return f"projects/{project}/notes/{check_id(note_id)}.md"
 
 
-@dataclass
 class Note:
-    id: str
-    title: str
-    kind: str
-    project: str
-    created: str
-    agent: str
-    body: str
-    sources: list[str] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
-    session: str | None = None
-    corrects: str | None = None
+    """A note about to be saved. (Plain classes here: the per-turn paths avoid importing dataclasses.)"""
+
+    def __init__(self, *, id: str, title: str, kind: str, project: str, created: str, agent: str, body: str,
+                 sources: list[str] | None = None, tags: list[str] | None = None,
+                 session: str | None = None, corrects: str | None = None):
+        self.id, self.title, self.kind, self.project = id, title, kind, project
+        self.created, self.agent, self.body = created, agent, body
+        self.sources = sources or []
+        self.tags = tags or []
+        self.session, self.corrects = session, corrects
 
     def frontmatter(self) -> dict:
         meta = {
@@ -155,6 +155,8 @@ def build(
         check_id(corrects)
     if session is not None:
         session = _clean_list("sessions", [session])[0]
+    from datetime import datetime, timezone  # lazy: search and read never need it
+
     now = now or datetime.now(timezone.utc)
     note = Note(
         id=note_id or new_id(now),
@@ -175,12 +177,13 @@ def build(
     return note
 
 
-@dataclass
 class Parsed:
     """A note read back from bytes: its metadata (possibly empty) and its body."""
 
-    meta: dict
-    body: str
+    __slots__ = ("meta", "body")
+
+    def __init__(self, meta: dict, body: str):
+        self.meta, self.body = meta, body
 
     def get(self, key: str, default=None):
         value = self.meta.get(key, default)

@@ -17,10 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
-import shutil
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from agentmem import errors
@@ -34,15 +31,18 @@ NOTE_FILE = "note.md"
 ENTRY_FILE = "entry.json"
 
 
-@dataclass
+def _rmtree(path, ignore_errors: bool = False) -> None:
+    import shutil  # only when removing: keeps the per-turn import light
+
+    shutil.rmtree(path, ignore_errors=ignore_errors)
+
+
 class Entry:
-    id: str
-    store: StoreDescription
-    project: str
-    path: str
-    created: str
-    attempts: int = 0
-    last_error: dict | None = None
+    def __init__(self, id: str, store: StoreDescription, project: str, path: str, created: str,
+                 attempts: int = 0, last_error: dict | None = None):
+        self.id, self.store, self.project, self.path, self.created = id, store, project, path, created
+        self.attempts = attempts
+        self.last_error = last_error
 
     def to_json(self) -> dict:
         return {
@@ -71,13 +71,13 @@ class Entry:
         return f"agentmem save --retry {self.id}"
 
 
-@dataclass
 class Outcome:
     """What happened to one upload attempt."""
 
-    entry: Entry
-    status: str  # "saved" | "pending"
-    error: errors.AgentmemError | None = None
+    def __init__(self, entry: Entry, status: str, error: errors.AgentmemError | None = None):
+        self.entry = entry
+        self.status = status  # "saved" | "pending"
+        self.error = error
 
     def to_json(self) -> dict:
         out = {
@@ -102,7 +102,7 @@ def persist(home: Path, entry: Entry, data: bytes) -> None:
     """Atomically create pending/<id>/ holding the note bytes and its destination."""
     root = pending_dir(home)
     root.mkdir(parents=True, exist_ok=True)
-    staging = root / f"{TMP_PREFIX}{entry.id}.{os.getpid()}.{secrets.token_hex(4)}"
+    staging = root / f"{TMP_PREFIX}{entry.id}.{os.getpid()}.{os.urandom(4).hex()}"
     staging.mkdir()
     try:
         write_atomic(staging / NOTE_FILE, data)
@@ -113,7 +113,7 @@ def persist(home: Path, entry: Entry, data: bytes) -> None:
             raise InvalidInput(f"a pending note with ID {entry.id} already exists")
     finally:
         if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+            _rmtree(staging, ignore_errors=True)
 
 
 def _entry_bytes(entry: Entry) -> bytes:
@@ -169,12 +169,12 @@ def _record_failure(home: Path, entry: Entry, error: errors.AgentmemError) -> No
 
 def remove(home: Path, note_id: str) -> None:
     folder = _entry_dir(home, note_id)
-    doomed = folder.with_name(f"{TMP_PREFIX}del-{note_id}.{secrets.token_hex(4)}")
+    doomed = folder.with_name(f"{TMP_PREFIX}del-{note_id}.{os.urandom(4).hex()}")
     try:
         os.rename(folder, doomed)
     except FileNotFoundError:
         return  # another process finished it first
-    shutil.rmtree(doomed, ignore_errors=True)
+    _rmtree(doomed, ignore_errors=True)
 
 
 def deliver(home: Path, entry: Entry, data: bytes, *, timeout: float | None = None) -> Outcome:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 
 from agentmem import rindex, textproc
@@ -39,21 +38,24 @@ RERANK_DEPTH = 200
 MAX_QUERY_TERMS = 64
 
 
-@dataclass
 class Hit:
-    id: str
-    score: float
-    created: str
+    __slots__ = ("id", "score", "created")
+
+    def __init__(self, id: str, score: float, created: str):
+        self.id, self.score, self.created = id, score, created
+
+    def __repr__(self) -> str:
+        return f"Hit({self.id!r}, {self.score!r}, {self.created!r})"
 
 
-@dataclass
 class _Pool:
     """Lexical scores and metadata of the candidates: index rows plus extra notes."""
 
-    scores: dict  # key -> BM25 score (keys: index num, or "x:<id>" for extra notes)
-    ids: dict
-    created: dict
-    terms: dict
+    __slots__ = ("scores", "ids", "created", "terms")
+
+    def __init__(self, scores: dict, ids: dict, created: dict, terms: dict):
+        self.scores = scores  # key -> BM25 score (keys: index num, or "x:<id>" for extra notes)
+        self.ids, self.created, self.terms = ids, created, terms
 
 
 def rebuild(pdir: Path) -> None:

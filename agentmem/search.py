@@ -6,7 +6,6 @@ An empty query lists the most recent notes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentmem import cache, notes, pending
@@ -16,23 +15,20 @@ MAX_MATCHES_PER_NOTE = 5
 MAX_LINE = 300
 
 
-@dataclass
 class Candidate:
-    id: str
-    data: bytes
-    pending: bool
+    __slots__ = ("id", "data", "pending")
+
+    def __init__(self, id: str, data: bytes, pending: bool):
+        self.id, self.data, self.pending = id, data, pending
 
 
-@dataclass
 class Result:
-    id: str
-    title: str
-    created: str
-    kind: str
-    pending: bool
-    matches: list[dict] = field(default_factory=list)
-    corrects: str | None = None
-    score: float | None = None
+    def __init__(self, id: str, title: str, created: str, kind: str, pending: bool,
+                 matches: list[dict] | None = None, corrects: str | None = None, score: float | None = None):
+        self.id, self.title, self.created, self.kind, self.pending = id, title, created, kind, pending
+        self.matches = matches or []
+        self.corrects = corrects
+        self.score = score
 
     def to_json(self) -> dict:
         out = {

@@ -92,3 +92,17 @@ def test_project_names_are_checked(tmp_path):
     for bad in ["", "A", "a/b", "..", "a b", "x" * 65]:
         with pytest.raises(InvalidInput):
             config.check_project_name(bad)
+
+
+def test_an_edit_to_config_toml_is_seen_at_once_despite_the_parsed_copy(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text('agent = "first"\n')
+    assert config.load(home).data["agent"] == "first"
+    config.keep_parsed_copies()
+    assert (home / ".config-parsed.json").exists()
+    assert config.load(home).data["agent"] == "first"  # served from the copy
+    (home / "config.toml").write_text('agent = "second"\n')
+    assert config.load(home).data["agent"] == "second"
+    (home / ".config-parsed.json").write_text("{not json")
+    assert config.load(home).data["agent"] == "second"  # a damaged copy is ignored

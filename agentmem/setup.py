@@ -1,0 +1,203 @@
+"""Machine setup: what Copier's task runs, and what `agentmem setup` reruns at any time.
+
+Every run checks real state and adds what is missing; there is no progress
+ledger. Steps: store (auth, connect or create), config, core skill and managed
+block per runtime, hooks (optional), shared skills, then the verification note.
+
+INV setup-rerun: rerunning setup, whole or after an interruption, creates no
+second store, note or skill copy, and changes nothing already in place.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import socket
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from agentmem import blocks, coreskill
+from agentmem.errors import AgentmemError, InvalidInput, NotConfigured
+from agentmem.runtimes import RUNTIME_NAMES, runtime
+
+BLOCK_SOURCE = "instructions-block.md"
+
+
+@dataclass
+class Step:
+    name: str
+    status: str  # ok | changed | skipped | warning | pending | failed
+    detail: str = ""
+
+
+@dataclass
+class SetupReport:
+    home: str
+    outcome: str = "failed"  # confirmed | pending | failed
+    steps: list[Step] = field(default_factory=list)
+    exit_code: int = 1  # the exit status of the failure that stopped setup
+
+    def add(self, name: str, status: str, detail: str = "") -> Step:
+        step = Step(name, status, detail)
+        self.steps.append(step)
+        return step
+
+    def to_dict(self) -> dict:
+        return {"status": self.outcome, "home": self.home, "steps": [asdict(s) for s in self.steps]}
+
+    def text(self) -> str:
+        lines = [f"{s.name}: {s.status}" + (f" - {s.detail}" if s.detail else "") for s in self.steps]
+        verdict = {
+            "confirmed": "Setup verified: the note was saved, read back from the store and found by search.",
+            "pending": "Setup incomplete: the verification note is saved on this machine only (upload pending).",
+            "failed": "Setup FAILED: see the failed step above; fix it and run setup again.",
+        }[self.outcome]
+        warned = [s.name for s in self.steps if s.status == "warning"]
+        if warned:
+            verdict += f" Needs attention: {', '.join(warned)} (see above)."
+        return "\n".join([*lines, verdict])
+
+
+def default_helper_command() -> list[str]:
+    """The command that runs this very helper: the venv launcher when there is one."""
+    launcher = Path(sys.prefix) / ("Scripts/agentmem.cmd" if sys.platform == "win32" else "bin/agentmem")
+    if sys.prefix != sys.base_prefix and launcher.is_file():
+        return [str(launcher)]
+    return [sys.executable, "-m", "agentmem"]
+
+
+def _store_step(report: SetupReport, home: Path, cfg, timeout: float) -> bool:
+    """Authenticate and connect to (or create) the store. False when setup cannot go on."""
+    raw = cfg.data.get("store") or {}
+    if raw.get("kind") == "bucket":
+        return _bucket_step(report, home, str(raw.get("location") or ""), timeout)
+    desc = cfg.store
+    report.add("auth", "skipped", "folder store: no account needed")
+    root = Path(desc.location)
+    if root.is_dir():
+        report.add("store", "ok", f"connected to folder {root}")
+    elif root.exists():
+        report.add("store", "failed", f"{root} exists and is not a folder")
+        return False
+    else:
+        root.mkdir(parents=True)
+        report.add("store", "changed", f"created folder {root}")
+    return True
+
+
+def _bucket_step(report: SetupReport, home: Path, bucket_id: str, timeout: float) -> bool:
+    """Connect to the configured bucket; with none configured, create or reuse `<user>/agent-memory`."""
+    try:
+        from agentmem import provision  # issue B; imports huggingface_hub lazily
+    except ImportError:
+        report.add("store", "failed", "this helper has no bucket support (agentmem.provision is missing)")
+        return False
+    try:
+        if bucket_id:
+            done = provision.connect(bucket_id, timeout=timeout)
+        else:
+            done = provision.create(None, timeout=timeout)
+            provision.save_to_config(home, done.bucket_id)
+    except AgentmemError as exc:
+        report.add("auth" if exc.kind == "not-authenticated" else "store", "failed", exc.one_line())
+        report.exit_code = exc.exit_code
+        return False
+    report.add("auth", "ok", f"Hugging Face user {done.user}")
+    report.add("store", "changed" if done.action == "created" else "ok", done.text())
+    return True
+
+
+def _runtime_steps(report: SetupReport, home: Path, names: list[str], helper: str, env, replace: bool) -> None:
+    files = coreskill.render_files(coreskill.skill_source(home), helper)
+    block_body = (home / BLOCK_SOURCE).read_text("utf-8").replace(coreskill.HELPER_TOKEN, helper)
+    for name in names:
+        rt = runtime(name, env)
+        result = coreskill.install_core_skill(files, rt.skills_root / coreskill.CORE_SKILL, home, name, replace=replace)
+        status = {"installed": "changed", "updated": "changed", "unchanged": "ok"}.get(result.status, "warning")
+        report.add(f"skill {name}", status, result.detail or f"{result.status}: {result.path}")
+        try:
+            changed = blocks.apply_block(rt.instructions, block_body)
+        except InvalidInput as exc:
+            report.add(f"instructions {name}", "warning", exc.one_line())
+            continue
+        report.add(f"instructions {name}", "changed" if changed else "ok", str(rt.instructions))
+
+
+def _hooks_step(report: SetupReport, home: Path, enabled: bool, names: list[str], helper_cmd: list[str], env) -> None:
+    """Install our hooks when asked, else take out any we installed before (issue E's merge logic)."""
+    try:
+        from agentmem import hooks_config
+    except ImportError:
+        if enabled:
+            report.add("hooks", "warning", "hooks were asked for, but this helper has no hook support")
+        return
+    for name in names:
+        try:
+            change = (hooks_config.install(home, name, helper_cmd, env) if enabled
+                      else hooks_config.remove(home, name, env))
+        except AgentmemError as exc:
+            report.add(f"hooks {name}", "warning", exc.one_line())
+            continue
+        if enabled or change.changed:
+            note = f" {hooks_config.CODEX_TRUST_NOTE}" if enabled and name == "codex" and hasattr(hooks_config, "CODEX_TRUST_NOTE") else ""
+            report.add(f"hooks {name}", "changed" if change.changed else "ok", f"{change.detail}: {change.path}{note}")
+
+
+def _shared_skill_steps(report: SetupReport, home: Path, cfg, wanted: list[str], names: list[str], env) -> None:
+    """Install each listed shared skill revision (issue D); an edited local copy is kept."""
+    if not wanted:
+        return
+    try:
+        from agentmem import skill_install
+    except ImportError:
+        report.add("shared skills", "warning", "this helper cannot install shared skills")
+        return
+    from agentmem.store import open_store
+
+    rts = [runtime(n, env) for n in names]
+    for item in wanted:
+        name, _, revision = item.partition("@")
+        try:
+            store = open_store(cfg.store, timeout=cfg.network_timeout)
+            out = skill_install.install(store, name, revision, rts, home=home)
+        except AgentmemError as exc:
+            report.add(f"shared skill {item}", "warning", exc.one_line())
+            continue
+        actions = sorted({r["action"] for r in out["runtimes"]})
+        report.add(f"shared skill {item}", "ok" if actions == ["unchanged"] else "changed", ", ".join(actions))
+
+
+def run_setup(home: Path, *, env: dict | None = None, replace_core_skill: bool = False,
+              helper_command: list[str] | None = None) -> SetupReport:
+    """Bring this machine folder's setup to the state its config describes, and verify the store."""
+    from agentmem import config, setup_config, verify
+
+    home = Path(home).expanduser().resolve()
+    report = SetupReport(str(home))
+    cfg = config.load(home)
+    if not cfg.data:
+        raise NotConfigured(f"no agentmem config in {home}", hint="set this machine up with copier copy (see bootstrap.md)")
+    names = [n for n in setup_config.runtime_names(cfg) if n in RUNTIME_NAMES]
+    for unknown in sorted(set(setup_config.runtime_names(cfg)) - set(names)):
+        report.add(f"runtime {unknown}", "warning", f"unknown runtime; expected one of {', '.join(RUNTIME_NAMES)}")
+    helper_cmd = helper_command or default_helper_command()
+    helper = shlex.join(helper_cmd)
+
+    if not _store_step(report, home, cfg, cfg.network_timeout):
+        return report
+    cfg = config.require(home)  # provisioning may have recorded the bucket
+    agent = setup_config.agent_name(cfg) or default_agent(names)
+    changed = setup_config.complete(home, cfg, agent=agent, helper_command=helper_cmd)
+    report.add("config", "changed" if changed else "ok", f"{home / 'config.toml'} (helper: {helper})")
+    _runtime_steps(report, home, names, helper, env, replace_core_skill)
+    _hooks_step(report, home, setup_config.hooks_enabled(cfg), names, helper_cmd, env)
+    _shared_skill_steps(report, home, cfg, setup_config.shared_skills(cfg), names, env)
+    report.outcome = verify.verification_step(report, home, env)
+    return report
+
+
+def default_agent(runtime_names: list[str]) -> str:
+    """`<first runtime>@<short host name>`, cut to a valid agent name."""
+    host = re.sub(r"[^A-Za-z0-9._-]+", "-", socket.gethostname().split(".")[0]).strip("-.") or "host"
+    return f"{(runtime_names or ['agent'])[0]}@{host}"[:64]

@@ -1,0 +1,115 @@
+"""The managed instruction block: user bytes kept, idempotent, malformed markers refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentmem import blocks
+from agentmem.errors import InvalidInput
+
+BODY = "Use the agent-memory skill.\nSearch before relying on memory."
+
+
+def test_missing_file_is_created_with_only_the_block(tmp_path):
+    target = tmp_path / "deep" / "AGENTS.md"
+    assert blocks.apply_block(target, BODY) is True
+    assert target.read_text() == f"{blocks.BEGIN}\n{BODY}\n{blocks.END}\n"
+
+
+@pytest.mark.parametrize(
+    "user_text",
+    ["# Mine\n\nKeep this.\n", "no trailing newline", "crlf line\r\nsecond\r\n", "  \n\n\ttabs  \n\n"],
+)
+def test_user_text_before_the_block_is_kept_byte_for_byte(tmp_path, user_text):
+    # INV outside-untouched
+    target = tmp_path / "AGENTS.md"
+    target.write_bytes(user_text.encode())
+    blocks.apply_block(target, BODY)
+    data = target.read_bytes().decode()
+    assert data.startswith(user_text)
+    assert blocks.read_block(target) == BODY
+
+
+def test_applying_twice_changes_nothing_the_second_time(tmp_path):
+    # INV idempotent-apply
+    target = tmp_path / "CLAUDE.md"
+    target.write_text("mine\n")
+    assert blocks.apply_block(target, BODY) is True
+    first = target.read_bytes()
+    mtime = target.stat().st_mtime_ns
+    assert blocks.apply_block(target, BODY) is False
+    assert target.read_bytes() == first and target.stat().st_mtime_ns == mtime
+
+
+def test_a_new_body_replaces_only_the_text_between_the_markers(tmp_path):
+    # INV outside-untouched
+    target = tmp_path / "AGENTS.md"
+    before, after = "# top\nuser line\n", "\n## after\nmore user text\n"
+    target.write_text(f"{before}{blocks.BEGIN}\nold body\n{blocks.END}\n{after}")
+    assert blocks.apply_block(target, "new body") is True
+    assert target.read_text() == f"{before}{blocks.BEGIN}\nnew body\n{blocks.END}\n{after}"
+
+
+def test_apply_then_remove_restores_the_users_file_exactly(tmp_path):
+    # INV outside-untouched
+    target = tmp_path / "AGENTS.md"
+    original = b"# Rules\n\nBe brief.\n"
+    target.write_bytes(original)
+    blocks.apply_block(target, BODY)
+    assert blocks.remove_block(target) is True
+    assert target.read_bytes() == original
+    assert blocks.remove_block(target) is False
+
+
+def test_removing_from_a_missing_file_creates_nothing(tmp_path):
+    assert blocks.remove_block(tmp_path / "AGENTS.md") is False
+    assert not (tmp_path / "AGENTS.md").exists()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"x\n{blocks.BEGIN}\nbody\n",
+        f"x\n{blocks.END}\n",
+        f"{blocks.BEGIN}\na\n{blocks.END}\n{blocks.BEGIN}\nb\n{blocks.END}\n",
+        f"{blocks.END}\n{blocks.BEGIN}\n",
+    ],
+    ids=["begin-without-end", "end-without-begin", "duplicated", "reversed"],
+)
+def test_malformed_markers_are_refused_and_the_file_is_untouched(tmp_path, text):
+    # INV outside-untouched
+    target = tmp_path / "AGENTS.md"
+    target.write_text(text)
+    with pytest.raises(InvalidInput, match="nothing was changed"):
+        blocks.apply_block(target, BODY)
+    with pytest.raises(InvalidInput):
+        blocks.remove_block(target)
+    assert target.read_text() == text
+
+
+def test_a_marker_mentioned_inside_a_line_is_not_taken_for_ours(tmp_path):
+    target = tmp_path / "AGENTS.md"
+    text = f"The marker `{blocks.BEGIN}` is managed by agentmem.\n"
+    target.write_text(text)
+    blocks.apply_block(target, BODY)
+    assert target.read_text().startswith(text)
+    assert blocks.read_block(target) == BODY
+
+
+def test_a_symlinked_instruction_file_stays_a_symlink(tmp_path):
+    real = tmp_path / "dotfiles" / "AGENTS.md"
+    real.parent.mkdir()
+    real.write_text("mine\n")
+    link = tmp_path / "AGENTS.md"
+    link.symlink_to(real)
+    blocks.apply_block(link, BODY)
+    assert link.is_symlink()
+    assert real.read_text().startswith("mine\n") and blocks.read_block(real) == BODY
+
+
+def test_file_mode_is_kept(tmp_path):
+    target = tmp_path / "AGENTS.md"
+    target.write_text("mine\n")
+    target.chmod(0o600)
+    blocks.apply_block(target, BODY)
+    assert target.stat().st_mode & 0o777 == 0o600

@@ -1,0 +1,43 @@
+"""The hooks answer, end to end: copier copy installs issue E's hooks beside the user's, an update turns them off."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.template_kit import make_machine, make_template_repo
+
+hooks_config = pytest.importorskip("agentmem.hooks_config", reason="issue E's hooks are not merged into this branch yet")
+
+USER_CODEX_HOOKS = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}
+USER_CLAUDE_SETTINGS = {"theme": "dark", "permissions": {"allow": ["Bash(ls:*)"]}}
+
+
+@pytest.mark.slow  # a copy and an update with hooks: about 5 s (2026-11-30)
+def test_hooks_on_are_merged_into_the_users_files_and_an_update_to_off_takes_only_ours_out(tmp_path):
+    # INV outside-untouched
+    template_repo = make_template_repo(tmp_path)
+    m = make_machine(tmp_path, "laptop")
+    codex_hooks, claude_settings = m.user / ".codex" / "hooks.json", m.user / ".claude" / "settings.json"
+    codex_hooks.parent.mkdir()
+    claude_settings.parent.mkdir()
+    codex_hooks.write_text(json.dumps(USER_CODEX_HOOKS, indent=2) + "\n")
+    claude_settings.write_text(json.dumps(USER_CLAUDE_SETTINGS, indent=2) + "\n")
+    project = m.user / "app"
+    project.mkdir()
+
+    proc = m.copy(template_repo, ref="v1.0.0", cwd=project,
+                  data={"bucket": str(tmp_path / "store"), "runtimes": '["codex", "claude"]', "hooks": "true"})
+    assert "hooks codex: changed" in proc.stdout and "/hooks" in proc.stdout  # Codex's trust step is named
+    assert "hooks claude: changed" in proc.stdout
+    codex = json.loads(codex_hooks.read_text())
+    assert codex["hooks"]["Stop"][0] == USER_CODEX_HOOKS["hooks"]["Stop"][0]
+    ours = [h["command"] for e in codex["hooks"].values() for g in e for h in g["hooks"] if hooks_config.is_ours(h["command"])]
+    assert ours and all(c.startswith(str(m.helper)) for c in ours)
+    claude = json.loads(claude_settings.read_text())
+    assert claude["theme"] == "dark" and claude["permissions"] == USER_CLAUDE_SETTINGS["permissions"]
+
+    m.copier("update", "--trust", "--defaults", "-r", "v1.0.0", "--data=hooks=false", str(m.folder), cwd=m.user)
+    assert json.loads(codex_hooks.read_text()) == USER_CODEX_HOOKS
+    assert json.loads(claude_settings.read_text()) == USER_CLAUDE_SETTINGS

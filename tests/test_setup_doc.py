@@ -1,0 +1,28 @@
+"""The set-up command proposed for the README, run as written on a fresh machine (folder store)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from tests.template_kit import REPO, git, make_machine, make_template_repo
+
+
+def _documented_copy_command() -> str:
+    text = (REPO / "docs" / "setup.md").read_text()
+    block = re.search(r"```sh\n(.*?)```", text, re.S).group(1)
+    [line] = [ln for ln in block.splitlines() if ln.startswith(".venv/bin/copier copy")]
+    return line
+
+
+def test_the_documented_setup_command_completes_and_prints_the_verification(tmp_path):
+    checkout = make_template_repo(tmp_path, files=["copier.yml", "template", "agentmem", "pyproject.toml", "docs"])
+    m = make_machine(tmp_path, "fresh")
+    # The first documented line installs copier into .venv; here the test's own copier stands in for it.
+    command = _documented_copy_command().replace(".venv/bin/copier", f"{sys.executable} -m copier", 1)
+    proc = subprocess.run(["bash", "-c", command], cwd=checkout, env=m.env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Setup verified: the note was saved, read back from the store and found by search." in proc.stdout
+    assert (m.user / "agent-memory" / "projects" / "template-repo" / "notes").is_dir()
+    assert git(m.folder, "status", "--porcelain") == ""
