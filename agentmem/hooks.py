@@ -154,23 +154,3 @@ def _safe_list(home: Path) -> list:
     except OSError:
         return []
 
-
-# -- called by setup (issue C) ---------------------------------------------------------------------
-
-def install_for_setup(home: Path, names: list[str], helper: list[str], env: dict | None = None) -> str:
-    """Install our hooks for each runtime in `names`; a one-line summary, with Codex's trust step."""
-    from agentmem import hooks_config
-
-    changes = [hooks_config.install(home, name, helper, env) for name in names]
-    text = "; ".join(f"{c.runtime}: {c.detail} in {c.path}" for c in changes)
-    if "codex" in names:
-        text += ". " + hooks_config.CODEX_TRUST_NOTE
-    return text
-
-
-def remove_for_setup(home: Path, names: list[str], env: dict | None = None) -> str:
-    """Take our hooks out of each runtime's file (nothing else is touched)."""
-    from agentmem import hooks_config
-
-    changes = [hooks_config.remove(home, name, env) for name in names]
-    return "; ".join(f"{c.runtime}: {c.detail}" for c in changes)

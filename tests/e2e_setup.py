@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
-from agentmem import hooks_config
-from agentmem.runtimes import CORE_SKILL, runtime
-from tests.fixtures_clis import ROOT, Machine
+from tests.fixtures_clis import Machine
 
 BLOCK_BEGIN, BLOCK_END = "<!-- agent-memory:begin -->", "<!-- agent-memory:end -->"
 HELPER_IN_BLOCK = re.compile(r"Helper: `([^`]+)`")
@@ -31,75 +30,28 @@ def helper_from_context(texts: list[tuple[str, str]]) -> str:
     raise AssertionError("no managed block naming the helper reached the model")
 
 
-def _launcher(m: Machine) -> Path:
-    """An absolute helper command for this machine, like the one setup records."""
-    path = m.agentmem_home / "bin" / "agentmem"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        "#!/bin/sh\n"
-        f'export PYTHONPATH="{ROOT}"\n'
-        f'export AGENTMEM_HOME="${{AGENTMEM_HOME:-{m.agentmem_home}}}"\n'
-        f'exec "{sys.executable}" -m agentmem "$@"\n'
-    )
-    path.chmod(0o755)
-    return path
-
-
-def _toml_str(value: str) -> str:
-    return json.dumps(value)
-
-
-def setup_machine(m: Machine, *, store: Path, projects: dict, runtimes=("codex", "claude"),
+def setup_machine(m: Machine, *, template: Path, store: Path, projects: dict, runtimes=("codex", "claude"),
                   hooks: bool = False, agent: str | None = None) -> list[str]:
-    """Set the machine up; returns the helper command recorded in config.toml."""
-    helper = [str(_launcher(m))]
-    lines = [
-        f"agent = {_toml_str(agent or m.home.parent.name)}",
-        "",
-        "[store]",
-        'kind = "folder"',
-        f"location = {_toml_str(str(store))}",
-        "",
-        "[projects]",
-        *[f"{_toml_str(str(Path(d).resolve()))} = {_toml_str(p)}" for d, p in projects.items()],
-        "",
-        "[runtimes]",
-        f"enabled = {json.dumps(list(runtimes))}",
-        "",
-        "[hooks]",
-        f"enabled = {'true' if hooks else 'false'}",
-        "",
-        "[helper]",
-        f"command = {json.dumps(helper)}",
-    ]
-    m.agentmem_home.mkdir(parents=True, exist_ok=True)
-    (m.agentmem_home / "config.toml").write_text("\n".join(lines) + "\n")
-    env = m.env()
-    for name in runtimes:
-        rt = runtime(name, env)
-        rt.instructions.parent.mkdir(parents=True, exist_ok=True)
-        rt.instructions.write_text(f"{BLOCK_BEGIN}\n{_block(helper)}\n{BLOCK_END}\n")
-        skill = rt.skills_root / CORE_SKILL / "SKILL.md"
-        skill.parent.mkdir(parents=True, exist_ok=True)
-        skill.write_text(_skill(helper))
-        if hooks:
-            hooks_config.install(m.agentmem_home, name, helper, env)
-    return helper
+    """Set the machine up with the project's Copier template, as a user would; returns the helper command.
+
+    `template` is a git repo of this checkout's template (tests/template_kit.py), tagged v1.0.0.
+    Copier renders into the machine folder and its tasks install the helper and run
+    `agentmem setup`, which writes the block, the skill and (if asked) the hooks.
+    """
+    data = {
+        "bucket": str(store),
+        "projects": json.dumps({str(Path(d).resolve()): p for d, p in projects.items()}),
+        "runtimes": json.dumps(list(runtimes)),
+        "hooks": "true" if hooks else "false",
+        "agent_name": agent or m.home.parent.name,
+    }
+    cwd = Path(next(iter(projects)))
+    argv = [sys.executable, "-m", "copier", "copy", "--trust", "--defaults", "-r", "v1.0.0",
+            *[f"--data={k}={v}" for k, v in data.items()], str(template), str(m.agentmem_home)]
+    proc = subprocess.run(argv, cwd=cwd, env=m.env(), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, (proc.stdout[-3000:], proc.stderr[-3000:])
+    helper = m.agentmem_home / ".venv" / "bin" / "agentmem"
+    assert helper.is_file(), proc.stdout[-3000:]
+    return [str(helper)]
 
 
-def _block(helper: list[str]) -> str:
-    return (
-        "## Agent memory\n\n"
-        "Use the `agent-memory` skill for prior context and durable findings. Search relevant notes\n"
-        "before relying on remembered decisions; save useful findings, and write a checkpoint at\n"
-        f"milestones or handoffs, before replying. Helper: `{' '.join(helper)}`."
-    )
-
-
-def _skill(helper: list[str]) -> str:
-    return (
-        "---\nname: agent-memory\n"
-        "description: Shared memory across sessions and machines. Recall prior decisions and save "
-        "findings or checkpoints before your final reply.\n---\n\n"
-        f"Search: `{' '.join(helper)} search WORDS`. Save: `{' '.join(helper)} save --title T -`.\n"
-    )

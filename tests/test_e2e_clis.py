@@ -1,6 +1,7 @@
 """End to end with the real Codex and Claude Code CLIs (pinned, see scripts/install-clis).
 
-Each machine is a throwaway HOME set up by `e2e_setup.setup_machine`; the model
+Each machine is a throwaway HOME set up by the project's Copier template
+(`e2e_setup.setup_machine`); the model
 is the recording stand-in in `modelstub.py`. Test IDs name the CLI version.
 """
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 
 import pytest
 
@@ -15,13 +17,21 @@ from agentmem import hooks, pending
 from tests.e2e_setup import helper_from_context, setup_machine
 from tests.fixtures_clis import RUNTIME_PARAMS, make_machine, require_cli
 from tests.modelstub import Shell, Text
+from tests.template_kit import make_template_repo
 
 pytestmark = pytest.mark.slow
 
 
+@pytest.fixture(scope="session")
+def agent_template(tmp_path_factory):
+    """This checkout's Copier template in a git repo tagged v1.0.0, as a user would copy it."""
+    return make_template_repo(tmp_path_factory.mktemp("template"))
+
+
 @pytest.fixture
-def world(tmp_path):
-    """A shared folder store and a factory of machines with their own checkout of project `app`."""
+def world(tmp_path, agent_template):
+    """A shared folder store and a factory of machines, each set up by the Copier template,
+    with its own checkout of project `app`."""
     store = tmp_path / "shared" / "store"
     store.parent.mkdir()
 
@@ -30,7 +40,10 @@ def world(tmp_path):
         checkout = m.home / checkout_rel
         checkout.mkdir(parents=True)
         m.checkout = checkout
-        m.helper = setup_machine(m, store=kw.pop("store", store), projects={checkout: "app"}, **kw)
+        start = time.monotonic()
+        m.helper = setup_machine(m, template=agent_template, store=kw.pop("store", store),
+                                 projects={checkout: "app"}, **kw)
+        print(f"copier setup of {name}: {time.monotonic() - start:.1f} s")
         return m
 
     machine.store = store
@@ -72,11 +85,13 @@ def _offline_save(world, runtime, *, hooks_on):
     """A machine whose store is unreachable at save time (drive unmounted), holding one pending note."""
     store = world.store.parent / "drive" / "store"
     m = world("m1", runtimes=(runtime,), hooks=hooks_on, store=store)
+    assert pending.count(m.agentmem_home) == 0  # setup's verification note was confirmed
+    unmounted = store.parent.rename(store.parent.with_name("drive-unmounted"))
     status, out, err = helper(m, "save", "--title", "Unsent finding", "-", input="The zebra cache is warm.\n")
     assert status == 10, (out, err)
     [entry] = pending.list_entries(m.agentmem_home)
     _, data = pending.load(m.agentmem_home, entry.id)
-    store.parent.mkdir()  # the drive is back before the agent runs
+    unmounted.rename(store.parent)  # the drive is back before the agent runs
     return m, store, entry, data
 
 
@@ -168,14 +183,17 @@ def _search_step(request):
 @pytest.mark.parametrize("reader", RUNTIME_PARAMS)
 def test_a_checkpoint_saved_by_codex_on_one_machine_is_found_by_an_agent_on_another(world, model_stub, reader):
     writer = world("m1", checkout_rel="src/app", runtimes=("codex",))
-    other = world("m2", checkout_rel="work/app-clone", runtimes=(reader,))
-    assert writer.checkout != other.checkout
 
     model_stub.script += [_save_checkpoint_step, Text("Checkpoint saved.")]
     run_cli(writer, "codex", model_stub, "Save a checkpoint of the zebra migration.", tools=True)
     [saved_output] = model_stub.requests[-1].tool_outputs()
     assert "saved " in saved_output and "to shared memory" in saved_output, saved_output
     note_id = saved_output.split("saved ", 1)[1].split()[0]
+
+    # Set up after the save: setup's own verification search starts a fresh cache window
+    # (config [cache] max_age), within which a search does not look at the store again.
+    other = world("m2", checkout_rel="work/app-clone", runtimes=(reader,))
+    assert writer.checkout != other.checkout
 
     reader_stub = type(model_stub)(script=[_search_step, Text("Found it.")]).start()
     try:
