@@ -1,10 +1,10 @@
 """Set up one throwaway machine for the end-to-end tests with the real CLIs: one function.
 
-`setup_machine` leaves the machine as a user's would be after setup: config.toml
-with the store, the project mapping, the runtimes, the hooks answer and the
-helper's absolute command; the managed block in each runtime's instruction
-file; the `agent-memory` skill in each runtime's skills folder; our hooks when
-asked for.
+`setup_machine` runs the project's Copier template as a user would, so the
+machine ends up with config.toml (store, project mapping, runtimes, hooks answer,
+the helper's absolute command), the managed block in each runtime's instruction
+file, the `agent-memory` skill in each runtime's skills folder, and our hooks
+when asked for.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from pathlib import Path
 
 from tests.fixtures_clis import Machine
 
-BLOCK_BEGIN, BLOCK_END = "<!-- agent-memory:begin -->", "<!-- agent-memory:end -->"
 HELPER_IN_BLOCK = re.compile(r"Helper: `([^`]+)`")
 
 
