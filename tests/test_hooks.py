@@ -183,7 +183,7 @@ def test_stop_retry_ends_within_its_budget_when_the_store_hangs(offline_machine)
         elapsed = time.monotonic() - start
     finally:
         _release(fifo)
-    assert elapsed < 2.0
+    assert elapsed < 3.0  # budget + grace is 1.0 s
     assert report.timed_out and len(report.pending) == 2
     assert "stopped after" in report.message()
     assert pending.count(m.home) == 2  # INV nothing-lost
@@ -206,7 +206,7 @@ def test_stop_hook_command_with_a_hung_store_exits_within_its_default_budget(off
         _release(fifo)
     print(f"stop hook with a hung store: {elapsed:.1f} s (budget {hooks.STOP_BUDGET} + grace {hooks.STOP_GRACE})")
     assert status == 0 and out == ""
-    assert hooks.STOP_BUDGET <= elapsed < hooks.STOP_BUDGET + hooks.STOP_GRACE + 3
+    assert hooks.STOP_BUDGET <= elapsed < hooks.STOP_BUDGET + hooks.STOP_GRACE + 8  # loose: a loaded CI machine starts Python slowly
     assert "1 still pending" in err and "did not answer" in err
     assert [e.id for e in pending.list_entries(m.home)] == [first]  # INV nothing-lost
 
@@ -259,7 +259,7 @@ def test_stop_hook_against_an_unresponsive_bucket_ends_within_its_budget_then_up
 
     print(f"stop hook against an unresponsive bucket: {elapsed:.1f} s")
     assert done.returncode == 0 and done.stdout == ""
-    assert elapsed < hooks.STOP_BUDGET + hooks.STOP_GRACE + 3
+    assert elapsed < hooks.STOP_BUDGET + hooks.STOP_GRACE + 8  # loose: a loaded CI machine starts Python slowly
     assert "1 still pending" in done.stderr
     assert [e.id for e in pending.list_entries(home)] == [entry.id]  # INV nothing-lost
 
