@@ -499,6 +499,18 @@ def _args_install_skill(sp) -> None:
     sp.add_argument("--diff", action="store_true", help="show the difference; without --replace, change nothing")
 
 
+def cmd_hooks(args) -> tuple[int, dict, str]:
+    from agentmem import hooks_cli
+
+    return hooks_cli.cmd_hooks(args)
+
+
+def _args_hooks(sp) -> None:
+    from agentmem import hooks_cli
+
+    hooks_cli.configure(sp)
+
+
 # name -> (handler, help, argument setup). Only the invoked command's parser is built:
 # building all of them costs ~6 ms on every agent turn (measured 2026-11-30).
 COMMANDS = {
@@ -514,6 +526,7 @@ COMMANDS = {
     "skills": (cmd_skills, "list shared skills and their revisions (QUERY: search names, descriptions)", _args_skills),
     "read-skill": (cmd_read_skill, "print a file of a published skill revision (default SKILL.md)", _args_read_skill),
     "install-skill": (cmd_install_skill, "install a shared skill revision for the enabled runtimes", _args_install_skill),
+    "hooks": (cmd_hooks, "install, remove, trust or show the optional Codex / Claude Code hooks", _args_hooks),
 }
 
 
@@ -539,6 +552,10 @@ def _command_name(argv: list[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["hook"]:  # called by a runtime: always exits 0 (see hooks_cli)
+        from agentmem.hooks_cli import run_hook
+
+        return run_hook(argv[1:])
     want_json = "--json" in argv
     try:
         parser = build_parser(_command_name(argv))

@@ -1,0 +1,54 @@
+"""How long the hook commands take, beside a bare interpreter start.
+
+    python bench/hook_latency.py [runs]
+
+Runs each command `runs` times (default 20) in a throwaway AGENTMEM_HOME with
+three pending notes, and prints the median and worst wall time in milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def measure(argv, env, stdin, runs):
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(argv, env=env, input=stdin, capture_output=True, check=True)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times), max(times)
+
+
+def main() -> None:
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "agentmem"
+        for i in range(3):  # pending entries are only counted, never parsed, by the reminder
+            (home / "pending" / f"20261130T000000000Z-aaaaaaa{i}").mkdir(parents=True)
+        env = dict(os.environ, AGENTMEM_HOME=str(home), PYTHONPATH=str(ROOT))
+        py = sys.executable
+        stop_in = json.dumps({"hook_event_name": "Stop", "stop_hook_active": True}).encode()
+        cases = [
+            ("python -c pass", [py, "-c", "pass"], b""),
+            ("hook reminder (start)", [py, "-m", "agentmem", "hook", "reminder", "--runtime", "codex"], b"{}"),
+            ("hook reminder (prompt)", [py, "-m", "agentmem", "hook", "reminder", "--event", "prompt", "--runtime", "claude"], b"{}"),
+            ("hook stop (stop_hook_active)", [py, "-m", "agentmem", "hook", "stop", "--runtime", "claude"], stop_in),
+        ]
+        print(f"{runs} runs each, {py} ({sys.version.split()[0]})")
+        for name, argv, stdin in cases:
+            median, worst = measure(argv, env, stdin, runs)
+            print(f"{name:32s} median {median:6.1f} ms   worst {worst:6.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

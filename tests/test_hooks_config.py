@@ -1,0 +1,278 @@
+"""Installing and removing our hooks in the runtimes' JSON files keeps the user's content."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentmem import hooks_config
+from agentmem.errors import InvalidInput, NotConfigured
+
+HELPER = ["/opt/py/bin/python3", "-m", "agentmem"]
+
+USER_SETTINGS = {
+    "model": "opus",
+    "env": {"FOO": "bär"},
+    "hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "/usr/local/bin/guard"}]}],
+    },
+    "permissions": {"allow": ["Bash(ls:*)"], "deny": []},
+}
+
+
+@pytest.fixture
+def env(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    return {"HOME": str(home), "CODEX_HOME": str(home / ".codex")}
+
+
+@pytest.fixture
+def agentmem_home(tmp_path):
+    path = tmp_path / "agentmem"
+    path.mkdir()
+    return path
+
+
+def hooks_file(env, runtime):
+    return hooks_config.get_runtime(runtime, env).hooks_file
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize("runtime", ["codex", "claude"])
+def test_install_then_remove_leaves_a_two_space_file_byte_equal(env, agentmem_home, runtime):
+    # The layout Claude Code itself writes (JSON.stringify(x, null, 2)).
+    path = hooks_file(env, runtime)
+    original = json.dumps(USER_SETTINGS, indent=2, ensure_ascii=False)
+    write(path, original)
+
+    hooks_config.install(agentmem_home, runtime, HELPER, env)
+    assert path.read_text(encoding="utf-8") != original
+    hooks_config.remove(agentmem_home, runtime, env)
+
+    assert path.read_bytes() == original.encode("utf-8")
+    assert not (agentmem_home / hooks_config.STATE_FILE).exists()
+
+
+def test_install_keeps_other_hooks_keys_and_their_order(env, agentmem_home):
+    path = hooks_file(env, "claude")
+    write(path, json.dumps(USER_SETTINGS, indent=2))
+
+    hooks_config.install(agentmem_home, "claude", HELPER, env)
+    data = json.loads(path.read_text())
+
+    assert list(data) == ["model", "env", "hooks", "permissions"]
+    assert list(data["hooks"]) == ["Stop", "PreToolUse", "SessionStart", "UserPromptSubmit"]
+    assert data["hooks"]["Stop"][0] == USER_SETTINGS["hooks"]["Stop"][0]
+    assert data["hooks"]["PreToolUse"] == USER_SETTINGS["hooks"]["PreToolUse"]
+    assert {k: v for k, v in data.items() if k != "hooks"} == {k: v for k, v in USER_SETTINGS.items() if k != "hooks"}
+    ours = hooks_config.our_commands(data)
+    assert [e for e, _ in ours] == ["Stop", "SessionStart", "UserPromptSubmit"]
+
+
+def test_hook_commands_run_the_recorded_absolute_helper(env, agentmem_home):
+    hooks_config.install(agentmem_home, "codex", HELPER, env)
+    data = json.loads(hooks_file(env, "codex").read_text())
+
+    commands = dict(hooks_config.our_commands(data))
+    assert commands["SessionStart"] == "/opt/py/bin/python3 -m agentmem hook reminder --runtime codex"
+    assert commands["UserPromptSubmit"] == "/opt/py/bin/python3 -m agentmem hook reminder --event prompt --runtime codex"
+    assert commands["Stop"] == "/opt/py/bin/python3 -m agentmem hook stop --runtime codex"
+    stop = data["hooks"]["Stop"][0]["hooks"][0]
+    assert stop["timeout"] > hooks_config.STOP_BUDGET  # the runtime never kills it before its own budget ends
+
+
+def test_helper_command_must_be_recorded_and_absolute():
+    with pytest.raises(NotConfigured):
+        hooks_config.helper_command({})
+    with pytest.raises(InvalidInput):
+        hooks_config.helper_command({"helper": {"command": ["python3", "-m", "agentmem"]}})
+    assert hooks_config.helper_command({"helper": {"command": HELPER}}) == HELPER
+
+
+@pytest.mark.parametrize("runtime", ["codex", "claude"])
+def test_remove_deletes_a_file_only_when_agentmem_created_it(env, agentmem_home, runtime):
+    path = hooks_file(env, runtime)
+    hooks_config.install(agentmem_home, runtime, HELPER, env)
+    assert path.exists()
+    change = hooks_config.remove(agentmem_home, runtime, env)
+    assert change.changed and not path.exists()
+
+
+def test_remove_keeps_an_empty_file_the_user_already_had(env, agentmem_home):
+    path = hooks_file(env, "claude")
+    write(path, "{}\n")
+    hooks_config.install(agentmem_home, "claude", HELPER, env)
+    hooks_config.remove(agentmem_home, "claude", env)
+    assert path.read_text() == "{}\n"
+
+
+def test_remove_keeps_an_empty_hooks_table_the_user_already_had(env, agentmem_home):
+    path = hooks_file(env, "codex")
+    original = '{\n  "hooks": {\n    "Stop": []\n  }\n}\n'
+    write(path, original)
+    hooks_config.install(agentmem_home, "codex", HELPER, env)
+    hooks_config.remove(agentmem_home, "codex", env)
+    assert path.read_text() == original
+
+
+def test_remove_takes_out_only_ours_and_keeps_hooks_added_since(env, agentmem_home):
+    path = hooks_file(env, "claude")
+    write(path, json.dumps(USER_SETTINGS, indent=2))
+    hooks_config.install(agentmem_home, "claude", HELPER, env)
+    data = json.loads(path.read_text())
+    data["hooks"]["SessionStart"].append({"hooks": [{"type": "command", "command": "echo mine"}]})
+    data["theme"] = "dark"
+    write(path, json.dumps(data, indent=2))
+
+    hooks_config.remove(agentmem_home, "claude", env)
+    after = json.loads(path.read_text())
+
+    assert hooks_config.our_commands(after) == []
+    assert after["hooks"]["SessionStart"] == [{"hooks": [{"type": "command", "command": "echo mine"}]}]
+    assert after["theme"] == "dark"
+    assert after["hooks"]["Stop"] == USER_SETTINGS["hooks"]["Stop"]
+
+
+def test_installing_twice_changes_nothing_the_second_time(env, agentmem_home):
+    path = hooks_file(env, "claude")
+    write(path, json.dumps(USER_SETTINGS, indent=2))
+    assert hooks_config.install(agentmem_home, "claude", HELPER, env).changed
+    first = path.read_bytes()
+    assert not hooks_config.install(agentmem_home, "claude", HELPER, env).changed
+    assert path.read_bytes() == first
+
+
+def test_reinstalling_with_a_new_helper_replaces_our_entries_without_duplicates(env, agentmem_home):
+    path = hooks_file(env, "codex")
+    original = json.dumps(USER_SETTINGS, indent=2)
+    write(path, original)
+    hooks_config.install(agentmem_home, "codex", HELPER, env)
+    hooks_config.install(agentmem_home, "codex", ["/new/python", "-m", "agentmem"], env)
+
+    commands = hooks_config.our_commands(json.loads(path.read_text()))
+    assert len(commands) == 3 and all(c.startswith("/new/python ") for _, c in commands)
+    hooks_config.remove(agentmem_home, "codex", env)
+    assert path.read_text() == original
+
+
+@pytest.mark.parametrize("bad", ["{not json", "[1, 2]", '{"hooks": []}', '{"hooks": {"Stop": {}}}'])
+@pytest.mark.parametrize("action", ["install", "remove"])
+def test_a_file_we_cannot_read_as_hooks_is_reported_and_left_untouched(env, agentmem_home, bad, action):
+    path = hooks_file(env, "claude")
+    write(path, bad)
+    with pytest.raises(InvalidInput) as err:
+        if action == "install":
+            hooks_config.install(agentmem_home, "claude", HELPER, env)
+        else:
+            hooks_config.remove(agentmem_home, "claude", env)
+    assert str(path) in err.value.message
+    assert path.read_text() == bad
+    assert not (agentmem_home / hooks_config.STATE_FILE).exists()
+
+
+def test_install_keeps_the_file_permissions(env, agentmem_home):
+    path = hooks_file(env, "claude")
+    write(path, "{}")
+    os.chmod(path, 0o600)
+    hooks_config.install(agentmem_home, "claude", HELPER, env)
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_only_helper_hook_commands_count_as_ours():
+    assert hooks_config.is_ours("/usr/bin/python3 -m agentmem hook stop --runtime claude")
+    assert hooks_config.is_ours("'/home/me/my env/bin/agentmem' hook reminder --runtime codex")
+    assert not hooks_config.is_ours("/usr/bin/other hook stop")
+    assert not hooks_config.is_ours("agentmem search hook")
+    assert not hooks_config.is_ours("echo 'unbalanced")
+    assert not hooks_config.is_ours(None)
+
+
+json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=5))
+json_value = st.recursive(json_leaf, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=6)
+handler = st.fixed_dictionaries({"type": st.just("command"), "command": st.sampled_from(["echo a", "x --y", "true"])})
+group = st.fixed_dictionaries({"hooks": st.lists(handler, max_size=2)}, optional={"matcher": st.sampled_from(["*", "Bash", "startup"])})
+events = st.dictionaries(st.sampled_from(["Stop", "SessionStart", "UserPromptSubmit", "PreToolUse"]), st.lists(group, max_size=2), max_size=4)
+user_file = st.builds(lambda extra, hooks, with_hooks: {**extra, **({"hooks": hooks} if with_hooks else {})},
+                      st.dictionaries(st.sampled_from(["model", "env", "theme", "x"]), json_value, max_size=3), events, st.booleans())
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=user_file, indent=st.sampled_from([None, 2, 4, "\t"]), newline=st.booleans())
+def test_install_then_remove_round_trips_any_user_file(tmp_path_factory, data, indent, newline):
+    base = tmp_path_factory.mktemp("rt")
+    env = {"HOME": str(base / "home")}
+    home = base / "agentmem"
+    path = hooks_file(env, "claude")
+    text = json.dumps(data, indent=indent, ensure_ascii=False) + ("\n" if newline else "")
+    write(path, text)
+
+    hooks_config.install(home, "claude", HELPER, env)
+    hooks_config.remove(home, "claude", env)
+
+    assert json.loads(path.read_text(encoding="utf-8")) == data
+    if indent in (2, 4, "\t") and data:
+        assert path.read_text(encoding="utf-8") == text
+
+
+# -- the CLI: agentmem hooks install|remove|status ------------------------------------------------
+
+def _cli_machine(tmp_path, helper=True):
+    from tests.fixtures_core import make_machine
+
+    m = make_machine(tmp_path, "laptop", tmp_path / "store", {tmp_path: "app"})
+    if helper:
+        with open(m.home / "config.toml", "a") as fh:
+            fh.write('\n[runtimes]\nenabled = ["claude"]\n\n[helper]\ncommand = ["/opt/py/bin/python3", "-m", "agentmem"]\n')
+    return m
+
+
+def test_hooks_install_status_and_remove_through_the_cli(tmp_path):
+    m = _cli_machine(tmp_path)
+    settings_file = m.user_home / ".claude" / "settings.json"
+    write(settings_file, '{\n  "theme": "dark"\n}\n')
+
+    status, out, err = m.json("hooks", "install")
+    assert status == 0, err
+    assert [c["runtime"] for c in out["changes"]] == ["claude"]  # the runtimes enabled in config.toml
+    status, out, _ = m.json("hooks", "status")
+    assert out["hooks"][0]["installed"] and out["hooks"][0]["current"]
+    assert out["hooks"][0]["events"] == ["SessionStart", "UserPromptSubmit", "Stop"]
+
+    m.run("hooks", "remove", check_status=0)
+    assert settings_file.read_text() == '{\n  "theme": "dark"\n}\n'
+    status, out, _ = m.json("hooks", "status")
+    assert not out["hooks"][0]["installed"]
+
+
+def test_hooks_install_for_codex_tells_the_user_about_codex_trust(tmp_path):
+    m = _cli_machine(tmp_path)
+    status, out, err = m.run("hooks", "install", "--runtime", "codex")
+    assert status == 0, err
+    assert "/hooks" in out and "trust" in out
+
+
+def test_hooks_install_without_a_recorded_helper_stops_with_the_setup_hint(tmp_path):
+    m = _cli_machine(tmp_path, helper=False)
+    status, out, err = m.run("hooks", "install", "--runtime", "claude")
+    assert status == 3 and out == ""
+    assert "[helper] command" in err and "Traceback" not in err
+    assert not (m.user_home / ".claude" / "settings.json").exists()
+
+
+def test_hooks_install_into_a_broken_settings_file_exits_2_and_leaves_it(tmp_path):
+    m = _cli_machine(tmp_path)
+    settings_file = m.user_home / ".claude" / "settings.json"
+    write(settings_file, '{"theme": "dark",}')
+    status, _, err = m.run("hooks", "install")
+    assert status == 2 and "is not valid JSON" in err and "Traceback" not in err
+    assert settings_file.read_text() == '{"theme": "dark",}'
