@@ -7,10 +7,13 @@ file lives there) and progress bars are off.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 
 os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="agentmem-hf-home-")
+atexit.register(shutil.rmtree, os.environ["HF_HOME"], ignore_errors=True)
 os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
 # Kept aside for the opt-in live test only (tests/test_live_hub.py); no other test sees a real token.
 LIVE_HF_TOKEN = os.environ.pop("HF_TOKEN", None)

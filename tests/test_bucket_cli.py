@@ -177,3 +177,14 @@ def test_bucket_verify_on_a_configured_machine_saves_reads_back_and_finds_the_no
     again = machine.run("bucket", "verify", "--json")
     assert again.returncode == 0 and json.loads(again.stdout)["upload"] == "already-saved"
     assert list(hub.buckets["alice/agent-memory"].files) == [out["path"]]
+
+
+def test_a_save_sends_no_telemetry_request_and_leaves_no_registry_cache(hub, tmp_path):
+    token = hub.add_user("alice")
+    hub.add_bucket("alice/agent-memory", private=True)
+    m = Machine(tmp_path / "laptop", hub, token)
+    hub.clear_log()
+    saved = m.run("save", "--json", stdin="A note saved without telemetry.\n")
+    assert saved.returncode == 0, saved.stderr
+    assert hub.requests("agent-harnesses") == []
+    assert not (m.hf_home / ".agent_harnesses.json").exists()

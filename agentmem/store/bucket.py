@@ -17,10 +17,11 @@ import tempfile
 import threading
 from pathlib import Path
 
-from huggingface_hub import HfApi, get_token
+from agentmem.store import hubnet  # first: it sets the environment huggingface_hub reads at import
+
+from huggingface_hub import HfApi, get_token  # noqa: E402
 
 from agentmem import errors
-from agentmem.store import hubnet
 from agentmem.store.base import ObjectInfo, StoreDescription, check_object_path
 
 

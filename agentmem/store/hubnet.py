@@ -42,6 +42,11 @@ ENV_TIMEOUT = "AGENTMEM_NETWORK_TIMEOUT"
 _RETRY_HEADROOM = 10.0
 _RETRY_STATUSES = (408, 429, 500, 502, 503, 504)
 
+# agentmem's calls send no usage telemetry unless the user asked for it: with telemetry on,
+# huggingface_hub 2.4.0 fetches /api/agent-harnesses once a day to build its user agent (one
+# more request, up to 3 s, on some save) and caches it under HF_HOME. Must precede its import.
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
 LOGIN_HINT = "log in on this machine with `hf auth login`, or set HF_TOKEN in the environment"
 
 
