@@ -119,13 +119,12 @@ def _search(idx: rindex.Index, query: str, limit: int, mode: str, extra) -> list
     final = dict(pool.scores)
     if mode == "hybrid":
         final = _blend(idx, query, pool, extra_docs, allowed)
-    order = sorted(final, key=lambda k: (-final[k], _neg(pool.created.get(k, "")), _neg(pool.ids[k])))
+    # Best score first, then newest, then highest ID: stable sorts, least significant key first
+    # (a single sort with a descending-string key cost ~2.5 ms a query at 10k notes, 2026-11-30).
+    order = sorted(final, key=lambda k: pool.ids[k], reverse=True)
+    order.sort(key=lambda k: pool.created.get(k, ""), reverse=True)
+    order.sort(key=lambda k: final[k], reverse=True)
     return [Hit(pool.ids[k], final[k], pool.created.get(k, "")) for k in order[:limit]]
-
-
-def _neg(text: str) -> tuple:
-    """A sort key that orders strings descending (newest created, then highest ID, first)."""
-    return tuple(-ord(c) for c in text) + (1,)
 
 
 def _extra_docs(idx: rindex.Index, extra) -> list[rindex.Doc]:

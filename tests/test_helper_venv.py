@@ -59,3 +59,15 @@ def test_without_the_dependencies_beside_copier_the_venv_gets_its_own_pinned_cop
     probe = "import huggingface_hub, hf_xet, tomlkit, yaml; print(huggingface_hub.__version__, tomlkit.__version__)"
     out = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path).stdout
     assert out.split() == ["2.4.0", "0.15.2"]
+
+
+def test_the_installed_package_is_byte_compiled_so_no_start_recompiles_it(tmp_path):
+    # Where PYTHONDONTWRITEBYTECODE is set, nothing else would ever write the bytecode.
+    src, home = _source(tmp_path), tmp_path / "machine"
+    home.mkdir()
+    helper_venv.install(home, src)
+    python = helper_venv.venv_python(home / ".venv")
+    probe = "import importlib.util as u, agentmem.cli as c, os; print(os.path.exists(u.cache_from_source(c.__file__)))"
+    out = subprocess.run([str(python), "-P", "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path,
+                         env={"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}).stdout.strip()
+    assert out == "True"
