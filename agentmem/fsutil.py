@@ -17,7 +17,8 @@ def temp_path_for(target: Path) -> Path:
     return target.with_name(f"{TMP_PREFIX}{target.name}.{os.getpid()}.{os.urandom(4).hex()}")
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
+    """Make a folder's entries (a rename into it) durable; best effort where unsupported."""
     try:
         fd = os.open(directory, os.O_RDONLY)
     except OSError:
@@ -48,7 +49,7 @@ def write_atomic(target: Path, data: bytes, *, mode: int = 0o644) -> None:
         except FileNotFoundError:
             pass
         raise
-    _fsync_dir(target.parent)
+    fsync_dir(target.parent)
 
 
 def create_exclusive_atomic(target: Path, data: bytes) -> bool:
@@ -75,7 +76,7 @@ def create_exclusive_atomic(target: Path, data: bytes) -> bool:
             created = False
         else:
             os.replace(tmp, target)
-            _fsync_dir(target.parent)
+            fsync_dir(target.parent)
             return True
     finally:
         try:
@@ -83,7 +84,7 @@ def create_exclusive_atomic(target: Path, data: bytes) -> bool:
         except FileNotFoundError:
             pass
     if created:
-        _fsync_dir(target.parent)
+        fsync_dir(target.parent)
     return created
 
 

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from agentmem import skillfmt
 from agentmem.errors import Conflict, InvalidInput, NotConfigured, NotFound
-from agentmem.fsutil import TMP_PREFIX, write_atomic
+from agentmem.fsutil import TMP_PREFIX, fsync_dir, write_atomic
 from agentmem.skills import INSTALL_MARKER, revision_prefix
 from agentmem.store.base import ObjectInfo, Store
 
@@ -206,16 +206,7 @@ def _fsync_tree(folder: Path) -> None:
         for name in filenames:
             with open(Path(dirpath) / name, "rb") as fh:
                 os.fsync(fh.fileno())
-        try:
-            fd = os.open(dirpath, os.O_RDONLY)
-        except OSError:
-            continue
-        try:
-            os.fsync(fd)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+        fsync_dir(Path(dirpath))
 
 
 def _sweep(root: Path) -> None:
