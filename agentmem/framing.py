@@ -46,7 +46,7 @@ _CONFUSABLES = str.maketrans(
 )
 _MARKER_LIKE = re.compile(r"(?:begin|end)[\W_]*recalled[\W_]*memory|<{3}[\W_]*(?:begin|end)(?![a-z])")
 _UNSAFE_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
-_SAFE_LABEL = re.compile(r"[^A-Za-z0-9._:@+-]")
+_SAFE_LABEL = re.compile(r"[^A-Za-z0-9 ._:@+-]")  # labels are ours; spaces allowed
 
 
 def new_nonce() -> str:

@@ -92,8 +92,7 @@ def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
         if needle:
             if needle in parsed.title.casefold():
                 matches.append({"line": 0, "text": f"title: {parsed.title}"[:MAX_LINE]})
-            offset = text.count("\n") - parsed.body.count("\n")
-            for i, line in enumerate(parsed.body.splitlines(), start=offset + 1):
+            for i, line in enumerate(parsed.body.splitlines(), start=_body_start(text, parsed)):
                 if needle in line.casefold():
                     matches.append({"line": i, "text": line.strip()[:MAX_LINE]})
                     if len(matches) >= MAX_MATCHES_PER_NOTE:
@@ -133,19 +132,24 @@ def ranked(home: Path, store: StoreDescription, project: str, query: str, limit:
         if data is None:
             continue  # removed since the index last saw it
         parsed = notes.parse(data)
-        result = _result(Candidate(hit.id, data, is_pending), parsed, _excerpts(parsed, wanted))
+        start = _body_start(data.decode("utf-8", errors="replace"), parsed)
+        result = _result(Candidate(hit.id, data, is_pending), parsed, _excerpts(parsed, wanted, start))
         result.score = hit.score
         out.append(result)
     return out
 
 
-def _excerpts(parsed: notes.Parsed, wanted: set[str]) -> list[dict]:
+def _body_start(text: str, parsed: notes.Parsed) -> int:
+    """The line number, in the note's file, of its body's first line (match lines cite file lines)."""
+    return text.count("\n") - parsed.body.count("\n") + 1
+
+
+def _excerpts(parsed: notes.Parsed, wanted: set[str], start: int) -> list[dict]:
     """Body lines that share a stemmed word with the query, in order, at most a few."""
     from agentmem import textproc
 
-    text = parsed.body
     out = []
-    for i, line in enumerate(text.splitlines(), start=1):
+    for i, line in enumerate(parsed.body.splitlines(), start=start):
         if wanted & set(textproc.terms(line)):
             out.append({"line": i, "text": line.strip()[:MAX_LINE]})
             if len(out) >= MAX_MATCHES_PER_NOTE:

@@ -178,3 +178,15 @@ def test_search_matches_tags_and_sources_but_not_frontmatter_keys(machines, tmp_
     assert len(m.json("search", "deployment", cwd=checkout)[1]["results"]) == 1
     assert len(m.json("search", "terraform", cwd=checkout)[1]["results"]) == 1
     assert m.json("search", "kind", cwd=checkout)[1]["results"] == []
+
+
+def test_match_lines_cite_the_same_file_line_in_literal_and_ranked_mode(machines, tmp_path, store_dir):
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    m = machines("laptop", {checkout: "app"})
+    _, saved, _ = m.json("save", "--title", "Deploy", input="First line.\nThe canary rollout waits ten minutes.\n", cwd=checkout)
+    file_lines = (store_dir / saved["path"]).read_text().splitlines()
+    expected = file_lines.index("The canary rollout waits ten minutes.") + 1
+    for mode in ("literal", "ranked"):
+        _, found, _ = m.json("search", "canary rollout", "--mode", mode, cwd=checkout)
+        assert found["results"][0]["matches"][0]["line"] == expected, mode
