@@ -24,6 +24,12 @@ STOP_BUDGET = 10.0
 # Seconds past the budget before the hook gives up on an attempt that ignores
 # its own timeout (a hung network drive); the note stays pending either way.
 STOP_GRACE = 2.0
+# Seconds: after a Stop round that spent its whole budget without confirming a
+# note (a store that hangs rather than refuses), later Stop hooks skip retrying
+# for this long, so a hung drive or Hub does not add 10 s to every turn. An
+# explicit `agentmem save --retry` is never paused.
+STOP_PAUSE = 120.0
+STOP_STATE = "hook-stop-state.json"
 
 GUIDANCE = (
     "Memory (agent-memory skill): search this project's notes before relying on remembered "
@@ -63,11 +69,14 @@ class StopReport:
         self.pending: list[str] = []  # tried and still pending, or never tried
         self.errors: list[str] = []  # one line each, no credentials
         self.skipped = ""  # why nothing was tried
+        self.paused = False  # skipped because a recent round hung (see STOP_PAUSE)
         self.timed_out = False
         self.seconds = 0.0
 
     def message(self) -> str:
         """One short line for stderr, or "" when there is nothing worth telling."""
+        if self.paused:
+            return f"agentmem stop hook: notes still pending; {self.skipped}"
         if self.skipped or not (self.pending or self.errors or self.saved):
             return ""
         parts = []
@@ -104,6 +113,12 @@ def stop(home: Path, hook_input: dict, *, budget: float = STOP_BUDGET, grace: fl
     if pending_count(home) == 0:
         report.skipped = "nothing pending"
         return report
+    paused = _paused_for(home)
+    if paused:
+        report.skipped = (f"the store did not answer {paused:.0f} s ago, so no retry for {STOP_PAUSE:g} s "
+                          "(`agentmem save --retry ID` retries now)")
+        report.paused = True
+        return report
 
     import threading
 
@@ -127,6 +142,7 @@ def stop(home: Path, hook_input: dict, *, budget: float = STOP_BUDGET, grace: fl
         report.timed_out = True
         report.pending = [e.id for e in _safe_list(home)]
         report.errors.append("the store did not answer within the budget")
+        _remember(home, report, budget)
         return report
     if "error" in box:
         exc = box["error"]
@@ -143,7 +159,34 @@ def stop(home: Path, hook_input: dict, *, budget: float = STOP_BUDGET, grace: fl
                 report.errors.append(outcome.error.one_line())
     report.pending += [e.id for e in untried]
     report.timed_out = bool(untried)
+    _remember(home, report, budget)
     return report
+
+
+def _paused_for(home: Path) -> float:
+    """Seconds since a round that hung, if that was less than STOP_PAUSE ago; else 0."""
+    import json
+
+    try:
+        hung_at = json.loads((Path(home) / STOP_STATE).read_text(encoding="utf-8"))["hung_at"]
+        age = time.time() - float(hung_at)
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0.0
+    return age if 0 <= age < STOP_PAUSE else 0.0
+
+
+def _remember(home: Path, report: StopReport, budget: float) -> None:
+    """Record a round that used (nearly) its whole budget and confirmed nothing; forget it once one succeeds."""
+    state = Path(home) / STOP_STATE
+    try:
+        if (report.timed_out or report.seconds >= 0.9 * budget) and not report.saved:
+            from agentmem.fsutil import write_atomic
+
+            write_atomic(state, f'{{"hung_at": {time.time():.3f}}}\n'.encode())
+        elif report.saved:
+            state.unlink(missing_ok=True)
+    except OSError:
+        pass  # the pause is a courtesy; without it the next stop simply tries again
 
 
 def _safe_list(home: Path) -> list:

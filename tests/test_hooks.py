@@ -189,6 +189,26 @@ def test_stop_retry_ends_within_its_budget_when_the_store_hangs(offline_machine)
     assert pending.count(m.home) == 2  # INV nothing-lost
 
 
+def test_after_a_round_that_hung_the_next_stops_pause_then_retry(offline_machine):
+    m = offline_machine
+    first = save_pending(m)
+    m.store.parent.mkdir()
+    fifo = _hang_store_at(m, first)
+    try:
+        assert hooks.stop(m.home, {}, budget=0.5, grace=0.5).timed_out
+    finally:
+        _release(fifo)
+    start = time.monotonic()
+    report = hooks.stop(m.home, {}, budget=0.5, grace=0.5)
+    assert time.monotonic() - start < 0.5 and report.paused  # no second wait on a hung store
+    assert "save --retry" in report.message() and pending.count(m.home) == 1  # INV nothing-lost
+    os.unlink(m.store / pending.load(m.home, first)[0].path)  # the drive answers again
+    state = m.home / hooks.STOP_STATE
+    state.write_text(json.dumps({"hung_at": time.time() - hooks.STOP_PAUSE - 1}))  # the pause has passed
+    report = hooks.stop(m.home, {}, budget=5, grace=1)
+    assert report.saved == [first] and not state.exists()
+
+
 @pytest.mark.slow
 def test_stop_hook_command_with_a_hung_store_exits_within_its_default_budget(offline_machine):
     m = offline_machine
@@ -264,6 +284,9 @@ def test_stop_hook_against_an_unresponsive_bucket_ends_within_its_budget_then_up
     assert [e.id for e in pending.list_entries(home)] == [entry.id]  # INV nothing-lost
 
     hub.clear_faults()
+    done, elapsed = run("hook", "stop", "--runtime", "claude", input=stop_input())
+    assert done.returncode == 0 and "no retry for" in done.stderr and elapsed < 5  # paused, not another 10 s
+    (home / hooks.STOP_STATE).unlink()  # the pause has passed
     done, _ = run("hook", "stop", "--runtime", "claude", input=stop_input())
     assert done.returncode == 0 and "uploaded 1 pending note" in done.stderr
     assert pending.count(home) == 0
