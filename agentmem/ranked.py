@@ -113,8 +113,7 @@ def _search(idx: rindex.Index, query: str, limit: int, mode: str, extra) -> list
     allowed = _phrase_filter(idx, phrases, qterms, extra_docs) if phrases else None
     if allowed is not None and not allowed:
         return []
-    weights = _idf(idx, qterms, extra_docs, n)
-    pool = _lexical(idx, weights, avgdl, extra_docs, allowed)
+    pool = _lexical(idx, qterms, n, avgdl, extra_docs, allowed)
     _pair_bonus(pool, qterms)
     final = dict(pool.scores)
     if mode == "hybrid":
@@ -137,32 +136,24 @@ def _extra_docs(idx: rindex.Index, extra) -> list[rindex.Doc]:
     return out
 
 
-def _idf(idx: rindex.Index, qterms: list[str], extra_docs, n: int) -> list[tuple[str, float]]:
-    """(term, idf) for each distinct query term, in query order."""
-    out = []
-    for term in list(dict.fromkeys(qterms))[:MAX_QUERY_TERMS]:
-        (df,) = idx.conn.execute("SELECT count(*) FROM postings WHERE term=?", (term,)).fetchone()
-        df += sum(1 for d in extra_docs if term in d.tf)
-        if df:
-            out.append((term, math.log(1 + (n - df + 0.5) / (df + 0.5))))
-    return out
-
-
 def _bm25(tf: int, dl: int, avgdl: float) -> float:
     return tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
 
 
-def _lexical(idx, weights, avgdl, extra_docs, allowed) -> _Pool:
+def _lexical(idx, qterms, n: int, avgdl, extra_docs, allowed) -> _Pool:
+    """BM25 of every note holding a query term; idf from each term's posting count, read in the same scan."""
     pool = _Pool({}, {}, {}, {})
     scores = pool.scores
-    for term, idf in weights:
-        rows = idx.conn.execute(
-            "SELECT p.num, p.tf, d.dl FROM postings p JOIN docs d ON d.num = p.num WHERE p.term = ?", (term,)
-        )
-        for num, tf, dl in rows:
-            if allowed is not None and num not in allowed:
-                continue
-            scores[num] = scores.get(num, 0.0) + idf * _bm25(tf, dl, avgdl)
+    for term in list(dict.fromkeys(qterms))[:MAX_QUERY_TERMS]:
+        rows = idx.conn.execute("SELECT num, tf, dl FROM postings WHERE term = ?", (term,)).fetchall()
+        df = len(rows) + sum(1 for d in extra_docs if term in d.tf)
+        if not df:
+            continue
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        get = scores.get
+        for num, tf, dl in rows:  # the hot loop: `_bm25` written out, the same arithmetic
+            if allowed is None or num in allowed:
+                scores[num] = get(num, 0.0) + idf * (tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl)))
         for d in extra_docs:
             key = "x:" + d.id
             if term not in d.tf or (allowed is not None and key not in allowed):
@@ -204,10 +195,13 @@ def _describe(idx, pool: _Pool, keys, extra_docs) -> None:
 def _pair_bonus(pool: _Pool, qterms: list[str]) -> None:
     """Add PAIR_BONUS per query word pair found side by side; keep only the described candidates."""
     pairs = set(zip(qterms, qterms[1:]))
-    for k in list(pool.scores):
-        if k not in pool.ids:
-            del pool.scores[k]  # below the rerank depth: never among the results
-        elif pairs:
+    # Keep only the described candidates (the rest are below the rerank depth and can never
+    # be among the results); rebuilding beats deleting thousands of keys one by one.
+    kept = {k: v for k, v in pool.scores.items() if k in pool.ids}
+    pool.scores.clear()
+    pool.scores.update(kept)
+    if pairs:
+        for k in kept:
             terms = pool.terms[k]
             pool.scores[k] += PAIR_BONUS * len(pairs & set(zip(terms, terms[1:])))
 
