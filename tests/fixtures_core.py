@@ -85,3 +85,13 @@ def machines(tmp_path, store_dir):
         return make_machine(tmp_path, name, store_dir, projects, agent)
 
     return factory
+
+
+@pytest.fixture
+def laptop(machines, tmp_path):
+    """One machine with `src/app` mapped to project `app` (its path is `laptop.checkout`)."""
+    checkout = tmp_path / "src" / "app"
+    checkout.mkdir(parents=True)
+    m = machines("laptop", {checkout: "app"})
+    m.checkout = checkout
+    return m

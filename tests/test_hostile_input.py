@@ -40,15 +40,6 @@ def assert_clean_failure(status: int, out: str, err: str, expected: int = 2) -> 
     assert err.startswith("agentmem: ") and err.count("\n") == 1, err
 
 
-@pytest.fixture
-def laptop(machines, tmp_path):
-    checkout = tmp_path / "src" / "app"
-    checkout.mkdir(parents=True)
-    m = machines("laptop", {checkout: "app"})
-    m.checkout = checkout
-    return m
-
-
 TRAVERSAL = ["../../etc/passwd", "..", "a/b", "/etc/passwd", "x\\..\\y", "", "-", "id with space", "ｉｄ", ".hidden"]
 
 

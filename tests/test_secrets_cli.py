@@ -21,15 +21,6 @@ def all_files(*roots: Path) -> list[Path]:
     return sorted(p for root in roots if root.exists() for p in root.rglob("*") if p.is_file())
 
 
-@pytest.fixture
-def laptop(machines, tmp_path):
-    checkout = tmp_path / "src" / "app"
-    checkout.mkdir(parents=True)
-    m = machines("laptop", {checkout: "app"})
-    m.checkout = checkout
-    return m
-
-
 def _state(m, store_dir):
     return [p for p in all_files(m.home, store_dir) if p.name != "config.toml"]
 
