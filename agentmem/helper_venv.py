@@ -10,7 +10,8 @@ hooks call come from the same template revision Copier is rendering:
   environment sets it, and, when Copier's own environment holds every runtime
   dependency (as when agentmem was pip-installed with its copier dependency), puts
   that environment's site-packages after the venv's so nothing is downloaded;
-- `.venv/bin/agentmem`, a launcher script: the helper's absolute command.
+- `.venv/bin/agentmem`, a launcher script: the helper's absolute command, which starts
+  Python without `site` for speed (see `agentmem/launch.py`).
 
 Otherwise it bootstraps pip in the venv and installs the pinned runtime dependencies
 from `pyproject.toml` there (needs the package index). If a linked Copier environment
@@ -103,8 +104,14 @@ def install(home: Path, source: Path) -> list[str]:
         launcher.write_text(f'@"{python}" -P -m agentmem %*\r\n', encoding="utf-8")
     else:
         # A shell launcher, not a shebang to python: paths with spaces or over 127 bytes break shebangs.
-        # -P: never import an `agentmem` folder from the current directory instead of this one.
-        launcher.write_text(f'#!/bin/sh\nexec {shlex.quote(str(python))} -P -m agentmem "$@"\n', encoding="utf-8")
+        # -S: `site` runs only if a command needs more than this package (see agentmem/launch.py), so
+        # the machine folder is set here rather than by the .pth file. -P: never import an
+        # `agentmem` folder from the current directory instead of this one.
+        start = (f"import os, sys; sys.path.insert(0, {str(purelib)!r}); "
+                 f"os.environ.setdefault('AGENTMEM_HOME', {str(home)!r}); "
+                 "from agentmem.launch import main; raise SystemExit(main())")
+        launcher.write_text(f'#!/bin/sh\nexec {shlex.quote(str(python))} -S -P -c {shlex.quote(start)} "$@"\n',
+                            encoding="utf-8")
         launcher.chmod(0o755)
     return [str(launcher)]
 

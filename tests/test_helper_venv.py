@@ -71,3 +71,29 @@ def test_the_installed_package_is_byte_compiled_so_no_start_recompiles_it(tmp_pa
     out = subprocess.run([str(python), "-P", "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path,
                          env={"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}).stdout.strip()
     assert out == "True"
+
+
+def test_the_launcher_starts_without_site_and_runs_it_when_a_dependency_is_first_needed(tmp_path):
+    # The launcher skips `site` for speed (agentmem/launch.py). A search-path import must not
+    # load it; a standard-library probe that fails (ntpath asking for `nt`) must not either;
+    # the first third-party import (tomlkit, beside Copier) must load it and succeed.
+    src, home = _source(tmp_path), tmp_path / "machine"
+    home.mkdir()
+    [launcher] = helper_venv.install(home, src)
+    text = open(launcher, encoding="utf-8").read()
+    assert " -S -P -c " in text
+    python = helper_venv.venv_python(home / ".venv")
+    purelib = next((home / ".venv").rglob("site-packages"))
+    probe = (f"import sys; sys.path.insert(0, {str(purelib)!r}); from agentmem import launch; "
+             "sys.meta_path.append(launch.SiteOnDemand); import agentmem.cli, pathlib, ntpath; "
+             "before = 'site' in sys.modules; import tomlkit; print(before, 'site' in sys.modules, tomlkit.__name__)")
+    out = subprocess.run([str(python), "-S", "-P", "-c", probe], capture_output=True, text=True, cwd=tmp_path,
+                         env={"PATH": "/usr/bin:/bin"})
+    assert out.stdout.split() == ["False", "True", "tomlkit"], out.stderr
+    # And through the launcher itself: `map` writes config.toml with tomlkit.
+    work = tmp_path / "work"
+    work.mkdir()
+    done = subprocess.run([launcher, "map", str(work), "app"], capture_output=True, text=True, cwd=tmp_path,
+                          env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert 'app' in (home / "config.toml").read_text()

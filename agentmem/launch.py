@@ -1,0 +1,47 @@
+"""Start the helper: what `python -m agentmem` and the installed launcher run.
+
+Agents call the helper on every turn, so its start is kept short. The launcher
+that setup installs (`helper_venv.py`) starts Python with `-S`: no `site`
+processing at start-up and no `runpy`, which together cost about 4 ms of a
+30-40 ms search (measured 2026-11-30). Most commands (search, read, save on a
+folder store, hooks) need only the standard library and this package, which
+the launcher puts on `sys.path` itself. The first import that finds nothing
+there (huggingface_hub, tomlkit, copier, numpy) runs `site.main()`, the very
+set-up `-S` skipped, and is looked up again, so every command sees the same
+modules it would have seen with `site`.
+"""
+
+import sys
+
+
+class SiteOnDemand:
+    """A last-resort import finder: on its first miss, run the skipped `site` set-up and retry."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name.partition(".")[0] in sys.stdlib_module_names:
+            return None  # e.g. ntpath probing for `nt`: site adds nothing to the standard library
+        if cls in sys.meta_path:
+            sys.meta_path.remove(cls)
+        import site
+
+        site.main()
+        for finder in list(sys.meta_path):  # finders a .pth file added are asked too
+            find = getattr(finder, "find_spec", None)
+            spec = find(name, path, target) if find else None
+            if spec is not None:
+                return spec
+        return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if sys.flags.no_site and SiteOnDemand not in sys.meta_path:
+        sys.meta_path.append(SiteOnDemand)
+    if argv[:1] == ["hook"]:  # a runtime's hook: skip the full CLI's imports (see hooks_cli)
+        from agentmem.hooks_cli import run_hook
+
+        return run_hook(argv[1:])
+    from agentmem.cli import main as cli_main
+
+    return cli_main(argv)
