@@ -8,17 +8,18 @@ Heavy modules are imported inside the handlers that need them.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from pathlib import Path
 
-from agentmem import errors
+from agentmem import errors, quickargs
 from agentmem.errors import EXIT_OK, EXIT_PENDING, InvalidInput
 
 
-def _formatter(prog: str) -> argparse.HelpFormatter:
+def _formatter(prog: str):
+    import argparse
+
     # argparse sizes help with shutil, whose import (bz2, lzma) costs ~3 ms per call; ask the OS directly.
     try:
         width = os.get_terminal_size().columns - 2
@@ -27,14 +28,20 @@ def _formatter(prog: str) -> argparse.HelpFormatter:
     return argparse.HelpFormatter(prog, width=max(40, width))
 
 
-class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("formatter_class", _formatter)
-        super().__init__(*args, **kwargs)
+def _parser_class():
+    """argparse's parser, reporting errors as our one-line InvalidInput (argparse is imported here only)."""
+    import argparse
 
-    def error(self, message):  # one line, exit 2, like every other invalid input
-        where = self.prog.removeprefix("agentmem").strip()
-        raise InvalidInput(f"{where}: {message}" if where else message)
+    class Parser(argparse.ArgumentParser):
+        def __init__(self, *args, **kwargs):
+            kwargs.setdefault("formatter_class", _formatter)
+            super().__init__(*args, **kwargs)
+
+        def error(self, message):  # one line, exit 2, like every other invalid input
+            where = self.prog.removeprefix("agentmem").strip()
+            raise InvalidInput(f"{where}: {message}" if where else message)
+
+    return Parser
 
 
 def _home() -> Path:
@@ -530,11 +537,12 @@ COMMANDS = {
 }
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None):
     """The argument parser; with `only`, just that command's subparser is built."""
-    p = _Parser(prog="agentmem", description="Portable memory and skills for coding agents.")
+    parser_class = _parser_class()
+    p = parser_class(prog="agentmem", description="Portable memory and skills for coding agents.")
     p.add_argument("--version", action="store_true", help="print the version and exit")
-    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", parser_class=parser_class)
     for name, (func, help_text, configure) in COMMANDS.items():
         if only is not None and name != only:
             continue
@@ -558,8 +566,12 @@ def main(argv: list[str] | None = None) -> int:
         return run_hook(argv[1:])
     want_json = "--json" in argv
     try:
-        parser = build_parser(_command_name(argv))
-        args = parser.parse_args(argv)
+        args = quickargs.parse(argv)  # search and read, the per-turn commands, skip argparse
+        if args is not None:
+            args.func, args.version = COMMANDS[args.command][0], False
+        else:
+            parser = build_parser(_command_name(argv))
+            args = parser.parse_args(argv)
         if args.version:
             from agentmem import __version__
 

@@ -1,0 +1,97 @@
+"""The per-turn commands' arguments, parsed without argparse.
+
+Agents run `search` and `read` on every turn. Importing argparse and building
+even one subcommand's parser costs about 6 ms of a 40 ms search (gettext looks
+up translations for every help string; measured 2026-11-30), so these two
+commands' plain command lines are parsed here instead.
+
+Only the plain forms are taken: the command first, `--option VALUE`, flags,
+and one unbroken run of positionals that do not start with `-`. Anything else
+(help, `--option=VALUE`, abbreviations, `--`, a repeated option, a value argparse
+would refuse) returns None, and the CLI hands the line to argparse, which gives
+its usual result or message. So on every line this module accepts, it agrees
+with argparse (tests/test_quickargs.py compares the two).
+"""
+
+
+class Args:
+    """What argparse's Namespace would hold for the same command line."""
+
+    def __init__(self, **values):
+        self.__dict__.update(values)
+
+    def __repr__(self) -> str:
+        return f"Args({self.__dict__!r})"
+
+
+class Spec:
+    """One command's arguments: its positional, flags, and options taking a value."""
+
+    def __init__(self, positional: str, many: bool, flags: tuple, values: dict, defaults: dict):
+        self.positional, self.many = positional, many  # many: nargs="*"; else exactly one
+        self.flags, self.values, self.defaults = flags, values, defaults
+
+
+def _limit(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+# Must match cli._args_search and cli._args_read (tests/test_quickargs.py checks it).
+SPECS = {
+    "search": Spec("query", True, ("--json", "--refresh", "--offline"),
+                   {"--limit": _limit, "--project": str, "--mode": ("literal", "ranked", "hybrid")},
+                   {"limit": 10, "project": None, "mode": None}),
+    "read": Spec("id", False, ("--json", "--fresh"), {"--project": str}, {"project": None}),
+}
+
+
+def parse(argv: list[str]) -> Args | None:
+    """The arguments of a plain `search` or `read` line, or None to leave it to argparse."""
+    spec = SPECS.get(argv[0]) if argv else None
+    if spec is None:
+        return None
+    values = dict(spec.defaults)
+    values.update({flag[2:]: False for flag in spec.flags})
+    seen, positionals = set(), []
+    run_over = False  # positionals must form one unbroken run
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        if not arg.startswith("-"):
+            if run_over:
+                return None
+            positionals.append(arg)
+            i += 1
+            continue
+        if positionals:
+            run_over = True
+        if arg in seen:
+            return None
+        seen.add(arg)
+        if arg in spec.flags:
+            values[arg[2:]] = True
+            i += 1
+        elif arg in spec.values and i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+            value = _convert(spec.values[arg], argv[i + 1])
+            if value is None:
+                return None
+            values[arg[2:]] = value
+            i += 2
+        else:
+            return None
+    if spec.many:
+        values[spec.positional] = positionals
+    elif len(positionals) == 1:
+        values[spec.positional] = positionals[0]
+    else:
+        return None
+    return Args(command=argv[0], **values)
+
+
+def _convert(kind, text: str):
+    if isinstance(kind, tuple):
+        return text if text in kind else None
+    return kind(text)
