@@ -15,7 +15,6 @@ import json
 import os
 import re
 import time
-from pathlib import Path
 
 from agentmem import errors
 from agentmem.fsutil import TMP_PREFIX, write_atomic
@@ -29,12 +28,12 @@ _NOTE_FILE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.md$")
 STATE_FILE = "state.json"
 
 
-def project_dir(home: Path, store: StoreDescription, project: str) -> Path:
-    return cache_root(home) / store.key / "projects" / project
+def project_dir(home: str | os.PathLike, store: StoreDescription, project: str) -> str:
+    return os.path.join(cache_root(home), store.key, "projects", project)
 
 
-def notes_dir(home: Path, store: StoreDescription, project: str) -> Path:
-    return project_dir(home, store, project) / "notes"
+def notes_dir(home: str | os.PathLike, store: StoreDescription, project: str) -> str:
+    return os.path.join(project_dir(home, store, project), "notes")
 
 
 class CacheStatus:
@@ -53,7 +52,7 @@ class CacheStatus:
         return {"stale": self.stale, "stale_reason": self.reason, "stale_error": self.error, "refreshed": self.refreshed}
 
 
-def cached_ids(home: Path, store: StoreDescription, project: str) -> list[str]:
+def cached_ids(home: str | os.PathLike, store: StoreDescription, project: str) -> list[str]:
     try:
         names = os.listdir(notes_dir(home, store, project))
     except FileNotFoundError:
@@ -61,46 +60,48 @@ def cached_ids(home: Path, store: StoreDescription, project: str) -> list[str]:
     return [m.group(1) for n in names if (m := _NOTE_FILE.match(n))]
 
 
-def read_cached(home: Path, store: StoreDescription, project: str, note_id: str) -> bytes | None:
+def read_cached(home: str | os.PathLike, store: StoreDescription, project: str, note_id: str) -> bytes | None:
     try:
-        return (notes_dir(home, store, project) / f"{note_id}.md").read_bytes()
+        with open(os.path.join(notes_dir(home, store, project), f"{note_id}.md"), "rb") as fh:
+            return fh.read()
     except (FileNotFoundError, IsADirectoryError):
         return None
 
 
-def _read_state(pdir: Path) -> dict:
+def _read_state(pdir: str) -> dict:
     try:
-        return json.loads((pdir / STATE_FILE).read_text(encoding="utf-8"))
+        with open(os.path.join(pdir, STATE_FILE), encoding="utf-8") as fh:
+            return json.loads(fh.read())
     except (OSError, ValueError):
         return {}
 
 
-def _write_state(pdir: Path, state: dict) -> None:
-    write_atomic(pdir / STATE_FILE, (json.dumps(state, sort_keys=True) + "\n").encode())
+def _write_state(pdir: str, state: dict) -> None:
+    write_atomic(os.path.join(pdir, STATE_FILE), (json.dumps(state, sort_keys=True) + "\n").encode())
 
 
-def _notify(pdir: Path, added: list[str], removed: list[str]) -> None:
+def _notify(pdir: str, added: list[str], removed: list[str]) -> None:
     """Tell derived indexes which notes arrived or left (ranked search follows the cache)."""
     from agentmem import ranked
 
     ranked.update(pdir, added, removed)
 
 
-def add_confirmed(home: Path, store: StoreDescription, project: str, note_id: str, data: bytes) -> None:
+def add_confirmed(home: str | os.PathLike, store: StoreDescription, project: str, note_id: str, data: bytes) -> None:
     """Place a note this machine just saved, and the store confirmed, into the cache."""
-    target = notes_dir(home, store, project) / f"{note_id}.md"
-    if target.exists():
+    target = os.path.join(notes_dir(home, store, project), f"{note_id}.md")
+    if os.path.exists(target):
         return
     write_atomic(target, data)
     _notify(project_dir(home, store, project), [note_id], [])
 
 
-def refresh(home: Path, store_desc: StoreDescription, project: str, *, timeout: float | None = None, store=None) -> CacheStatus:
+def refresh(home: str | os.PathLike, store_desc: StoreDescription, project: str, *, timeout: float | None = None, store=None) -> CacheStatus:
     """List the project's notes completely, download the missing ones, prune the vanished ones."""
     from agentmem.store import open_store
 
     pdir = project_dir(home, store_desc, project)
-    ndir = pdir / "notes"
+    ndir = os.path.join(pdir, "notes")
     prefix = f"projects/{project}/notes"
     state = _read_state(pdir)
     try:
@@ -130,13 +131,13 @@ def refresh(home: Path, store_desc: StoreDescription, project: str, *, timeout: 
         except errors.AgentmemError as exc:
             problem = exc
             break
-        write_atomic(ndir / f"{note_id}.md", data)
+        write_atomic(os.path.join(ndir, f"{note_id}.md"), data)
         added.append(note_id)
 
     removed = sorted(local - set(remote))
     for note_id in removed:
         try:
-            (ndir / f"{note_id}.md").unlink()
+            os.unlink(os.path.join(ndir, f"{note_id}.md"))
         except FileNotFoundError:
             pass
     _sweep_temp(ndir)
@@ -153,14 +154,14 @@ def refresh(home: Path, store_desc: StoreDescription, project: str, *, timeout: 
     return CacheStatus(False, None, None, True, added, removed)
 
 
-def _safe_state(pdir: Path, state: dict) -> None:
+def _safe_state(pdir: str, state: dict) -> None:
     try:
         _write_state(pdir, state)
     except OSError:
         pass
 
 
-def _sweep_temp(ndir: Path, older_than: float = 3600.0) -> None:
+def _sweep_temp(ndir: str, older_than: float = 3600.0) -> None:
     """Remove temp files left by a crashed download (never complete notes)."""
     try:
         names = os.listdir(ndir)
@@ -169,16 +170,16 @@ def _sweep_temp(ndir: Path, older_than: float = 3600.0) -> None:
     now = time.time()
     for name in names:
         if name.startswith(TMP_PREFIX):
-            path = ndir / name
+            path = os.path.join(ndir, name)
             try:
-                if now - path.stat().st_mtime > older_than:
-                    path.unlink()
+                if now - os.stat(path).st_mtime > older_than:
+                    os.unlink(path)
             except OSError:
                 pass
 
 
 def ensure_fresh(
-    home: Path,
+    home: str | os.PathLike,
     store_desc: StoreDescription,
     project: str,
     *,

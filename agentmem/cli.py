@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 
 from agentmem import errors, quickargs
 from agentmem.errors import EXIT_OK, EXIT_PENDING, InvalidInput
@@ -44,10 +43,17 @@ def _parser_class():
     return Parser
 
 
-def _home() -> Path:
+def _home() -> str:
     from agentmem.home import agentmem_home
 
     return agentmem_home()
+
+
+def _home_path():
+    """The machine folder as a pathlib.Path, for commands off the per-turn path (setup, skills, map)."""
+    from pathlib import Path
+
+    return Path(_home())
 
 
 def _config():
@@ -61,7 +67,7 @@ def _read_body(source: str | None) -> bytes:
         if sys.stdin is None or sys.stdin.isatty():
             raise InvalidInput("no note body: pass a file, or pipe the Markdown on stdin")
         return sys.stdin.buffer.read(1024 * 1024 + 1)
-    path = Path(source)
+    path = source
     try:
         with open(path, "rb") as fh:
             return fh.read(1024 * 1024 + 1)
@@ -276,7 +282,7 @@ def _runtimes(cfg) -> list:
 def cmd_publish_skill(args) -> tuple[int, dict, str]:
     from agentmem import skills
 
-    home = _home()
+    home = _home_path()
     if args.resume:
         if args.directory:
             raise InvalidInput("--resume takes NAME REVISION only: the frozen files are sent as they were")
@@ -287,6 +293,8 @@ def cmd_publish_skill(args) -> tuple[int, dict, str]:
         if not args.directory:
             raise InvalidInput("publish-skill needs the skill's folder (or --resume NAME REVISION)")
         cfg = _config()
+        from pathlib import Path
+
         out = skills.publish(Path(args.directory), home, _skill_store(cfg))
     text = out["message"] + (f"\nfrozen copy kept in {out['pending']}" if out["pending"] else "")
     return (EXIT_OK if out["status"] == "published" else EXIT_PENDING), out, text
@@ -295,7 +303,7 @@ def cmd_publish_skill(args) -> tuple[int, dict, str]:
 def cmd_skills(args) -> tuple[int, dict, str]:
     from agentmem import skills
 
-    home = _home()
+    home = _home_path()
     cfg = _config()
     query = " ".join(args.query or []) or None
     found = skills.discover(_skill_store(cfg), query, home=home, runtimes=_runtimes(cfg))
@@ -329,7 +337,7 @@ def cmd_install_skill(args) -> tuple[int, dict, str]:
     from agentmem import skill_install
 
     cfg = _config()
-    out = skill_install.install(_skill_store(cfg), args.name, args.revision, _runtimes(cfg), home=_home(),
+    out = skill_install.install(_skill_store(cfg), args.name, args.revision, _runtimes(cfg), home=_home_path(),
                                 replace=args.replace, diff=args.diff, dry_run=args.diff and not args.replace)
     lines = []
     for item in out["runtimes"]:
@@ -352,7 +360,7 @@ def cmd_install_skill(args) -> tuple[int, dict, str]:
 def cmd_map(args) -> tuple[int, dict, str]:
     from agentmem import config
 
-    home = _home()
+    home = _home_path()
     root = config.add_mapping(home, args.directory, args.project)
     import subprocess
 
@@ -369,14 +377,14 @@ def cmd_map(args) -> tuple[int, dict, str]:
 def cmd_where(args) -> tuple[int, dict, str]:
     cfg = _config()
     project = cfg.resolve_project(explicit=args.project)
-    out = {"home": str(_home()), "project": project, "store": cfg.store.to_dict(), "agent": cfg.agent}
-    return EXIT_OK, out, f"project {project} in {cfg.store.label()} (machine folder {_home()}, agent {cfg.agent})"
+    out = {"home": str(_home_path()), "project": project, "store": cfg.store.to_dict(), "agent": cfg.agent}
+    return EXIT_OK, out, f"project {project} in {cfg.store.label()} (machine folder {_home_path()}, agent {cfg.agent})"
 
 
 def cmd_setup(args) -> tuple[int, dict, str]:
     from agentmem import setup
 
-    report = setup.run_setup(_home(), replace_core_skill=args.replace_core_skill)
+    report = setup.run_setup(_home_path(), replace_core_skill=args.replace_core_skill)
     status = {"confirmed": EXIT_OK, "pending": EXIT_PENDING}.get(report.outcome, report.exit_code)
     return (EXIT_OK if args.exit_zero else status), report.to_dict(), report.text()
 
@@ -386,7 +394,7 @@ def cmd_setup(args) -> tuple[int, dict, str]:
 def cmd_bucket(args) -> tuple[int, dict, str]:
     from agentmem import config, provision
 
-    home = _home()
+    home = _home_path()
     if args.action == "verify":
         from agentmem import verification
 

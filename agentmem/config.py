@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 from agentmem.errors import InvalidInput, NotConfigured
 from agentmem.fsutil import write_atomic
@@ -42,13 +41,19 @@ def check_project_name(name: str) -> str:
     return name
 
 
-def canonical(path: str | os.PathLike) -> Path:
+def canonical(path: str | os.PathLike) -> str:
     """The canonical absolute form of a directory: user-expanded, symlinks resolved."""
-    return Path(os.path.realpath(Path(path).expanduser()))
+    return os.path.realpath(os.path.expanduser(os.fspath(path)))
+
+
+def _within(path: str, root: str) -> bool:
+    """Is canonical `path` the canonical directory `root` or inside it (on directory boundaries)?"""
+    path, root = os.path.normcase(path), os.path.normcase(root)
+    return path == root or path.startswith(root if root.endswith(os.sep) else root + os.sep)
 
 
 class Config:
-    def __init__(self, path: Path, data: dict | None = None):
+    def __init__(self, path: str, data: dict | None = None):
         self.path = path
         self.data = {} if data is None else data
 
@@ -61,8 +66,8 @@ class Config:
         if kind not in ("folder", "bucket") or not isinstance(location, str) or not location:
             raise InvalidInput(f"{self.path}: [store] needs kind = \"folder\" or \"bucket\" and a location")
         if kind == "folder":
-            location = str(Path(location).expanduser())
-            if not Path(location).is_absolute():
+            location = os.path.normpath(os.path.expanduser(location))
+            if not os.path.isabs(location):
                 raise InvalidInput(f"{self.path}: a folder store's location must be an absolute path")
         return StoreDescription(kind, location)
 
@@ -129,8 +134,8 @@ class Config:
         best: tuple[int, str] | None = None
         for directory, name in self.projects.items():
             root = canonical(directory)
-            if here == root or root in here.parents:
-                depth = len(root.parts)
+            if _within(here, root):
+                depth = len(root.rstrip(os.sep).split(os.sep))
                 if best is None or depth > best[0]:
                     best = (depth, name)
         if best is None:
@@ -138,11 +143,12 @@ class Config:
         return check_project_name(best[1])
 
 
-def load(home: Path) -> Config:
+def load(home: str | os.PathLike) -> Config:
     """Read config.toml. A missing file is an empty config; a malformed one is an error naming it."""
     path = config_path(home)
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as fh:
+            raw = fh.read()
     except FileNotFoundError:
         return Config(path, {})
     except OSError as exc:
@@ -167,7 +173,7 @@ def load(home: Path) -> Config:
 # importing tomllib costs ~5 ms on every agent turn (measured 2026-11-30). It is
 # written only after a command succeeded (`keep_parsed_copies`), so input that is
 # refused leaves the machine folder exactly as it was.
-_unsaved_copy: list[tuple[Path, str, dict]] = []
+_unsaved_copy: list[tuple[str, str, dict]] = []
 
 
 def keep_parsed_copies() -> None:
@@ -175,15 +181,16 @@ def keep_parsed_copies() -> None:
         _keep_parsed_copy(*_unsaved_copy.pop())
 
 
-def _parsed_copy_path(home: Path) -> Path:
-    return home / ".config-parsed.json"
+def _parsed_copy_path(home: str | os.PathLike) -> str:
+    return os.path.join(home, ".config-parsed.json")
 
 
-def _parsed_copy(home: Path, text: str) -> dict | None:
+def _parsed_copy(home: str | os.PathLike, text: str) -> dict | None:
     import json
 
     try:
-        copy = json.loads(_parsed_copy_path(home).read_text(encoding="utf-8"))
+        with open(_parsed_copy_path(home), encoding="utf-8") as fh:
+            copy = json.loads(fh.read())
     except (OSError, ValueError):
         return None
     if isinstance(copy, dict) and copy.get("source") == text and isinstance(copy.get("data"), dict):
@@ -191,7 +198,7 @@ def _parsed_copy(home: Path, text: str) -> dict | None:
     return None
 
 
-def _keep_parsed_copy(home: Path, text: str, data: dict) -> None:
+def _keep_parsed_copy(home: str | os.PathLike, text: str, data: dict) -> None:
     import json
 
     try:
@@ -204,14 +211,14 @@ def _keep_parsed_copy(home: Path, text: str, data: dict) -> None:
         pass
 
 
-def require(home: Path) -> Config:
+def require(home: str | os.PathLike) -> Config:
     """Like load, but a machine without a store configured stops with the setup hint."""
     cfg = load(home)
     cfg.store  # raises NotConfigured with the hint
     return cfg
 
 
-def update(home: Path, change) -> None:
+def update(home: str | os.PathLike, change) -> None:
     """Apply `change(doc)` to config.toml as a tomlkit document and write it atomically.
 
     Comments and formatting the user wrote survive; a malformed file is never rewritten.
@@ -220,7 +227,8 @@ def update(home: Path, change) -> None:
 
     path = config_path(home)
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
     except FileNotFoundError:
         text = ""
     except UnicodeDecodeError:
@@ -233,13 +241,13 @@ def update(home: Path, change) -> None:
     write_atomic(path, tomlkit.dumps(doc).encode("utf-8"))
 
 
-def add_mapping(home: Path, directory: str | os.PathLike, project: str) -> Path:
+def add_mapping(home: str | os.PathLike, directory: str | os.PathLike, project: str) -> str:
     """Map `directory` (canonicalised) to `project` in config.toml; returns the canonical directory."""
     import tomlkit
 
     check_project_name(project)
     root = canonical(directory)
-    if not root.is_dir():
+    if not os.path.isdir(root):
         raise InvalidInput(f"{root} is not a directory")
 
     def change(doc):

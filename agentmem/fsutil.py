@@ -8,16 +8,16 @@ starts with `.tmp-`, which every listing ignores.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 TMP_PREFIX = ".tmp-"
 
 
-def temp_path_for(target: Path) -> Path:
-    return target.with_name(f"{TMP_PREFIX}{target.name}.{os.getpid()}.{os.urandom(4).hex()}")
+def temp_path_for(target: str | os.PathLike) -> str:
+    folder, name = os.path.split(os.fspath(target))
+    return os.path.join(folder, f"{TMP_PREFIX}{name}.{os.getpid()}.{os.urandom(4).hex()}")
 
 
-def fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: str | os.PathLike) -> None:
     """Make a folder's entries (a rename into it) durable; best effort where unsupported."""
     try:
         fd = os.open(directory, os.O_RDONLY)
@@ -31,10 +31,10 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(target: Path, data: bytes, *, mode: int = 0o644) -> None:
+def write_atomic(target: str | os.PathLike, data: bytes, *, mode: int = 0o644) -> None:
     """Write `data` to `target` through a temp file in the same folder and a rename."""
-    target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target = os.fspath(target)
+    os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
     tmp = temp_path_for(target)
     try:
         with open(tmp, "xb") as fh:
@@ -45,21 +45,22 @@ def write_atomic(target: Path, data: bytes, *, mode: int = 0o644) -> None:
         os.replace(tmp, target)
     except BaseException:
         try:
-            tmp.unlink()
+            os.unlink(tmp)
         except FileNotFoundError:
             pass
         raise
-    fsync_dir(target.parent)
+    fsync_dir(os.path.dirname(target) or ".")
 
 
-def create_exclusive_atomic(target: Path, data: bytes) -> bool:
+def create_exclusive_atomic(target: str | os.PathLike, data: bytes) -> bool:
     """Place `data` at `target` only if nothing is there yet. Returns False if something was.
 
     Uses a hard link from a complete temp file, so the target appears whole or
     not at all and two writers can never both win.
     """
-    target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target = os.fspath(target)
+    folder = os.path.dirname(target) or "."
+    os.makedirs(folder, exist_ok=True)
     tmp = temp_path_for(target)
     with open(tmp, "xb") as fh:
         fh.write(data)
@@ -72,23 +73,23 @@ def create_exclusive_atomic(target: Path, data: bytes) -> bool:
         created = False
     except OSError:
         # Filesystems without hard links: fall back to an exclusive rename check.
-        if target.exists():
+        if os.path.exists(target):
             created = False
         else:
             os.replace(tmp, target)
-            fsync_dir(target.parent)
+            fsync_dir(folder)
             return True
     finally:
         try:
-            tmp.unlink()
+            os.unlink(tmp)
         except FileNotFoundError:
             pass
     if created:
-        fsync_dir(target.parent)
+        fsync_dir(folder)
     return created
 
 
-def read_text_limited(path: Path, limit: int) -> bytes:
+def read_text_limited(path: str | os.PathLike, limit: int) -> bytes:
     """Read at most `limit` + 1 bytes, so a caller can tell an oversized file without loading it."""
     with open(path, "rb") as fh:
         return fh.read(limit + 1)

@@ -1,37 +1,42 @@
 """The machine folder: where one machine's config, cache and pending uploads live.
 
 Two different AGENTMEM_HOMEs on one host behave as two machines.
+
+Paths on the per-turn path (this module, config, cache, pending, search, the
+index) are plain strings built with os.path: importing pathlib costs about
+4.6 ms of each helper start (measured 2026-11-30). Functions accept str or
+any os.PathLike.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 
-def agentmem_home(env: dict | None = None) -> Path:
+def agentmem_home(env: dict | None = None) -> str:
     """`AGENTMEM_HOME` when set, else the platform's user config folder + `agentmem`."""
     env = os.environ if env is None else env
     explicit = env.get("AGENTMEM_HOME")
     if explicit:
-        return Path(explicit).expanduser()
+        return os.path.expanduser(explicit)
+    user = os.path.expanduser("~")
     if sys.platform == "win32":
-        base = Path(env.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+        base = env.get("APPDATA") or os.path.join(user, "AppData", "Roaming")
     elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
+        base = os.path.join(user, "Library", "Application Support")
     else:
-        base = Path(env.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    return base / "agentmem"
+        base = env.get("XDG_CONFIG_HOME") or os.path.join(user, ".config")
+    return os.path.join(base, "agentmem")
 
 
-def config_path(home: Path) -> Path:
-    return home / "config.toml"
+def config_path(home: str | os.PathLike) -> str:
+    return os.path.join(home, "config.toml")
 
 
-def pending_dir(home: Path) -> Path:
-    return home / "pending"
+def pending_dir(home: str | os.PathLike) -> str:
+    return os.path.join(home, "pending")
 
 
-def cache_root(home: Path) -> Path:
-    return home / "cache"
+def cache_root(home: str | os.PathLike) -> str:
+    return os.path.join(home, "cache")

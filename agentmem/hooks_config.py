@@ -188,6 +188,7 @@ def our_commands(data: dict | None) -> list[tuple[str, str]]:
 # -- state: which containers we created ---------------------------------------------------------
 
 def _load_state(home: Path) -> dict:
+    home = Path(home)
     try:
         data = json.loads((home / STATE_FILE).read_text(encoding="utf-8"))
     except (FileNotFoundError, ValueError):
@@ -196,6 +197,7 @@ def _load_state(home: Path) -> dict:
 
 
 def _save_state(home: Path, state: dict) -> None:
+    home = Path(home)
     if state:
         write_atomic(home / STATE_FILE, (json.dumps(state, indent=2, sort_keys=True) + "\n").encode())
     else:

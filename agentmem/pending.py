@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from pathlib import Path
 
 from agentmem import errors
 from agentmem.errors import InvalidInput, NotFound
@@ -94,25 +93,25 @@ class Outcome:
         return out
 
 
-def _entry_dir(home: Path, note_id: str) -> Path:
-    return pending_dir(home) / check_id(note_id)
+def _entry_dir(home: str | os.PathLike, note_id: str) -> str:
+    return os.path.join(pending_dir(home), check_id(note_id))
 
 
-def persist(home: Path, entry: Entry, data: bytes) -> None:
+def persist(home: str | os.PathLike, entry: Entry, data: bytes) -> None:
     """Atomically create pending/<id>/ holding the note bytes and its destination."""
     root = pending_dir(home)
-    root.mkdir(parents=True, exist_ok=True)
-    staging = root / f"{TMP_PREFIX}{entry.id}.{os.getpid()}.{os.urandom(4).hex()}"
-    staging.mkdir()
+    os.makedirs(root, exist_ok=True)
+    staging = os.path.join(root, f"{TMP_PREFIX}{entry.id}.{os.getpid()}.{os.urandom(4).hex()}")
+    os.mkdir(staging)
     try:
-        write_atomic(staging / NOTE_FILE, data)
-        write_atomic(staging / ENTRY_FILE, _entry_bytes(entry))
+        write_atomic(os.path.join(staging, NOTE_FILE), data)
+        write_atomic(os.path.join(staging, ENTRY_FILE), _entry_bytes(entry))
         try:
             os.rename(staging, _entry_dir(home, entry.id))
         except OSError:
             raise InvalidInput(f"a pending note with ID {entry.id} already exists")
     finally:
-        if staging.exists():
+        if os.path.exists(staging):
             _rmtree(staging, ignore_errors=True)
 
 
@@ -120,11 +119,13 @@ def _entry_bytes(entry: Entry) -> bytes:
     return (json.dumps(entry.to_json(), indent=2, sort_keys=True) + "\n").encode()
 
 
-def load(home: Path, note_id: str) -> tuple[Entry, bytes]:
+def load(home: str | os.PathLike, note_id: str) -> tuple[Entry, bytes]:
     folder = _entry_dir(home, note_id)
     try:
-        entry = Entry.from_json(json.loads((folder / ENTRY_FILE).read_text(encoding="utf-8")))
-        data = (folder / NOTE_FILE).read_bytes()
+        with open(os.path.join(folder, ENTRY_FILE), encoding="utf-8") as fh:
+            entry = Entry.from_json(json.loads(fh.read()))
+        with open(os.path.join(folder, NOTE_FILE), "rb") as fh:
+            data = fh.read()
     except FileNotFoundError:
         raise NotFound(f"no pending note with ID {note_id} on this machine (see `agentmem pending`)")
     except (ValueError, KeyError, TypeError) as exc:
@@ -132,7 +133,7 @@ def load(home: Path, note_id: str) -> tuple[Entry, bytes]:
     return entry, data
 
 
-def list_entries(home: Path) -> list[Entry]:
+def list_entries(home: str | os.PathLike) -> list[Entry]:
     """Every pending entry on this machine, oldest first. Damaged entries are skipped, never deleted."""
     root = pending_dir(home)
     try:
@@ -151,7 +152,7 @@ def list_entries(home: Path) -> list[Entry]:
     return out
 
 
-def count(home: Path) -> int:
+def count(home: str | os.PathLike) -> int:
     """Number of pending entries, cheaply (no parsing): used by hooks on every turn."""
     try:
         return sum(1 for n in os.listdir(pending_dir(home)) if not n.startswith("."))
@@ -159,17 +160,17 @@ def count(home: Path) -> int:
         return 0
 
 
-def _record_failure(home: Path, entry: Entry, error: errors.AgentmemError) -> None:
+def _record_failure(home: str | os.PathLike, entry: Entry, error: errors.AgentmemError) -> None:
     entry.attempts += 1
     entry.last_error = {"error": error.kind, "message": error.one_line(), "at": int(time.time())}
     folder = _entry_dir(home, entry.id)
-    if folder.is_dir():
-        write_atomic(folder / ENTRY_FILE, _entry_bytes(entry))
+    if os.path.isdir(folder):
+        write_atomic(os.path.join(folder, ENTRY_FILE), _entry_bytes(entry))
 
 
-def remove(home: Path, note_id: str) -> None:
+def remove(home: str | os.PathLike, note_id: str) -> None:
     folder = _entry_dir(home, note_id)
-    doomed = folder.with_name(f"{TMP_PREFIX}del-{note_id}.{os.urandom(4).hex()}")
+    doomed = os.path.join(os.path.dirname(folder), f"{TMP_PREFIX}del-{note_id}.{os.urandom(4).hex()}")
     try:
         os.rename(folder, doomed)
     except FileNotFoundError:
@@ -177,7 +178,7 @@ def remove(home: Path, note_id: str) -> None:
     _rmtree(doomed, ignore_errors=True)
 
 
-def deliver(home: Path, entry: Entry, data: bytes, *, timeout: float | None = None) -> Outcome:
+def deliver(home: str | os.PathLike, entry: Entry, data: bytes, *, timeout: float | None = None) -> Outcome:
     """Upload a persisted entry to its recorded destination; drop it only on confirmed success."""
     from agentmem.store import open_store
 
@@ -196,7 +197,7 @@ def deliver(home: Path, entry: Entry, data: bytes, *, timeout: float | None = No
     return Outcome(entry, "saved")
 
 
-def _after_confirmed(home: Path, entry: Entry, data: bytes) -> None:
+def _after_confirmed(home: str | os.PathLike, entry: Entry, data: bytes) -> None:
     # Put the confirmed note straight into the project cache so this machine's
     # next search finds it without waiting for a refresh.
     from agentmem import cache
@@ -207,12 +208,12 @@ def _after_confirmed(home: Path, entry: Entry, data: bytes) -> None:
         pass  # the cache is derived; the next refresh fills it
 
 
-def retry(home: Path, note_id: str, *, timeout: float | None = None) -> Outcome:
+def retry(home: str | os.PathLike, note_id: str, *, timeout: float | None = None) -> Outcome:
     entry, data = load(home, note_id)
     return deliver(home, entry, data, timeout=timeout)
 
 
-def retry_all(home: Path, *, budget: float, timeout: float | None = None) -> tuple[list[Outcome], list[Entry]]:
+def retry_all(home: str | os.PathLike, *, budget: float, timeout: float | None = None) -> tuple[list[Outcome], list[Entry]]:
     """Retry pending entries oldest first until `budget` seconds are spent.
 
     Returns the attempted outcomes and the entries left untried. Each attempt's

@@ -190,7 +190,7 @@ def rebuild(pdir: Path) -> None:
     pdir = Path(pdir)
     target = index_path(pdir)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = temp_path_for(target)
+    tmp = Path(temp_path_for(target))
     try:
         conn = _connect(tmp)
         try:

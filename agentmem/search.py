@@ -6,7 +6,7 @@ An empty query lists the most recent notes.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from agentmem import cache, notes, pending
 from agentmem.store.base import StoreDescription
@@ -46,13 +46,14 @@ class Result:
         return out
 
 
-def candidates(home: Path, store: StoreDescription, project: str) -> list[Candidate]:
+def candidates(home: str | os.PathLike, store: StoreDescription, project: str) -> list[Candidate]:
     """Cached notes of the project, and pending notes of this machine for it (cache wins on overlap)."""
     out: dict[str, Candidate] = {}
     ndir = cache.notes_dir(home, store, project)
     for note_id in cache.cached_ids(home, store, project):
         try:
-            out[note_id] = Candidate(note_id, (ndir / f"{note_id}.md").read_bytes(), False)
+            with open(os.path.join(ndir, f"{note_id}.md"), "rb") as fh:
+                out[note_id] = Candidate(note_id, fh.read(), False)
         except OSError:
             continue
     for entry in pending.list_entries(home):
@@ -108,7 +109,7 @@ def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
     return found[:limit]
 
 
-def ranked(home: Path, store: StoreDescription, project: str, query: str, limit: int, mode: str = "ranked") -> list[Result]:
+def ranked(home: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int, mode: str = "ranked") -> list[Result]:
     """Ranked search (see agentmem.ranked): best first; an empty query lists recent notes."""
     from agentmem import ranked as engine
     from agentmem import textproc

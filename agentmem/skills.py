@@ -286,7 +286,7 @@ def _skill_md(store: Store, home: Path | None, name: str, revision: str) -> byte
     """A revision's SKILL.md, from the local cache when present (revisions never change)."""
     cached = None
     if home is not None:
-        cached = cache_root(Path(home)) / store.description.key / "skills" / name / revision / skillfmt.ENTRYPOINT
+        cached = Path(cache_root(home)) / store.description.key / "skills" / name / revision / skillfmt.ENTRYPOINT
         try:
             return cached.read_bytes()
         except OSError:

@@ -110,7 +110,7 @@ def main(argv=None) -> int:
             "\n[cache]\nmax_age = 86400\n"  # the whole run stays on the no-network path
         )
         desc = StoreDescription("folder", str(store))
-        pdir = cache.project_dir(home, desc, "big")
+        pdir = Path(cache.project_dir(home, desc, "big"))
         ndir = pdir / "notes"
         ndir.mkdir(parents=True)
         # Time the helper as setup installs it (a venv in the machine folder with the package

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import os
 
 from agentmem import cache, notes, pending, search
@@ -93,7 +95,7 @@ def test_an_interrupted_download_never_leaves_a_complete_looking_cached_file(hub
     other = tmp_path / "other-machine"
     status = cache.refresh(other, STORE, "app", timeout=2)
     assert status.stale
-    ndir = cache.notes_dir(other, STORE, "app")
+    ndir = Path(cache.notes_dir(other, STORE, "app"))
     names = os.listdir(ndir)
     assert len(cache.cached_ids(other, STORE, "app")) == 2
     for name in names:
@@ -131,6 +133,6 @@ def test_a_transfer_cut_short_in_the_xet_store_never_lands_in_the_cache(hub, ali
     other = tmp_path / "other-machine"
     status = cache.refresh(other, STORE, "app", timeout=3)
     assert status.stale and status.error == "remote-error"
-    ndir = cache.notes_dir(other, STORE, "app")
+    ndir = Path(cache.notes_dir(other, STORE, "app"))
     assert cache.cached_ids(other, STORE, "app") == []
     assert not ndir.exists() or [n for n in os.listdir(ndir) if not n.startswith(TMP_PREFIX)] == []

@@ -32,7 +32,7 @@ def test_refresh_downloads_only_missing_notes_and_prunes_only_after_a_complete_l
     first = cache.refresh(home, store.description, "app")
     assert not first.stale and sorted(first.added) == sorted(ids)
     assert sorted(cache.cached_ids(home, store.description, "app")) == sorted(ids)
-    assert not (cache.project_dir(home, store.description, "other")).exists()
+    assert not os.path.exists(cache.project_dir(home, store.description, "other"))
     second = cache.refresh(home, store.description, "app")
     assert second.added == [] and second.removed == []
     # the owner deletes a note in the store: a complete listing prunes it

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 import subprocess
 import sys
@@ -48,7 +50,7 @@ def test_search_against_a_bucket_store_with_a_fresh_cache_makes_no_network_call(
     from agentmem import cache
     from agentmem.store.base import StoreDescription
 
-    pdir = cache.project_dir(m.home, StoreDescription("bucket", "someone/agent-memory"), "app")
+    pdir = Path(cache.project_dir(m.home, StoreDescription("bucket", "someone/agent-memory"), "app"))
     pdir.mkdir(parents=True)
     (pdir / "state.json").write_text(json.dumps({"refreshed_at": time.time()}))
     # no HF endpoint is reachable here: a network call would fail and mark the result stale

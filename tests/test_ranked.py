@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import os
 import random
 import sqlite3
@@ -93,7 +95,7 @@ def test_a_cache_refresh_updates_the_index_incrementally(tmp_path):
     first = notes.build(body="the deploy key lives in vault", title=None, kind="note", project="app", agent="t")
     store.put(notes.note_path("app", first.id), first.render())
     cache.refresh(home, store.description, "app")
-    pdir = cache.project_dir(home, store.description, "app")
+    pdir = Path(cache.project_dir(home, store.description, "app"))
     assert ids(ranked.search(pdir, "vault", 5)) == [first.id]
     inode = os.stat(rindex.index_path(pdir)).st_ino
     second = notes.build(body="rotate the vault token monthly", title=None, kind="note", project="app", agent="t")
