@@ -78,7 +78,7 @@ def test_a_note_added_to_the_cache_is_found_by_the_very_next_search(pdir):
     # INV index-derived
     write_note(pdir, "first note about rust", minutes=1)
     assert len(ranked.search(pdir, "rust", 10)) == 1  # builds the index
-    assert rindex.index_path(pdir).exists()
+    assert os.path.exists(rindex.index_path(pdir))
     fresh = write_note(pdir, "second note about rust and cargo", minutes=2)
     # no explicit update: the index notices the notes folder changed
     assert fresh in ids(ranked.search(pdir, "cargo", 10))
@@ -115,7 +115,12 @@ def test_a_deleted_index_is_rebuilt(pdir):
     ranked.search(pdir, "ninja", 5)
     os.unlink(rindex.index_path(pdir))
     assert ids(ranked.search(pdir, "ninja", 5)) == [target]
-    assert rindex.index_path(pdir).exists()
+    assert os.path.exists(rindex.index_path(pdir))
+
+
+def _overwrite(path: str, data: bytes) -> None:
+    with open(path, "wb") as fh:
+        fh.write(data)
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "other-version"])
@@ -127,12 +132,13 @@ def test_a_corrupt_index_is_rebuilt_and_search_still_answers(pdir, damage):
     ranked.search(pdir, "ninja", 5)
     path = rindex.index_path(pdir)
     if damage == "garbage":
-        path.write_bytes(os.urandom(8192))
+        _overwrite(path, os.urandom(8192))
     elif damage == "truncated":
-        data = path.read_bytes()
-        path.write_bytes(data[: len(data) // 3])
+        with open(path, "rb") as fh:
+            data = fh.read()
+        _overwrite(path, data[: len(data) // 3])
     elif damage == "empty":
-        path.write_bytes(b"")
+        _overwrite(path, b"")
     else:
         conn = sqlite3.connect(path)
         conn.execute("UPDATE meta SET value='0' WHERE key='schema'")
