@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from agentmem import cache, notes, ranked, rindex
+from agentmem import cache, notes, ranked, rindex, textproc
 from agentmem.stemmer import stem
 from agentmem.store.folder import FolderStore
 
@@ -55,6 +55,20 @@ def test_words_in_the_title_and_tags_weigh_more_than_in_the_body(pdir):
     in_body = write_note(pdir, "Long notes about a deployment pipeline and the staging gate.", title="Ops", minutes=1)
     in_title = write_note(pdir, "Long notes about things we agreed on yesterday.", title="Staging gate", minutes=0)
     assert ids(ranked.search(pdir, "staging gate", 2)) == [in_title, in_body]
+
+
+def test_query_words_side_by_side_earn_the_pair_bonus_in_the_index_and_in_pending_notes(pdir):
+    adjacent = write_note(pdir, "the staging gate opens at noon", title="Ops", minutes=1)
+    apart = write_note(pdir, "the gate opens at noon staging", title="Ops", minutes=2)  # newer: wins a tie
+    write_note(pdir, "lunch at noon", minutes=3)
+    hits = ranked.search(pdir, "staging gate", 3)
+    assert ids(hits) == [adjacent, apart]
+    assert hits[0].score == hits[1].score + ranked.PAIR_BONUS
+    waiting = notes.build(body="a staging gate opens at noon", title="Ops", kind="note", project="app", agent="t",
+                          now=T0 + timedelta(minutes=5))
+    hits = ranked.search(pdir, "staging gate", 3, extra=[(waiting.id, waiting.render())])
+    assert ids(hits) == [waiting.id, adjacent, apart]
+    assert hits[0].score == hits[1].score
 
 
 def test_newer_note_wins_a_tie(pdir):
@@ -148,17 +162,48 @@ def test_a_corrupt_index_is_rebuilt_and_search_still_answers(pdir, damage):
     ranked.update(pdir, [], [])  # an update on a damaged index never raises either
 
 
+def _project(tmp_path, name: str):
+    path = tmp_path / name / "projects" / "app"
+    (path / "notes").mkdir(parents=True)
+    return path
+
+
+def _answers_like_a_rebuild(tmp_path, live, queries) -> None:
+    """Every query gets the same ids, order and scores (to the last bit) from `live` as from a fresh rebuild."""
+    fresh = _project(tmp_path, f"fresh-{len(os.listdir(tmp_path))}")
+    for name in os.listdir(live / "notes"):
+        (fresh / "notes" / name).write_bytes((live / "notes" / name).read_bytes())
+    ranked.rebuild(fresh)
+    for q in queries:
+        a = [(h.id, h.score.hex(), h.created) for h in ranked.search(live, q, 1000)]
+        b = [(h.id, h.score.hex(), h.created) for h in ranked.search(fresh, q, 1000)]
+        assert a == b, q
+        assert a or q.startswith('"'), q
+
+
+def _index_rows(pdir, term: str) -> tuple[int, int]:
+    """(postings of `term` in its block, rows of it in the delta)."""
+    conn = sqlite3.connect(rindex.index_path(pdir))
+    try:
+        block = conn.execute("SELECT df FROM blocks WHERE term=?", (term,)).fetchone()
+        delta = conn.execute("SELECT count(*) FROM postings WHERE term=?", (term,)).fetchone()[0]
+    finally:
+        conn.close()
+    return (block[0] if block else 0), delta
+
+
 def test_an_incrementally_updated_index_answers_exactly_like_a_rebuild(tmp_path):
     # INV index-derived
     rng = random.Random(7)
     vocab = ("alpha beta gamma delta kiwi mango deploy rollback cache vault token staging release "
              "painting painted runs running ran").split()
-    live = tmp_path / "live" / "projects" / "app"
-    (live / "notes").mkdir(parents=True)
+    live = _project(tmp_path, "live")
     present: list[str] = []
-    queries = ["alpha beta", "deploy rollback staging", "painting", "running kiwi", '"vault token"', "mango"]
-    for step in range(60):
-        if present and rng.random() < 0.3:
+    queries = ["alpha beta", "deploy rollback staging", "painting", "running kiwi", '"vault token"', "mango",
+               "alpha alpha beta", "kiwi mango kiwi mango"]
+    # 400 steps: common words cross the fold threshold, and later removals hit folded blocks.
+    for step in range(400):
+        if present and rng.random() < 0.25:
             gone = present.pop(rng.randrange(len(present)))
             os.unlink(live / "notes" / f"{gone}.md")
             ranked.update(live, [], [gone])
@@ -169,16 +214,53 @@ def test_an_incrementally_updated_index_answers_exactly_like_a_rebuild(tmp_path)
             ranked.update(live, [new], [])
         if step == 5:
             ranked.search(live, "alpha", 5)  # the index exists from here on and is updated in place
-    fresh = tmp_path / "fresh" / "projects" / "app"
-    (fresh / "notes").mkdir(parents=True)
-    for name in os.listdir(live / "notes"):
-        (fresh / "notes" / name).write_bytes((live / "notes" / name).read_bytes())
-    ranked.rebuild(fresh)
-    for q in queries:
-        a = [(h.id, h.score) for h in ranked.search(live, q, 50)]
-        b = [(h.id, h.score) for h in ranked.search(fresh, q, 50)]
-        assert a == b, q
-        assert a or q.startswith('"'), q
+    conn = sqlite3.connect(rindex.index_path(live))
+    folded = conn.execute("SELECT count(*) FROM blocks WHERE df > 6").fetchone()[0]
+    conn.close()
+    assert folded >= 5  # the index was built with 6 notes: these blocks grew by folding
+    _answers_like_a_rebuild(tmp_path, live, queries)
+
+
+def test_a_common_words_new_postings_are_folded_into_its_block_and_answers_stay_exact(tmp_path):
+    # INV index-derived
+    live = _project(tmp_path, "live")
+    for i in range(20):
+        write_note(live, f"deploy note {i} about the staging gate", minutes=i)
+    ranked.search(live, "deploy", 5)  # a rebuild: every posting in a block
+    [deploy] = textproc.terms("deploy")
+    assert _index_rows(live, deploy) == (20, 0)
+    for i in range(rindex.FOLD_MIN + 5):
+        fruit = "kiwi" if i % 3 else "mango"
+        new = write_note(live, f"deploy step {i} with a rollback of the {fruit} release", minutes=100 + i)
+        ranked.update(live, [new], [])
+        if i == rindex.FOLD_MIN - 2:
+            assert _index_rows(live, deploy) == (20, rindex.FOLD_MIN - 1)  # below the threshold: still rows
+            _answers_like_a_rebuild(tmp_path, live, ["deploy rollback", "staging gate deploy"])
+    assert _index_rows(live, deploy) == (20 + rindex.FOLD_MIN, 5)  # folded once, five rows since
+    _answers_like_a_rebuild(tmp_path, live, ["deploy", "deploy rollback", "kiwi release", "mango deploy staging",
+                                             '"rollback of the kiwi" deploy'])
+
+
+def test_notes_removed_from_rebuilt_and_folded_blocks_answer_exactly_like_a_rebuild(tmp_path):
+    # INV index-derived
+    live = _project(tmp_path, "live")
+    old = [write_note(live, f"cache vault token {i} {'zebra' if i < 3 else 'lion'}", minutes=i) for i in range(30)]
+    ranked.search(live, "vault", 5)  # a rebuild: every posting in a block
+    new = []
+    for i in range(rindex.FOLD_MIN + 10):
+        new.append(write_note(live, f"vault rotation {i} of the cache token", minutes=50 + i))
+        ranked.update(live, [new[-1]], [])
+    [vault] = textproc.terms("vault")
+    assert _index_rows(live, vault) == (30 + rindex.FOLD_MIN, 10)
+    gone = old[:3] + old[10:12] + new[:2] + new[-2:]  # all of zebra's notes; rebuilt, folded and delta postings
+    for note_id in gone:
+        os.unlink(live / "notes" / f"{note_id}.md")
+    ranked.update(live, [], gone[:4])
+    ranked.update(live, [], gone[4:])
+    assert _index_rows(live, vault) == (30 + rindex.FOLD_MIN - 7, 8)
+    assert _index_rows(live, "zebra") == (0, 0)
+    assert ranked.search(live, "zebra", 5) == []
+    _answers_like_a_rebuild(tmp_path, live, ["vault", "cache token", "vault rotation", "lion zebra", "token lion"])
 
 
 def test_pending_notes_are_searched_alongside_the_cache(pdir):
