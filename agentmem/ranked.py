@@ -190,23 +190,27 @@ def _bonus_candidates(keys, pairs: set, held: dict, extra_docs):
     if any(a not in held or b not in held for a, b in pairs):
         return None  # a pair beyond MAX_QUERY_TERMS: describe every candidate in full
     extra = {"x:" + d.id: d.tf for d in extra_docs}
-
-    def holds(key, term) -> bool:
-        if isinstance(key, str):
-            return term in extra[key]
-        nums = held[term]
-        at = bisect_left(nums, key)
-        return at < len(nums) and nums[at] == key
-
-    return {k for k in keys if any(holds(k, a) and holds(k, b) for a, b in pairs)}
+    holding = {}
+    for term in {t for pair in pairs for t in pair}:
+        nums, size = held[term], len(held[term])
+        holding[term] = {
+            k for k in keys
+            if (term in extra[k] if isinstance(k, str) else (at := bisect_left(nums, k)) < size and nums[at] == k)
+        }
+    out: set = set()
+    for a, b in pairs:
+        out |= holding[a] & holding[b]
+    return out
 
 
 def _top(scores: dict, depth: int) -> list:
     """The `depth` best keys, plus any tied with the last: the cut never depends on storage order."""
     if len(scores) <= depth:
         return list(scores)
-    ranked = sorted(scores.values(), reverse=True)
-    floor = ranked[depth - 1]
+    import heapq  # here: most searches never get this far (0.4 ms of import)
+
+    # nlargest: 0.5 ms against sorting all 9k scores' 1 ms (2026-11-30, 10k notes).
+    floor = heapq.nlargest(depth, scores.values())[-1]
     return [k for k, v in scores.items() if v >= floor]
 
 
@@ -238,7 +242,7 @@ def _pair_bonus(pool: _Pool, pairs: set) -> None:
     """Add PAIR_BONUS per query word pair found side by side; keep only the described candidates."""
     # Keep only the described candidates (the rest are below the rerank depth and can never
     # be among the results); rebuilding beats deleting thousands of keys one by one.
-    kept = {k: v for k, v in pool.scores.items() if k in pool.ids}
+    kept = {k: pool.scores[k] for k in pool.ids if k in pool.scores}
     pool.scores.clear()
     pool.scores.update(kept)
     if pairs:
