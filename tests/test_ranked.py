@@ -42,6 +42,20 @@ def test_stemming_meets_word_forms_at_one_stem():
     assert stem("adoption") == stem("adopt") and stem("hopping") == "hop" and stem("relational") == "relat"
 
 
+def test_the_stem_memo_stays_bounded_and_changes_no_stem(monkeypatch):
+    from agentmem import stemmer
+
+    text = " ".join(f"{w}{s}" for w in ("paint", "adopt", "hop", "relate", "connect", "run") for s in
+                    ("", "s", "ed", "ing", "ion", "ional", "ness", "ful", "ly"))
+    expected = [stemmer._stem(w) if w.isascii() else w for w in textproc.words(text) if w not in textproc.STOPWORDS]
+    monkeypatch.setattr(stemmer, "MEMO_MAX", 10)
+    stemmer.MEMO.clear()
+    assert textproc.terms(text) == expected  # filling the memo, emptied each time it is full
+    assert 0 < len(stemmer.MEMO) <= 10
+    assert textproc.terms(text) == expected  # from the memo where it still holds the word
+    stemmer.MEMO.clear()
+
+
 def test_the_note_sharing_the_rarest_words_ranks_first(pdir):
     write_note(pdir, "Melanie went to the beach with her kids.", minutes=1)
     target = write_note(pdir, "Caroline is researching adoption agencies for her future family.", minutes=2)
