@@ -153,7 +153,7 @@ def _lexical(idx, qterms, n: int, avgdl, extra_docs, allowed) -> _Pool:
         idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
         # The hot loop. Many postings share a (tf, dl) pair, so each pair's term weight (`_bm25`
         # written out, the same arithmetic) is computed once; a note's first term sets its score
-        # (0.0 + w is w exactly). 15-20% faster than one expression per posting (2026-11-30).
+        # (0.0 + w is w exactly). 10-20% faster than one expression per posting (2026-11-30).
         pairs = list(zip(post[1::3], post[2::3]))
         weight = {}
         for pair in set(pairs):
@@ -216,7 +216,8 @@ def _top(scores: dict, depth: int) -> list:
 
 def _describe(idx, pool: _Pool, keys, extra_docs, with_terms=None) -> None:
     """Fetch id and created time of the given candidates into the pool, and the terms of those in
-    `with_terms` (all if None): a note's full term list is the costly part (2026-11-30)."""
+    `with_terms` (all if None). The term lists are the costly part: 200 candidates took 0.8 ms
+    with them and 0.2 ms without (2026-11-30, 10k notes)."""
     extra = {"x:" + d.id: d for d in extra_docs}
     nums = [k for k in keys if not isinstance(k, str) and k not in pool.ids]
     wanted = nums if with_terms is None else [k for k in nums if k in with_terms]
