@@ -277,6 +277,31 @@ def test_notes_removed_from_rebuilt_and_folded_blocks_answer_exactly_like_a_rebu
     _answers_like_a_rebuild(tmp_path, live, ["vault", "cache token", "vault rotation", "lion zebra", "token lion"])
 
 
+def test_a_rebuild_that_spills_its_postings_in_parts_writes_the_same_blocks(tmp_path, monkeypatch):
+    # INV index-derived
+    rng = random.Random(11)
+    vocab = "alpha beta gamma delta kiwi mango deploy rollback cache vault token staging release".split()
+    whole, parts = _project(tmp_path, "whole"), _project(tmp_path, "parts")
+    for i in range(40):
+        body = " ".join(rng.choice(vocab) for _ in range(rng.randint(3, 12)))
+        note_id = write_note(whole, body, minutes=i)
+        (parts / "notes" / f"{note_id}.md").write_bytes((whole / "notes" / f"{note_id}.md").read_bytes())
+    ranked.rebuild(whole)
+    monkeypatch.setattr(rindex, "SPILL_POSTINGS", 7)  # a part every note or two
+    ranked.rebuild(parts)
+
+    def blocks(pdir):
+        conn = sqlite3.connect(rindex.index_path(pdir))
+        try:
+            return conn.execute("SELECT term, df, post FROM blocks ORDER BY term").fetchall()
+        finally:
+            conn.close()
+
+    assert blocks(parts) == blocks(whole) and len(blocks(whole)) == len(vocab)
+    assert [(h.id, h.score) for h in ranked.search(parts, "kiwi mango", 50)] == [
+        (h.id, h.score) for h in ranked.search(whole, "kiwi mango", 50)]
+
+
 def test_pending_notes_are_searched_alongside_the_cache(pdir):
     cached = write_note(pdir, "cached note about kafka partitions", minutes=1)
     waiting = notes.build(body="pending note about kafka consumers", title=None, kind="note", project="app",
