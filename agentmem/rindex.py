@@ -145,13 +145,21 @@ class Index:
 
     def postings(self, term: str) -> array:
         """The term's postings as flat (num, tf, dl) triples in ascending num order: its block, then its delta."""
-        row = self.conn.execute("SELECT post FROM blocks WHERE term=?", (term,)).fetchone()
-        post = _triples(row[0]) if row else array("i")
-        delta = self.conn.execute("SELECT num, tf, dl FROM postings WHERE term=?", (term,)).fetchall()
+        # One statement, so one consistent read: a fold committed between reading the block and
+        # the delta could otherwise show a posting twice or not at all. The block row sorts first.
+        rows = self.conn.execute(
+            "SELECT NULL, NULL, NULL, post FROM blocks WHERE term=? UNION ALL "
+            "SELECT num, tf, dl, NULL FROM postings WHERE term=? ORDER BY 1",
+            (term, term),
+        ).fetchall()
+        if rows and rows[0][0] is None:
+            post, delta = _triples(rows[0][3]), rows[1:]
+        else:
+            post, delta = array("i"), rows
         if delta:
             ordered = not post or delta[0][0] > post[-3]
-            for triple in delta:
-                post.extend(triple)
+            for num, tf, dl, _ in delta:
+                post.extend((num, tf, dl))
             if not ordered:  # not expected (a new note's num is above every existing one), but cheap to keep true
                 post = _by_num(post)
         return post
