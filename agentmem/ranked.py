@@ -15,8 +15,9 @@ machine's pending uploads), given as (id, bytes) and scored as if indexed.
 from __future__ import annotations
 
 import math
+import os
 import sqlite3
-from pathlib import Path
+from bisect import bisect_left
 
 from agentmem import rindex, textproc
 from agentmem.errors import InvalidInput
@@ -58,18 +59,17 @@ class _Pool:
         self.ids, self.created, self.terms = ids, created, terms
 
 
-def rebuild(pdir: Path) -> None:
-    rindex.rebuild(Path(pdir))
+def rebuild(pdir) -> None:
+    rindex.rebuild(pdir)
 
 
-def update(pdir: Path, added_ids=(), removed_ids=()) -> None:
+def update(pdir, added_ids=(), removed_ids=()) -> None:
     """Follow the cache: index the notes that arrived, drop those that left.
 
     Never fails the caller (a refresh): the index is derived, so if it cannot
     be updated it is discarded and rebuilt from the notes by the next search.
     """
-    pdir = Path(pdir)
-    if not rindex.index_path(pdir).exists():
+    if not os.path.exists(rindex.index_path(pdir)):
         return  # built on the first search; nothing to keep current yet
     try:
         # No folder check here: a save would pay a listing of the whole folder. The
@@ -83,11 +83,10 @@ def update(pdir: Path, added_ids=(), removed_ids=()) -> None:
         rindex.discard(pdir)
 
 
-def search(pdir: Path, query: str, limit: int = 10, *, mode: str = "ranked", extra=()) -> list[Hit]:
+def search(pdir, query: str, limit: int = 10, *, mode: str = "ranked", extra=()) -> list[Hit]:
     """The `limit` best notes for `query`, best first."""
     if mode not in MODES:
         raise InvalidInput(f"unknown search mode {mode!r}: use literal, {', '.join(MODES)}")
-    pdir = Path(pdir)
     for attempt in range(2):
         idx = rindex.open_index(pdir)
         try:
@@ -114,7 +113,7 @@ def _search(idx: rindex.Index, query: str, limit: int, mode: str, extra) -> list
     if allowed is not None and not allowed:
         return []
     pool = _lexical(idx, qterms, n, avgdl, extra_docs, allowed)
-    _pair_bonus(pool, qterms)
+    _pair_bonus(pool, _pairs(qterms))
     final = dict(pool.scores)
     if mode == "hybrid":
         final = _blend(idx, query, pool, extra_docs, allowed)
@@ -144,16 +143,31 @@ def _lexical(idx, qterms, n: int, avgdl, extra_docs, allowed) -> _Pool:
     """BM25 of every note holding a query term; idf from each term's posting count, read in the same scan."""
     pool = _Pool({}, {}, {}, {})
     scores = pool.scores
+    held = {}  # term -> the ascending nums of the indexed notes holding it
     for term in list(dict.fromkeys(qterms))[:MAX_QUERY_TERMS]:
-        rows = idx.conn.execute("SELECT num, tf, dl FROM postings WHERE term = ?", (term,)).fetchall()
-        df = len(rows) + sum(1 for d in extra_docs if term in d.tf)
+        post = idx.postings(term)
+        nums = held[term] = post[0::3]
+        df = len(nums) + sum(1 for d in extra_docs if term in d.tf)
         if not df:
             continue
         idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-        get = scores.get
-        for num, tf, dl in rows:  # the hot loop: `_bm25` written out, the same arithmetic
-            if allowed is None or num in allowed:
-                scores[num] = get(num, 0.0) + idf * (tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl)))
+        # The hot loop. Many postings share a (tf, dl) pair, so each pair's term weight (`_bm25`
+        # written out, the same arithmetic) is computed once; a note's first term sets its score
+        # (0.0 + w is w exactly). 10-20% faster than one expression per posting (2026-11-30).
+        pairs = list(zip(post[1::3], post[2::3]))
+        weight = {}
+        for pair in set(pairs):
+            tf, dl = pair
+            weight[pair] = idf * (tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl)))
+        found = zip(nums, map(weight.__getitem__, pairs))
+        if allowed is not None:
+            found = [(num, w) for num, w in found if num in allowed]
+        if not scores:
+            scores.update(found)
+        else:
+            get = scores.get
+            for num, w in found:
+                scores[num] = get(num, 0.0) + w
         for d in extra_docs:
             key = "x:" + d.id
             if term not in d.tf or (allowed is not None and key not in allowed):
@@ -162,60 +176,90 @@ def _lexical(idx, qterms, n: int, avgdl, extra_docs, allowed) -> _Pool:
     if allowed is not None:
         for key in allowed:  # a phrase of stopwords alone still selects its notes
             scores.setdefault(key, 0.0)
-    _describe(idx, pool, _top(scores, RERANK_DEPTH), extra_docs)
+    top = _top(scores, RERANK_DEPTH)
+    _describe(idx, pool, top, extra_docs, _bonus_candidates(top, _pairs(qterms), held, extra_docs))
     return pool
+
+
+def _pairs(qterms: list[str]) -> set:
+    return set(zip(qterms, qterms[1:]))
+
+
+def _bonus_candidates(keys, pairs: set, held: dict, extra_docs):
+    """The keys that hold both words of some query pair (only they can get a pair bonus); None if unknown."""
+    if any(a not in held or b not in held for a, b in pairs):
+        return None  # a pair beyond MAX_QUERY_TERMS: describe every candidate in full
+    extra = {"x:" + d.id: d.tf for d in extra_docs}
+    holding = {}
+    for term in {t for pair in pairs for t in pair}:
+        nums, size = held[term], len(held[term])
+        holding[term] = {
+            k for k in keys
+            if (term in extra[k] if isinstance(k, str) else (at := bisect_left(nums, k)) < size and nums[at] == k)
+        }
+    out: set = set()
+    for a, b in pairs:
+        out |= holding[a] & holding[b]
+    return out
 
 
 def _top(scores: dict, depth: int) -> list:
     """The `depth` best keys, plus any tied with the last: the cut never depends on storage order."""
     if len(scores) <= depth:
         return list(scores)
-    ranked = sorted(scores.values(), reverse=True)
-    floor = ranked[depth - 1]
+    import heapq  # here: most searches never get this far (0.4 ms of import)
+
+    # nlargest: 0.5 ms against sorting all 9k scores' 1 ms (2026-11-30, 10k notes).
+    floor = heapq.nlargest(depth, scores.values())[-1]
     return [k for k, v in scores.items() if v >= floor]
 
 
-def _describe(idx, pool: _Pool, keys, extra_docs) -> None:
-    """Fetch id, created time and terms of the given candidates into the pool."""
+def _describe(idx, pool: _Pool, keys, extra_docs, with_terms=None) -> None:
+    """Fetch id and created time of the given candidates into the pool, and the terms of those in
+    `with_terms` (all if None). The term lists are the costly part: 200 candidates took 0.8 ms
+    with them and 0.2 ms without (2026-11-30, 10k notes)."""
     extra = {"x:" + d.id: d for d in extra_docs}
     nums = [k for k in keys if not isinstance(k, str) and k not in pool.ids]
-    for start in range(0, len(nums), 500):
-        chunk = nums[start : start + 500]
+    wanted = nums if with_terms is None else [k for k in nums if k in with_terms]
+    for start in range(0, len(nums), rindex._CHUNK):
+        chunk = nums[start : start + rindex._CHUNK]
         marks = ",".join("?" * len(chunk))
-        for num, note_id, created, terms in idx.conn.execute(
-            f"SELECT num, id, created, terms FROM docs WHERE num IN ({marks})", chunk
-        ):
-            pool.ids[num], pool.created[num], pool.terms[num] = note_id, created, terms.split()
+        for num, note_id, created in idx.conn.execute(f"SELECT num, id, created FROM docs WHERE num IN ({marks})", chunk):
+            pool.ids[num], pool.created[num] = note_id, created
+    for start in range(0, len(wanted), rindex._CHUNK):
+        chunk = wanted[start : start + rindex._CHUNK]
+        marks = ",".join("?" * len(chunk))
+        for num, terms in idx.conn.execute(f"SELECT num, terms FROM docs WHERE num IN ({marks})", chunk):
+            pool.terms[num] = terms.split()
     for k in keys:
         if isinstance(k, str) and k in extra and k not in pool.ids:
             d = extra[k]
-            pool.ids[k], pool.created[k], pool.terms[k] = d.id, d.created, d.terms
+            pool.ids[k], pool.created[k] = d.id, d.created
+            if with_terms is None or k in with_terms:
+                pool.terms[k] = d.terms
 
 
-def _pair_bonus(pool: _Pool, qterms: list[str]) -> None:
+def _pair_bonus(pool: _Pool, pairs: set) -> None:
     """Add PAIR_BONUS per query word pair found side by side; keep only the described candidates."""
-    pairs = set(zip(qterms, qterms[1:]))
     # Keep only the described candidates (the rest are below the rerank depth and can never
     # be among the results); rebuilding beats deleting thousands of keys one by one.
-    kept = {k: v for k, v in pool.scores.items() if k in pool.ids}
+    kept = {k: pool.scores[k] for k in pool.ids if k in pool.scores}
     pool.scores.clear()
     pool.scores.update(kept)
     if pairs:
-        for k in kept:
-            terms = pool.terms[k]
-            pool.scores[k] += PAIR_BONUS * len(pairs & set(zip(terms, terms[1:])))
+        for k, terms in pool.terms.items():  # those holding both words of a pair (see _bonus_candidates)
+            if k in kept:
+                pool.scores[k] += PAIR_BONUS * len(pairs & set(zip(terms, terms[1:])))
 
 
 def _phrase_filter(idx, phrases, qterms, extra_docs) -> set:
     """Keys of the notes (index nums, "x:<id>") containing every quoted phrase literally."""
     phrase_terms = sorted({t for p in phrases for t in textproc.terms(p)})
     if phrase_terms:
-        marks = ",".join("?" * len(phrase_terms))
-        rows = idx.conn.execute(
-            f"SELECT num FROM postings WHERE term IN ({marks}) GROUP BY num HAVING count(*) = ?",
-            (*phrase_terms, len(phrase_terms)),
-        )
-        nums = [r[0] for r in rows]
+        holding = set(idx.postings(phrase_terms[0])[0::3])
+        for term in phrase_terms[1:]:
+            holding.intersection_update(idx.postings(term)[0::3])
+        nums = sorted(holding)
     else:
         nums = [r[0] for r in idx.conn.execute("SELECT num FROM docs")]
     out = set()
@@ -223,7 +267,7 @@ def _phrase_filter(idx, phrases, qterms, extra_docs) -> set:
         chunk = nums[start : start + 500]
         marks = ",".join("?" * len(chunk))
         for num, note_id in idx.conn.execute(f"SELECT num, id FROM docs WHERE num IN ({marks})", chunk):
-            if _has_phrases(idx.ndir / f"{note_id}.md", phrases):
+            if _has_phrases(os.path.join(idx.ndir, f"{note_id}.md"), phrases):
                 out.add(num)
     for d in extra_docs:
         if all(p in d.text.casefold() for p in phrases):
@@ -231,11 +275,12 @@ def _phrase_filter(idx, phrases, qterms, extra_docs) -> set:
     return out
 
 
-def _has_phrases(path: Path, phrases) -> bool:
+def _has_phrases(path: str, phrases) -> bool:
     from agentmem import notes
 
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read()
     except OSError:
         return False
     text = textproc.searchable_text(notes.parse(data))
@@ -250,7 +295,7 @@ def _blend(idx, query, pool: _Pool, extra_docs, allowed) -> dict:
     if allowed is not None:
         sims = {k: v for k, v in sims.items() if k in allowed}
     best_sem = _top(sims, RERANK_DEPTH)
-    _describe(idx, pool, best_sem, extra_docs)
+    _describe(idx, pool, best_sem, extra_docs, with_terms=())  # the pair bonus is already applied
     top = max(pool.scores.values(), default=0.0) or 1.0
     keys = set(pool.scores) | set(best_sem)
     return {

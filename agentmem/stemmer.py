@@ -2,14 +2,17 @@
 
 Used by the ranked search so that "painted", "painting" and "paints" meet at
 "paint". Pure Python, no data files; `stem` is memoised because a note's words
-repeat across notes.
+repeat across notes (`textproc.terms` reads the memo directly).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 _VOWELS = frozenset("aeiou")
+# Stems seen by this process. A plain dict read inline by textproc.terms: a hit costs a dict
+# lookup, not a call through lru_cache (2026-11-30). Emptied when full, which bounds it at a
+# few MB; 65,536 distinct words is more than a project's notes hold in practice.
+MEMO: dict[str, str] = {}
+MEMO_MAX = 65536
 
 
 def _is_consonant(word: str, i: int) -> bool:
@@ -133,9 +136,17 @@ def _step5(word: str) -> str:
     return word
 
 
-@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Stem one lower-case word; words of two letters or fewer are returned unchanged."""
+    got = MEMO.get(word)
+    if got is None:
+        if len(MEMO) >= MEMO_MAX:
+            MEMO.clear()
+        got = MEMO[word] = _stem(word)
+    return got
+
+
+def _stem(word: str) -> str:
     if len(word) <= 2 or not word.isalpha():
         return word
     word = _step1(word)

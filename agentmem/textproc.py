@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from agentmem.notes import Parsed
-from agentmem.stemmer import stem
+from agentmem.stemmer import MEMO, stem
 
 # Bump when tokenising or stemming changes: an index built by another version is rebuilt.
 VERSION = "1"
@@ -36,7 +36,8 @@ def words(text: str) -> list[str]:
 
 def terms(text: str) -> list[str]:
     """Stemmed index terms in order, stopwords removed."""
-    return [stem(w) if w.isascii() else w for w in words(text) if w not in STOPWORDS]
+    memo = MEMO.get  # a stem is never empty, so `or` falls through to stem() only on a miss
+    return [(memo(w) or stem(w)) if w.isascii() else w for w in words(text) if w not in STOPWORDS]
 
 
 def split_query(query: str) -> tuple[list[str], list[str]]:

@@ -144,7 +144,7 @@ def main(argv=None) -> int:
             t0 = time.perf_counter()
             rindex.rebuild(pdir)
             build_s = time.perf_counter() - t0
-            index_mb = rindex.index_path(pdir).stat().st_size / 1e6
+            index_mb = os.path.getsize(rindex.index_path(pdir)) / 1e6
             qrng = random.Random(size)
             queries = []
             for _ in range(args.queries):

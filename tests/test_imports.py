@@ -58,3 +58,14 @@ def test_search_against_a_bucket_store_with_a_fresh_cache_makes_no_network_call(
     status, heavy, err = run_probe(m, "search", "anything", "--json", cwd=checkout)
     assert status == 0, err
     assert heavy == ""
+
+
+def test_the_ranked_engine_imports_no_pathlib():
+    # pathlib costs ~4.6 ms of start-up on every turn (2026-11-30); the engine works with os.path.
+    import os
+
+    code = ("import sys, agentmem.ranked, agentmem.rindex, agentmem.textproc, agentmem.stemmer\n"
+            "print(sorted(m for m in ('pathlib', 'agentmem.fsutil') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert proc.stdout.strip() == "[]", proc.stderr

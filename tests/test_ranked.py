@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from agentmem import cache, notes, ranked, rindex
+from agentmem import cache, notes, ranked, rindex, textproc
 from agentmem.stemmer import stem
 from agentmem.store.folder import FolderStore
 
@@ -44,6 +44,20 @@ def test_stemming_meets_word_forms_at_one_stem():
     assert stem("adoption") == stem("adopt") and stem("hopping") == "hop" and stem("relational") == "relat"
 
 
+def test_the_stem_memo_stays_bounded_and_changes_no_stem(monkeypatch):
+    from agentmem import stemmer
+
+    text = " ".join(f"{w}{s}" for w in ("paint", "adopt", "hop", "relate", "connect", "run") for s in
+                    ("", "s", "ed", "ing", "ion", "ional", "ness", "ful", "ly"))
+    expected = [stemmer._stem(w) if w.isascii() else w for w in textproc.words(text) if w not in textproc.STOPWORDS]
+    monkeypatch.setattr(stemmer, "MEMO_MAX", 10)
+    stemmer.MEMO.clear()
+    assert textproc.terms(text) == expected  # filling the memo, emptied each time it is full
+    assert 0 < len(stemmer.MEMO) <= 10
+    assert textproc.terms(text) == expected  # from the memo where it still holds the word
+    stemmer.MEMO.clear()
+
+
 def test_the_note_sharing_the_rarest_words_ranks_first(pdir):
     write_note(pdir, "Melanie went to the beach with her kids.", minutes=1)
     target = write_note(pdir, "Caroline is researching adoption agencies for her future family.", minutes=2)
@@ -57,6 +71,20 @@ def test_words_in_the_title_and_tags_weigh_more_than_in_the_body(pdir):
     in_body = write_note(pdir, "Long notes about a deployment pipeline and the staging gate.", title="Ops", minutes=1)
     in_title = write_note(pdir, "Long notes about things we agreed on yesterday.", title="Staging gate", minutes=0)
     assert ids(ranked.search(pdir, "staging gate", 2)) == [in_title, in_body]
+
+
+def test_query_words_side_by_side_earn_the_pair_bonus_in_the_index_and_in_pending_notes(pdir):
+    adjacent = write_note(pdir, "the staging gate opens at noon", title="Ops", minutes=1)
+    apart = write_note(pdir, "the gate opens at noon staging", title="Ops", minutes=2)  # newer: wins a tie
+    write_note(pdir, "lunch at noon", minutes=3)
+    hits = ranked.search(pdir, "staging gate", 3)
+    assert ids(hits) == [adjacent, apart]
+    assert hits[0].score == hits[1].score + ranked.PAIR_BONUS
+    waiting = notes.build(body="a staging gate opens at noon", title="Ops", kind="note", project="app", agent="t",
+                          now=T0 + timedelta(minutes=5))
+    hits = ranked.search(pdir, "staging gate", 3, extra=[(waiting.id, waiting.render())])
+    assert ids(hits) == [waiting.id, adjacent, apart]
+    assert hits[0].score == hits[1].score
 
 
 def test_newer_note_wins_a_tie(pdir):
@@ -80,7 +108,7 @@ def test_a_note_added_to_the_cache_is_found_by_the_very_next_search(pdir):
     # INV index-derived
     write_note(pdir, "first note about rust", minutes=1)
     assert len(ranked.search(pdir, "rust", 10)) == 1  # builds the index
-    assert rindex.index_path(pdir).exists()
+    assert os.path.exists(rindex.index_path(pdir))
     fresh = write_note(pdir, "second note about rust and cargo", minutes=2)
     # no explicit update: the index notices the notes folder changed
     assert fresh in ids(ranked.search(pdir, "cargo", 10))
@@ -117,7 +145,12 @@ def test_a_deleted_index_is_rebuilt(pdir):
     ranked.search(pdir, "ninja", 5)
     os.unlink(rindex.index_path(pdir))
     assert ids(ranked.search(pdir, "ninja", 5)) == [target]
-    assert rindex.index_path(pdir).exists()
+    assert os.path.exists(rindex.index_path(pdir))
+
+
+def _overwrite(path: str, data: bytes) -> None:
+    with open(path, "wb") as fh:
+        fh.write(data)
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "other-version"])
@@ -129,12 +162,13 @@ def test_a_corrupt_index_is_rebuilt_and_search_still_answers(pdir, damage):
     ranked.search(pdir, "ninja", 5)
     path = rindex.index_path(pdir)
     if damage == "garbage":
-        path.write_bytes(os.urandom(8192))
+        _overwrite(path, os.urandom(8192))
     elif damage == "truncated":
-        data = path.read_bytes()
-        path.write_bytes(data[: len(data) // 3])
+        with open(path, "rb") as fh:
+            data = fh.read()
+        _overwrite(path, data[: len(data) // 3])
     elif damage == "empty":
-        path.write_bytes(b"")
+        _overwrite(path, b"")
     else:
         conn = sqlite3.connect(path)
         conn.execute("UPDATE meta SET value='0' WHERE key='schema'")
@@ -144,17 +178,48 @@ def test_a_corrupt_index_is_rebuilt_and_search_still_answers(pdir, damage):
     ranked.update(pdir, [], [])  # an update on a damaged index never raises either
 
 
+def _project(tmp_path, name: str):
+    path = tmp_path / name / "projects" / "app"
+    (path / "notes").mkdir(parents=True)
+    return path
+
+
+def _answers_like_a_rebuild(tmp_path, live, queries) -> None:
+    """Every query gets the same ids, order and scores (to the last bit) from `live` as from a fresh rebuild."""
+    fresh = _project(tmp_path, f"fresh-{len(os.listdir(tmp_path))}")
+    for name in os.listdir(live / "notes"):
+        (fresh / "notes" / name).write_bytes((live / "notes" / name).read_bytes())
+    ranked.rebuild(fresh)
+    for q in queries:
+        a = [(h.id, h.score.hex(), h.created) for h in ranked.search(live, q, 1000)]
+        b = [(h.id, h.score.hex(), h.created) for h in ranked.search(fresh, q, 1000)]
+        assert a == b, q
+        assert a or q.startswith('"'), q
+
+
+def _index_rows(pdir, term: str) -> tuple[int, int]:
+    """(postings of `term` in its block, rows of it in the delta)."""
+    conn = sqlite3.connect(rindex.index_path(pdir))
+    try:
+        block = conn.execute("SELECT df FROM blocks WHERE term=?", (term,)).fetchone()
+        delta = conn.execute("SELECT count(*) FROM postings WHERE term=?", (term,)).fetchone()[0]
+    finally:
+        conn.close()
+    return (block[0] if block else 0), delta
+
+
 def test_an_incrementally_updated_index_answers_exactly_like_a_rebuild(tmp_path):
     # INV index-derived
     rng = random.Random(7)
     vocab = ("alpha beta gamma delta kiwi mango deploy rollback cache vault token staging release "
              "painting painted runs running ran").split()
-    live = tmp_path / "live" / "projects" / "app"
-    (live / "notes").mkdir(parents=True)
+    live = _project(tmp_path, "live")
     present: list[str] = []
-    queries = ["alpha beta", "deploy rollback staging", "painting", "running kiwi", '"vault token"', "mango"]
-    for step in range(60):
-        if present and rng.random() < 0.3:
+    queries = ["alpha beta", "deploy rollback staging", "painting", "running kiwi", '"vault token"', "mango",
+               "alpha alpha beta", "kiwi mango kiwi mango"]
+    # 400 steps: common words cross the fold threshold, and later removals hit folded blocks.
+    for step in range(400):
+        if present and rng.random() < 0.25:
             gone = present.pop(rng.randrange(len(present)))
             os.unlink(live / "notes" / f"{gone}.md")
             ranked.update(live, [], [gone])
@@ -165,16 +230,78 @@ def test_an_incrementally_updated_index_answers_exactly_like_a_rebuild(tmp_path)
             ranked.update(live, [new], [])
         if step == 5:
             ranked.search(live, "alpha", 5)  # the index exists from here on and is updated in place
-    fresh = tmp_path / "fresh" / "projects" / "app"
-    (fresh / "notes").mkdir(parents=True)
-    for name in os.listdir(live / "notes"):
-        (fresh / "notes" / name).write_bytes((live / "notes" / name).read_bytes())
-    ranked.rebuild(fresh)
-    for q in queries:
-        a = [(h.id, h.score) for h in ranked.search(live, q, 50)]
-        b = [(h.id, h.score) for h in ranked.search(fresh, q, 50)]
-        assert a == b, q
-        assert a or q.startswith('"'), q
+    conn = sqlite3.connect(rindex.index_path(live))
+    folded = conn.execute("SELECT count(*) FROM blocks WHERE df > 6").fetchone()[0]
+    conn.close()
+    assert folded >= 5  # the index was built with 6 notes: these blocks grew by folding
+    _answers_like_a_rebuild(tmp_path, live, queries)
+
+
+def test_a_common_words_new_postings_are_folded_into_its_block_and_answers_stay_exact(tmp_path):
+    # INV index-derived
+    live = _project(tmp_path, "live")
+    for i in range(20):
+        write_note(live, f"deploy note {i} about the staging gate", minutes=i)
+    ranked.search(live, "deploy", 5)  # a rebuild: every posting in a block
+    [deploy] = textproc.terms("deploy")
+    assert _index_rows(live, deploy) == (20, 0)
+    for i in range(rindex.FOLD_MIN + 5):
+        fruit = "kiwi" if i % 3 else "mango"
+        new = write_note(live, f"deploy step {i} with a rollback of the {fruit} release", minutes=100 + i)
+        ranked.update(live, [new], [])
+        if i == rindex.FOLD_MIN - 2:
+            assert _index_rows(live, deploy) == (20, rindex.FOLD_MIN - 1)  # below the threshold: still rows
+            _answers_like_a_rebuild(tmp_path, live, ["deploy rollback", "staging gate deploy"])
+    assert _index_rows(live, deploy) == (20 + rindex.FOLD_MIN, 5)  # folded once, five rows since
+    _answers_like_a_rebuild(tmp_path, live, ["deploy", "deploy rollback", "kiwi release", "mango deploy staging",
+                                             '"rollback of the kiwi" deploy'])
+
+
+def test_notes_removed_from_rebuilt_and_folded_blocks_answer_exactly_like_a_rebuild(tmp_path):
+    # INV index-derived
+    live = _project(tmp_path, "live")
+    old = [write_note(live, f"cache vault token {i} {'zebra' if i < 3 else 'lion'}", minutes=i) for i in range(30)]
+    ranked.search(live, "vault", 5)  # a rebuild: every posting in a block
+    new = []
+    for i in range(rindex.FOLD_MIN + 10):
+        new.append(write_note(live, f"vault rotation {i} of the cache token", minutes=50 + i))
+        ranked.update(live, [new[-1]], [])
+    [vault] = textproc.terms("vault")
+    assert _index_rows(live, vault) == (30 + rindex.FOLD_MIN, 10)
+    gone = old[:3] + old[10:12] + new[:2] + new[-2:]  # all of zebra's notes; rebuilt, folded and delta postings
+    for note_id in gone:
+        os.unlink(live / "notes" / f"{note_id}.md")
+    ranked.update(live, [], gone[:4])
+    ranked.update(live, [], gone[4:])
+    assert _index_rows(live, vault) == (30 + rindex.FOLD_MIN - 7, 8)
+    assert _index_rows(live, "zebra") == (0, 0)
+    assert ranked.search(live, "zebra", 5) == []
+    _answers_like_a_rebuild(tmp_path, live, ["vault", "cache token", "vault rotation", "lion zebra", "token lion"])
+
+
+def test_a_rebuild_that_spills_its_postings_in_parts_writes_the_same_blocks(tmp_path, monkeypatch):
+    # INV index-derived
+    rng = random.Random(11)
+    vocab = "alpha beta gamma delta kiwi mango deploy rollback cache vault token staging release".split()
+    whole, parts = _project(tmp_path, "whole"), _project(tmp_path, "parts")
+    for i in range(40):
+        body = " ".join(rng.choice(vocab) for _ in range(rng.randint(3, 12)))
+        note_id = write_note(whole, body, minutes=i)
+        (parts / "notes" / f"{note_id}.md").write_bytes((whole / "notes" / f"{note_id}.md").read_bytes())
+    ranked.rebuild(whole)
+    monkeypatch.setattr(rindex, "SPILL_POSTINGS", 7)  # a part every note or two
+    ranked.rebuild(parts)
+
+    def blocks(pdir):
+        conn = sqlite3.connect(rindex.index_path(pdir))
+        try:
+            return conn.execute("SELECT term, df, post FROM blocks ORDER BY term").fetchall()
+        finally:
+            conn.close()
+
+    assert blocks(parts) == blocks(whole) and len(blocks(whole)) == len(vocab)
+    assert [(h.id, h.score) for h in ranked.search(parts, "kiwi mango", 50)] == [
+        (h.id, h.score) for h in ranked.search(whole, "kiwi mango", 50)]
 
 
 def test_pending_notes_are_searched_alongside_the_cache(pdir):
