@@ -36,7 +36,7 @@ def test_refresh_downloads_only_missing_notes_and_prunes_only_after_a_complete_l
     second = cache.refresh(home, store.description, "app")
     assert second.added == [] and second.removed == []
     # the owner deletes a note in the store: a complete listing prunes it
-    os.unlink(store.root / notes.note_path("app", ids[0]))
+    os.unlink(os.path.join(store.root, notes.note_path("app", ids[0])))
     third = cache.refresh(home, store.description, "app")
     assert third.removed == [ids[0]]
 

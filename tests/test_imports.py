@@ -60,12 +60,21 @@ def test_search_against_a_bucket_store_with_a_fresh_cache_makes_no_network_call(
     assert heavy == ""
 
 
-def test_the_ranked_engine_imports_no_pathlib():
-    # pathlib costs ~4.6 ms of start-up on every turn (2026-11-30); the engine works with os.path.
-    import os
-
-    code = ("import sys, agentmem.ranked, agentmem.rindex, agentmem.textproc, agentmem.stemmer\n"
-            "print(sorted(m for m in ('pathlib', 'agentmem.fsutil') if m in sys.modules))")
-    proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
-                          env=dict(os.environ, PYTHONPATH=str(REPO)))
-    assert proc.stdout.strip() == "[]", proc.stderr
+def test_a_per_turn_search_or_read_imports_neither_argparse_nor_pathlib(machines, tmp_path):
+    # Together about 11 ms of each helper start (docs/benchmarks.md): search and read parse their
+    # plain lines with agentmem.quickargs and build paths with os.path.
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    m = machines("laptop", {checkout: "app"})
+    _, saved, _ = m.json("save", input="a note about the deploy script", cwd=checkout)
+    probe = (
+        "import sys, io, contextlib\n"
+        "from agentmem.launch import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    status = main(sys.argv[1:])\n"
+        "print(status, sorted(m for m in ('argparse', 'pathlib') if m in sys.modules))\n"
+    )
+    for args in (["search", "deploy", "script"], ["search", "deploy", "--limit", "3", "--json"], ["read", saved["id"]]):
+        proc = subprocess.run([sys.executable, "-S", "-c", probe, *args], capture_output=True, text=True,
+                              cwd=checkout, env=m.env | {"PYTHONPATH": str(REPO)})
+        assert proc.stdout.split("\n")[-2] == "0 []", (args, proc.stdout, proc.stderr)

@@ -134,7 +134,7 @@ def test_a_cache_refresh_updates_the_index_incrementally(tmp_path):
     assert {r[0] for r in idx.execute("SELECT id FROM docs")} == {first.id, second.id}  # updated by the refresh
     idx.close()
     assert os.stat(rindex.index_path(pdir)).st_ino == inode  # updated in place, not rebuilt
-    os.unlink(store.root / notes.note_path("app", first.id))
+    os.unlink(os.path.join(store.root, notes.note_path("app", first.id)))
     cache.refresh(home, store.description, "app")
     assert ids(ranked.search(pdir, "vault", 5)) == [second.id]
 

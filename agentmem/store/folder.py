@@ -8,7 +8,6 @@ filesystem never clobber each other and readers never see a partial object.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from agentmem.errors import Conflict, InvalidInput, NoAccess, NotFound, Offline, RemoteError
 from agentmem.fsutil import TMP_PREFIX, create_exclusive_atomic
@@ -17,31 +16,32 @@ from agentmem.store.base import ObjectInfo, StoreDescription, check_object_path
 
 class FolderStore:
     def __init__(self, location: str | os.PathLike):
-        root = Path(location).expanduser()
-        if not root.is_absolute():
+        # os.path, not pathlib: a search that refreshes from a folder store stays off pathlib's import.
+        root = os.path.expanduser(os.fspath(location))
+        if not os.path.isabs(root):
             raise InvalidInput(f"a folder store needs an absolute path, not {str(location)!r}")
-        self.root = root
-        self.description = StoreDescription("folder", str(root))
+        self.root = os.path.normpath(root)
+        self.description = StoreDescription("folder", self.root)
 
     def _available(self) -> None:
         # A missing root is created on first write; a root that exists but is not a
         # folder, or a parent that vanished (an unmounted drive), is an outage.
-        if self.root.exists() and not self.root.is_dir():
+        if os.path.exists(self.root) and not os.path.isdir(self.root):
             raise InvalidInput(f"folder store {self.root} is not a directory")
-        if not self.root.parent.exists():
+        if not os.path.exists(os.path.dirname(self.root)):
             raise Offline(f"folder store {self.root} is not reachable (its parent folder is missing)")
 
-    def _file(self, path: str) -> Path:
-        return self.root.joinpath(*check_object_path(path).split("/"))
+    def _file(self, path: str) -> str:
+        return os.path.join(self.root, *check_object_path(path).split("/"))
 
-    def _inside(self, target: Path) -> bool:
+    def _inside(self, target: str) -> bool:
         """False when a symbolic link planted in the store leads `target` outside it."""
         root = os.path.realpath(self.root)
         real = os.path.realpath(target)
         return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
-    def _contained(self, target: Path, path: str) -> Path:
-        if not self._inside(target.parent):
+    def _contained(self, target: str, path: str) -> str:
+        if not self._inside(os.path.dirname(target)):
             raise RemoteError(f"{path} in folder store {self.root} leads outside the store (a symbolic link)")
         return target
 
@@ -57,7 +57,7 @@ class FolderStore:
             raise Offline(f"cannot write to folder store {self.root}: {exc.strerror}")
         if not created:
             try:
-                existing = target.read_bytes()
+                existing = _read(target)
             except OSError as exc:
                 raise Offline(f"cannot read {path} in folder store {self.root}: {exc.strerror}")
             if existing != data:
@@ -68,7 +68,7 @@ class FolderStore:
         if not self._inside(target):
             raise NotFound(f"{path} is not in the store")
         try:
-            return target.read_bytes()
+            return _read(target)
         except FileNotFoundError:
             raise NotFound(f"{path} is not in the store")
         except IsADirectoryError:
@@ -83,12 +83,12 @@ class FolderStore:
         if not self._inside(target):
             return None
         try:
-            st = target.stat()
+            st = os.stat(target)
         except FileNotFoundError:
             return None
         except OSError as exc:
             raise Offline(f"cannot reach {path} in folder store {self.root}: {exc.strerror}")
-        if not target.is_file():
+        if not os.path.isfile(target):
             return None
         return ObjectInfo(path, st.st_size)
 
@@ -96,9 +96,9 @@ class FolderStore:
         base = self._file(prefix)
         self._available()
         out: list[ObjectInfo] = []
-        if not base.exists():
+        if not os.path.exists(base):
             return out
-        self._contained(base / "x", prefix)
+        self._contained(os.path.join(base, "x"), prefix)
 
         def onerror(exc: OSError) -> None:
             raise exc
@@ -106,15 +106,20 @@ class FolderStore:
         try:
             for dirpath, dirnames, filenames in os.walk(base, onerror=onerror, followlinks=False):
                 dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-                rel_dir = Path(dirpath).relative_to(self.root).as_posix()
+                rel_dir = os.path.relpath(dirpath, self.root).replace(os.sep, "/")
                 for name in filenames:
                     if name.startswith(".") or name.startswith(TMP_PREFIX):
                         continue
-                    full = Path(dirpath, name)
-                    if full.is_symlink():
+                    full = os.path.join(dirpath, name)
+                    if os.path.islink(full):
                         continue
-                    out.append(ObjectInfo(f"{rel_dir}/{name}", full.stat().st_size))
+                    out.append(ObjectInfo(f"{rel_dir}/{name}", os.stat(full).st_size))
         except OSError as exc:
             raise Offline(f"cannot list {prefix} in folder store {self.root}: {exc.strerror}")
         out.sort(key=lambda o: o.path)
         return out
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
