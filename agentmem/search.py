@@ -151,7 +151,7 @@ def _excerpts(parsed: notes.Parsed, wanted: set[str], start: int) -> list[dict]:
 
     out = []
     for i, line in enumerate(parsed.body.splitlines(), start=start):
-        if wanted & set(textproc.terms(line)):
+        if textproc.has_any_term(line, wanted):
             out.append({"line": i, "text": line.strip()[:MAX_LINE]})
             if len(out) >= MAX_MATCHES_PER_NOTE:
                 break

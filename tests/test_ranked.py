@@ -412,3 +412,16 @@ def test_config_search_mode_sets_the_default_and_a_bad_value_is_one_clear_line(m
     m.write_config(base + '\n[search]\nmode = "fuzzy"\n')
     status, _, err = m.run("search", "painted", cwd=checkout)
     assert status == 2 and "[search] mode" in err and len(err.strip().splitlines()) == 1
+
+
+def test_excerpt_matching_stems_only_likely_words_and_agrees_with_the_full_term_list():
+    # has_any_term skips words whose first letter no wanted term has; the stemmer only
+    # rewrites endings, so the answer must equal the full set intersection.
+    rng = random.Random(7)
+    vocab = ["relational", "relate", "ponies", "pony", "sensibility", "sensible", "running", "runs", "the",
+             "café", "cafés", "deploy", "deployed", "deployment", "generalization", "general", "yes", "it", "is"]
+    for _ in range(2000):
+        line = " ".join(rng.choice(vocab) for _ in range(rng.randint(0, 6)))
+        wanted = set(textproc.terms(" ".join(rng.sample(vocab, 2))))
+        if wanted:
+            assert textproc.has_any_term(line, wanted) == bool(set(textproc.terms(line)) & wanted), (line, wanted)
