@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
 # Seconds: the whole time a Stop hook may spend retrying. An agent's stop
 # should not feel slow, and a folder or a healthy bucket confirms one note in
@@ -38,7 +37,7 @@ GUIDANCE = (
 )
 
 
-def pending_count(home: Path) -> int:
+def pending_count(home: str | os.PathLike) -> int:
     """Same rule as `pending.count` (entries are folders not starting with "."), without
     importing the pending module: this runs on every prompt (see bench/hook_latency.py)."""
     try:
@@ -55,7 +54,7 @@ def pending_line(count: int) -> str:
     )
 
 
-def reminder(home: Path, event: str = "start") -> str:
+def reminder(home: str | os.PathLike, event: str = "start") -> str:
     """The text a reminder hook prints. On `prompt` it says something only when uploads are pending."""
     count = pending_count(home)
     if event == "prompt":
@@ -103,7 +102,7 @@ def parse_hook_input(raw: str) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def stop(home: Path, hook_input: dict, *, budget: float = STOP_BUDGET, grace: float = STOP_GRACE) -> StopReport:
+def stop(home: str | os.PathLike, hook_input: dict, *, budget: float = STOP_BUDGET, grace: float = STOP_GRACE) -> StopReport:
     """Retry already-pending notes for at most `budget` (+ `grace`) seconds."""
     report = StopReport()
     start = time.monotonic()
@@ -163,33 +162,34 @@ def stop(home: Path, hook_input: dict, *, budget: float = STOP_BUDGET, grace: fl
     return report
 
 
-def _paused_for(home: Path) -> float:
+def _paused_for(home: str | os.PathLike) -> float:
     """Seconds since a round that hung, if that was less than STOP_PAUSE ago; else 0."""
     import json
 
     try:
-        hung_at = json.loads((Path(home) / STOP_STATE).read_text(encoding="utf-8"))["hung_at"]
+        with open(os.path.join(home, STOP_STATE), encoding="utf-8") as fh:
+            hung_at = json.loads(fh.read())["hung_at"]
         age = time.time() - float(hung_at)
     except (OSError, ValueError, KeyError, TypeError):
         return 0.0
     return age if 0 <= age < STOP_PAUSE else 0.0
 
 
-def _remember(home: Path, report: StopReport, budget: float) -> None:
+def _remember(home: str | os.PathLike, report: StopReport, budget: float) -> None:
     """Record a round that used (nearly) its whole budget and confirmed nothing; forget it once one succeeds."""
-    state = Path(home) / STOP_STATE
+    state = os.path.join(home, STOP_STATE)
     try:
         if (report.timed_out or report.seconds >= 0.9 * budget) and not report.saved:
             from agentmem.fsutil import write_atomic
 
             write_atomic(state, f'{{"hung_at": {time.time():.3f}}}\n'.encode())
-        elif report.saved:
-            state.unlink(missing_ok=True)
+        elif report.saved and os.path.exists(state):
+            os.unlink(state)
     except OSError:
         pass  # the pause is a courtesy; without it the next stop simply tries again
 
 
-def _safe_list(home: Path) -> list:
+def _safe_list(home: str | os.PathLike) -> list:
     from agentmem import pending
 
     try:

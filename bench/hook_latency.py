@@ -4,6 +4,8 @@
 
 Runs each command `runs` times (default 20) in a throwaway AGENTMEM_HOME with
 three pending notes, and prints the median and worst wall time in milliseconds.
+The hooks run through the launcher of a helper venv built from this checkout,
+as setup installs them (see bench/search_latency.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 
 def measure(argv, env, stdin, runs):
@@ -35,16 +38,20 @@ def main() -> None:
         home = Path(tmp) / "agentmem"
         for i in range(3):  # pending entries are only counted, never parsed, by the reminder
             (home / "pending" / f"20261130T000000000Z-aaaaaaa{i}").mkdir(parents=True)
-        env = dict(os.environ, AGENTMEM_HOME=str(home), PYTHONPATH=str(ROOT))
-        py = sys.executable
+        from agentmem import helper_venv
+
+        [launcher] = helper_venv.install(home, ROOT)
+        py = str(helper_venv.venv_python(home / ".venv"))
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
+        env["AGENTMEM_HOME"] = str(home)
         stop_in = json.dumps({"hook_event_name": "Stop", "stop_hook_active": True}).encode()
         cases = [
-            ("python -c pass", [py, "-c", "pass"], b""),
-            ("hook reminder (start)", [py, "-m", "agentmem", "hook", "reminder", "--runtime", "codex"], b"{}"),
-            ("hook reminder (prompt)", [py, "-m", "agentmem", "hook", "reminder", "--event", "prompt", "--runtime", "claude"], b"{}"),
-            ("hook stop (stop_hook_active)", [py, "-m", "agentmem", "hook", "stop", "--runtime", "claude"], stop_in),
+            ("python -c pass (helper venv)", [py, "-c", "pass"], b""),
+            ("hook reminder (start)", [launcher, "hook", "reminder", "--runtime", "codex"], b"{}"),
+            ("hook reminder (prompt)", [launcher, "hook", "reminder", "--event", "prompt", "--runtime", "claude"], b"{}"),
+            ("hook stop (stop_hook_active)", [launcher, "hook", "stop", "--runtime", "claude"], stop_in),
         ]
-        print(f"{runs} runs each, {py} ({sys.version.split()[0]})")
+        print(f"{runs} runs each, {launcher} ({sys.version.split()[0]})")
         for name, argv, stdin in cases:
             median, worst = measure(argv, env, stdin, runs)
             print(f"{name:32s} median {median:6.1f} ms   worst {worst:6.1f} ms")
