@@ -148,11 +148,14 @@ def cmd_save(args) -> tuple[int, dict, str]:
 
 
 def _timeout(cfg) -> float:
+    """The network deadline. A malformed setting falls back to the default with a warning, so a
+    typo in config.toml never stops a note from being saved (it stays pending if the store fails)."""
     try:
         return cfg.network_timeout
-    except errors.AgentmemError:
+    except errors.AgentmemError as exc:
         from agentmem.config import DEFAULT_NETWORK_TIMEOUT
 
+        sys.stderr.write(f"agentmem: warning: {exc.one_line()}; using {DEFAULT_NETWORK_TIMEOUT:g} s\n")
         return DEFAULT_NETWORK_TIMEOUT
 
 

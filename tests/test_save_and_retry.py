@@ -190,3 +190,16 @@ def test_match_lines_cite_the_same_file_line_in_literal_and_ranked_mode(machines
     for mode in ("literal", "ranked"):
         _, found, _ = m.json("search", "canary rollout", "--mode", mode, cwd=checkout)
         assert found["results"][0]["matches"][0]["line"] == expected, mode
+
+
+def test_a_malformed_network_timeout_warns_but_never_stops_a_save(machines, tmp_path, store_dir):
+    # INV nothing-lost: a typo in config.toml must not turn away the agent's note.
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    m = machines("laptop", {checkout: "app"})
+    m.write_config((m.home / "config.toml").read_text() + '\n[network]\ntimeout = "soon"\n')
+    status, out, err = m.json("save", input="a note despite the typo", cwd=checkout)
+    assert status == 0 and out["status"] == "saved", (out, err)
+    assert "warning" in err and "[network] timeout" in err and "using 20 s" in err
+    status, found, _ = m.json("search", "typo", cwd=checkout)
+    assert status == 0 and [r["id"] for r in found["results"]] == [out["id"]]
