@@ -10,7 +10,10 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
+from pathlib import Path
 
 os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="agentmem-hf-home-")
 atexit.register(shutil.rmtree, os.environ["HF_HOME"], ignore_errors=True)
@@ -24,6 +27,8 @@ import pytest  # noqa: E402
 
 from agentmem.store import hubnet  # noqa: E402
 from tests.hubstub import Hub  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
 
 # hf_xet reads its retry settings once, when the process's first session starts.
 # The CLI opens its store (which sets them) before any transfer; in this shared
@@ -64,3 +69,40 @@ def alice_bucket(hub, alice):
     """Alice's private bucket `alice/agent-memory`, existing and empty."""
     hub.add_bucket("alice/agent-memory", private=True)
     return "alice/agent-memory"
+
+
+class BucketMachine:
+    """One machine: its own AGENTMEM_HOME, HF_HOME and a mapped project directory."""
+
+    def __init__(self, root: Path, hub, token: str | None, bucket: str | None = "alice/agent-memory"):
+        self.home = root / "agentmem-home"
+        self.src = root / "src" / "app"
+        self.src.mkdir(parents=True)
+        self.hub, self.token = hub, token
+        lines = ['agent = "codex@' + root.name + '"', "", "[network]", "timeout = 3", "", "[cache]", "max_age = 0", ""]
+        if bucket:
+            lines += ["[store]", 'kind = "bucket"', f'location = "{bucket}"', ""]
+        lines += ["[projects]", f'"{self.src}" = "app"', ""]
+        self.home.mkdir(parents=True)
+        (self.home / "config.toml").write_text("\n".join(lines))
+        self.hf_home = root / "hf-home"
+
+    def run(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(self.home.parent),
+            "AGENTMEM_HOME": str(self.home),
+            "HF_HOME": str(self.hf_home),
+            "HF_ENDPOINT": self.hub.url,
+            "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+            "PYTHONPATH": str(REPO),
+        }
+        if self.token:
+            env["HF_TOKEN"] = self.token
+        done = subprocess.run(
+            [sys.executable, "-m", "agentmem", *args], cwd=self.src, env=env, input=stdin,
+            capture_output=True, text=True, timeout=60,
+        )
+        if self.token:  # INV no-credentials
+            assert self.token not in done.stdout and self.token not in done.stderr
+        return done

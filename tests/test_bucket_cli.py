@@ -7,52 +7,10 @@ process holds at a time, and the stand-in releases it after its own use.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-WORKTREE = Path(__file__).resolve().parent.parent
-
-
-class Machine:
-    """One machine: its own AGENTMEM_HOME, HF_HOME and a mapped project directory."""
-
-    def __init__(self, root: Path, hub, token: str | None, bucket: str | None = "alice/agent-memory"):
-        self.home = root / "agentmem-home"
-        self.src = root / "src" / "app"
-        self.src.mkdir(parents=True)
-        self.hub, self.token = hub, token
-        lines = ['agent = "codex@' + root.name + '"', "", "[network]", "timeout = 3", "", "[cache]", "max_age = 0", ""]
-        if bucket:
-            lines += ["[store]", 'kind = "bucket"', f'location = "{bucket}"', ""]
-        lines += ["[projects]", f'"{self.src}" = "app"', ""]
-        self.home.mkdir(parents=True)
-        (self.home / "config.toml").write_text("\n".join(lines))
-        self.hf_home = root / "hf-home"
-
-    def run(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(self.home.parent),
-            "AGENTMEM_HOME": str(self.home),
-            "HF_HOME": str(self.hf_home),
-            "HF_ENDPOINT": self.hub.url,
-            "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-            "PYTHONPATH": str(WORKTREE),
-        }
-        if self.token:
-            env["HF_TOKEN"] = self.token
-        done = subprocess.run(
-            [sys.executable, "-m", "agentmem", *args], cwd=self.src, env=env, input=stdin,
-            capture_output=True, text=True, timeout=60,
-        )
-        if self.token:  # INV no-credentials
-            assert self.token not in done.stdout and self.token not in done.stderr
-        return done
-
+from tests.fixtures_hub import BucketMachine
 
 def _json(done) -> dict:
     return json.loads(done.stdout)
@@ -84,7 +42,7 @@ def test_bucket_connect_refuses_with_the_right_message_and_status_and_changes_no
         case, token
     )
     before = {b: (v.private, dict(v.files)) for b, v in hub.buckets.items()}
-    done = Machine(tmp_path / "m", hub, token, bucket=None).run("bucket", "connect", "--bucket", bucket, "--json")
+    done = BucketMachine(tmp_path / "m", hub, token, bucket=None).run("bucket", "connect", "--bucket", bucket, "--json")
     assert done.returncode == status, done.stderr
     assert _json(done)["error"] == kind and needle in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
@@ -94,7 +52,7 @@ def test_bucket_connect_refuses_with_the_right_message_and_status_and_changes_no
 
 def test_first_machine_creates_and_records_the_bucket_second_machine_connects_and_reads_its_notes(hub, tmp_path):
     token = hub.add_user("alice")
-    first = Machine(tmp_path / "laptop", hub, token, bucket=None)
+    first = BucketMachine(tmp_path / "laptop", hub, token, bucket=None)
     made = first.run("bucket", "ensure", "--save", "--json")
     assert made.returncode == 0, made.stderr
     assert _json(made)["action"] == "created" and hub.buckets["alice/agent-memory"].private
@@ -102,7 +60,7 @@ def test_first_machine_creates_and_records_the_bucket_second_machine_connects_an
     assert saved.returncode == 0, saved.stderr
     note_id = _json(saved)["id"]
 
-    second = Machine(tmp_path / "desktop", hub, token, bucket=None)
+    second = BucketMachine(tmp_path / "desktop", hub, token, bucket=None)
     hub.clear_log()
     joined = second.run("bucket", "ensure", "--bucket", "alice/agent-memory", "--save", "--json")
     assert joined.returncode == 0 and _json(joined)["action"] == "connected"
@@ -130,7 +88,7 @@ def test_a_save_that_cannot_be_uploaded_is_kept_pending_and_says_why(hub, tmp_pa
     token = {"bad-token": "hf_revoked_123", "read-only-token": hub.add_token("alice", write=False)}.get(
         case, hub.add_token("alice", write=True)
     )
-    machine = Machine(tmp_path / "m", hub, token)
+    machine = BucketMachine(tmp_path / "m", hub, token)
     done = machine.run("save", "--json", stdin="# Finding\nkeep me\n")
     assert done.returncode == 10, done.stderr
     out = _json(done)
@@ -141,14 +99,14 @@ def test_a_save_that_cannot_be_uploaded_is_kept_pending_and_says_why(hub, tmp_pa
 def test_reading_from_the_bucket_without_credentials_is_not_authenticated(hub, tmp_path):
     hub.add_user("alice")
     hub.add_bucket("alice/agent-memory")
-    done = Machine(tmp_path / "m", hub, None).run("read", "20261130T090000000Z-aaaaaaaa", "--fresh")
+    done = BucketMachine(tmp_path / "m", hub, None).run("read", "20261130T090000000Z-aaaaaaaa", "--fresh")
     assert done.returncode == 5 and "hf auth login" in done.stderr
 
 
 def test_an_offline_search_returns_cached_notes_with_a_stale_warning(hub, tmp_path):
     token = hub.add_user("alice")
     hub.add_bucket("alice/agent-memory")
-    machine = Machine(tmp_path / "m", hub, token)
+    machine = BucketMachine(tmp_path / "m", hub, token)
     saved = machine.run("save", "--json", stdin="# Decision\nThe cache survives outages.\n")
     assert saved.returncode == 0, saved.stderr
     hub.stop()
@@ -158,7 +116,7 @@ def test_an_offline_search_returns_cached_notes_with_a_stale_warning(hub, tmp_pa
 
 
 def test_connect_with_no_bucket_given_or_configured_is_invalid_input(hub, tmp_path):
-    machine = Machine(tmp_path / "m", hub, hub.add_user("alice"), bucket=None)
+    machine = BucketMachine(tmp_path / "m", hub, hub.add_user("alice"), bucket=None)
     (machine.home / "config.toml").write_text(
         (machine.home / "config.toml").read_text() + '\n[store]\nkind = "folder"\nlocation = "/tmp/x"\n'
     )
@@ -169,7 +127,7 @@ def test_connect_with_no_bucket_given_or_configured_is_invalid_input(hub, tmp_pa
 def test_bucket_verify_on_a_configured_machine_saves_reads_back_and_finds_the_note(hub, tmp_path):
     token = hub.add_user("alice")
     hub.add_bucket("alice/agent-memory")
-    machine = Machine(tmp_path / "m", hub, token)
+    machine = BucketMachine(tmp_path / "m", hub, token)
     first = machine.run("bucket", "verify", "--json")
     assert first.returncode == 0, first.stderr
     out = json.loads(first.stdout)
@@ -182,7 +140,7 @@ def test_bucket_verify_on_a_configured_machine_saves_reads_back_and_finds_the_no
 def test_a_save_sends_no_telemetry_request_and_leaves_no_registry_cache(hub, tmp_path):
     token = hub.add_user("alice")
     hub.add_bucket("alice/agent-memory", private=True)
-    m = Machine(tmp_path / "laptop", hub, token)
+    m = BucketMachine(tmp_path / "laptop", hub, token)
     hub.clear_log()
     saved = m.run("save", "--json", stdin="A note saved without telemetry.\n")
     assert saved.returncode == 0, saved.stderr

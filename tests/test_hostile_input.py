@@ -355,7 +355,7 @@ HOSTILE_BUCKET_NAMES = [
 
 
 def test_hostile_names_in_a_bucket_listing_never_escape_the_cache_folder(hub, tmp_path):
-    from tests.test_bucket_cli import Machine
+    from tests.fixtures_hub import BucketMachine
 
     token = hub.add_user("alice")
     hub.add_bucket("alice/agent-memory")
@@ -364,7 +364,7 @@ def test_hostile_names_in_a_bucket_listing_never_escape_the_cache_folder(hub, tm
     for name in HOSTILE_BUCKET_NAMES:
         data = b"planted words " + (b"y" * (2 * 1024 * 1024) if name.endswith("hugenote.md") else b"")
         hub.put_file("alice/agent-memory", name, data)
-    reader = Machine(tmp_path / "reader", hub, token)
+    reader = BucketMachine(tmp_path / "reader", hub, token)
     done = reader.run("search", "planted", "--json")
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)

@@ -180,11 +180,11 @@ def test_search_frames_titles_and_matching_lines(laptop):
 
 def test_on_a_bucket_store_a_refused_save_or_publication_sends_nothing_to_the_hub(hub, tmp_path):
     # INV no-credentials
-    from tests.test_bucket_cli import Machine
+    from tests.fixtures_hub import BucketMachine
 
     token = hub.add_user("alice")
     hub.add_bucket("alice/agent-memory")
-    m = Machine(tmp_path / "m", hub, token)
+    m = BucketMachine(tmp_path / "m", hub, token)
     hub.clear_log()
     secret = fake("sk_live_", 24)
     done = m.run("save", "--json", stdin=f"# Billing\n\nstripe key {secret}\n")
