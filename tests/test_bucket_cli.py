@@ -12,6 +12,7 @@ import pytest
 
 from tests.fixtures_hub import BucketMachine
 
+
 def _json(done) -> dict:
     return json.loads(done.stdout)
 
