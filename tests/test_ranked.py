@@ -279,6 +279,23 @@ def test_notes_removed_from_rebuilt_and_folded_blocks_answer_exactly_like_a_rebu
     _answers_like_a_rebuild(tmp_path, live, ["vault", "cache token", "vault rotation", "lion zebra", "token lion"])
 
 
+def test_a_cleared_notes_folder_removes_many_notes_in_one_pass_and_answers_like_a_rebuild(tmp_path):
+    # INV index-derived: many notes leaving at once (a cleared cache folder, a pruned store)
+    # rewrite each block once; what stays answers exactly as a rebuild would.
+    live = _project(tmp_path, "live")
+    ids = [write_note(live, f"vault {'zebra' if i % 3 else 'lion'} token {i % 7} rotation", minutes=i)
+           for i in range(60)]
+    ranked.search(live, "vault", 5)  # a rebuild: every posting in a block
+    gone = [note_id for i, note_id in enumerate(ids) if i % 3 or i % 2]  # 50 of the 60 notes
+    for note_id in gone:
+        os.unlink(live / "notes" / f"{note_id}.md")
+    ranked.update(live, [], gone)
+    [vault] = textproc.terms("vault")
+    assert _index_rows(live, vault) == (10, 0)
+    assert _index_rows(live, "zebra") == (0, 0)
+    _answers_like_a_rebuild(tmp_path, live, ["vault", "lion token", "vault lion", "rotation 0", "token 6"])
+
+
 def test_a_rebuild_that_spills_its_postings_in_parts_writes_the_same_blocks(tmp_path, monkeypatch):
     # INV index-derived
     rng = random.Random(11)
