@@ -17,7 +17,7 @@ import re
 import time
 
 from agentmem import errors
-from agentmem.fsutil import TMP_PREFIX, write_atomic
+from agentmem.fsutil import TMP_PREFIX, read_bytes, write_atomic
 from agentmem.home import cache_root
 from agentmem.store.base import StoreDescription
 
@@ -62,16 +62,14 @@ def cached_ids(home: str | os.PathLike, store: StoreDescription, project: str) -
 
 def read_cached(home: str | os.PathLike, store: StoreDescription, project: str, note_id: str) -> bytes | None:
     try:
-        with open(os.path.join(notes_dir(home, store, project), f"{note_id}.md"), "rb") as fh:
-            return fh.read()
+        return read_bytes(os.path.join(notes_dir(home, store, project), f"{note_id}.md"))
     except (FileNotFoundError, IsADirectoryError):
         return None
 
 
 def _read_state(pdir: str) -> dict:
     try:
-        with open(os.path.join(pdir, STATE_FILE), encoding="utf-8") as fh:
-            return json.loads(fh.read())
+        return json.loads(read_bytes(os.path.join(pdir, STATE_FILE)))
     except (OSError, ValueError):
         return {}
 

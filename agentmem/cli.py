@@ -67,10 +67,10 @@ def _read_body(source: str | None) -> bytes:
         if sys.stdin is None or sys.stdin.isatty():
             raise InvalidInput("no note body: pass a file, or pipe the Markdown on stdin")
         return sys.stdin.buffer.read(1024 * 1024 + 1)
-    path = source
+    from agentmem.fsutil import read_bytes
+
     try:
-        with open(path, "rb") as fh:
-            return fh.read(1024 * 1024 + 1)
+        return read_bytes(source, 1024 * 1024 + 1)
     except FileNotFoundError:
         raise InvalidInput(f"note file {source} does not exist")
     except IsADirectoryError:

@@ -14,7 +14,7 @@ import os
 import re
 
 from agentmem.errors import InvalidInput, NotConfigured
-from agentmem.fsutil import write_atomic
+from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.home import config_path
 from agentmem.store.base import StoreDescription
 
@@ -147,8 +147,7 @@ def load(home: str | os.PathLike) -> Config:
     """Read config.toml. A missing file is an empty config; a malformed one is an error naming it."""
     path = config_path(home)
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
+        raw = read_bytes(path)
     except FileNotFoundError:
         return Config(path, {})
     except OSError as exc:
@@ -189,8 +188,7 @@ def _parsed_copy(home: str | os.PathLike, text: str) -> dict | None:
     import json
 
     try:
-        with open(_parsed_copy_path(home), encoding="utf-8") as fh:
-            copy = json.loads(fh.read())
+        copy = json.loads(read_bytes(_parsed_copy_path(home)))
     except (OSError, ValueError):
         return None
     if isinstance(copy, dict) and copy.get("source") == text and isinstance(copy.get("data"), dict):
@@ -227,8 +225,7 @@ def update(home: str | os.PathLike, change) -> None:
 
     path = config_path(home)
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        text = read_bytes(path).decode("utf-8")
     except FileNotFoundError:
         text = ""
     except UnicodeDecodeError:

@@ -89,7 +89,7 @@ def create_exclusive_atomic(target: str | os.PathLike, data: bytes) -> bool:
     return created
 
 
-def read_text_limited(path: str | os.PathLike, limit: int) -> bytes:
-    """Read at most `limit` + 1 bytes, so a caller can tell an oversized file without loading it."""
+def read_bytes(path: str | os.PathLike, limit: int = -1) -> bytes:
+    """A file's bytes, or at most its first `limit` bytes."""
     with open(path, "rb") as fh:
-        return fh.read(limit + 1)
+        return fh.read(limit)

@@ -167,8 +167,9 @@ def _paused_for(home: str | os.PathLike) -> float:
     import json
 
     try:
-        with open(os.path.join(home, STOP_STATE), encoding="utf-8") as fh:
-            hung_at = json.loads(fh.read())["hung_at"]
+        from agentmem.fsutil import read_bytes
+
+        hung_at = json.loads(read_bytes(os.path.join(home, STOP_STATE)))["hung_at"]
         age = time.time() - float(hung_at)
     except (OSError, ValueError, KeyError, TypeError):
         return 0.0

@@ -21,7 +21,7 @@ import time
 
 from agentmem import errors
 from agentmem.errors import InvalidInput, NotFound
-from agentmem.fsutil import TMP_PREFIX, write_atomic
+from agentmem.fsutil import TMP_PREFIX, read_bytes, write_atomic
 from agentmem.home import pending_dir
 from agentmem.notes import check_id
 from agentmem.store.base import StoreDescription, check_object_path
@@ -122,10 +122,8 @@ def _entry_bytes(entry: Entry) -> bytes:
 def load(home: str | os.PathLike, note_id: str) -> tuple[Entry, bytes]:
     folder = _entry_dir(home, note_id)
     try:
-        with open(os.path.join(folder, ENTRY_FILE), encoding="utf-8") as fh:
-            entry = Entry.from_json(json.loads(fh.read()))
-        with open(os.path.join(folder, NOTE_FILE), "rb") as fh:
-            data = fh.read()
+        entry = Entry.from_json(json.loads(read_bytes(os.path.join(folder, ENTRY_FILE))))
+        data = read_bytes(os.path.join(folder, NOTE_FILE))
     except FileNotFoundError:
         raise NotFound(f"no pending note with ID {note_id} on this machine (see `agentmem pending`)")
     except (ValueError, KeyError, TypeError) as exc:

@@ -20,6 +20,7 @@ import sqlite3
 from bisect import bisect_left
 
 from agentmem import rindex, textproc
+from agentmem.fsutil import read_bytes
 from agentmem.errors import InvalidInput
 
 MODES = ("ranked", "hybrid")
@@ -279,8 +280,7 @@ def _has_phrases(path: str, phrases) -> bool:
     from agentmem import notes
 
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_bytes(path)
     except OSError:
         return False
     text = textproc.searchable_text(notes.parse(data))

@@ -23,6 +23,7 @@ from array import array
 from collections import Counter
 
 from agentmem import notes, textproc
+from agentmem.fsutil import TMP_PREFIX, read_bytes, temp_path_for
 
 INDEX_DIR = "index"
 INDEX_FILE = "ranked.sqlite"
@@ -98,8 +99,7 @@ class Doc:
 
 def read_doc(ndir, note_id: str) -> Doc | None:
     try:
-        with open(os.path.join(ndir, f"{note_id}.md"), "rb") as fh:
-            data = fh.read(_MAX_NOTE_READ)
+        data = read_bytes(os.path.join(ndir, f"{note_id}.md"), _MAX_NOTE_READ)
     except (FileNotFoundError, IsADirectoryError, PermissionError):
         return None
     return Doc(note_id, data)
@@ -216,21 +216,20 @@ class Index:
         return count, total
 
     def _rewrite_block(self, term: str, post: array, nums: set[int]) -> None:
+        """Write the term's block back without the postings of `nums` (if it held any)."""
         held = post[0::3]
-        if len(nums) <= 8:  # the usual case, one deleted note: find and cut in C
-            at = sorted(3 * held.index(n) for n in nums if n in held)
-            for i in reversed(at):
-                del post[i : i + 3]
-            if not at:
-                return
-        else:
-            keep = [i for i, n in enumerate(held) if n not in nums]
-            if len(keep) == len(held):
-                return
+        if len(nums) <= 8:  # the usual case, a note or two: find and cut in C
+            drop = sorted((held.index(n) for n in nums if n in held), reverse=True)
+            for i in drop:
+                del post[3 * i : 3 * i + 3]
+        else:  # many: one pass over the block
             kept = array("i")
-            for i in keep:
-                kept.extend(post[3 * i : 3 * i + 3])
-            post = kept
+            for i, n in enumerate(held):
+                if n not in nums:
+                    kept.extend(post[3 * i : 3 * i + 3])
+            drop, post = len(kept) < len(post), kept
+        if not drop:
+            return
         if post:
             self.conn.execute("UPDATE blocks SET df=?, post=? WHERE term=?", (len(post) // 3, post.tobytes(), term))
         else:
@@ -362,11 +361,9 @@ class _BlockWriter:
 
 def rebuild(pdir) -> None:
     """Build the index from the cached notes into a temp file, then rename it into place."""
-    from agentmem.fsutil import TMP_PREFIX
-
     target = index_path(pdir)
     os.makedirs(os.path.dirname(target), exist_ok=True)
-    tmp = os.path.join(os.path.dirname(target), f"{TMP_PREFIX}{INDEX_FILE}.{os.getpid()}.{os.urandom(4).hex()}")
+    tmp = temp_path_for(target)
     try:
         conn = _connect(tmp)
         try:
@@ -437,8 +434,6 @@ def open_index(pdir, *, sync: bool = True) -> Index:
 
 def sweep_temp(pdir) -> None:
     """Remove temp index files a crashed rebuild left behind."""
-    from agentmem.fsutil import TMP_PREFIX
-
     folder = os.path.join(os.fspath(pdir), INDEX_DIR)
     try:
         names = os.listdir(folder)

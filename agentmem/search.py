@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from agentmem import cache, notes, pending
+from agentmem.fsutil import read_bytes
 from agentmem.store.base import StoreDescription
 
 MAX_MATCHES_PER_NOTE = 5
@@ -52,8 +53,7 @@ def candidates(home: str | os.PathLike, store: StoreDescription, project: str) -
     ndir = cache.notes_dir(home, store, project)
     for note_id in cache.cached_ids(home, store, project):
         try:
-            with open(os.path.join(ndir, f"{note_id}.md"), "rb") as fh:
-                out[note_id] = Candidate(note_id, fh.read(), False)
+            out[note_id] = Candidate(note_id, read_bytes(os.path.join(ndir, f"{note_id}.md")), False)
         except OSError:
             continue
     for entry in pending.list_entries(home):

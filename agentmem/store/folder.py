@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from agentmem.errors import Conflict, InvalidInput, NoAccess, NotFound, Offline, RemoteError
-from agentmem.fsutil import TMP_PREFIX, create_exclusive_atomic
+from agentmem.fsutil import TMP_PREFIX, create_exclusive_atomic, read_bytes
 from agentmem.store.base import ObjectInfo, StoreDescription, check_object_path
 
 
@@ -57,7 +57,7 @@ class FolderStore:
             raise Offline(f"cannot write to folder store {self.root}: {exc.strerror}")
         if not created:
             try:
-                existing = _read(target)
+                existing = read_bytes(target)
             except OSError as exc:
                 raise Offline(f"cannot read {path} in folder store {self.root}: {exc.strerror}")
             if existing != data:
@@ -68,7 +68,7 @@ class FolderStore:
         if not self._inside(target):
             raise NotFound(f"{path} is not in the store")
         try:
-            return _read(target)
+            return read_bytes(target)
         except FileNotFoundError:
             raise NotFound(f"{path} is not in the store")
         except IsADirectoryError:
@@ -118,8 +118,3 @@ class FolderStore:
             raise Offline(f"cannot list {prefix} in folder store {self.root}: {exc.strerror}")
         out.sort(key=lambda o: o.path)
         return out
-
-
-def _read(path: str) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read()
