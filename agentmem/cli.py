@@ -380,8 +380,9 @@ def cmd_map(args) -> tuple[int, dict, str]:
 def cmd_where(args) -> tuple[int, dict, str]:
     cfg = _config()
     project = cfg.resolve_project(explicit=args.project)
-    out = {"home": str(_home_path()), "project": project, "store": cfg.store.to_dict(), "agent": cfg.agent}
-    return EXIT_OK, out, f"project {project} in {cfg.store.label()} (machine folder {_home_path()}, agent {cfg.agent})"
+    home = _home()
+    out = {"home": home, "project": project, "store": cfg.store.to_dict(), "agent": cfg.agent}
+    return EXIT_OK, out, f"project {project} in {cfg.store.label()} (machine folder {home}, agent {cfg.agent})"
 
 
 def cmd_setup(args) -> tuple[int, dict, str]:
@@ -571,10 +572,6 @@ def _command_name(argv: list[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["hook"]:  # called by a runtime: always exits 0 (see hooks_cli)
-        from agentmem.hooks_cli import run_hook
-
-        return run_hook(argv[1:])
     want_json = "--json" in argv
     try:
         args = quickargs.parse(argv)  # search and read, the per-turn commands, skip argparse

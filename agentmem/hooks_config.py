@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentmem.errors import InvalidInput, NotConfigured
-from agentmem.fsutil import write_atomic
+from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.hooks import STOP_BUDGET, STOP_GRACE
 from agentmem.runtimes import runtime as get_runtime
 
@@ -187,29 +187,28 @@ def our_commands(data: dict | None) -> list[tuple[str, str]]:
 
 # -- state: which containers we created ---------------------------------------------------------
 
-def _load_state(home: Path) -> dict:
-    home = Path(home)
+def _load_state(home: str | os.PathLike) -> dict:
     try:
-        data = json.loads((home / STATE_FILE).read_text(encoding="utf-8"))
+        data = json.loads(read_bytes(os.path.join(home, STATE_FILE)))
     except (FileNotFoundError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
-def _save_state(home: Path, state: dict) -> None:
-    home = Path(home)
+def _save_state(home: str | os.PathLike, state: dict) -> None:
+    path = os.path.join(home, STATE_FILE)
     if state:
-        write_atomic(home / STATE_FILE, (json.dumps(state, indent=2, sort_keys=True) + "\n").encode())
+        write_atomic(path, (json.dumps(state, indent=2, sort_keys=True) + "\n").encode())
     else:
         try:
-            (home / STATE_FILE).unlink()
+            os.unlink(path)
         except FileNotFoundError:
             pass
 
 
 # -- install / remove / status ------------------------------------------------------------------
 
-def install(home: Path, runtime: str, helper: list[str], env: dict | None = None) -> Change:
+def install(home: str | os.PathLike, runtime: str, helper: list[str], env: dict | None = None) -> Change:
     path = get_runtime(runtime, env).hooks_file
     data, text = read_json(path)
     base, _, _ = strip_ours(data or {})
@@ -235,7 +234,7 @@ def install(home: Path, runtime: str, helper: list[str], env: dict | None = None
     return Change(runtime, path, True, "installed")
 
 
-def remove(home: Path, runtime: str, env: dict | None = None) -> Change:
+def remove(home: str | os.PathLike, runtime: str, env: dict | None = None) -> Change:
     path = get_runtime(runtime, env).hooks_file
     state = _load_state(home)
     record = state.get(runtime) if (state.get(runtime) or {}).get("file") == str(path) else None

@@ -62,7 +62,7 @@ def test_prompt_reminder_speaks_only_when_uploads_are_pending(offline_machine):
 
 PROBE = """
 import sys
-from agentmem.cli import main
+from agentmem.launch import main
 status = main(sys.argv[1:])
 light = ("huggingface_hub", "hf_xet", "copier", "tomlkit", "tomllib", "jinja2", "yaml", "agentmem.store.folder",
          "agentmem.config", "agentmem.cache", "urllib.request", "http.client", "socket")
