@@ -15,21 +15,41 @@ import re
 
 from agentmem.errors import InvalidInput, NotConfigured
 from agentmem.fsutil import read_bytes, write_atomic
-from agentmem.home import config_path
+from agentmem.paths import config_path
 from agentmem.store.base import StoreDescription
 
 PROJECT_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 
-# Seconds. 20 s covers a slow but working Hub (a save is 3-4 requests) while an
-# offline save still returns well inside an agent's turn (measured 2026-11-30).
+# Seconds. A save is 4 Hub requests plus one Xet transfer (measured on the stand-in,
+# 2026-11-30), a few seconds on a slow link; 20 s leaves room for two backoff retries
+# of a 5xx while an offline save still returns well inside an agent's turn.
 DEFAULT_NETWORK_TIMEOUT = 20.0
+ENV_NETWORK_TIMEOUT = "AGENTMEM_NETWORK_TIMEOUT"  # overrides [network] timeout
+MIN_NETWORK_TIMEOUT = 0.1  # seconds: below this not even a loopback request completes
 # Seconds. A search within this of the last refresh reads the cache only, so an
 # agent searching several times in one turn pays for one listing.
 DEFAULT_CACHE_MAX_AGE = 30.0
 SEARCH_MODES = ("ranked", "literal", "hybrid")  # ranked first: the default
 
 SETUP_HINT = "run the agentmem setup (see bootstrap.md) or `agentmem map DIR PROJECT`"
+
+
+def network_timeout(configured: float | None = None) -> float:
+    """The network budget of one invocation, in seconds: the one rule for every caller.
+
+    `AGENTMEM_NETWORK_TIMEOUT` wins, then `configured` (config.toml's `[network] timeout`),
+    then the default; the result is at least MIN_NETWORK_TIMEOUT.
+    """
+    raw = os.environ.get(ENV_NETWORK_TIMEOUT)
+    if raw:
+        try:
+            value = float(raw)
+        except ValueError:
+            raise InvalidInput(f"{ENV_NETWORK_TIMEOUT} must be a number of seconds, not {raw!r}") from None
+    else:
+        value = DEFAULT_NETWORK_TIMEOUT if configured is None else float(configured)
+    return max(MIN_NETWORK_TIMEOUT, value)
 
 
 def check_project_name(name: str) -> str:
@@ -86,13 +106,10 @@ class Config:
 
     @property
     def network_timeout(self) -> float:
-        env = os.environ.get("AGENTMEM_NETWORK_TIMEOUT")
-        if env:
-            try:
-                return max(0.1, float(env))
-            except ValueError:
-                raise InvalidInput(f"AGENTMEM_NETWORK_TIMEOUT must be a number of seconds, not {env!r}")
-        return self._number("network", "timeout", DEFAULT_NETWORK_TIMEOUT)
+        """`AGENTMEM_NETWORK_TIMEOUT`, else `[network] timeout`, else the default (see network_timeout)."""
+        if os.environ.get(ENV_NETWORK_TIMEOUT):
+            return network_timeout()
+        return network_timeout(self._number("network", "timeout", DEFAULT_NETWORK_TIMEOUT))
 
     @property
     def cache_max_age(self) -> float:
@@ -143,9 +160,9 @@ class Config:
         return check_project_name(best[1])
 
 
-def load(home: str | os.PathLike) -> Config:
+def load(machine: str | os.PathLike) -> Config:
     """Read config.toml. A missing file is an empty config; a malformed one is an error naming it."""
-    path = config_path(home)
+    path = config_path(machine)
     try:
         raw = read_bytes(path)
     except FileNotFoundError:
@@ -156,7 +173,7 @@ def load(home: str | os.PathLike) -> Config:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidInput(f"{path} is not UTF-8 text; fix or remove it, nothing was changed")
-    data = _parsed_copy(home, text)
+    data = _parsed_copy(machine, text)
     if data is None:
         import tomllib
 
@@ -164,7 +181,7 @@ def load(home: str | os.PathLike) -> Config:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise InvalidInput(f"{path} is not valid TOML ({exc}); fix or remove it, nothing was changed")
-        _unsaved_copy.append((home, text, data))
+        _unsaved_copy.append((machine, text, data))
     return Config(path, data)
 
 
@@ -180,15 +197,15 @@ def keep_parsed_copies() -> None:
         _keep_parsed_copy(*_unsaved_copy.pop())
 
 
-def _parsed_copy_path(home: str | os.PathLike) -> str:
-    return os.path.join(home, ".config-parsed.json")
+def _parsed_copy_path(machine: str | os.PathLike) -> str:
+    return os.path.join(machine, ".config-parsed.json")
 
 
-def _parsed_copy(home: str | os.PathLike, text: str) -> dict | None:
+def _parsed_copy(machine: str | os.PathLike, text: str) -> dict | None:
     import json
 
     try:
-        copy = json.loads(read_bytes(_parsed_copy_path(home)))
+        copy = json.loads(read_bytes(_parsed_copy_path(machine)))
     except (OSError, ValueError):
         return None
     if isinstance(copy, dict) and copy.get("source") == text and isinstance(copy.get("data"), dict):
@@ -196,7 +213,7 @@ def _parsed_copy(home: str | os.PathLike, text: str) -> dict | None:
     return None
 
 
-def _keep_parsed_copy(home: str | os.PathLike, text: str, data: dict) -> None:
+def _keep_parsed_copy(machine: str | os.PathLike, text: str, data: dict) -> None:
     import json
 
     try:
@@ -204,26 +221,26 @@ def _keep_parsed_copy(home: str | os.PathLike, text: str, data: dict) -> None:
     except (TypeError, ValueError):
         return  # TOML dates and the like: just parse the file each time
     try:
-        write_atomic(_parsed_copy_path(home), payload.encode("utf-8"))
+        write_atomic(_parsed_copy_path(machine), payload.encode("utf-8"))
     except OSError:
         pass
 
 
-def require(home: str | os.PathLike) -> Config:
+def require(machine: str | os.PathLike) -> Config:
     """Like load, but a machine without a store configured stops with the setup hint."""
-    cfg = load(home)
+    cfg = load(machine)
     cfg.store  # raises NotConfigured with the hint
     return cfg
 
 
-def update(home: str | os.PathLike, change) -> None:
+def update(machine: str | os.PathLike, change) -> None:
     """Apply `change(doc)` to config.toml as a tomlkit document and write it atomically.
 
     Comments and formatting the user wrote survive; a malformed file is never rewritten.
     """
     import tomlkit
 
-    path = config_path(home)
+    path = config_path(machine)
     try:
         text = read_bytes(path).decode("utf-8")
     except FileNotFoundError:
@@ -238,7 +255,7 @@ def update(home: str | os.PathLike, change) -> None:
     write_atomic(path, tomlkit.dumps(doc).encode("utf-8"))
 
 
-def add_mapping(home: str | os.PathLike, directory: str | os.PathLike, project: str) -> str:
+def add_mapping(machine: str | os.PathLike, directory: str | os.PathLike, project: str) -> str:
     """Map `directory` (canonicalised) to `project` in config.toml; returns the canonical directory."""
     import tomlkit
 
@@ -254,9 +271,9 @@ def add_mapping(home: str | os.PathLike, directory: str | os.PathLike, project: 
             doc["projects"] = table
         elif not isinstance(table, dict):
             raise InvalidInput(
-                f"{config_path(home)}: projects must be a table of directory = project; nothing was changed"
+                f"{config_path(machine)}: projects must be a table of directory = project; nothing was changed"
             )
         table[str(root)] = project
 
-    update(home, change)
+    update(machine, change)
     return root

@@ -89,6 +89,30 @@ def create_exclusive_atomic(target: str | os.PathLike, data: bytes) -> bool:
     return created
 
 
+# Seconds: a temp file this old belongs to a writer that crashed (a live writer renames or removes
+# its temp file within seconds; the slowest, a 100k-note index rebuild, takes ~10 s, 2026-11-30).
+STALE_TEMP_SECONDS = 3600.0
+
+
+def sweep_temp(folder: str | os.PathLike, older_than: float = STALE_TEMP_SECONDS) -> None:
+    """Remove the stale temp files (`.tmp-*`) directly inside `folder`; never a complete file."""
+    import time
+
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    now = time.time()
+    for name in names:
+        if name.startswith(TMP_PREFIX):
+            path = os.path.join(folder, name)
+            try:
+                if now - os.lstat(path).st_mtime > older_than and not os.path.isdir(path):
+                    os.unlink(path)
+            except OSError:
+                pass
+
+
 def read_bytes(path: str | os.PathLike, limit: int = -1) -> bytes:
     """A file's bytes, or at most its first `limit` bytes."""
     with open(path, "rb") as fh:

@@ -1,7 +1,7 @@
 """Start the helper: what `python -m agentmem` and the installed launcher run.
 
 Agents call the helper on every turn, so its start is kept short. The launcher
-that setup installs (`helper_venv.py`) starts Python with `-S`: no `site`
+that setup installs (`machine/helper_venv.py`) starts Python with `-S`: no `site`
 processing at start-up and no `runpy`, which together cost about 2 ms of a
 40-50 ms search (measured 2026-11-30, 31 alternating runs against the old
 `python -m agentmem` launcher). Most commands (search, read, save on a
@@ -36,13 +36,14 @@ class SiteOnDemand:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The one entry point: the console script, `python -m agentmem` and the launcher all call this."""
     argv = sys.argv[1:] if argv is None else argv
     if sys.flags.no_site and SiteOnDemand not in sys.meta_path:
         sys.meta_path.append(SiteOnDemand)
-    if argv[:1] == ["hook"]:  # a runtime's hook: skip the full CLI's imports (see hooks_cli)
-        from agentmem.hooks_cli import run_hook
+    if argv[:1] == ["hook"]:  # a runtime's hook: skip the full CLI's imports (see hooks/dispatch.py)
+        from agentmem.hooks.dispatch import run_hook
 
         return run_hook(argv[1:])
-    from agentmem.cli import main as cli_main
+    from agentmem.cli.main import run
 
-    return cli_main(argv)
+    return run(argv)

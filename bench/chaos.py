@@ -41,7 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = "app"
 BUCKET = "alice/agent-memory"
-# Seconds per upload attempt. Below hubnet's 10 s retry headroom, so an injected 5xx
+# Seconds per upload attempt. Below store.network's 10 s retry headroom, so an injected 5xx
 # surfaces as a failed save instead of being retried inside the client (2026-11-30).
 ATTEMPT_TIMEOUT = 4.0
 # Folder store fault odds per upload (2026-11-30: about one upload in five fails,
@@ -105,7 +105,8 @@ _kill_next: dict[str, tuple[Log, int, int]] = {}
 
 def _install_faults(plan: dict, role: str, rng: random.Random, events: dict) -> None:
     """Patch the fault points into this child process: the folder store's put, and pending cleanup."""
-    from agentmem import errors, pending
+    from agentmem import errors
+    from agentmem.memory import pending
 
     original_remove = pending.remove
 
@@ -149,8 +150,8 @@ def killed_plans(work: Path, w: int) -> set[tuple[int, int]]:
 
 
 def _writer(plan: dict, w: int, role: str, events: dict) -> None:
-    from agentmem import notes, pending
-    from agentmem.store import StoreDescription
+    from agentmem.memory import notes, pending
+    from agentmem.store.base import StoreDescription
 
     work = Path(plan["work"])
     home = work / f"m{w}" / "home"
@@ -212,9 +213,9 @@ def child_main(argv: list[str]) -> int:
     plan = json.loads(Path(args.plan).read_text())
     writers = range(plan["writers"]) if args.writers == "all" else [int(x) for x in args.writers.split(",")]
     if plan["store"] == "bucket":
-        from agentmem.store import hubnet
+        from agentmem.store import network
 
-        hubnet.configure_xet(ATTEMPT_TIMEOUT)
+        network.configure_xet(ATTEMPT_TIMEOUT)
     rng = random.Random(f"{plan['seed']}-{args.role}-{args.writers}-{time.time_ns()}")
     events: dict = {}
     _install_faults(plan, args.role, rng, events)
@@ -402,7 +403,7 @@ def run(store: str, *, writers: int = 8, notes: int = 50, seed: int = 20261130, 
     interrupted = len(expected) - sum(saves.values()) - faults.get("killed", 0)
     pending_by_error = Counter(e["error"] for e in events if e.get("event") == "save" and e["status"] == "pending")
     retries = [e for e in events if e.get("event") == "retry"]
-    from agentmem import pending
+    from agentmem.memory import pending
 
     pending_left = sum(len(pending.list_entries(work / f"m{w}" / "home")) for w in range(writers))
 

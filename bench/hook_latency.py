@@ -38,7 +38,7 @@ def main() -> None:
         home = Path(tmp) / "agentmem"
         for i in range(3):  # pending entries are only counted, never parsed, by the reminder
             (home / "pending" / f"20261130T000000000Z-aaaaaaa{i}").mkdir(parents=True)
-        from agentmem import helper_venv
+        from agentmem.machine import helper_venv
 
         [launcher] = helper_venv.install(home, ROOT)
         py = str(helper_venv.venv_python(home / ".venv"))

@@ -60,7 +60,7 @@ def questions(sample: dict) -> list[dict]:
 
 
 def _cli(*args: str) -> dict:
-    from agentmem.cli import main
+    from agentmem.launch import main
 
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
@@ -120,9 +120,9 @@ def main(argv=None) -> int:
     ap.add_argument("--modes", default=None, help="comma-separated; default: literal,ranked (+hybrid if installed)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    from agentmem import semantic
+    from agentmem.search import encoder
 
-    modes = args.modes.split(",") if args.modes else ["literal", "ranked"] + (["hybrid"] if semantic.available() else [])
+    modes = args.modes.split(",") if args.modes else ["literal", "ranked"] + (["hybrid"] if encoder.available() else [])
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))
     results = []
     with tempfile.TemporaryDirectory(prefix="agentmem-locomo-") as tmp:

@@ -32,7 +32,7 @@ STARTUP_ALLOWANCE = 3.0
 
 
 def main() -> int:
-    from agentmem.store.hubnet import DEFAULT_TIMEOUT
+    from agentmem.config import DEFAULT_NETWORK_TIMEOUT as DEFAULT_TIMEOUT
     from tests.hubstub import Hub
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

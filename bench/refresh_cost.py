@@ -34,8 +34,8 @@ def main() -> int:
     ap.add_argument("--page-size", type=int, default=50, help="tree entries per page (the Hub's is larger)")
     args = ap.parse_args()
 
-    from agentmem import cache, notes
-    from agentmem.store import StoreDescription
+    from agentmem.memory import cache, notes
+    from agentmem.store.base import StoreDescription
     from tests.hubstub import Hub
 
     work = Path(tempfile.mkdtemp(prefix="bench-refresh-"))

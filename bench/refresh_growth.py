@@ -29,19 +29,20 @@ STEP = r"""
 import json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
-from agentmem import cache, ranked
+from agentmem.memory import cache
+from agentmem.search import ranked
 from agentmem.store.base import StoreDescription
 home, store, step = Path(sys.argv[2]), sys.argv[3], sys.argv[4]
 desc = StoreDescription("folder", store)
 t0 = time.perf_counter()
 out = {}
 if step == "index":
-    ranked.search(cache.project_dir(home, desc, "big"), "zibo kale", 10)
+    ranked.rank(cache.project_dir(home, desc, "big"), "zibo kale", 10)
 else:
     status = cache.refresh(home, desc, "big")
     out = {"added": len(status.added), "removed": len(status.removed), "stale": status.stale}
     if step == "plus100":
-        ranked.search(cache.project_dir(home, desc, "big"), "zibo kale", 10)
+        ranked.rank(cache.project_dir(home, desc, "big"), "zibo kale", 10)
 out["seconds"] = time.perf_counter() - t0
 out["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps(out))
@@ -61,7 +62,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from search_latency import Generator  # same synthetic notes as the latency benchmark
 
-    from agentmem import notes
+    from agentmem.memory import notes
 
     gen = Generator()
     rows = []

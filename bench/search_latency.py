@@ -14,7 +14,7 @@ frequencies look like text. Sizes are built cumulatively in one folder.
 Measured, median of `--repeat` runs per query:
 - `rg -i -F -l WORD` over the notes folder (one literal word: the rarest query word);
 - `agentmem search QUERY --mode ranked` and `--mode literal` as a fresh process (what an agent pays);
-- `ranked.search()` inside a warm process (the engine alone);
+- `ranked.rank()` inside a warm process (the engine alone);
 - building the index from scratch, and CLI start-up (`--version`) and bare `python -c pass`.
 """
 
@@ -67,7 +67,7 @@ class Generator:
         return self.rng.choices(self.vocab, cum_weights=self.cum, k=n)
 
     def note(self, i: int) -> tuple[str, bytes]:
-        from agentmem import notes
+        from agentmem.memory import notes
 
         when = datetime(2025, 1, 1, tzinfo=timezone.utc) + timedelta(minutes=i)
         body = " ".join(self.words(self.rng.randint(30, 90)))
@@ -95,7 +95,8 @@ def main(argv=None) -> int:
     rg = shutil.which("rg")
     if not rg:
         raise SystemExit("ripgrep (rg) is needed for the comparison")
-    from agentmem import cache, ranked, rindex
+    from agentmem.memory import cache
+    from agentmem.search import ranked, index
     from agentmem.store.base import StoreDescription
 
     gen = Generator()
@@ -116,7 +117,7 @@ def main(argv=None) -> int:
         # Time the helper as setup installs it (a venv in the machine folder with the package
         # copied in and byte-compiled, run through its launcher), not this checkout's editable
         # install, whose import hook costs ~10 ms per start on its own.
-        from agentmem import helper_venv
+        from agentmem.machine import helper_venv
 
         [launcher] = helper_venv.install(home, REPO)
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
@@ -142,9 +143,9 @@ def main(argv=None) -> int:
             gen_s = time.perf_counter() - t0
             (pdir / "state.json").write_text(json.dumps({"refreshed_at": time.time(), "notes": count}))
             t0 = time.perf_counter()
-            rindex.rebuild(pdir)
+            index.rebuild(pdir)
             build_s = time.perf_counter() - t0
-            index_mb = os.path.getsize(rindex.index_path(pdir)) / 1e6
+            index_mb = os.path.getsize(index.index_path(pdir)) / 1e6
             qrng = random.Random(size)
             queries = []
             for _ in range(args.queries):
@@ -162,7 +163,7 @@ def main(argv=None) -> int:
                         [rg, "-i", "-F", "-l", "--", rare, str(ndir)], stdout=subprocess.DEVNULL), args.repeat),
                     "cli_ranked_s": median_seconds(lambda: cli("search", query, "--mode", "ranked"), args.repeat),
                     "cli_literal_s": median_seconds(lambda: cli("search", rare, "--mode", "literal"), args.repeat),
-                    "engine_ranked_s": median_seconds(lambda: ranked.search(pdir, query, 10), args.repeat),
+                    "engine_ranked_s": median_seconds(lambda: ranked.rank(pdir, query, 10), args.repeat),
                 })
             entry = {
                 "notes": size,

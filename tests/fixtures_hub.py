@@ -25,7 +25,7 @@ os.environ.pop("HF_ENDPOINT", None)
 
 import pytest  # noqa: E402
 
-from agentmem.store import hubnet  # noqa: E402
+from agentmem.store import network  # noqa: E402
 from tests.hubstub import Hub  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parent.parent
 # The CLI opens its store (which sets them) before any transfer; in this shared
 # test process a test may start the session first, so set them here as a 2 s
 # budget would.
-hubnet.configure_xet(2)
+network.configure_xet(2)
 
 
 @pytest.fixture

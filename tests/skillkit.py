@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from agentmem.errors import Offline
-from agentmem.runtimes import runtime
-from agentmem.store import StoreDescription, open_store
+from agentmem.machine.runtimes import runtime
+from agentmem.store.base import StoreDescription, open_store
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentmem import blocks
+from agentmem.machine import blocks
 from agentmem.errors import InvalidInput
 
 BODY = "Use the agent-memory skill.\nSearch before relying on memory."

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import os
 
-from agentmem import cache, notes, pending, search
+from agentmem.memory import cache, notes, pending
+from agentmem.search import find
 from agentmem.fsutil import TMP_PREFIX
-from agentmem.store import StoreDescription, open_store
+from agentmem.store.base import StoreDescription, open_store
 
 STORE = StoreDescription("bucket", "alice/agent-memory")
 PREFIX = "projects/app/notes"
@@ -112,7 +113,7 @@ def test_an_offline_search_uses_the_cache_and_says_it_may_be_stale(hub, alice_bu
     hub.stop()
     status = cache.ensure_fresh(other, STORE, "app", max_age=0, timeout=2)
     assert status.stale and status.error == "offline" and "reach" in status.reason
-    hits = search.literal(search.candidates(other, STORE, "app"), "buckets over git", 10)
+    hits = find.literal(find.candidates(other, STORE, "app"), "buckets over git", 10)
     assert [h.id for h in hits] == [outcome.entry.id]
 
 

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from agentmem import cache, notes
+from agentmem.memory import cache, notes
 from agentmem.store.folder import FolderStore
 
 from tests.fixtures_core import REPO
@@ -102,7 +102,7 @@ def test_an_interrupted_download_never_appears_as_a_complete_cached_note(tmp_pat
     home = tmp_path / "home"
     put_notes(store, "app", 300, size=20000)
     script = (
-        "import sys; from pathlib import Path; from agentmem import cache; from agentmem.store.folder import FolderStore;"
+        "import sys; from pathlib import Path; from agentmem.memory import cache; from agentmem.store.folder import FolderStore;"
         f"s = FolderStore({str(store.root)!r}); cache.refresh(Path({str(home)!r}), s.description, 'app')"
     )
     for delay in (0.15, 0.25, 0.35):

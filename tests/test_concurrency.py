@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from agentmem import notes
+from agentmem.memory import notes
 
 
 def test_concurrent_saves_from_several_processes_all_land_once(machines, tmp_path, store_dir):

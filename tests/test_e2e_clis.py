@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from agentmem import hooks, pending
+from agentmem.hooks import actions
+from agentmem.memory import pending
 from tests.e2e_setup import helper_from_context, setup_machine
 from tests.fixtures_clis import RUNTIME_PARAMS, make_machine, require_cli
 from tests.modelstub import Shell, Text
@@ -103,18 +104,18 @@ def test_with_hooks_on_the_reminder_reaches_the_model_and_stop_uploads_the_pendi
     run = run_cli(m, runtime, model_stub, "hello", **({"trust_hooks": True} if runtime == "codex" else {}))
 
     first = model_stub.requests[0]
-    reminder = first.texts_containing(hooks.GUIDANCE)
+    reminder = first.texts_containing(actions.GUIDANCE)
     assert reminder, "the SessionStart reminder did not reach the model"
     assert "1 memory note is saved on this machine but not yet confirmed" in reminder[0][1]
     if runtime == "claude":
-        assert "SessionStart:startup hook success: " + hooks.GUIDANCE in reminder[0][1]
+        assert "SessionStart:startup hook success: " + actions.GUIDANCE in reminder[0][1]
     else:
         assert reminder[0][0] == "developer"
     assert first.texts_containing("1 memory note is saved")  # the UserPromptSubmit reminder too
     # The Stop hook ran after the reply: the pending note is in the store, same bytes, same path.
     assert (store / entry.path).read_bytes() == data  # INV same-bytes-retry
     assert pending.count(m.agentmem_home) == 0
-    assert run.seconds < hooks.STOP_BUDGET
+    assert run.seconds < actions.STOP_BUDGET
 
 
 @pytest.mark.parametrize("runtime", RUNTIME_PARAMS[:1])
@@ -128,7 +129,7 @@ def test_codex_runs_our_hooks_once_trusted_through_its_app_server_and_no_other_h
     model_stub.script += [Text("ok"), Text("ok")]
 
     run_cli(m, runtime, model_stub, "hello")  # untrusted: Codex skips our hooks without a word
-    assert not model_stub.requests[0].texts_containing(hooks.GUIDANCE)
+    assert not model_stub.requests[0].texts_containing(actions.GUIDANCE)
     assert pending.count(m.agentmem_home) == 1
 
     status, out, err = helper(m, "hooks", "trust", "--runtime", "codex", "--codex", str(require_cli("codex")))
@@ -137,7 +138,7 @@ def test_codex_runs_our_hooks_once_trusted_through_its_app_server_and_no_other_h
 
     run_cli(m, runtime, model_stub, "hello again")
     second = model_stub.requests[1]
-    assert second.texts_containing(hooks.GUIDANCE)
+    assert second.texts_containing(actions.GUIDANCE)
     assert not second.texts_containing("USER-HOOK-RAN")  # still untrusted: we trust only ours
     assert (store / entry.path).read_bytes() == data
     assert pending.count(m.agentmem_home) == 0
@@ -158,7 +159,7 @@ def test_with_hooks_off_nothing_of_ours_runs_and_the_core_workflow_is_unchanged(
     run_cli(m, runtime, model_stub, "hello", **({"trust_hooks": True} if runtime == "codex" else {}))
 
     assert model_stub.requests and not any(r.texts_containing("memory note") for r in model_stub.requests)
-    assert not any(r.texts_containing(hooks.GUIDANCE) for r in model_stub.requests)
+    assert not any(r.texts_containing(actions.GUIDANCE) for r in model_stub.requests)
     assert [e.id for e in pending.list_entries(m.agentmem_home)] == [entry.id]  # no Stop retry ran
     assert not (store / entry.path).exists()
     assert model_stub.requests[0].texts_containing("Use the `agent-memory` skill for prior context")

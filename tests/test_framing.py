@@ -7,7 +7,7 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentmem import framing
+from agentmem.safety import framing
 
 
 def _frame(text: str, nonce: str | None = None) -> tuple[list[str], str]:

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from agentmem import helper_venv
+from agentmem.machine import helper_venv
 from tests.template_kit import REPO
 
 
@@ -51,7 +51,7 @@ def test_without_the_dependencies_beside_copier_the_venv_gets_its_own_pinned_cop
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
     src, home = _source(tmp_path), tmp_path / "machine"
     home.mkdir()
-    subprocess.run([str(bare / "bin" / "python"), "-I", str(REPO / "agentmem" / "helper_venv.py"), str(home), str(src)],
+    subprocess.run([str(bare / "bin" / "python"), "-I", str(REPO / "agentmem" / "machine" / "helper_venv.py"), str(home), str(src)],
                    check=True, capture_output=True)
     python = helper_venv.venv_python(home / ".venv")
     pth = next((home / ".venv").rglob("agentmem-machine.pth")).read_text()
@@ -67,7 +67,7 @@ def test_the_installed_package_is_byte_compiled_so_no_start_recompiles_it(tmp_pa
     home.mkdir()
     helper_venv.install(home, src)
     python = helper_venv.venv_python(home / ".venv")
-    probe = "import importlib.util as u, agentmem.cli as c, os; print(os.path.exists(u.cache_from_source(c.__file__)))"
+    probe = "import importlib.util as u, agentmem.cli.main as c, os; print(os.path.exists(u.cache_from_source(c.__file__)))"
     out = subprocess.run([str(python), "-P", "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path,
                          env={"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}).stdout.strip()
     assert out == "True"
@@ -85,7 +85,7 @@ def test_the_launcher_starts_without_site_and_runs_it_when_a_dependency_is_first
     python = helper_venv.venv_python(home / ".venv")
     purelib = next((home / ".venv").rglob("site-packages"))
     probe = (f"import sys; sys.path.insert(0, {str(purelib)!r}); from agentmem import launch; "
-             "sys.meta_path.append(launch.SiteOnDemand); import agentmem.cli, pathlib, ntpath; "
+             "sys.meta_path.append(launch.SiteOnDemand); import agentmem.cli.main, pathlib, ntpath; "
              "before = 'site' in sys.modules; import tomlkit; print(before, 'site' in sys.modules, tomlkit.__name__)")
     out = subprocess.run([str(python), "-S", "-P", "-c", probe], capture_output=True, text=True, cwd=tmp_path,
                          env={"PATH": "/usr/bin:/bin"})

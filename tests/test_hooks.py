@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from agentmem import hooks, pending
+from agentmem.hooks import actions
+from agentmem.memory import pending
 from tests.fixtures_core import make_machine
 
 
@@ -65,7 +66,7 @@ import sys
 from agentmem.launch import main
 status = main(sys.argv[1:])
 light = ("huggingface_hub", "hf_xet", "copier", "tomlkit", "tomllib", "jinja2", "yaml", "agentmem.store.folder",
-         "agentmem.config", "agentmem.cache", "urllib.request", "http.client", "socket")
+         "agentmem.config", "agentmem.memory.cache", "urllib.request", "http.client", "socket")
 print("\\nHEAVY", ",".join(m for m in light if m in sys.modules))
 """
 
@@ -179,7 +180,7 @@ def test_stop_retry_ends_within_its_budget_when_the_store_hangs(offline_machine)
     fifo = _hang_store_at(m, first)
     try:
         start = time.monotonic()
-        report = hooks.stop(m.home, {}, budget=0.5, grace=0.5)
+        report = actions.stop(m.home, {}, budget=0.5, grace=0.5)
         elapsed = time.monotonic() - start
     finally:
         _release(fifo)
@@ -195,17 +196,17 @@ def test_after_a_round_that_hung_the_next_stops_pause_then_retry(offline_machine
     m.store.parent.mkdir()
     fifo = _hang_store_at(m, first)
     try:
-        assert hooks.stop(m.home, {}, budget=0.5, grace=0.5).timed_out
+        assert actions.stop(m.home, {}, budget=0.5, grace=0.5).timed_out
     finally:
         _release(fifo)
     start = time.monotonic()
-    report = hooks.stop(m.home, {}, budget=0.5, grace=0.5)
+    report = actions.stop(m.home, {}, budget=0.5, grace=0.5)
     assert time.monotonic() - start < 0.5 and report.paused  # no second wait on a hung store
     assert "save --retry" in report.message() and pending.count(m.home) == 1  # INV nothing-lost
     os.unlink(m.store / pending.load(m.home, first)[0].path)  # the drive answers again
-    state = m.home / hooks.STOP_STATE
-    state.write_text(json.dumps({"hung_at": time.time() - hooks.STOP_PAUSE - 1}))  # the pause has passed
-    report = hooks.stop(m.home, {}, budget=5, grace=1)
+    state = m.home / actions.STOP_STATE
+    state.write_text(json.dumps({"hung_at": time.time() - actions.STOP_PAUSE - 1}))  # the pause has passed
+    report = actions.stop(m.home, {}, budget=5, grace=1)
     assert report.saved == [first] and not state.exists()
 
 
@@ -224,9 +225,9 @@ def test_stop_hook_command_with_a_hung_store_exits_within_its_default_budget(off
     finally:
         timer.cancel()
         _release(fifo)
-    print(f"stop hook with a hung store: {elapsed:.1f} s (budget {hooks.STOP_BUDGET} + grace {hooks.STOP_GRACE})")
+    print(f"stop hook with a hung store: {elapsed:.1f} s (budget {actions.STOP_BUDGET} + grace {actions.STOP_GRACE})")
     assert status == 0 and out == ""
-    assert hooks.STOP_BUDGET <= elapsed < hooks.STOP_BUDGET + hooks.STOP_GRACE + 8  # loose: a loaded CI machine starts Python slowly
+    assert actions.STOP_BUDGET <= elapsed < actions.STOP_BUDGET + actions.STOP_GRACE + 8  # loose: a loaded CI machine starts Python slowly
     assert "1 still pending" in err and "did not answer" in err
     assert [e.id for e in pending.list_entries(m.home)] == [first]  # INV nothing-lost
 
@@ -236,7 +237,7 @@ def test_the_reminders_quick_count_agrees_with_the_pending_module(offline_machin
     save_pending(m)
     save_pending(m, "two")
     (m.home / "pending" / ".tmp-half-written").mkdir()
-    assert hooks.pending_count(m.home) == pending.count(m.home) == len(pending.list_entries(m.home)) == 2
+    assert actions.pending_count(m.home) == pending.count(m.home) == len(pending.list_entries(m.home)) == 2
 
 
 def _bucket_machine(tmp_path, hub, token):
@@ -273,20 +274,20 @@ def test_stop_hook_against_an_unresponsive_bucket_ends_within_its_budget_then_up
     _, data = pending.load(home, entry.id)
     hub.clear_faults()
     # Slower than the whole budget: every request hangs past it.
-    hub.inject("*", "slow", delay=hooks.STOP_BUDGET + hooks.STOP_GRACE + 2)
+    hub.inject("*", "slow", delay=actions.STOP_BUDGET + actions.STOP_GRACE + 2)
 
     done, elapsed = run("hook", "stop", "--runtime", "claude", input=stop_input())
 
     print(f"stop hook against an unresponsive bucket: {elapsed:.1f} s")
     assert done.returncode == 0 and done.stdout == ""
-    assert elapsed < hooks.STOP_BUDGET + hooks.STOP_GRACE + 8  # loose: a loaded CI machine starts Python slowly
+    assert elapsed < actions.STOP_BUDGET + actions.STOP_GRACE + 8  # loose: a loaded CI machine starts Python slowly
     assert "1 still pending" in done.stderr
     assert [e.id for e in pending.list_entries(home)] == [entry.id]  # INV nothing-lost
 
     hub.clear_faults()
     done, elapsed = run("hook", "stop", "--runtime", "claude", input=stop_input())
     assert done.returncode == 0 and "no retry for" in done.stderr and elapsed < 5  # paused, not another 10 s
-    (home / hooks.STOP_STATE).unlink()  # the pause has passed
+    (home / actions.STOP_STATE).unlink()  # the pause has passed
     done, _ = run("hook", "stop", "--runtime", "claude", input=stop_input())
     assert done.returncode == 0 and "uploaded 1 pending note" in done.stderr
     assert pending.count(home) == 0

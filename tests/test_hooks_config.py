@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentmem import hooks_config
+from agentmem.hooks import config_files
 from agentmem.errors import InvalidInput, NotConfigured
 
 HELPER = ["/opt/py/bin/python3", "-m", "agentmem"]
@@ -40,7 +40,7 @@ def agentmem_home(tmp_path):
 
 
 def hooks_file(env, runtime):
-    return hooks_config.get_runtime(runtime, env).hooks_file
+    return config_files.get_runtime(runtime, env).hooks_file
 
 
 def write(path, text):
@@ -55,19 +55,19 @@ def test_install_then_remove_leaves_a_two_space_file_byte_equal(env, agentmem_ho
     original = json.dumps(USER_SETTINGS, indent=2, ensure_ascii=False)
     write(path, original)
 
-    hooks_config.install(agentmem_home, runtime, HELPER, env)
+    config_files.install(agentmem_home, runtime, HELPER, env)
     assert path.read_text(encoding="utf-8") != original
-    hooks_config.remove(agentmem_home, runtime, env)
+    config_files.remove(agentmem_home, runtime, env)
 
     assert path.read_bytes() == original.encode("utf-8")
-    assert not (agentmem_home / hooks_config.STATE_FILE).exists()
+    assert not (agentmem_home / config_files.STATE_FILE).exists()
 
 
 def test_install_keeps_other_hooks_keys_and_their_order(env, agentmem_home):
     path = hooks_file(env, "claude")
     write(path, json.dumps(USER_SETTINGS, indent=2))
 
-    hooks_config.install(agentmem_home, "claude", HELPER, env)
+    config_files.install(agentmem_home, "claude", HELPER, env)
     data = json.loads(path.read_text())
 
     assert list(data) == ["model", "env", "hooks", "permissions"]
@@ -75,44 +75,44 @@ def test_install_keeps_other_hooks_keys_and_their_order(env, agentmem_home):
     assert data["hooks"]["Stop"][0] == USER_SETTINGS["hooks"]["Stop"][0]
     assert data["hooks"]["PreToolUse"] == USER_SETTINGS["hooks"]["PreToolUse"]
     assert {k: v for k, v in data.items() if k != "hooks"} == {k: v for k, v in USER_SETTINGS.items() if k != "hooks"}
-    ours = hooks_config.our_commands(data)
+    ours = config_files.our_commands(data)
     assert [e for e, _ in ours] == ["Stop", "SessionStart", "UserPromptSubmit"]
 
 
 def test_hook_commands_run_the_recorded_absolute_helper(env, agentmem_home):
-    hooks_config.install(agentmem_home, "codex", HELPER, env)
+    config_files.install(agentmem_home, "codex", HELPER, env)
     data = json.loads(hooks_file(env, "codex").read_text())
 
-    commands = dict(hooks_config.our_commands(data))
+    commands = dict(config_files.our_commands(data))
     assert commands["SessionStart"] == "/opt/py/bin/python3 -m agentmem hook reminder --runtime codex"
     assert commands["UserPromptSubmit"] == "/opt/py/bin/python3 -m agentmem hook reminder --event prompt --runtime codex"
     assert commands["Stop"] == "/opt/py/bin/python3 -m agentmem hook stop --runtime codex"
     stop = data["hooks"]["Stop"][0]["hooks"][0]
-    assert stop["timeout"] > hooks_config.STOP_BUDGET  # the runtime never kills it before its own budget ends
+    assert stop["timeout"] > config_files.STOP_BUDGET  # the runtime never kills it before its own budget ends
 
 
 def test_helper_command_must_be_recorded_and_absolute():
     with pytest.raises(NotConfigured):
-        hooks_config.helper_command({})
+        config_files.helper_command({})
     with pytest.raises(InvalidInput):
-        hooks_config.helper_command({"helper": {"command": ["python3", "-m", "agentmem"]}})
-    assert hooks_config.helper_command({"helper": {"command": HELPER}}) == HELPER
+        config_files.helper_command({"helper": {"command": ["python3", "-m", "agentmem"]}})
+    assert config_files.helper_command({"helper": {"command": HELPER}}) == HELPER
 
 
 @pytest.mark.parametrize("runtime", ["codex", "claude"])
 def test_remove_deletes_a_file_only_when_agentmem_created_it(env, agentmem_home, runtime):
     path = hooks_file(env, runtime)
-    hooks_config.install(agentmem_home, runtime, HELPER, env)
+    config_files.install(agentmem_home, runtime, HELPER, env)
     assert path.exists()
-    change = hooks_config.remove(agentmem_home, runtime, env)
+    change = config_files.remove(agentmem_home, runtime, env)
     assert change.changed and not path.exists()
 
 
 def test_remove_keeps_an_empty_file_the_user_already_had(env, agentmem_home):
     path = hooks_file(env, "claude")
     write(path, "{}\n")
-    hooks_config.install(agentmem_home, "claude", HELPER, env)
-    hooks_config.remove(agentmem_home, "claude", env)
+    config_files.install(agentmem_home, "claude", HELPER, env)
+    config_files.remove(agentmem_home, "claude", env)
     assert path.read_text() == "{}\n"
 
 
@@ -120,24 +120,24 @@ def test_remove_keeps_an_empty_hooks_table_the_user_already_had(env, agentmem_ho
     path = hooks_file(env, "codex")
     original = '{\n  "hooks": {\n    "Stop": []\n  }\n}\n'
     write(path, original)
-    hooks_config.install(agentmem_home, "codex", HELPER, env)
-    hooks_config.remove(agentmem_home, "codex", env)
+    config_files.install(agentmem_home, "codex", HELPER, env)
+    config_files.remove(agentmem_home, "codex", env)
     assert path.read_text() == original
 
 
 def test_remove_takes_out_only_ours_and_keeps_hooks_added_since(env, agentmem_home):
     path = hooks_file(env, "claude")
     write(path, json.dumps(USER_SETTINGS, indent=2))
-    hooks_config.install(agentmem_home, "claude", HELPER, env)
+    config_files.install(agentmem_home, "claude", HELPER, env)
     data = json.loads(path.read_text())
     data["hooks"]["SessionStart"].append({"hooks": [{"type": "command", "command": "echo mine"}]})
     data["theme"] = "dark"
     write(path, json.dumps(data, indent=2))
 
-    hooks_config.remove(agentmem_home, "claude", env)
+    config_files.remove(agentmem_home, "claude", env)
     after = json.loads(path.read_text())
 
-    assert hooks_config.our_commands(after) == []
+    assert config_files.our_commands(after) == []
     assert after["hooks"]["SessionStart"] == [{"hooks": [{"type": "command", "command": "echo mine"}]}]
     assert after["theme"] == "dark"
     assert after["hooks"]["Stop"] == USER_SETTINGS["hooks"]["Stop"]
@@ -146,9 +146,9 @@ def test_remove_takes_out_only_ours_and_keeps_hooks_added_since(env, agentmem_ho
 def test_installing_twice_changes_nothing_the_second_time(env, agentmem_home):
     path = hooks_file(env, "claude")
     write(path, json.dumps(USER_SETTINGS, indent=2))
-    assert hooks_config.install(agentmem_home, "claude", HELPER, env).changed
+    assert config_files.install(agentmem_home, "claude", HELPER, env).changed
     first = path.read_bytes()
-    assert not hooks_config.install(agentmem_home, "claude", HELPER, env).changed
+    assert not config_files.install(agentmem_home, "claude", HELPER, env).changed
     assert path.read_bytes() == first
 
 
@@ -156,12 +156,12 @@ def test_reinstalling_with_a_new_helper_replaces_our_entries_without_duplicates(
     path = hooks_file(env, "codex")
     original = json.dumps(USER_SETTINGS, indent=2)
     write(path, original)
-    hooks_config.install(agentmem_home, "codex", HELPER, env)
-    hooks_config.install(agentmem_home, "codex", ["/new/python", "-m", "agentmem"], env)
+    config_files.install(agentmem_home, "codex", HELPER, env)
+    config_files.install(agentmem_home, "codex", ["/new/python", "-m", "agentmem"], env)
 
-    commands = hooks_config.our_commands(json.loads(path.read_text()))
+    commands = config_files.our_commands(json.loads(path.read_text()))
     assert len(commands) == 3 and all(c.startswith("/new/python ") for _, c in commands)
-    hooks_config.remove(agentmem_home, "codex", env)
+    config_files.remove(agentmem_home, "codex", env)
     assert path.read_text() == original
 
 
@@ -172,29 +172,29 @@ def test_a_file_we_cannot_read_as_hooks_is_reported_and_left_untouched(env, agen
     write(path, bad)
     with pytest.raises(InvalidInput) as err:
         if action == "install":
-            hooks_config.install(agentmem_home, "claude", HELPER, env)
+            config_files.install(agentmem_home, "claude", HELPER, env)
         else:
-            hooks_config.remove(agentmem_home, "claude", env)
+            config_files.remove(agentmem_home, "claude", env)
     assert str(path) in err.value.message
     assert path.read_text() == bad
-    assert not (agentmem_home / hooks_config.STATE_FILE).exists()
+    assert not (agentmem_home / config_files.STATE_FILE).exists()
 
 
 def test_install_keeps_the_file_permissions(env, agentmem_home):
     path = hooks_file(env, "claude")
     write(path, "{}")
     os.chmod(path, 0o600)
-    hooks_config.install(agentmem_home, "claude", HELPER, env)
+    config_files.install(agentmem_home, "claude", HELPER, env)
     assert path.stat().st_mode & 0o777 == 0o600
 
 
 def test_only_helper_hook_commands_count_as_ours():
-    assert hooks_config.is_ours("/usr/bin/python3 -m agentmem hook stop --runtime claude")
-    assert hooks_config.is_ours("'/home/me/my env/bin/agentmem' hook reminder --runtime codex")
-    assert not hooks_config.is_ours("/usr/bin/other hook stop")
-    assert not hooks_config.is_ours("agentmem search hook")
-    assert not hooks_config.is_ours("echo 'unbalanced")
-    assert not hooks_config.is_ours(None)
+    assert config_files.is_ours("/usr/bin/python3 -m agentmem hook stop --runtime claude")
+    assert config_files.is_ours("'/home/me/my env/bin/agentmem' hook reminder --runtime codex")
+    assert not config_files.is_ours("/usr/bin/other hook stop")
+    assert not config_files.is_ours("agentmem search hook")
+    assert not config_files.is_ours("echo 'unbalanced")
+    assert not config_files.is_ours(None)
 
 
 json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=5))
@@ -216,8 +216,8 @@ def test_install_then_remove_round_trips_any_user_file(tmp_path_factory, data, i
     text = json.dumps(data, indent=indent, ensure_ascii=False) + ("\n" if newline else "")
     write(path, text)
 
-    hooks_config.install(home, "claude", HELPER, env)
-    hooks_config.remove(home, "claude", env)
+    config_files.install(home, "claude", HELPER, env)
+    config_files.remove(home, "claude", env)
 
     assert json.loads(path.read_text(encoding="utf-8")) == data
     if indent in (2, 4, "\t") and data:

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentmem import cache, notes
-from agentmem.store import ObjectInfo, StoreDescription, open_store
+from agentmem.memory import cache, notes
+from agentmem.store.base import ObjectInfo, StoreDescription, open_store
 
 
 def snapshot(*roots: Path) -> dict[str, str]:

@@ -13,7 +13,7 @@ from tests.fixtures_core import REPO
 
 PROBE = """
 import sys, io, contextlib
-from agentmem.cli import main
+from agentmem.launch import main
 buf = io.StringIO()
 with contextlib.redirect_stdout(buf):
     status = main(sys.argv[1:])
@@ -47,7 +47,7 @@ def test_search_against_a_bucket_store_with_a_fresh_cache_makes_no_network_call(
     start = cfg.index("[store]")
     end = cfg.index("[projects]")
     m.write_config(cfg[:start] + '[store]\nkind = "bucket"\nlocation = "someone/agent-memory"\n\n' + cfg[end:])
-    from agentmem import cache
+    from agentmem.memory import cache
     from agentmem.store.base import StoreDescription
 
     pdir = Path(cache.project_dir(m.home, StoreDescription("bucket", "someone/agent-memory"), "app"))
@@ -62,7 +62,7 @@ def test_search_against_a_bucket_store_with_a_fresh_cache_makes_no_network_call(
 
 def test_a_per_turn_search_or_read_imports_neither_argparse_nor_pathlib(machines, tmp_path):
     # Together about 11 ms of each helper start (docs/benchmarks.md): search and read parse their
-    # plain lines with agentmem.quickargs and build paths with os.path.
+    # plain lines with agentmem.cli.quick and build paths with os.path.
     checkout = tmp_path / "app"
     checkout.mkdir()
     m = machines("laptop", {checkout: "app"})

@@ -27,7 +27,8 @@ pytestmark = [
 
 
 def test_the_real_hub_creates_a_private_bucket_and_round_trips_an_append_only_object(monkeypatch):
-    from agentmem import errors, provision
+    from agentmem import errors
+    from agentmem.machine import provision
     from agentmem.store.bucket import BucketStore
 
     monkeypatch.setenv("HF_TOKEN", LIVE_HF_TOKEN)

@@ -10,7 +10,7 @@ import tomllib
 
 import pytest
 
-from agentmem import blocks
+from agentmem.machine import blocks
 from tests.template_kit import git, make_machine, make_template_repo, release, tree_bytes
 
 USER_AGENTS = "# My Codex rules\n\nAlways answer in French.\n"
@@ -191,8 +191,8 @@ def test_a_copy_interrupted_before_the_helper_was_installed_completes_when_rerun
 
 
 def test_listed_shared_skill_revisions_are_installed_and_a_rerun_leaves_them(template_repo, tmp_path):
-    from agentmem import skills
-    from agentmem.store import StoreDescription, open_store
+    from agentmem.skills import publish as skills
+    from agentmem.store.base import StoreDescription, open_store
 
     store = tmp_path / "store"
     source = tmp_path / "review"

@@ -8,7 +8,7 @@ import pytest
 
 from tests.template_kit import make_machine, make_template_repo
 
-hooks_config = pytest.importorskip("agentmem.hooks_config", reason="issue E's hooks are not merged into this branch yet")
+hooks_config = pytest.importorskip("agentmem.hooks.config_files", reason="issue E's hooks are not merged into this branch yet")
 
 USER_CODEX_HOOKS = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}
 USER_CLAUDE_SETTINGS = {"theme": "dark", "permissions": {"allow": ["Bash(ls:*)"]}}

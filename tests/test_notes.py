@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 import yaml
 
-from agentmem import notes
+from agentmem.memory import notes
 from agentmem.errors import InvalidInput
 
 

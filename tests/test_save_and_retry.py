@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agentmem import notes, pending
+from agentmem.memory import notes, pending
 from agentmem.errors import EXIT_PENDING
 from agentmem.store.base import StoreDescription
 from agentmem.store.folder import FolderStore
@@ -25,7 +25,7 @@ def test_save_uploads_and_leaves_nothing_pending(machines, tmp_path, store_dir):
     assert out["path"] == f"projects/app/notes/{out['id']}.md"
     saved = (store_dir / out["path"]).read_bytes()
     assert notes.parse(saved).meta["agent"] == "laptop"
-    assert m.json("pending")[1] == {"pending": []}
+    assert m.json("pending")[1] == {"status": "ok", "pending": []}
 
 
 def test_unreachable_store_keeps_the_note_pending_and_says_so(machines, tmp_path):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentmem import framing
+from agentmem.safety import framing
 
 _rng = random.Random(7)
 

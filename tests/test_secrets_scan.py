@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentmem import secrets_scan
+from agentmem.safety import credentials
 from agentmem.errors import SecretFound
 
 _rng = random.Random(20261130)
@@ -89,41 +89,41 @@ FAMILIES = [
 @pytest.mark.parametrize(("kind", "text"), FAMILIES, ids=[f"{k}-{i}" for i, (k, _) in enumerate(FAMILIES)])
 def test_each_credential_family_is_found_with_its_kind_and_line(kind, text):
     text = "first line of the note\n" + text
-    findings = secrets_scan.scan(text)
+    findings = credentials.scan(text)
     assert [f.kind for f in findings] == [kind]
     assert findings[0].line == 2
 
 
 @pytest.mark.parametrize(("kind", "text"), FAMILIES, ids=[f"{k}-{i}" for i, (k, _) in enumerate(FAMILIES)])
 def test_redaction_replaces_each_family_and_leaves_nothing_to_find(kind, text):
-    redacted = secrets_scan.redact(text)
+    redacted = credentials.redact(text)
     assert f"[REDACTED:{kind}]" in redacted
-    assert secrets_scan.scan(redacted) == []
+    assert credentials.scan(redacted) == []
 
 
 def test_private_key_redaction_removes_the_whole_block():
     text = f"key:\n-----BEGIN PRIVATE KEY-----\n{PEM_BODY}\n-----END PRIVATE KEY-----\nafter"
-    redacted = secrets_scan.redact(text)
+    redacted = credentials.redact(text)
     assert redacted == "key:\n[REDACTED:private-key]\nafter"
 
 
 def test_assignment_redaction_keeps_the_name_so_the_note_stays_readable():
-    assert secrets_scan.redact('password = "Tr0ub4dor&3"') == 'password = "[REDACTED:password-assignment]"'
-    assert secrets_scan.redact("API_KEY=a8f3k29dm3kd02md") == "API_KEY=[REDACTED:password-assignment]"
+    assert credentials.redact('password = "Tr0ub4dor&3"') == 'password = "[REDACTED:password-assignment]"'
+    assert credentials.redact("API_KEY=a8f3k29dm3kd02md") == "API_KEY=[REDACTED:password-assignment]"
 
 
 def test_a_credential_value_from_the_environment_is_found_whatever_its_shape(monkeypatch):
     monkeypatch.setenv("HF_TOKEN", "sentinel-value-1234")
-    known = secrets_scan.env_secrets()
-    findings = secrets_scan.scan("we used sentinel-value-1234 here", known)
+    known = credentials.env_secrets()
+    findings = credentials.scan("we used sentinel-value-1234 here", known)
     assert [f.kind for f in findings] == ["env-credential"]
-    assert "sentinel" not in secrets_scan.redact("we used sentinel-value-1234 here", known)
+    assert "sentinel" not in credentials.redact("we used sentinel-value-1234 here", known)
 
 
 def test_check_text_names_line_and_kind_and_never_echoes_the_secret():
     token = f"hf_{rand(34)}"
     with pytest.raises(SecretFound) as info:
-        secrets_scan.check_text(f"a\nb\nuse {token}\n", where="body")
+        credentials.check_text(f"a\nb\nuse {token}\n", where="body")
     message = info.value.one_line()
     assert "body line 3" in message and "hf-token" in message and "--redact" in message
     assert "nothing was written" in message
@@ -155,7 +155,7 @@ PLACEHOLDERS = [
 
 @pytest.mark.parametrize("text", PLACEHOLDERS)
 def test_placeholders_are_not_credentials(text):
-    assert secrets_scan.scan(text) == []
+    assert credentials.scan(text) == []
 
 
 ORDINARY = """\
@@ -200,17 +200,17 @@ Files begin with -----BEGIN PRIVATE KEY----- and we never store them.
 
 
 def test_ordinary_code_and_prose_have_no_findings():
-    assert secrets_scan.scan(ORDINARY) == []
+    assert credentials.scan(ORDINARY) == []
 
 
 def test_this_projects_own_code_and_docs_have_no_findings():
     from pathlib import Path
 
-    root = Path(secrets_scan.__file__).parent.parent
+    root = Path(credentials.__file__).parents[2]
     files = [p for folder in ("agentmem", "bench", "docs") for p in (root / folder).rglob("*") if p.is_file()]
     files += [root / "README.md", root / "pyproject.toml"]
     assert len(files) > 20
-    assert secrets_scan.scan_files(files, root) == []
+    assert credentials.scan_files(files, root) == []
 
 
 def test_scan_files_reports_relative_paths_and_skips_binary_files(tmp_path):
@@ -218,7 +218,7 @@ def test_scan_files_reports_relative_paths_and_skips_binary_files(tmp_path):
     (tmp_path / "scripts" / "run.sh").write_text(f"export GITHUB_TOKEN=ghp_{rand(36)}\n")
     (tmp_path / "logo.png").write_bytes(b"\x89PNG\x00\x00" + f"hf_{rand(34)}".encode())
     (tmp_path / "SKILL.md").write_text("# A skill\nNothing secret here.\n")
-    found = secrets_scan.scan_files(sorted(tmp_path.rglob("*")), tmp_path)
+    found = credentials.scan_files(sorted(tmp_path.rglob("*")), tmp_path)
     assert [(path, f.kind, f.line) for path, f in found] == [("scripts/run.sh", "github-token", 1)]
 
 
@@ -227,7 +227,7 @@ def test_pathological_input_is_scanned_quickly():
 
     start = time.perf_counter()
     for text in ('token="' * 9000, "a=" * 32000, "-----BEGIN PRIVATE KEY-----\n" * 2000, " " * 64000 + "x"):
-        secrets_scan.scan(text)
+        credentials.scan(text)
     # 2026-11-30: about 0.3 s in total on the 2-core CI box; 5 s means a regex went quadratic.
     assert time.perf_counter() - start < 5
 
@@ -240,8 +240,8 @@ _filler = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs"
 @given(st.lists(st.one_of(_secret_texts, _filler), max_size=6), st.sampled_from(["\n", " ", "", "\n\n", "\t"]))
 def test_redaction_never_leaves_a_detected_secret(parts, sep):
     text = sep.join(parts)
-    redacted = secrets_scan.redact(text)
-    assert secrets_scan.scan(redacted) == []
+    redacted = credentials.redact(text)
+    assert credentials.scan(redacted) == []
     for kind, secret in FAMILIES:
         # Glued to neighbouring text (sep ""), a token may no longer have its shape; with a separator it must go.
         if sep and secret in text and kind not in ("password-assignment", "url-credentials"):

@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from agentmem import pending, setup
+from agentmem.memory import pending
+from agentmem.machine import setup
 from tests.template_kit import make_template_repo
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agentmem import skill_install, skillfmt, skills
+from agentmem.skills import catalog, install as skill_install, spec as skillfmt, publish as skills
 from agentmem.errors import Conflict, InvalidInput, NotConfigured, NotFound, Offline
 from agentmem.store.base import ObjectInfo
 from tests.skillkit import (  # noqa: F401 - fixtures
@@ -31,7 +31,7 @@ def publish(machine, store, tmp_path, name, **kw):
 
 
 def install(machine, store, name, revision, **kw):
-    return skill_install.install(store, name, revision, machine.runtimes, home=machine.home, **kw)
+    return skill_install.install(store, name, revision, machine.runtimes, machine=machine.home, **kw)
 
 
 def backups(machine):
@@ -46,9 +46,9 @@ def test_install_places_the_revision_in_every_runtime_skill_folder(machine, stor
     for rt in ("codex", "claude"):
         target = machine.installed("tidy", rt)
         assert (target / "references" / "r.md").read_text() == "ref\n"
-        assert json.loads((target / skills.INSTALL_MARKER).read_text())["revision"] == rev
+        assert json.loads((target / skillfmt.INSTALL_MARKER).read_text())["revision"] == rev
     assert machine.installed("tidy", "codex") == machine.user_home / ".agents" / "skills" / "tidy"
-    assert skills.discover(store, runtimes=machine.runtimes)[0]["installed"] == [
+    assert catalog.discover(store, runtimes=machine.runtimes)[0]["installed"] == [
         {"runtime": "codex", "revision": rev}, {"runtime": "claude", "revision": rev}]
     leftovers = [p.name for p in (machine.user_home / ".claude" / "skills").iterdir()]
     assert leftovers == ["tidy"]
@@ -84,7 +84,7 @@ def test_new_publication_leaves_installed_and_existing_remote_revisions_unchange
     after = store_objects(store)
     assert {k: v for k, v in after.items() if r1 in k} == remote_before
     assert tree(machine.installed("stable")) == installed_before
-    [found] = skills.discover(store, runtimes=machine.runtimes)
+    [found] = catalog.discover(store, runtimes=machine.runtimes)
     assert [r["revision"] for r in found["revisions"]] == sorted([r1, r2], reverse=True)
     assert {i["revision"] for i in found["installed"]} == {r1}
 
@@ -157,7 +157,7 @@ def test_failed_download_leaves_the_existing_installation_intact(machine, store,
 def test_install_without_any_enabled_runtime_says_so(machine, store, tmp_path):
     rev = publish(machine, store, tmp_path, "nowhere")
     with pytest.raises(NotConfigured):
-        skill_install.install(store, "nowhere", rev, [], home=machine.home)
+        skill_install.install(store, "nowhere", rev, [], machine=machine.home)
 
 
 # ---------------------------------------------------------------- hostile sources
@@ -360,10 +360,10 @@ def test_a_staging_folder_left_by_a_crash_is_swept_on_the_next_install(machine, 
 
 
 def test_runtimes_sharing_one_skill_folder_get_one_installation(machine, store, tmp_path):
-    from agentmem.runtimes import runtime
+    from agentmem.machine.runtimes import runtime
 
     rev = publish(machine, store, tmp_path, "shared-root")
     claude = runtime("claude", machine.env)
-    result = skill_install.install(store, "shared-root", rev, [claude, claude], home=machine.home)
+    result = skill_install.install(store, "shared-root", rev, [claude, claude], machine=machine.home)
     assert [r["action"] for r in result["runtimes"]] == ["installed"]
     assert (machine.installed("shared-root") / "SKILL.md").is_file()

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from agentmem import skill_install, skillfmt, skills
+from agentmem.skills import catalog, install as skill_install, spec as skillfmt, publish as skills
 from agentmem.errors import InvalidInput, NotFound
 from tests.skillkit import (  # noqa: F401 - fixtures
     FaultyStore,
@@ -54,11 +54,11 @@ def test_interrupted_publication_stays_undiscoverable_and_resume_completes_it(ma
     revision = result["revision"]
     assert "--resume deploy-notes " + revision in result["message"]
 
-    assert skills.discover(store) == []
+    assert catalog.discover(store) == []
     with pytest.raises(NotFound):
-        skills.read_file(store, "deploy-notes", revision)
+        catalog.read_file(store, "deploy-notes", revision)
     with pytest.raises(NotFound):
-        skill_install.install(store, "deploy-notes", revision, machine.runtimes, home=machine.home)
+        skill_install.install(store, "deploy-notes", revision, machine.runtimes, machine=machine.home)
     assert not machine.installed("deploy-notes").exists()
     assert [p["revision"] for p in skills.pending_publications(machine.home)] == [revision]
 
@@ -66,7 +66,7 @@ def test_interrupted_publication_stays_undiscoverable_and_resume_completes_it(ma
     (src / "references" / "a.md").write_text("changed later\n")
     done = skills.resume(machine.home, "deploy-notes", revision, opener=lambda d, timeout: store_case.open(d))
     assert done["status"] == "published" and done["revision"] == revision
-    found = skills.discover(store)
+    found = catalog.discover(store)
     assert [(s["name"], [r["revision"] for r in s["revisions"]]) for s in found] == [("deploy-notes", [revision])]
     assert store.get(f"skills/deploy-notes/{revision}/references/a.md") == b"A\n"
     assert skills.pending_publications(machine.home) == []
@@ -95,7 +95,7 @@ def test_resume_uses_the_store_recorded_at_publication_not_the_current_one(machi
     skills.resume(machine.home, "pinned", result["revision"],
                   opener=lambda d, timeout: opened.append(d) or first.open(d))
     assert opened == [first.desc]
-    assert skills.discover(second.open()) == []
+    assert catalog.discover(second.open()) == []
 
 
 def test_resume_refuses_frozen_files_that_were_changed(machine, store, tmp_path):
@@ -120,7 +120,7 @@ def test_two_agents_publish_revisions_of_the_same_skill_without_touching_each_ot
     assert {k: v for k, v in after.items() if ra["revision"] in k} == snapshot_a
     assert sorted(k for k in after if rb["revision"] in k) == [
         f"skills/shared/{rb['revision']}/SKILL.md", f"skills/shared/{rb['revision']}/b.md"]
-    [found] = skills.discover(store_case.open())
+    [found] = catalog.discover(store_case.open())
     descriptions = {r["revision"]: r["description"] for r in found["revisions"]}
     assert descriptions == {ra["revision"]: "From A.", rb["revision"]: "From B."}
 
@@ -167,48 +167,48 @@ def test_discovery_searches_names_and_descriptions_case_insensitively(machine, s
     skills.publish(write_skill(tmp_path / "s" / "pdf-tools", description="Split and merge PDF files."),
                    machine.home, store)
     skills.publish(write_skill(tmp_path / "s" / "release", description="Cut a RELEASE branch."), machine.home, store)
-    assert [s["name"] for s in skills.discover(store)] == ["pdf-tools", "release"]
-    assert [s["name"] for s in skills.discover(store, "merge pdf")] == ["pdf-tools"]
-    assert [s["name"] for s in skills.discover(store, "release")] == ["release"]
-    assert [s["name"] for s in skills.discover(store, "PDF-T")] == ["pdf-tools"]
-    assert skills.discover(store, "nothing-like-this") == []
+    assert [s["name"] for s in catalog.discover(store)] == ["pdf-tools", "release"]
+    assert [s["name"] for s in catalog.discover(store, "merge pdf")] == ["pdf-tools"]
+    assert [s["name"] for s in catalog.discover(store, "release")] == ["release"]
+    assert [s["name"] for s in catalog.discover(store, "PDF-T")] == ["pdf-tools"]
+    assert catalog.discover(store, "nothing-like-this") == []
 
 
 def test_discovery_ignores_the_core_skill_and_malformed_names_placed_in_the_store(machine, store_case, store):
     md = b"---\nname: agent-memory\ndescription: impostor\n---\n"
     store_case.place("skills/agent-memory/20261130T000000000Z-aaaaaaaa/SKILL.md", md)
     store_case.place("skills/Bad_Name/r1/SKILL.md", b"---\nname: Bad_Name\ndescription: x\n---\n")
-    assert skills.discover(store) == []
+    assert catalog.discover(store) == []
 
 
 def test_discovery_reports_a_malformed_skill_md_without_failing(machine, store_case, store):
     store_case.place("skills/broken/r1/SKILL.md", b"no frontmatter here\n")
-    [found] = skills.discover(store)
+    [found] = catalog.discover(store)
     assert found["revisions"][0]["description"] is None
     assert "frontmatter" in found["revisions"][0]["problem"]
 
 
 def test_discovery_caches_skill_md_because_revisions_never_change(machine, store, tmp_path):
     result = skills.publish(write_skill(tmp_path / "s" / "cached"), machine.home, store)
-    skills.discover(store, home=machine.home)
+    catalog.discover(store, machine=machine.home)
     cached = machine.home / "cache" / store.description.key / "skills" / "cached" / result["revision"] / "SKILL.md"
     assert cached.read_bytes() == store.get(f"skills/cached/{result['revision']}/SKILL.md")
     reads = FaultyStore(store, gets_ok=0)  # any download now fails
-    assert skills.discover(reads, home=machine.home)[0]["revisions"][0]["problem"] is None
+    assert catalog.discover(reads, machine=machine.home)[0]["revisions"][0]["problem"] is None
 
 
 def test_read_returns_a_file_of_a_complete_revision_and_its_file_list(machine, store, tmp_path):
     result = skills.publish(write_skill(tmp_path / "s" / "reader", files={"references/x.md": "X body\n"}),
                             machine.home, store)
-    got = skills.read_file(store, "reader", result["revision"], "references/x.md")
+    got = catalog.read_file(store, "reader", result["revision"], "references/x.md")
     assert got["content"] == "X body\n"
     assert got["files"] == ["SKILL.md", "references/x.md"]
-    assert "Do the thing." in skills.read_file(store, "reader", result["revision"])["content"]
+    assert "Do the thing." in catalog.read_file(store, "reader", result["revision"])["content"]
     for bad in ("../SKILL.md", "/etc/passwd", "references/../../x"):
         with pytest.raises(InvalidInput):
-            skills.read_file(store, "reader", result["revision"], bad)
+            catalog.read_file(store, "reader", result["revision"], bad)
     with pytest.raises(NotFound):
-        skills.read_file(store, "reader", result["revision"], "missing.md")
+        catalog.read_file(store, "reader", result["revision"], "missing.md")
 
 
 def test_a_publication_the_hub_cuts_off_stays_undiscoverable_until_resumed(machine, bucket_case, tmp_path):
@@ -219,10 +219,10 @@ def test_a_publication_the_hub_cuts_off_stays_undiscoverable_until_resumed(machi
     result = skills.publish(src, machine.home, bucket_case.open(timeout=3))
     assert result["status"] == "pending"
     hub.clear_faults()
-    assert skills.discover(bucket_case.open()) == []
+    assert catalog.discover(bucket_case.open()) == []
     done = skills.resume(machine.home, "cut-off", result["revision"], opener=lambda d, timeout: bucket_case.open(d))
     assert done["status"] == "published"
-    assert [s["name"] for s in skills.discover(bucket_case.open())] == ["cut-off"]
+    assert [s["name"] for s in catalog.discover(bucket_case.open())] == ["cut-off"]
 
 
 def test_a_reply_lost_after_the_hub_stored_skill_md_is_resumed_without_a_second_copy(machine, bucket_case, tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentmem import errors
-from agentmem.store import StoreDescription, open_store
+from agentmem.store.base import StoreDescription, open_store
 
 
 @pytest.fixture(params=["folder", "bucket"])

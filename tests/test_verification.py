@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentmem import errors, verification
+from agentmem import errors
+from agentmem.machine import verification
 from agentmem.store.base import StoreDescription
 
 STORE = StoreDescription("bucket", "alice/agent-memory")

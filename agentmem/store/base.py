@@ -8,8 +8,9 @@ never returns a partial listing as if it were complete.
 
 from __future__ import annotations
 
-import zlib
 import re
+import zlib
+
 from agentmem.errors import InvalidInput
 
 # A path segment: no separators, no leading dot (so no `..`, no hidden temp files),
@@ -107,3 +108,20 @@ class Store:
 
     def list(self, prefix: str) -> list[ObjectInfo]:
         """Every object whose path starts with `prefix` + "/" (recursively), or raise."""
+
+
+def open_store(desc: StoreDescription, *, timeout: float | None = None) -> Store:
+    """Open the store a description names. `timeout` bounds a bucket store's network time in seconds.
+
+    The bucket backend is imported only when a bucket store is opened, so the
+    folder-store and cache-only paths never import huggingface_hub.
+    """
+    if desc.kind == "folder":
+        from agentmem.store.folder import FolderStore
+
+        return FolderStore(desc.location)  # type: ignore[return-value]
+    if desc.kind == "bucket":
+        from agentmem.store.bucket import BucketStore  # heavy: huggingface_hub
+
+        return BucketStore(desc.location, timeout=timeout)  # type: ignore[return-value]
+    raise InvalidInput(f"unknown store kind {desc.kind!r}; expected 'folder' or 'bucket'")

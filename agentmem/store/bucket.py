@@ -3,7 +3,7 @@
 Built on huggingface_hub's bucket API (pinned in pyproject.toml). Buckets are
 mutable and unversioned; append-only is this client's discipline: a paths-info
 check before each write, and identical bytes (same Xet hash and size) again is
-a no-op. Every call is charged to one network budget (see hubnet.py), and every
+a no-op. Every call is charged to one network budget (see network.py), and every
 failure is raised as an `agentmem.errors` class.
 
 Credentials come from HF_TOKEN or the local HF login (huggingface_hub's
@@ -17,7 +17,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from agentmem.store import hubnet  # first: it sets the environment huggingface_hub reads at import
+from agentmem.store import network  # first: it sets the environment huggingface_hub reads at import
 
 from huggingface_hub import HfApi, get_token  # noqa: E402
 
@@ -41,7 +41,7 @@ def hub_token() -> str:
     """The local HF credential, or NotAuthenticated with login instructions (never a request for it)."""
     token = get_token()
     if not token:
-        raise errors.NotAuthenticated("no Hugging Face credentials on this machine", hint=hubnet.LOGIN_HINT)
+        raise errors.NotAuthenticated("no Hugging Face credentials on this machine", hint=network.LOGIN_HINT)
     return token
 
 
@@ -51,9 +51,9 @@ class BucketStore:
     def __init__(self, bucket_id: str, timeout: float | None = None):
         self.bucket_id = check_bucket_id(bucket_id)
         self.description = StoreDescription("bucket", bucket_id)
-        self.budget = hubnet.Budget(hubnet.resolve_timeout(timeout))
-        hubnet.configure_xet(self.budget.seconds)
-        hubnet.install()
+        self.budget = network.Budget(network.resolve_timeout(timeout))
+        network.configure_xet(self.budget.seconds)
+        network.install()
         self._api: HfApi | None = None
         self._verified = False
         self._listed: dict[str, object] = {}  # path -> BucketFile from the last listing, saves a request per get
@@ -74,12 +74,12 @@ class BucketStore:
         try:
             if xet is not None:
                 return _within(self.budget, fn, *args, **kwargs)
-            with hubnet.spending(self.budget):
+            with network.spending(self.budget):
                 return fn(*args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - every failure is classified
             if xet is not None and _is_xet_failure(exc):
                 raise self._explain_xet_failure(exc, write=xet == "write") from None
-            raise hubnet.classify(exc, self.bucket_id) from None
+            raise network.classify(exc, self.bucket_id) from None
 
     def verify(self) -> None:
         """Check once per store that the bucket exists, is reachable with these credentials, and is private.
@@ -203,7 +203,7 @@ def _tree_or_empty(api: HfApi, bucket_id: str, prefix: str) -> list:
         raise
 
 
-def _within(budget: hubnet.Budget, fn, *args, **kwargs):
+def _within(budget: network.Budget, fn, *args, **kwargs):
     """Run an hf_xet transfer in a worker thread and stop waiting when the budget is spent.
 
     hf_xet's timeouts apply per attempt and its token requests do not pass through
@@ -215,7 +215,7 @@ def _within(budget: hubnet.Budget, fn, *args, **kwargs):
 
     def run():
         try:
-            with hubnet.spending(budget):
+            with network.spending(budget):
                 box["value"] = fn(*args, **kwargs)
         except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
             box["error"] = exc
@@ -224,7 +224,7 @@ def _within(budget: hubnet.Budget, fn, *args, **kwargs):
     worker.start()
     worker.join(max(0.0, budget.remaining()))
     if worker.is_alive():
-        raise hubnet.BudgetSpent()
+        raise errors.BudgetSpent()
     if "error" in box:
         raise box["error"]
     return box.get("value")

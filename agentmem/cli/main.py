@@ -1,0 +1,151 @@
+"""The `agentmem` command: a thin layer over the library.
+
+Each handler (`run_<command>` in the command group's module) calls library
+functions and returns a `Result`: exit status, JSON payload, text. Errors from
+`agentmem.errors` become one line on stderr (and the error envelope with --json)
+and their exit status, here and nowhere else. Only the invoked command's group
+module is imported, and heavy modules only inside the handlers that need them.
+
+The process entry is `agentmem.launch.main`, which also dispatches `hook`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from agentmem import errors
+from agentmem.cli import quick
+from agentmem.errors import EXIT_INVALID, EXIT_OK, EXIT_PENDING, InvalidInput
+
+# name -> (command group module in agentmem.cli, one-line help). The handler is
+# `run_<name>` and its argument set-up `add_<name>` (dashes as underscores). Only
+# the invoked command's parser is built: building all of them costs ~6 ms on
+# every agent turn (measured 2026-11-30).
+COMMANDS = {
+    "save": ("memory", "save a note or checkpoint (Markdown from FILE or stdin)"),
+    "pending": ("memory", "list notes saved locally whose upload is not confirmed"),
+    "search": ("memory", "search the project's notes (empty query: most recent)"),
+    "read": ("memory", "print a note"),
+    "map": ("machine", "map a directory (and its subdirectories) to a project"),
+    "setup": ("machine", "check and complete this machine's setup, then verify the store"),
+    "bucket": ("machine", "connect to, create or verify the Hugging Face bucket (private only)"),
+    "where": ("machine", "show the project and store for the current directory"),
+    "publish-skill": ("skills", "publish a skill folder as a new immutable revision"),
+    "skills": ("skills", "list shared skills and their revisions (QUERY: search names, descriptions)"),
+    "read-skill": ("skills", "print a file of a published skill revision (default SKILL.md)"),
+    "install-skill": ("skills", "install a shared skill revision for the enabled runtimes"),
+    "hooks": ("hooks", "install, remove, trust or show the optional Codex / Claude Code hooks"),
+}
+DESCRIPTION = "Portable memory and skills for coding agents."
+
+
+def _group(name: str):
+    return __import__(f"agentmem.cli.{COMMANDS[name][0]}", fromlist=["_"])
+
+
+def handler(name: str):
+    return getattr(_group(name), "run_" + name.replace("-", "_"))
+
+
+def _formatter(prog: str):
+    import argparse
+
+    # argparse sizes help with shutil, whose import (bz2, lzma) costs ~3 ms per call; ask the OS directly.
+    try:
+        width = os.get_terminal_size().columns - 2
+    except OSError:
+        width = 78
+    return argparse.HelpFormatter(prog, width=max(40, width))
+
+
+def _parser_class():
+    """argparse's parser, reporting errors as our one-line InvalidInput (argparse is imported here only)."""
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def __init__(self, *args, **kwargs):
+            kwargs.setdefault("formatter_class", _formatter)
+            super().__init__(*args, **kwargs)
+
+        def error(self, message):  # one line, exit 2, like every other invalid input
+            where = self.prog.removeprefix("agentmem").strip()
+            raise InvalidInput(f"{where}: {message}" if where else message)
+
+    return Parser
+
+
+def build_parser(only: str | None = None):
+    """The argument parser; with `only`, just that command's subparser is built."""
+    parser_class = _parser_class()
+    p = parser_class(prog="agentmem", description=DESCRIPTION)
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = p.add_subparsers(dest="command", parser_class=parser_class)
+    for name, (_, help_text) in COMMANDS.items():
+        if only is not None and name != only:
+            continue
+        sp = sub.add_parser(name, help=help_text, description=help_text)
+        sp.add_argument("--json", action="store_true", help="machine-readable output")
+        sp.set_defaults(func=handler(name))
+        getattr(_group(name), "add_" + name.replace("-", "_"))(sp)
+    return p
+
+
+def _command_name(argv: list[str]) -> str | None:
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return first if first in COMMANDS else None
+
+
+def run(argv: list[str]) -> int:
+    """Run one command line (without the `hook` entry, which `agentmem.launch.main` handles)."""
+    want_json = "--json" in argv
+    try:
+        args = quick.parse(argv)  # search and read, the per-turn commands, skip argparse
+        if args is not None:
+            args.func, args.version = handler(args.command), False
+        else:
+            parser = build_parser(_command_name(argv))
+            args = parser.parse_args(argv)
+        if args.version:
+            from agentmem.version import __version__
+
+            print(f"agentmem {__version__}")
+            return EXIT_OK
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return EXIT_INVALID
+        result = args.func(args)
+    except errors.AgentmemError as exc:
+        return _fail(exc, want_json)
+    except KeyboardInterrupt:
+        return _fail(errors.AgentmemError("interrupted"), want_json)
+    except OSError as exc:
+        return _fail(errors.AgentmemError(f"{exc.strerror or exc}: {exc.filename or ''}".strip(": ")), want_json)
+    _emit(result.envelope() if want_json else result.text, want_json)
+    if result.exit_code in (EXIT_OK, EXIT_PENDING):
+        from agentmem.config import keep_parsed_copies
+
+        keep_parsed_copies()
+    return result.exit_code
+
+
+def _emit(payload, as_json: bool) -> None:
+    try:
+        if as_json:
+            sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+        elif payload:
+            sys.stdout.write(payload + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _fail(exc: errors.AgentmemError, as_json: bool) -> int:
+    from agentmem.cli.result import error_envelope
+
+    line = exc.one_line()
+    if as_json:
+        _emit(error_envelope(exc.kind, line), True)
+    sys.stderr.write(f"agentmem: {line}\n")
+    return exc.exit_code

@@ -1,0 +1,246 @@
+"""The memory commands: save, pending, search, read.
+
+`search` and `read` run on every agent turn: this module imports only the
+standard library and the per-turn modules, each inside the handler that needs it.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from agentmem import errors
+from agentmem.cli import common
+from agentmem.cli.result import Result
+from agentmem.errors import EXIT_OK, EXIT_PENDING, InvalidInput
+
+MAX_BODY_READ = 1024 * 1024 + 1  # more than any note may hold: notes.decode_body names the limit
+
+
+def _read_body(source: str | None) -> bytes:
+    if source in (None, "-"):
+        if sys.stdin is None or sys.stdin.isatty():
+            raise InvalidInput("no note body: pass a file, or pipe the Markdown on stdin")
+        return sys.stdin.buffer.read(MAX_BODY_READ)
+    from agentmem.fsutil import read_bytes
+
+    try:
+        return read_bytes(source, MAX_BODY_READ)
+    except FileNotFoundError:
+        raise InvalidInput(f"note file {source} does not exist") from None
+    except IsADirectoryError:
+        raise InvalidInput(f"note file {source} is a directory") from None
+    except OSError as exc:
+        raise InvalidInput(f"cannot read note file {source}: {exc.strerror}") from None
+
+
+# --- save / pending -------------------------------------------------------
+
+
+def _save_text(out: dict) -> str:
+    if out["status"] == "saved":
+        return f"saved {out['id']} to shared memory ({out['path']})"
+    reason = out.get("reason", {}).get("message", "outcome unknown")
+    return (
+        f"saved locally, NOT confirmed in the shared store: {reason}\n"
+        f"note {out['id']} is pending; retry with: {out['retry']}"
+    )
+
+
+def _save_result(outcome, out: dict, text: str) -> Result:
+    return Result(out, text, EXIT_OK if outcome.status == "saved" else EXIT_PENDING)
+
+
+def add_save(sp) -> None:
+    sp.add_argument("file", nargs="?", help="Markdown file with the note body; '-' or omitted: stdin")
+    sp.add_argument("--title")
+    sp.add_argument("--kind", default="note", help="note (default) or checkpoint")
+    sp.add_argument("--tag", action="append", default=[])
+    sp.add_argument("--source", action="append", default=[], help="a source reference (file, URL, commit)")
+    sp.add_argument("--session", help="optional session or task reference")
+    sp.add_argument("--corrects", metavar="ID", help="the ID of an earlier note this one corrects")
+    sp.add_argument("--project", help="a configured project name (default: from the current directory)")
+    sp.add_argument("--retry", metavar="ID", help="resend a pending note exactly as it was saved")
+    sp.add_argument("--redact", action="store_true",
+                    help="replace credentials found in the note with [REDACTED:<kind>] instead of refusing it")
+
+
+def run_save(args) -> Result:
+    from agentmem.memory import notes, pending
+
+    machine = common.machine()
+    if args.retry is not None:
+        if args.file or args.title or args.tag or args.source or args.corrects or args.kind != "note" or args.redact:
+            raise InvalidInput("--retry takes only a note ID: the pending note is resent exactly as saved")
+        from agentmem import config
+
+        cfg = config.load(machine)
+        outcome = pending.retry(machine, args.retry, timeout=common.timeout(cfg))
+        out = outcome.to_json()
+        return _save_result(outcome, out, _save_text(out))
+
+    from agentmem.safety import credentials
+
+    cfg = common.config()
+    project = cfg.resolve_project(explicit=args.project)
+    body = notes.decode_body(_read_body(args.file))
+    # INV no-credentials: a note carrying a credential is refused before anything is written.
+    fields, redacted = credentials.screen(
+        {"body": body, "title": args.title, "tag": args.tag, "source": args.source, "session": args.session},
+        redact_found=args.redact,
+        known=credentials.env_secrets(),
+    )
+    note = notes.build(
+        body=fields["body"],
+        title=fields["title"],
+        kind=args.kind,
+        project=project,
+        agent=cfg.agent,
+        sources=fields["source"],
+        tags=fields["tag"],
+        session=fields["session"],
+        corrects=args.corrects,
+    )
+    data = note.render()
+    entry = pending.Entry(
+        id=note.id,
+        store=cfg.store,
+        project=project,
+        path=notes.note_path(project, note.id),
+        created=note.created,
+    )
+    pending.persist(machine, entry, data)  # INV nothing-lost: safe on disk before any upload
+    outcome = pending.deliver(machine, entry, data, timeout=common.timeout(cfg))
+    out = outcome.to_json()
+    text = _save_text(out)
+    if args.redact:
+        out["redacted"] = redacted
+        if redacted:
+            text += "\nredacted " + ", ".join(f"{r['kind']} ({r['where']})" for r in redacted)
+    return _save_result(outcome, out, text)
+
+
+def add_pending(sp) -> None:
+    pass  # no options beyond --json
+
+
+def run_pending(args) -> Result:
+    from agentmem.memory import pending
+
+    entries = pending.list_entries(common.machine())
+    out = {"pending": [e.to_json() | {"retry": e.retry_command()} for e in entries]}
+    if not entries:
+        return Result(out, "no pending uploads")
+    lines = [f"{len(entries)} pending upload(s):"]
+    for e in entries:
+        why = f" - last error: {e.last_error['message']}" if e.last_error else ""
+        lines.append(f"  {e.id}  {e.project}  -> {e.store.label()}{why}")
+        lines.append(f"    retry: {e.retry_command()}")
+    return Result(out, "\n".join(lines))
+
+
+# --- search / read --------------------------------------------------------
+
+# Must match cli/quick.py's SPECS (tests/test_quickargs.py checks it).
+def add_search(sp) -> None:
+    sp.add_argument("query", nargs="*")
+    sp.add_argument("--limit", type=int, default=10)
+    sp.add_argument("--project")
+    sp.add_argument("--refresh", action="store_true", help="refresh the cache even if it is recent")
+    sp.add_argument("--offline", action="store_true", help="use the cache only")
+    sp.add_argument(
+        "--mode", choices=("literal", "ranked", "hybrid"), default=None,
+        help="ranked (default, or [search] mode in config.toml): best match first, by words and their "
+        "stems; literal: exact substring, newest first; hybrid: ranked plus sentence similarity "
+        "(needs agentmem[semantic])",
+    )
+
+
+def run_search(args) -> Result:
+    from agentmem.memory import cache, pending
+    from agentmem.search import find
+
+    machine = common.machine()
+    cfg = common.config()
+    project = cfg.resolve_project(explicit=args.project)
+    if args.limit < 1 or args.limit > 200:
+        raise InvalidInput("--limit must be between 1 and 200")
+    status = cache.ensure_fresh(
+        machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=common.timeout(cfg),
+        force=args.refresh, offline=args.offline,
+    )
+    query = " ".join(args.query or [])
+    mode = args.mode or cfg.search_mode
+    results = find.find(machine, cfg.store, project, query, args.limit, mode)
+    out = {
+        "project": project,
+        "query": query,
+        "mode": mode,
+        "results": [r.to_json() for r in results],
+        "pending_uploads": pending.count(machine),
+    } | status.to_json()
+    return Result(out, _search_text(out))
+
+
+def _search_text(out: dict) -> str:
+    from agentmem.safety.framing import frame_lines
+
+    lines = []
+    if out["stale"]:
+        lines.append(f"warning: results may be stale - {out['stale_reason']}")
+    what = f"matching {out['query']!r}" if out["query"] else "most recent"
+    lines.append(f"{len(out['results'])} note(s) {what} in project {out['project']}:")
+    found = []
+    for r in out["results"]:
+        flag = " [pending upload]" if r["pending"] else ""
+        corr = f" (corrects {r['corrects']})" if r.get("corrects") else ""
+        found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}: {r['title']}{flag}{corr}")
+        for m in r["matches"]:
+            found.append(f"    {m['line']}: {m['text']}")
+    if found:  # titles and lines are note content: quoted data, not instructions (INV framed-recall)
+        lines.extend(frame_lines(found, label="search results"))
+    if out["pending_uploads"]:
+        lines.append(f"{out['pending_uploads']} note(s) wait for upload: see `agentmem pending`")
+    lines.append("Read one with: agentmem read ID")
+    return "\n".join(lines)
+
+
+def add_read(sp) -> None:
+    sp.add_argument("id")
+    sp.add_argument("--project")
+    sp.add_argument("--fresh", action="store_true", help="read from the store, bypassing the cache")
+
+
+def run_read(args) -> Result:
+    from agentmem.memory import cache, notes, pending
+
+    machine = common.machine()
+    cfg = common.config()
+    project = cfg.resolve_project(explicit=args.project)
+    note_id = notes.check_id(args.id)
+    data, source = None, None
+    if not args.fresh:
+        try:
+            entry, pdata = pending.load(machine, note_id)
+            if entry.project == project:
+                data, source = pdata, "pending"
+        except errors.NotFound:
+            pass
+        if data is None:
+            data = cache.read_cached(machine, cfg.store, project, note_id)
+            source = "cache" if data is not None else None
+    if data is None:
+        data = common.store(cfg).get(notes.note_path(project, note_id))
+        source = "store"
+        if len(data) > cache.MAX_CACHED_OBJECT:  # not a note agentmem wrote (notes are <= 64 KiB)
+            raise InvalidInput(f"{notes.note_path(project, note_id)} is {len(data)} bytes, too large for a note "
+                               "(over 1 MiB); not shown")
+        if not args.fresh:
+            cache.add_confirmed(machine, cfg.store, project, note_id, data)
+    from agentmem.safety.framing import frame_note
+
+    parsed = notes.parse(data)
+    out = {"id": note_id, "project": project, "source": source, "meta": parsed.meta, "body": parsed.body}
+    text = frame_note(data.decode("utf-8", errors="replace").rstrip("\n"), note_id=note_id).rstrip("\n")
+    if source == "pending":
+        text += f"\n\n(note {note_id} is pending upload on this machine)"
+    return Result(out, text)

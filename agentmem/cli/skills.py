@@ -1,0 +1,105 @@
+"""The shared-skill commands: publish-skill, skills, read-skill, install-skill."""
+
+from __future__ import annotations
+
+from agentmem.cli import common
+from agentmem.cli.result import Result
+from agentmem.errors import EXIT_PENDING, InvalidInput
+
+
+def add_publish_skill(sp) -> None:
+    sp.add_argument("directory", nargs="?", help="the skill's folder (holding SKILL.md)")
+    sp.add_argument("--resume", nargs=2, metavar=("NAME", "REVISION"),
+                    help="finish an interrupted publication with its frozen files and revision")
+
+
+def run_publish_skill(args) -> Result:
+    from agentmem.skills import publish
+
+    machine = common.machine_path()
+    if args.resume:
+        if args.directory:
+            raise InvalidInput("--resume takes NAME REVISION only: the frozen files are sent as they were")
+        from agentmem import config
+
+        out = publish.resume(machine, *args.resume, timeout=common.timeout(config.load(machine)))
+    else:
+        if not args.directory:
+            raise InvalidInput("publish-skill needs the skill's folder (or --resume NAME REVISION)")
+        from pathlib import Path
+
+        out = publish.publish(Path(args.directory), machine, common.store(common.config()))
+    text = out["message"] + (f"\nfrozen copy kept in {out['pending']}" if out["pending"] else "")
+    return Result(out, text) if out["status"] == "published" else Result(out, text, EXIT_PENDING)
+
+
+def add_skills(sp) -> None:
+    sp.add_argument("query", nargs="*")
+
+
+def run_skills(args) -> Result:
+    from agentmem.skills import catalog, publish
+
+    machine = common.machine_path()
+    cfg = common.config()
+    query = " ".join(args.query or []) or None
+    found = catalog.discover(common.store(cfg), query, machine=machine, runtimes=common.runtimes(cfg))
+    waiting = publish.pending_publications(machine)
+    out = {"status": "ok", "store": cfg.store.label(), "query": query, "skills": found, "pending": waiting}
+    what = f" matching {query!r}" if query else ""
+    lines = [f"{len(found)} skill(s){what} in {cfg.store.label()}:"]
+    for skill in found:
+        have = ", ".join(f"{i['runtime']} {i['revision'] or '(not from the store)'}" for i in skill["installed"])
+        lines.append(f"{skill['name']}" + (f"  [installed: {have}]" if have else ""))
+        for rev in skill["revisions"]:
+            about = rev["description"] if rev["problem"] is None else f"(unusable: {rev['problem']})"
+            lines.append(f"  {rev['revision']}  {about}")
+    for p in waiting:
+        lines.append(f"pending publication {p['name']} {p['revision']} -> {p['store']}; "
+                     f"finish with: agentmem publish-skill --resume {p['name']} {p['revision']}")
+    if found:
+        lines.append("Read one with: agentmem read-skill NAME REVISION [PATH]; "
+                     "install with: agentmem install-skill NAME REVISION")
+    return Result(out, "\n".join(lines))
+
+
+def add_read_skill(sp) -> None:
+    sp.add_argument("name")
+    sp.add_argument("revision")
+    sp.add_argument("path", nargs="?", default="SKILL.md")
+
+
+def run_read_skill(args) -> Result:
+    from agentmem.skills import catalog
+
+    out = catalog.read_file(common.store(common.config()), args.name, args.revision, args.path)
+    return Result(out, out["content"].rstrip("\n"))
+
+
+def add_install_skill(sp) -> None:
+    sp.add_argument("name")
+    sp.add_argument("revision")
+    sp.add_argument("--replace", action="store_true", help="replace a differing installation (a backup is kept)")
+    sp.add_argument("--diff", action="store_true", help="show the difference; without --replace, change nothing")
+
+
+def run_install_skill(args) -> Result:
+    from agentmem.skills import install
+
+    cfg = common.config()
+    out = install.install(common.store(cfg), args.name, args.revision, common.runtimes(cfg),
+                          machine=common.machine_path(), replace=args.replace, diff=args.diff,
+                          dry_run=args.diff and not args.replace)
+    lines = []
+    for item in out["runtimes"]:
+        if item["diff"]:
+            lines.append(item["diff"].rstrip("\n"))
+        if out["dry_run"]:
+            state = {"absent": "not installed", "same": "identical", "different": "differs (shown above)"}
+            lines.append(f"{item['runtime']}: {item['target']} {state[item['state']]}")
+        else:
+            backup = f" (previous copy kept in {item['backup']})" if item["backup"] else ""
+            lines.append(f"{item['runtime']}: {item['action']} {item['target']}{backup}")
+    if out["dry_run"] and any(i["state"] == "different" for i in out["runtimes"]):
+        lines.append(f"nothing changed; replace with: agentmem install-skill {args.name} {args.revision} --replace")
+    return Result(out, "\n".join(lines))

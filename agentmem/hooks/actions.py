@@ -1,0 +1,200 @@
+"""What the optional hooks do when a runtime fires them: a reminder, and a bounded retry.
+
+Both are small and never block the agent:
+- `reminder` (SessionStart, UserPromptSubmit): short memory guidance and the
+  number of pending uploads, read from the pending folder only. No network, no
+  config parsing, no heavy imports.
+- `stop` (Stop): retries notes that are already pending, within a total time
+  budget, then returns and leaves the rest pending. It never writes new memory,
+  never starts a model and never reads the transcript.
+
+Installing them into the runtimes' files lives in `hooks_config.py`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+# Seconds: the whole time a Stop hook may spend retrying. An agent's stop
+# should not feel slow, and a folder or a healthy bucket confirms one note in
+# well under a second (2026-11-30); an unreachable bucket then costs 10 s once.
+STOP_BUDGET = 10.0
+# Seconds past the budget before the hook gives up on an attempt that ignores
+# its own timeout (a hung network drive); the note stays pending either way.
+STOP_GRACE = 2.0
+# Seconds: after a Stop round that spent its whole budget without confirming a
+# note (a store that hangs rather than refuses), later Stop hooks skip retrying
+# for this long, so a hung drive or Hub does not add 10 s to every turn. An
+# explicit `agentmem save --retry` is never paused.
+STOP_PAUSE = 120.0
+STOP_STATE = "hook-stop-state.json"
+
+GUIDANCE = (
+    "Memory (agent-memory skill): search this project's notes before relying on remembered "
+    "decisions; save useful findings, and a checkpoint at milestones or handoffs, before your "
+    "final reply."
+)
+
+
+def pending_count(machine: str | os.PathLike) -> int:
+    """Same rule as `pending.count` (entries are folders not starting with "."), without
+    importing the pending module: this runs on every prompt (see bench/hook_latency.py)."""
+    try:
+        return sum(1 for n in os.listdir(os.path.join(machine, "pending")) if not n.startswith("."))
+    except FileNotFoundError:
+        return 0
+
+
+def pending_line(count: int) -> str:
+    noun = "note is" if count == 1 else "notes are"
+    return (
+        f"{count} memory {noun} saved on this machine but not yet confirmed in shared memory; "
+        "list them with `agentmem pending` and retry with `agentmem save --retry <id>`."
+    )
+
+
+def reminder(machine: str | os.PathLike, event: str = "start") -> str:
+    """The text a reminder hook prints. On `prompt` it says something only when uploads are pending."""
+    count = pending_count(machine)
+    if event == "prompt":
+        return pending_line(count) if count else ""
+    return GUIDANCE + ("\n" + pending_line(count) if count else "")
+
+
+class StopReport:
+    def __init__(self):
+        self.saved: list[str] = []
+        self.pending: list[str] = []  # tried and still pending, or never tried
+        self.errors: list[str] = []  # one line each, no credentials
+        self.skipped = ""  # why nothing was tried
+        self.paused = False  # skipped because a recent round hung (see STOP_PAUSE)
+        self.timed_out = False
+        self.seconds = 0.0
+
+    def message(self) -> str:
+        """One short line for stderr, or "" when there is nothing worth telling."""
+        if self.paused:
+            return f"agentmem stop hook: notes still pending; {self.skipped}"
+        if self.skipped or not (self.pending or self.errors or self.saved):
+            return ""
+        parts = []
+        if self.saved:
+            parts.append(f"uploaded {len(self.saved)} pending note(s)")
+        if self.pending:
+            parts.append(f"{len(self.pending)} still pending, kept on this machine")
+        if self.timed_out:
+            parts.append(f"stopped after the {STOP_BUDGET:g} s budget")
+        text = "agentmem stop hook: " + "; ".join(parts)
+        if self.errors:
+            text += f" (last error: {self.errors[-1]})"
+        return text
+
+
+def parse_hook_input(raw: str) -> dict:
+    """The runtime's JSON on stdin; anything unreadable counts as no input."""
+    import json
+
+    try:
+        data = json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def stop(machine: str | os.PathLike, hook_input: dict, *, budget: float = STOP_BUDGET, grace: float = STOP_GRACE) -> StopReport:
+    """Retry already-pending notes for at most `budget` (+ `grace`) seconds."""
+    report = StopReport()
+    start = time.monotonic()
+    if hook_input.get("stop_hook_active"):
+        report.skipped = "stop_hook_active"
+        return report
+    if pending_count(machine) == 0:
+        report.skipped = "nothing pending"
+        return report
+    paused = _paused_for(machine)
+    if paused:
+        report.skipped = (f"the store did not answer {paused:.0f} s ago, so no retry for {STOP_PAUSE:g} s "
+                          "(`agentmem save --retry ID` retries now)")
+        report.paused = True
+        return report
+
+    import threading
+
+    from agentmem.memory import pending
+
+    box: dict = {}
+
+    def work():
+        try:
+            box["result"] = pending.retry_all(machine, budget=budget)
+        except Exception as exc:  # reported, never raised into the runtime
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="agentmem-stop-retry", daemon=True)
+    worker.start()
+    worker.join(budget + grace)
+    report.seconds = time.monotonic() - start
+    if worker.is_alive():
+        # An attempt ignored its timeout. Its note stays pending: entries are only
+        # removed after the store confirms, so abandoning the attempt loses nothing.
+        report.timed_out = True
+        report.pending = [e.id for e in _safe_list(machine)]
+        report.errors.append("the store did not answer within the budget")
+        _remember(machine, report, budget)
+        return report
+    if "error" in box:
+        exc = box["error"]
+        report.errors.append(getattr(exc, "one_line", lambda: f"{type(exc).__name__}: {exc}")())
+        report.pending = [e.id for e in _safe_list(machine)]
+        return report
+    outcomes, untried = box["result"]
+    for outcome in outcomes:
+        if outcome.status == "saved":
+            report.saved.append(outcome.entry.id)
+        else:
+            report.pending.append(outcome.entry.id)
+            if outcome.error is not None:
+                report.errors.append(outcome.error.one_line())
+    report.pending += [e.id for e in untried]
+    report.timed_out = bool(untried)
+    _remember(machine, report, budget)
+    return report
+
+
+def _paused_for(machine: str | os.PathLike) -> float:
+    """Seconds since a round that hung, if that was less than STOP_PAUSE ago; else 0."""
+    import json
+
+    try:
+        from agentmem.fsutil import read_bytes
+
+        hung_at = json.loads(read_bytes(os.path.join(machine, STOP_STATE)))["hung_at"]
+        age = time.time() - float(hung_at)
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0.0
+    return age if 0 <= age < STOP_PAUSE else 0.0
+
+
+def _remember(machine: str | os.PathLike, report: StopReport, budget: float) -> None:
+    """Record a round that used (nearly) its whole budget and confirmed nothing; forget it once one succeeds."""
+    state = os.path.join(machine, STOP_STATE)
+    try:
+        if (report.timed_out or report.seconds >= 0.9 * budget) and not report.saved:
+            from agentmem.fsutil import write_atomic
+
+            write_atomic(state, f'{{"hung_at": {time.time():.3f}}}\n'.encode())
+        elif report.saved and os.path.exists(state):
+            os.unlink(state)
+    except OSError:
+        pass  # the pause is a courtesy; without it the next stop simply tries again
+
+
+def _safe_list(machine: str | os.PathLike) -> list:
+    from agentmem.memory import pending
+
+    try:
+        return pending.list_entries(machine)
+    except OSError:
+        return []
+

@@ -1,0 +1,122 @@
+"""Mark our Codex hooks as trusted, through Codex's own app-server (an explicit, opt-in step).
+
+Codex skips a user hook silently until it is trusted, and stores trust as a
+hash of the hook per key in its config.toml. Instead of editing that file,
+we ask Codex to do it: `codex app-server` (JSON-RPC over stdio, labelled
+experimental in Codex 0.171.0) lists the hooks with their key, hash and trust
+status (`hooks/list`) and writes `hooks.state.<key>.trusted_hash` for us
+(`config/batchWrite`). Only hooks whose command is ours and that come from the
+user's hooks.json are trusted; any other hook keeps the trust it had.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from agentmem.errors import CodexTrustError, InvalidInput, NotFound
+
+# Seconds for the whole exchange: app-server answers in about 0.5 s here (2026-11-30).
+TRUST_TIMEOUT = 30.0
+
+
+def find_codex(explicit: str | None = None) -> str:
+    path = explicit or shutil.which("codex")
+    if not path:
+        raise NotFound("codex is not on PATH; pass --codex /path/to/codex, or trust the hooks with /hooks in Codex")
+    return path
+
+
+class _Session:
+    def __init__(self, argv: list[str], env: dict | None, cwd: Path, deadline: float):
+        self.deadline = deadline
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            env=env, cwd=str(cwd), text=True,
+        )
+        self.lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+        self.next_id = 0
+
+    def _pump(self):
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def call(self, method: str, params: dict) -> dict:
+        self.next_id += 1
+        self._send({"id": self.next_id, "method": method, "params": params})
+        while True:
+            remaining = self.deadline - time.monotonic()
+            try:
+                line = self.lines.get(timeout=max(remaining, 0.01))
+            except queue.Empty:
+                raise CodexTrustError(f"codex app-server did not answer {method} within {TRUST_TIMEOUT:g} s")
+            if line is None:
+                raise CodexTrustError(f"codex app-server exited before answering {method}")
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if msg.get("id") == self.next_id and "method" not in msg:
+                if "error" in msg:
+                    raise CodexTrustError(f"codex app-server refused {method}: {msg['error'].get('message', msg['error'])}")
+                return msg.get("result") or {}
+            if "id" in msg and "method" in msg:  # a request to us: we offer nothing
+                self._send({"id": msg["id"], "error": {"code": -32601, "message": "not supported"}})
+
+    def notify(self, method: str) -> None:
+        self._send({"method": method})
+
+    def _send(self, msg: dict) -> None:
+        try:
+            self.proc.stdin.write(json.dumps(msg) + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise CodexTrustError("codex app-server closed its input")
+
+    def close(self) -> None:
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def trust_our_hooks(codex: str, hooks_file: Path, *, env: dict | None = None, cwd: Path | None = None) -> list[str]:
+    """Trust the agentmem hooks Codex loads from `hooks_file`; returns the keys now trusted."""
+    from agentmem.hooks.config_files import is_ours
+
+    cwd = Path(cwd or Path.home())
+    session = _Session([codex, "app-server"], env, cwd, time.monotonic() + TRUST_TIMEOUT)
+    try:
+        session.call("initialize", {"clientInfo": {"name": "agentmem", "version": "0"}})
+        session.notify("initialized")
+        listed = session.call("hooks/list", {"cwds": [str(cwd)]})
+        ours = [
+            h for entry in listed.get("data") or [] for h in entry.get("hooks") or []
+            if h.get("source") == "user" and h.get("handlerType") == "command" and is_ours(h.get("command"))
+            and Path(str(h.get("sourcePath"))) == hooks_file
+        ]
+        if not ours:
+            raise InvalidInput(f"Codex lists no agentmem hooks from {hooks_file}; run `agentmem hooks install` first")
+        todo = {h["key"]: {"trusted_hash": h["currentHash"]} for h in ours if h.get("trustStatus") != "trusted"}
+        if todo:
+            session.call("config/batchWrite", {"edits": [{"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": todo}]})
+            check = session.call("hooks/list", {"cwds": [str(cwd)]})
+            status = {h["key"]: h.get("trustStatus") for e in check.get("data") or [] for h in e.get("hooks") or []}
+            left = [k for k in todo if status.get(k) != "trusted"]
+            if left:
+                raise CodexTrustError(f"Codex still reports {len(left)} agentmem hook(s) as not trusted")
+        return sorted(h["key"] for h in ours)
+    finally:
+        session.close()

@@ -1,0 +1,282 @@
+"""Install and remove our hook entries in a runtime's JSON file, keeping everything else.
+
+Codex reads `~/.codex/hooks.json` and Claude Code the `hooks` key of
+`~/.claude/settings.json` (paths from `runtimes.py`); both use the shape
+`{"hooks": {EVENT: [{"matcher": ..., "hooks": [{"type": "command", "command": ...}]}]}}`.
+
+Our entries are recognised by their command: the helper's command followed by
+`hook reminder` or `hook stop`. Installing strips any earlier entries of ours
+and appends the current ones; other hooks, keys and their order are kept.
+Removing takes out only ours, and also the containers we created (recorded in
+`$AGENTMEM_HOME/hooks-state.json`, which holds no content of the user's file).
+Files are rewritten with the indentation they had, so a file in the usual
+two-space layout comes back byte-equal after install + remove.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentmem.errors import InvalidInput, NotConfigured
+from agentmem.fsutil import read_bytes, write_atomic
+from agentmem.hooks.actions import STOP_BUDGET, STOP_GRACE
+from agentmem.machine.runtimes import runtime as get_runtime
+
+STATE_FILE = "hooks-state.json"
+
+# (event, matcher, helper arguments after `hook`, runtime timeout in seconds).
+# Both runtimes add SessionStart and UserPromptSubmit stdout to the model's
+# context and run Stop hooks in non-interactive mode (checked with Codex 0.171.0
+# and Claude Code 2.1.332, 2026-11-30).
+ENTRIES = (
+    ("SessionStart", "startup|resume|clear|compact", ["reminder"], 10),
+    ("UserPromptSubmit", None, ["reminder", "--event", "prompt"], 10),
+    ("Stop", None, ["stop"], int(STOP_BUDGET + STOP_GRACE) + 3),
+)
+
+CODEX_TRUST_NOTE = (
+    "Codex skips hooks it has not been told to trust, without a warning: open Codex, run /hooks "
+    "and trust the agentmem entries (again after any change of their command)."
+)
+
+
+@dataclass
+class Change:
+    runtime: str
+    path: Path
+    changed: bool
+    detail: str
+
+
+def helper_command(config_data: dict) -> list[str]:
+    """The absolute helper command recorded at setup (`[helper] command`), never a PATH lookup."""
+    cmd = (config_data.get("helper") or {}).get("command")
+    if not isinstance(cmd, list) or not cmd or not all(isinstance(p, str) and p for p in cmd):
+        raise NotConfigured(
+            "config.toml has no [helper] command = [...]; hooks need the helper's absolute command",
+            hint="run the agentmem setup again",
+        )
+    if not os.path.isabs(cmd[0]):
+        raise InvalidInput(f"[helper] command must start with an absolute path, not {cmd[0]!r}")
+    return list(cmd)
+
+
+def hook_command(helper: list[str], runtime: str, args: list[str]) -> str:
+    return shlex.join([*helper, "hook", *args, "--runtime", runtime])
+
+
+_OURS = re.compile(r"^hook (reminder|stop)( |$)")
+
+
+def is_ours(command) -> bool:
+    """True for a command this module wrote: `<...agentmem...> hook reminder|stop ...`."""
+    if not isinstance(command, str):
+        return False
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    for i in range(1, len(words) - 1):
+        if words[i] == "hook" and words[i + 1] in ("reminder", "stop"):
+            return any("agentmem" in w for w in words[:i])
+    return False
+
+
+# -- reading and writing the user's file --------------------------------------------------------
+
+def read_json(path: Path) -> tuple[dict | None, str | None]:
+    """(data, text) of the file, or (None, None) when it does not exist. Never changes it."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror}")
+    try:
+        text = raw.decode("utf-8")
+        data = json.loads(text) if text.strip() else {}
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InvalidInput(f"{path} is not valid JSON ({exc}); fix it first, nothing was changed")
+    if not isinstance(data, dict):
+        raise InvalidInput(f"{path} does not hold a JSON object; fix it first, nothing was changed")
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict) or not all(isinstance(v, list) for v in hooks.values()):
+        raise InvalidInput(f"{path}: \"hooks\" is not an object of event lists; nothing was changed")
+    return data, text
+
+
+def _style(text: str | None) -> tuple[int | str | None, bool, bool]:
+    """(indent, trailing newline, ASCII escapes) of an existing JSON text; two spaces for a new file."""
+    if text is None:
+        return 2, True, False
+    match = re.search(r"\n([ \t]+)\S", text)
+    if match is None:
+        indent = None if "\n" not in text.strip() else 2
+    else:
+        ws = match.group(1)
+        indent = ws if "\t" in ws else len(ws)
+    return indent, text.endswith("\n"), text.isascii() and "\\u" in text
+
+
+def _dump(data: dict, text: str | None) -> bytes:
+    indent, newline, ascii_only = _style(text)
+    separators = (",", ": ") if indent is not None else (", ", ": ")
+    out = json.dumps(data, indent=indent, ensure_ascii=ascii_only, separators=separators)
+    return (out + ("\n" if newline else "")).encode("utf-8")
+
+
+def _write(path: Path, data: dict, text: str | None) -> None:
+    mode = path.stat().st_mode & 0o777 if text is not None else 0o600
+    write_atomic(path, _dump(data, text), mode=mode)
+
+
+# -- pure transformations -----------------------------------------------------------------------
+
+def strip_ours(data: dict) -> tuple[dict, int, list[str]]:
+    """A copy without our handlers; returns (copy, handlers removed, events whose lists we emptied)."""
+    out = copy.deepcopy(data)
+    hooks = out.get("hooks")
+    removed, emptied = 0, []
+    if not isinstance(hooks, dict):
+        return out, 0, []
+    for event, groups in hooks.items():
+        kept_groups = []
+        for group in groups:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(handlers, list):
+                kept_groups.append(group)
+                continue
+            kept = [h for h in handlers if not (isinstance(h, dict) and is_ours(h.get("command")))]
+            removed += len(handlers) - len(kept)
+            if kept or len(kept) == len(handlers):
+                group = dict(group, hooks=kept) if len(kept) != len(handlers) else group
+                kept_groups.append(group)
+        if groups and not kept_groups:
+            emptied.append(event)
+        hooks[event] = kept_groups
+    return out, removed, emptied
+
+
+def add_ours(data: dict, runtime: str, helper: list[str]) -> dict:
+    out = copy.deepcopy(data)
+    hooks = out.setdefault("hooks", {})
+    for event, matcher, args, timeout in ENTRIES:
+        group = {"hooks": [{"type": "command", "command": hook_command(helper, runtime, args), "timeout": timeout}]}
+        if matcher:
+            group = {"matcher": matcher, **group}
+        hooks.setdefault(event, []).append(group)
+    return out
+
+
+def our_commands(data: dict | None) -> list[tuple[str, str]]:
+    """(event, command) of every handler of ours in `data`, in file order."""
+    found = []
+    for event, groups in ((data or {}).get("hooks") or {}).items():
+        for group in groups:
+            for h in (group.get("hooks") or []) if isinstance(group, dict) else []:
+                if isinstance(h, dict) and is_ours(h.get("command")):
+                    found.append((event, h["command"]))
+    return found
+
+
+# -- state: which containers we created ---------------------------------------------------------
+
+def _load_state(machine: str | os.PathLike) -> dict:
+    try:
+        data = json.loads(read_bytes(os.path.join(machine, STATE_FILE)))
+    except (FileNotFoundError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _save_state(machine: str | os.PathLike, state: dict) -> None:
+    path = os.path.join(machine, STATE_FILE)
+    if state:
+        write_atomic(path, (json.dumps(state, indent=2, sort_keys=True) + "\n").encode())
+    else:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+
+# -- install / remove / status ------------------------------------------------------------------
+
+def install(machine: str | os.PathLike, runtime: str, helper: list[str], env: dict | None = None) -> Change:
+    path = get_runtime(runtime, env).hooks_file
+    data, text = read_json(path)
+    base, _, _ = strip_ours(data or {})
+    wanted = add_ours(base, runtime, helper)
+    if data is not None and our_commands(data) == our_commands(wanted):
+        return Change(runtime, path, False, "already installed")
+    state = _load_state(machine)
+    previous = state.get(runtime) if (state.get(runtime) or {}).get("file") == str(path) else None
+    created = {
+        "file": str(path),
+        "created_file": data is None or bool(previous and previous.get("created_file")),
+        "created_hooks": "hooks" not in base or bool(previous and previous.get("created_hooks")),
+        "created_events": sorted(
+            {e for e, *_ in ENTRIES if e not in (base.get("hooks") or {})}
+            | set((previous or {}).get("created_events") or [])
+        ),
+    }
+    # Record first: if the write then fails, a later remove still knows what to undo.
+    state[runtime] = created
+    _save_state(machine, state)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _write(path, wanted, text)
+    return Change(runtime, path, True, "installed")
+
+
+def remove(machine: str | os.PathLike, runtime: str, env: dict | None = None) -> Change:
+    path = get_runtime(runtime, env).hooks_file
+    state = _load_state(machine)
+    record = state.get(runtime) if (state.get(runtime) or {}).get("file") == str(path) else None
+    data, text = read_json(path)
+    if data is None or not our_commands(data):
+        if record is not None:
+            state.pop(runtime)
+            _save_state(machine, state)
+        return Change(runtime, path, False, "no agentmem hooks found")
+    stripped, removed, emptied = strip_ours(data)
+    hooks = stripped.get("hooks", {})
+    created_events = set(record["created_events"]) if record else set(emptied)
+    for event in list(hooks):
+        if not hooks[event] and event in created_events:
+            del hooks[event]
+    if "hooks" in stripped and not hooks and (record is None or record.get("created_hooks")):
+        del stripped["hooks"]
+    if not stripped and record is not None and record.get("created_file"):
+        path.unlink()
+        detail = f"removed {removed} hook(s) and the file agentmem had created"
+    else:
+        _write(path, stripped, text)
+        detail = f"removed {removed} hook(s)"
+    if record is not None:
+        state.pop(runtime)
+        _save_state(machine, state)
+    return Change(runtime, path, True, detail)
+
+
+def status(runtime: str, helper: list[str] | None, env: dict | None = None) -> dict:
+    """What of ours is in the runtime's file, and whether it matches the current helper command."""
+    path = get_runtime(runtime, env).hooks_file
+    data, _ = read_json(path)
+    found = our_commands(data)
+    current = our_commands(add_ours({}, runtime, helper)) if helper else None
+    out = {
+        "runtime": runtime,
+        "file": str(path),
+        "installed": bool(found),
+        "events": [e for e, _ in found],
+        "current": found == current if current is not None else None,
+    }
+    if runtime == "codex" and found:
+        out["note"] = CODEX_TRUST_NOTE
+    return out

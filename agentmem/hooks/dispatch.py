@@ -1,0 +1,84 @@
+"""The `agentmem hook ...` entry the runtimes call when a hook fires.
+
+`hook` is the one command that never fails outward: whatever happens it exits
+0 and prints no decision, because in Claude Code a Stop hook's exit status 2
+would keep the agent from stopping. Problems go to stderr as one line.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from agentmem.errors import EXIT_OK, AgentmemError, InvalidInput
+
+STDIN_LIMIT = 1024 * 1024  # hook input is a few hundred bytes; never read an unbounded stream
+# The same names as runtimes.RUNTIME_NAMES, spelled out so a hook skips that import (and dataclasses).
+HOOK_RUNTIMES = ("codex", "claude")
+USAGE = "usage: agentmem hook reminder|stop --runtime codex|claude [--event start|prompt]"
+
+
+
+
+def _usage(problem: str) -> InvalidInput:
+    return InvalidInput(problem, hint=USAGE)
+
+
+def parse_hook_args(argv: list[str]) -> tuple[str, str, str]:
+    """(kind, runtime, event) from `reminder|stop --runtime R [--event E]`, parsed by hand:
+    argparse costs more than the hook's own work."""
+    if not argv or argv[0] not in ("reminder", "stop"):
+        raise _usage(f"unknown hook {argv[0] if argv else ''!r}")
+    opts = {"--runtime": None, "--event": "start"}
+    rest = argv[1:]
+    while rest:
+        key = rest.pop(0)
+        if "=" in key:
+            key, value = key.split("=", 1)
+        elif rest:
+            value = rest.pop(0)
+        else:
+            raise _usage(f"{key} needs a value")
+        if key not in opts:
+            raise _usage(f"unknown option {key}")
+        opts[key] = value
+    if opts["--runtime"] not in HOOK_RUNTIMES:
+        raise _usage(f"--runtime must be one of {', '.join(HOOK_RUNTIMES)}")
+    if opts["--event"] not in ("start", "prompt"):
+        raise _usage("--event must be start or prompt")
+    return argv[0], opts["--runtime"], opts["--event"]
+
+
+def _read_stdin() -> str:
+    if sys.stdin is None or sys.stdin.isatty():
+        return ""
+    try:
+        return sys.stdin.read(STDIN_LIMIT)
+    except (OSError, ValueError):
+        return ""
+
+
+def run_hook(argv: list[str]) -> int:
+    """Run one hook and return 0, always. Reminder text goes to stdout (the runtime adds it to the context)."""
+    try:
+        from agentmem.hooks import actions
+        from agentmem.paths import machine_dir
+
+        kind, _runtime, event = parse_hook_args(argv)
+        machine = machine_dir()
+        if kind == "reminder":
+            text = actions.reminder(machine, event)
+            if text:
+                sys.stdout.write(text + "\n")
+        else:
+            report = actions.stop(machine, actions.parse_hook_input(_read_stdin()))
+            message = report.message()
+            if message:
+                sys.stderr.write(message + "\n")
+        sys.stdout.flush()
+    except BaseException as exc:  # noqa: BLE001 - a hook must never stop the agent
+        line = exc.one_line() if isinstance(exc, AgentmemError) else f"{type(exc).__name__}: {exc}"
+        try:
+            sys.stderr.write(f"agentmem hook failed (ignored, your work is not affected): {line}\n")
+        except OSError:
+            pass
+    return EXIT_OK

@@ -1,0 +1,193 @@
+"""Machine setup: what Copier's task runs, and what `agentmem setup` reruns at any time.
+
+Every run checks real state and adds what is missing; there is no progress
+ledger. Steps: store (auth, connect or create), config, core skill and managed
+block per runtime, hooks (optional), shared skills, then the verification note.
+
+INV setup-rerun: rerunning setup, whole or after an interruption, creates no
+second store, note or skill copy, and changes nothing already in place.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import socket
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from agentmem.errors import EXIT_UNEXPECTED, AgentmemError, InvalidInput, NotConfigured
+from agentmem.machine import blocks, core_skill
+from agentmem.machine.runtimes import RUNTIME_NAMES, enabled_names, listed_names, runtime
+
+BLOCK_SOURCE = "instructions-block.md"
+
+
+@dataclass
+class Step:
+    name: str
+    status: str  # ok | changed | skipped | warning | pending | failed
+    detail: str = ""
+
+
+@dataclass
+class SetupReport:
+    machine: str
+    outcome: str = "failed"  # confirmed | pending | failed
+    steps: list[Step] = field(default_factory=list)
+    exit_code: int = EXIT_UNEXPECTED  # the exit status of the failure that stopped setup
+
+    def add(self, name: str, status: str, detail: str = "") -> Step:
+        step = Step(name, status, detail)
+        self.steps.append(step)
+        return step
+
+    def to_dict(self) -> dict:
+        return {"status": self.outcome, "home": self.machine, "steps": [asdict(s) for s in self.steps]}
+
+    def text(self) -> str:
+        lines = [f"{s.name}: {s.status}" + (f" - {s.detail}" if s.detail else "") for s in self.steps]
+        verdict = {
+            "confirmed": "Setup verified: the note was saved, read back from the store and found by search.",
+            "pending": "Setup incomplete: the verification note is saved on this machine only (upload pending).",
+            "failed": "Setup FAILED: see the failed step above; fix it and run setup again.",
+        }[self.outcome]
+        warned = [s.name for s in self.steps if s.status == "warning"]
+        if warned:
+            verdict += f" Needs attention: {', '.join(warned)} (see above)."
+        return "\n".join([*lines, verdict])
+
+
+def default_helper_command() -> list[str]:
+    """The command that runs this very helper: the venv launcher when there is one."""
+    launcher = Path(sys.prefix) / ("Scripts/agentmem.cmd" if sys.platform == "win32" else "bin/agentmem")
+    if sys.prefix != sys.base_prefix and launcher.is_file():
+        return [str(launcher)]
+    return [sys.executable, "-m", "agentmem"]
+
+
+def _store_step(report: SetupReport, machine: Path, cfg, timeout: float) -> bool:
+    """Authenticate and connect to (or create) the store. False when setup cannot go on."""
+    raw = cfg.data.get("store") or {}
+    if raw.get("kind") == "bucket":
+        return _bucket_step(report, machine, str(raw.get("location") or ""), timeout)
+    desc = cfg.store
+    report.add("auth", "skipped", "folder store: no account needed")
+    root = Path(desc.location)
+    if root.is_dir():
+        report.add("store", "ok", f"connected to folder {root}")
+    elif root.exists():
+        report.add("store", "failed", f"{root} exists and is not a folder")
+        return False
+    else:
+        root.mkdir(parents=True)
+        report.add("store", "changed", f"created folder {root}")
+    return True
+
+
+def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: float) -> bool:
+    """Connect to the configured bucket; with none configured, create or reuse `<user>/agent-memory`."""
+    from agentmem.machine import provision  # imports huggingface_hub
+
+    try:
+        if bucket_id:
+            done = provision.connect(bucket_id, timeout=timeout)
+        else:
+            done = provision.create(None, timeout=timeout)
+            provision.save_to_config(machine, done.bucket_id)
+    except AgentmemError as exc:
+        report.add("auth" if exc.kind == "not-authenticated" else "store", "failed", exc.one_line())
+        report.exit_code = exc.exit_code
+        return False
+    report.add("auth", "ok", f"Hugging Face user {done.user}")
+    report.add("store", "changed" if done.action == "created" else "ok", done.text())
+    return True
+
+
+def _runtime_steps(report: SetupReport, machine: Path, names: list[str], helper: str, env, replace: bool) -> None:
+    files = core_skill.render_files(core_skill.skill_source(machine), helper)
+    block_body = (machine / BLOCK_SOURCE).read_text("utf-8").replace(core_skill.HELPER_TOKEN, helper)
+    for name in names:
+        rt = runtime(name, env)
+        result = core_skill.install_core_skill(files, rt.skills_root / core_skill.CORE_SKILL, machine, name, replace=replace)
+        status = {"installed": "changed", "updated": "changed", "unchanged": "ok"}.get(result.status, "warning")
+        report.add(f"skill {name}", status, result.detail or f"{result.status}: {result.path}")
+        try:
+            changed = blocks.apply_block(rt.instructions, block_body)
+        except InvalidInput as exc:
+            report.add(f"instructions {name}", "warning", exc.one_line())
+            continue
+        report.add(f"instructions {name}", "changed" if changed else "ok", str(rt.instructions))
+
+
+def _hooks_step(report: SetupReport, machine: Path, enabled: bool, names: list[str], helper_cmd: list[str], env) -> None:
+    """Install our hooks when asked, else take out any we installed before."""
+    from agentmem.hooks import config_files
+
+    for name in names:
+        try:
+            change = (config_files.install(machine, name, helper_cmd, env) if enabled
+                      else config_files.remove(machine, name, env))
+        except AgentmemError as exc:
+            report.add(f"hooks {name}", "warning", exc.one_line())
+            continue
+        if enabled or change.changed:
+            note = f" {config_files.CODEX_TRUST_NOTE}" if enabled and name == "codex" else ""
+            report.add(f"hooks {name}", "changed" if change.changed else "ok", f"{change.detail}: {change.path}{note}")
+
+
+def _shared_skill_steps(report: SetupReport, machine: Path, cfg, wanted: list[str], names: list[str], env) -> None:
+    """Install each listed shared skill revision; an edited local copy is kept."""
+    if not wanted:
+        return
+    from agentmem.skills import install
+    from agentmem.store.base import open_store
+
+    rts = [runtime(n, env) for n in names]
+    for item in wanted:
+        name, _, revision = item.partition("@")
+        try:
+            store = open_store(cfg.store, timeout=cfg.network_timeout)
+            out = install.install(store, name, revision, rts, machine=machine)
+        except AgentmemError as exc:
+            report.add(f"shared skill {item}", "warning", exc.one_line())
+            continue
+        actions = sorted({r["action"] for r in out["runtimes"]})
+        report.add(f"shared skill {item}", "ok" if actions == ["unchanged"] else "changed", ", ".join(actions))
+
+
+def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: bool = False,
+              helper_command: list[str] | None = None) -> SetupReport:
+    """Bring this machine folder's setup to the state its config describes, and verify the store."""
+    from agentmem import config
+    from agentmem.machine import settings, verification
+
+    machine = Path(machine).expanduser().resolve()
+    report = SetupReport(str(machine))
+    cfg = config.load(machine)
+    if not cfg.data:
+        raise NotConfigured(f"no agentmem config in {machine}", hint="set this machine up with copier copy (see bootstrap.md)")
+    names = enabled_names(cfg.data)
+    for unknown in sorted(set(listed_names(cfg.data)) - set(names)):
+        report.add(f"runtime {unknown}", "warning", f"unknown runtime; expected one of {', '.join(RUNTIME_NAMES)}")
+    helper_cmd = helper_command or default_helper_command()
+    helper = shlex.join(helper_cmd)
+
+    if not _store_step(report, machine, cfg, cfg.network_timeout):
+        return report
+    cfg = config.require(machine)  # provisioning may have recorded the bucket
+    agent = settings.agent_name(cfg) or default_agent(names)
+    changed = settings.complete(machine, cfg, agent=agent, helper_command=helper_cmd)
+    report.add("config", "changed" if changed else "ok", f"{machine / 'config.toml'} (helper: {helper})")
+    _runtime_steps(report, machine, names, helper, env, replace_core_skill)
+    _hooks_step(report, machine, settings.hooks_enabled(cfg), names, helper_cmd, env)
+    _shared_skill_steps(report, machine, cfg, settings.shared_skills(cfg), names, env)
+    report.outcome = verification.verification_step(report, machine, env)
+    return report
+
+
+def default_agent(runtime_names: list[str]) -> str:
+    """`<first runtime>@<short host name>`, cut to a valid agent name."""
+    host = re.sub(r"[^A-Za-z0-9._-]+", "-", socket.gethostname().split(".")[0]).strip("-.") or "host"
+    return f"{(runtime_names or ['agent'])[0]}@{host}"[:64]

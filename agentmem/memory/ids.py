@@ -1,0 +1,46 @@
+"""Note IDs and note file names: the one home of their rules.
+
+An ID is `YYYYMMDDTHHMMSSmmmZ-` (UTC creation time to the millisecond) plus 8
+random base32 characters: unique across machines, and sorting by ID sorts by
+time. Skill revisions are allocated the same way. IDs that agentmem did not
+allocate (a setup note's stable ID, a note placed in a store by hand) only have
+to be a safe file name: `ID`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from agentmem.errors import InvalidInput
+
+ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
+ALLOCATED = re.compile(r"^\d{8}T\d{9}Z-[a-z2-7]{8}$")  # what new_id returns
+NOTE_FILE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.md$")  # <id>.md, in a store or a cache
+_B32 = "abcdefghijklmnopqrstuvwxyz234567"
+
+
+def new_id(now=None) -> str:
+    """A globally unique ID that sorts by creation time. `now`: an aware datetime (default: now)."""
+    from datetime import datetime, timezone  # lazy: search and read never need it
+
+    now = now or datetime.now(timezone.utc)
+    stamp = now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S") + f"{now.microsecond // 1000:03d}Z"
+    rand = "".join(_B32[b % 32] for b in os.urandom(8))  # 256 % 32 == 0: every character equally likely
+    return f"{stamp}-{rand}"
+
+
+def check_id(note_id: str) -> str:
+    if not isinstance(note_id, str) or not ID.match(note_id):
+        raise InvalidInput(f"invalid note ID {note_id!r}: letters, digits, '_' and '-' only")
+    return note_id
+
+
+def note_file(note_id: str) -> str:
+    """The file name of a note: `<id>.md`."""
+    return f"{note_id}.md"
+
+
+def note_ids(names) -> list[str]:
+    """The note IDs among file names (anything else in a folder is ignored)."""
+    return [m.group(1) for n in names if (m := NOTE_FILE.match(n))]

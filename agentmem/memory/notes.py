@@ -1,0 +1,250 @@
+"""Notes and checkpoints: the Markdown + frontmatter format, and validation (IDs: `ids.py`).
+
+A note is UTF-8 Markdown with a small frontmatter block. We write one key per
+line as `key: <JSON value>`: valid YAML for any other reader, and parsed here
+without a YAML library. Frontmatter written by anything else falls back to
+PyYAML's safe loader, bounded in size and checked for shape.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from agentmem.errors import InvalidInput
+from agentmem.memory.ids import check_id, new_id, note_file  # noqa: F401 - part of the note API
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from datetime import datetime
+
+KINDS = ("note", "checkpoint")
+
+# Limits (2026-11-30): a checkpoint is meant to be concise; 64 KiB is about
+# 16k tokens, far above any useful note, and keeps one read cheap for an agent.
+MAX_NOTE_BYTES = 64 * 1024
+MAX_TITLE = 200
+MAX_LIST_ITEMS = 32
+MAX_ITEM = 500
+MAX_FRONTMATTER_BYTES = 8 * 1024
+
+_FENCE = "---"
+
+
+def utc_timestamp(now: datetime | None = None) -> str:
+    from datetime import datetime, timezone
+
+    now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def note_path(project: str, note_id: str) -> str:
+    """The object path of a note in a store."""
+    return f"projects/{project}/notes/{note_file(check_id(note_id))}"
+
+
+class Note:
+    """A note about to be saved. (Plain classes here: the per-turn paths avoid importing dataclasses.)"""
+
+    def __init__(self, *, id: str, title: str, kind: str, project: str, created: str, agent: str, body: str,
+                 sources: list[str] | None = None, tags: list[str] | None = None,
+                 session: str | None = None, corrects: str | None = None):
+        self.id, self.title, self.kind, self.project = id, title, kind, project
+        self.created, self.agent, self.body = created, agent, body
+        self.sources = sources or []
+        self.tags = tags or []
+        self.session, self.corrects = session, corrects
+
+    def frontmatter(self) -> dict:
+        meta = {
+            "id": self.id,
+            "title": self.title,
+            "kind": self.kind,
+            "project": self.project,
+            "created": self.created,
+            "agent": self.agent,
+            "sources": self.sources,
+        }
+        if self.tags:
+            meta["tags"] = self.tags
+        if self.session:
+            meta["session"] = self.session
+        if self.corrects:
+            meta["corrects"] = self.corrects
+        return meta
+
+    def render(self) -> bytes:
+        lines = [_FENCE]
+        for key, value in self.frontmatter().items():
+            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+        lines.append(_FENCE)
+        body = self.body.strip("\n")
+        return ("\n".join(lines) + "\n\n" + body + "\n").encode("utf-8")
+
+
+def _clean_list(name: str, values, *, item_limit: int = MAX_ITEM) -> list[str]:
+    values = list(values or [])
+    if len(values) > MAX_LIST_ITEMS:
+        raise InvalidInput(f"too many {name}: at most {MAX_LIST_ITEMS}")
+    out = []
+    for v in values:
+        v = str(v).strip()
+        if not v or len(v) > item_limit or "\n" in v:
+            raise InvalidInput(f"invalid {name[:-1]} {v[:40]!r}: one line, 1-{item_limit} characters")
+        out.append(v)
+    return out
+
+
+def decode_body(raw: bytes) -> str:
+    """Decode a note body given by the agent, rejecting what cannot be a note."""
+    if len(raw) > MAX_NOTE_BYTES:
+        raise InvalidInput(f"note is {len(raw)} bytes; the limit is {MAX_NOTE_BYTES} bytes (64 KiB)")
+    if b"\x00" in raw:
+        raise InvalidInput("note body contains NUL bytes; notes are UTF-8 text")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"note body is not UTF-8 text (byte {exc.start})")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip():
+        raise InvalidInput("note body is empty")
+    return text
+
+
+def build(
+    *,
+    body: str,
+    title: str | None,
+    kind: str,
+    project: str,
+    agent: str,
+    sources=(),
+    tags=(),
+    session: str | None = None,
+    corrects: str | None = None,
+    note_id: str | None = None,
+    now: datetime | None = None,
+) -> Note:
+    """Validate the agent's input and assemble a new note with a fresh ID."""
+    if kind not in KINDS:
+        raise InvalidInput(f"invalid kind {kind!r}: use 'note' or 'checkpoint'")
+    if not body.strip():
+        raise InvalidInput("note body is empty")
+    if title is None or not title.strip():
+        first = next((ln.strip() for ln in body.splitlines() if ln.strip()), "")
+        title = first.lstrip("#").strip()[:MAX_TITLE] or "Untitled"
+    title = " ".join(title.split())
+    if len(title) > MAX_TITLE:
+        raise InvalidInput(f"title is too long: at most {MAX_TITLE} characters")
+    if corrects is not None:
+        check_id(corrects)
+    if session is not None:
+        session = _clean_list("sessions", [session])[0]
+    from datetime import datetime, timezone  # lazy: search and read never need it
+
+    now = now or datetime.now(timezone.utc)
+    note = Note(
+        id=note_id or new_id(now),
+        title=title,
+        kind=kind,
+        project=project,
+        created=utc_timestamp(now),
+        agent=agent,
+        body=body,
+        sources=_clean_list("sources", sources),
+        tags=_clean_list("tags", tags, item_limit=64),
+        session=session,
+        corrects=corrects,
+    )
+    data = note.render()
+    if len(data) > MAX_NOTE_BYTES:
+        raise InvalidInput(f"note is {len(data)} bytes; the limit is {MAX_NOTE_BYTES} bytes (64 KiB)")
+    return note
+
+
+class Parsed:
+    """A note read back from bytes: its metadata (possibly empty) and its body."""
+
+    __slots__ = ("meta", "body")
+
+    def __init__(self, meta: dict, body: str):
+        self.meta, self.body = meta, body
+
+    def get(self, key: str, default=None):
+        value = self.meta.get(key, default)
+        return value
+
+    @property
+    def title(self) -> str:
+        value = self.meta.get("title")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def created(self) -> str:
+        value = self.meta.get("created")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def kind(self) -> str:
+        value = self.meta.get("kind")
+        return value if value in KINDS else "note"
+
+
+def _scalar_or_list(value):
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value if not isinstance(value, (int, float)) or isinstance(value, bool) else str(value)
+    if isinstance(value, list) and len(value) <= MAX_LIST_ITEMS:
+        if all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
+            return [str(v)[:MAX_ITEM] for v in value]
+    raise ValueError("frontmatter values must be scalars or short lists of scalars")
+
+
+def _parse_meta(block: str) -> dict:
+    meta = {}
+    try:
+        for line in block.splitlines():
+            if not line.strip():
+                continue
+            key, sep, rest = line.partition(": ")
+            if not sep or not key.isidentifier():
+                raise ValueError(line)
+            meta[key] = _scalar_or_list(json.loads(rest))
+        return meta
+    except (ValueError, RecursionError):  # RecursionError: hostile nesting, e.g. [[[[...]]]]
+        pass
+    # Written by something else: a bounded YAML read, refusing anything but a flat mapping.
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    if "&" in block or "*" in block and re.search(r"(^|[\s\[{,:])\*[A-Za-z0-9_-]", block):
+        return {}  # anchors and aliases have no place in note metadata
+    try:
+        data = yaml.load(block, Loader=loader)
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    out = {}
+    for key, value in data.items():
+        if isinstance(key, str):
+            try:
+                out[key] = _scalar_or_list(value)
+            except ValueError:
+                continue
+    return out
+
+
+def parse(data: bytes) -> Parsed:
+    """Parse note bytes leniently: never raises on odd content, returns what it can."""
+    text = data.decode("utf-8", errors="replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if text.startswith(_FENCE + "\n") or text.startswith(_FENCE + "\r\n"):
+        end = text.find("\n" + _FENCE, len(_FENCE))
+        if end != -1 and end <= MAX_FRONTMATTER_BYTES:
+            after = text.find("\n", end + 1 + len(_FENCE))
+            block = text[len(_FENCE) + 1 : end]
+            body = text[after + 1 :] if after != -1 else ""
+            return Parsed(_parse_meta(block), body.lstrip("\n"))
+    return Parsed({}, text)

@@ -1,0 +1,168 @@
+"""Find notes in a project's memory: the cached notes plus this machine's pending notes.
+
+`find` is what `agentmem search` runs, in any mode. Literal mode (here):
+case-insensitive substring matching, newest first, bounded. Ranked and hybrid
+modes ask the engine (`search/ranked.py`) and turn its hits into results with
+excerpts. An empty query lists the most recent notes.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentmem.memory import cache, ids, notes, pending
+from agentmem.fsutil import read_bytes
+from agentmem.store.base import StoreDescription
+
+MAX_MATCHES_PER_NOTE = 5
+MAX_LINE = 300
+
+
+class Candidate:
+    __slots__ = ("id", "data", "pending")
+
+    def __init__(self, id: str, data: bytes, pending: bool):
+        self.id, self.data, self.pending = id, data, pending
+
+
+class Result:
+    def __init__(self, id: str, title: str, created: str, kind: str, pending: bool,
+                 matches: list[dict] | None = None, corrects: str | None = None, score: float | None = None):
+        self.id, self.title, self.created, self.kind, self.pending = id, title, created, kind, pending
+        self.matches = matches or []
+        self.corrects = corrects
+        self.score = score
+
+    def to_json(self) -> dict:
+        out = {
+            "id": self.id,
+            "title": self.title,
+            "created": self.created,
+            "kind": self.kind,
+            "pending": self.pending,
+            "matches": self.matches,
+        }
+        if self.corrects:
+            out["corrects"] = self.corrects
+        if self.score is not None:
+            out["score"] = round(self.score, 4)
+        return out
+
+
+def candidates(machine: str | os.PathLike, store: StoreDescription, project: str) -> list[Candidate]:
+    """Cached notes of the project, and pending notes of this machine for it (cache wins on overlap)."""
+    out: dict[str, Candidate] = {}
+    ndir = cache.notes_dir(machine, store, project)
+    for note_id in cache.cached_ids(machine, store, project):
+        try:
+            out[note_id] = Candidate(note_id, read_bytes(os.path.join(ndir, ids.note_file(note_id))), False)
+        except OSError:
+            continue
+    for entry in pending.list_entries(machine):
+        if entry.project != project or entry.id in out:
+            continue
+        try:
+            _, data = pending.load(machine, entry.id)
+        except Exception:
+            continue
+        out[entry.id] = Candidate(entry.id, data, True)
+    return list(out.values())
+
+
+def _result(c: Candidate, parsed: notes.Parsed, matches: list[dict]) -> Result:
+    corrects = parsed.meta.get("corrects")
+    return Result(
+        id=c.id,
+        title=parsed.title or c.id,
+        created=parsed.created,
+        kind=parsed.kind,
+        pending=c.pending,
+        matches=matches,
+        corrects=corrects if isinstance(corrects, str) else None,
+    )
+
+
+def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
+    """Case-insensitive literal search; newest first; at most `limit` results."""
+    needle = query.strip().casefold()
+    found: list[Result] = []
+    for c in cands:
+        text = c.data.decode("utf-8", errors="replace")
+        if needle and needle not in text.casefold():
+            continue
+        parsed = notes.parse(c.data)
+        matches = []
+        if needle:
+            if needle in parsed.title.casefold():
+                matches.append({"line": 0, "text": f"title: {parsed.title}"[:MAX_LINE]})
+            for i, line in enumerate(parsed.body.splitlines(), start=_body_start(text, parsed)):
+                if needle in line.casefold():
+                    matches.append({"line": i, "text": line.strip()[:MAX_LINE]})
+                    if len(matches) >= MAX_MATCHES_PER_NOTE:
+                        break
+            if not matches:
+                extra = [v for key in ("tags", "sources") for v in (parsed.meta.get(key) or [])
+                         if isinstance(v, str) and needle in v.casefold()]
+                if not extra:
+                    continue  # matched only frontmatter keys or dates, not the note's words
+                matches.append({"line": 0, "text": ("tags/sources: " + ", ".join(extra))[:MAX_LINE]})
+        found.append(_result(c, parsed, matches))
+    found.sort(key=lambda r: (r.created, r.id), reverse=True)
+    return found[:limit]
+
+
+def find(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
+         mode: str = "ranked") -> list[Result]:
+    """The project's notes that match `query` in `mode`, at most `limit`; an empty query lists recent notes."""
+    if mode == "literal":
+        return literal(candidates(machine, store, project), query, limit)
+    return _ranked(machine, store, project, query, limit, mode)
+
+
+def _ranked(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
+            mode: str) -> list[Result]:
+    """Ranked or hybrid: best first (scoring in search/ranked.py)."""
+    from agentmem.search import ranked, words
+
+    if not query.strip():
+        return literal(candidates(machine, store, project), "", limit)
+    pdir = cache.project_dir(machine, store, project)
+    waiting = {}
+    for entry in pending.list_entries(machine):
+        if entry.project == project:
+            try:
+                waiting[entry.id] = pending.load(machine, entry.id)[1]
+            except Exception:
+                continue
+    hits = ranked.rank(pdir, query, limit, mode=mode, extra=list(waiting.items()))
+    wanted = set(words.split_query(query)[1])
+    out = []
+    for hit in hits:
+        is_pending = hit.id in waiting and cache.read_cached(machine, store, project, hit.id) is None
+        data = waiting.get(hit.id) if is_pending else cache.read_cached(machine, store, project, hit.id)
+        if data is None:
+            continue  # removed since the index last saw it
+        parsed = notes.parse(data)
+        start = _body_start(data.decode("utf-8", errors="replace"), parsed)
+        result = _result(Candidate(hit.id, data, is_pending), parsed, _excerpts(parsed, wanted, start))
+        result.score = hit.score
+        out.append(result)
+    return out
+
+
+def _body_start(text: str, parsed: notes.Parsed) -> int:
+    """The line number, in the note's file, of its body's first line (match lines cite file lines)."""
+    return text.count("\n") - parsed.body.count("\n") + 1
+
+
+def _excerpts(parsed: notes.Parsed, wanted: set[str], start: int) -> list[dict]:
+    """Body lines that share a stemmed word with the query, in order, at most a few."""
+    from agentmem.search import words
+
+    out = []
+    for i, line in enumerate(parsed.body.splitlines(), start=start):
+        if words.has_any_term(line, wanted):
+            out.append({"line": i, "text": line.strip()[:MAX_LINE]})
+            if len(out) >= MAX_MATCHES_PER_NOTE:
+                break
+    return out

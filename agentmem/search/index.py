@@ -1,0 +1,437 @@
+"""The ranked-search index of one project's cached notes: a derived SQLite file.
+
+Layout: `<project cache>/index/ranked.sqlite`. The notes stay the source of
+truth; the index holds, per note, its stemmed terms and term counts, and
+optional sentence vectors. Each term's postings live in one blob (`blocks`,
+written by a rebuild) plus the rows added since (`postings`, the delta), which
+are folded into the term's blob once they grow past a share of it. It is kept
+current incrementally (`apply`), checked against the notes folder on every open
+(`sync`: one stat, and a listing only when the folder changed), and rebuilt from
+scratch when missing, corrupt or written by another version. Everything stored
+is integers and strings, so scores computed from an updated index equal those
+from a rebuilt one.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+import time
+from array import array
+from collections import Counter
+
+from agentmem.memory import ids, notes
+from agentmem.search import words
+from agentmem.fsutil import read_bytes, sweep_temp, temp_path_for
+
+INDEX_DIR = "index"
+INDEX_FILE = "ranked.sqlite"
+SCHEMA = "4"
+# Blocks are native machine integers: an index is only read where it was written (it is a
+# per-machine cache), and one copied to another kind of machine is rebuilt, not misread.
+_LAYOUT = f"{sys.byteorder}-{array('i').itemsize}"
+# A title word counts as this many body words (2026-11-30: titles and tags name the topic).
+TITLE_WEIGHT = 2
+# A term's delta rows are folded into its block once there are FOLD_MIN of them and at least
+# 1/FOLD_SHARE of the block's postings. 2026-11-30, 10k notes: a delta row costs a search 0.5 us
+# more than a block posting, so a term in 9,900 notes carries at most 0.3 ms of delta (64 rows:
+# 0.03 ms); 2,000 one-note saves into 5k notes averaged 2.6 ms each with 1/4, 1/8, 1/16 or 1/32
+# (the commit dominates), so the smaller delta costs saves nothing measurable.
+FOLD_MIN = 64
+FOLD_SHARE = 16
+# A folder mtime younger than this may hide a change made in the same clock tick;
+# it is not trusted, so the next open lists the folder again (as git does for racy files).
+_RACY_NS = 2_000_000_000
+_BUSY_MS = 10_000
+_MAX_NOTE_READ = 1024 * 1024
+_CHUNK = 500  # SQL variables per IN (...) list: SQLite allows 999 in older builds
+_TRIPLE = 3 * array("i").itemsize  # bytes per posting in a block
+# A rebuild holds at most this many postings in memory (~18 bytes each with their arrays) before
+# spilling them to a temp table (2026-11-30: 100k notes hold 5.3M postings, ~95 MB unspilled;
+# spilling 10k notes' 530k postings in six parts cost no measurable time).
+SPILL_POSTINGS = 1 << 20
+
+_DDL = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE docs(num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, created TEXT NOT NULL,
+                  dl INTEGER NOT NULL, terms TEXT NOT NULL);
+CREATE TABLE blocks(term TEXT PRIMARY KEY, df INTEGER NOT NULL, post BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE postings(term TEXT NOT NULL, num INTEGER NOT NULL, tf INTEGER NOT NULL, dl INTEGER NOT NULL,
+                      PRIMARY KEY(term, num)) WITHOUT ROWID;
+CREATE TABLE vectors(num INTEGER PRIMARY KEY, model TEXT NOT NULL, vec BLOB NOT NULL);
+"""
+
+
+def chunks(values: list):
+    """`values` in slices of at most _CHUNK, each with its `?,?,...` placeholders for an IN (...) list."""
+    for start in range(0, len(values), _CHUNK):
+        chunk = values[start : start + _CHUNK]
+        yield chunk, ",".join("?" * len(chunk))
+
+
+def index_path(pdir) -> str:
+    return os.path.join(os.fspath(pdir), INDEX_DIR, INDEX_FILE)
+
+
+def list_note_ids(ndir) -> list[str]:
+    try:
+        names = os.listdir(ndir)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return ids.note_ids(names)
+
+
+class Doc:
+    """What the index keeps of one note."""
+
+    __slots__ = ("id", "created", "dl", "terms", "tf", "text")
+
+    def __init__(self, note_id: str, data: bytes):
+        parsed = notes.parse(data)
+        title, body = words.note_fields(parsed)
+        title_terms, body_terms = words.terms(title), words.terms(body)
+        self.id = note_id
+        self.created = parsed.created
+        self.terms = title_terms + body_terms
+        self.dl = TITLE_WEIGHT * len(title_terms) + len(body_terms)
+        tf: Counter = Counter(body_terms)
+        for t in title_terms:
+            tf[t] += TITLE_WEIGHT
+        self.tf = tf
+        # Short text for optional sentence vectors: the title, then the body.
+        self.text = f"{parsed.title}\n{parsed.body}"[:2000]
+
+
+def read_doc(ndir, note_id: str) -> Doc | None:
+    try:
+        data = read_bytes(os.path.join(ndir, ids.note_file(note_id)), _MAX_NOTE_READ)
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        return None
+    return Doc(note_id, data)
+
+
+def _triples(blob: bytes) -> array:
+    post = array("i")
+    post.frombytes(blob)
+    return post
+
+
+def _by_num(post: array) -> array:
+    """The (num, tf, dl) triples of `post` in ascending num order."""
+    out = array("i")
+    for triple in sorted(zip(post[0::3], post[1::3], post[2::3])):
+        out.extend(triple)
+    return out
+
+
+class Index:
+    """An open index. Use `open_index`; every method may raise sqlite3.DatabaseError."""
+
+    def __init__(self, conn: sqlite3.Connection, pdir):
+        self.conn = conn
+        self.pdir = os.fspath(pdir)
+        self.ndir = os.path.join(self.pdir, "notes")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def meta(self, key: str, default: str = "") -> str:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def _set_meta(self, key: str, value) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, str(value)))
+
+    def stats(self) -> tuple[int, int]:
+        """(number of notes, total weighted length)."""
+        return int(self.meta("n", "0")), int(self.meta("total", "0"))
+
+    # --- reading -----------------------------------------------------------
+
+    def postings(self, term: str) -> array:
+        """The term's postings as flat (num, tf, dl) triples in ascending num order: its block, then its delta."""
+        # One statement, so one consistent read: a fold committed between reading the block and
+        # the delta could otherwise show a posting twice or not at all. The block row sorts first.
+        rows = self.conn.execute(
+            "SELECT NULL, NULL, NULL, post FROM blocks WHERE term=? UNION ALL "
+            "SELECT num, tf, dl, NULL FROM postings WHERE term=? ORDER BY 1",
+            (term, term),
+        ).fetchall()
+        if rows and rows[0][0] is None:
+            post, delta = _triples(rows[0][3]), rows[1:]
+        else:
+            post, delta = array("i"), rows
+        if delta:
+            ordered = not post or delta[0][0] > post[-3]
+            for num, tf, dl, _ in delta:
+                post.extend((num, tf, dl))
+            if not ordered:  # not expected (a new note's num is above every existing one), but cheap to keep true
+                post = _by_num(post)
+        return post
+
+    # --- changes -----------------------------------------------------------
+
+    def _insert_doc(self, doc: Doc) -> int | None:
+        """Insert a note's row; its num, or None if it was already indexed."""
+        if self.conn.execute("SELECT 1 FROM docs WHERE id=?", (doc.id,)).fetchone():
+            return None
+        cur = self.conn.execute(
+            "INSERT INTO docs(id, created, dl, terms) VALUES(?, ?, ?, ?)",
+            (doc.id, doc.created, doc.dl, " ".join(doc.terms)),
+        )
+        return cur.lastrowid
+
+    def _add(self, doc: Doc) -> int | None:
+        """Insert a note, its postings into the delta; its weighted length, or None if it was already indexed."""
+        num = self._insert_doc(doc)
+        if num is None:
+            return None
+        self.conn.executemany(
+            # The note's length rides along in each posting (notes never change once indexed), so
+            # scoring a term never reads the docs table: half the scan time at 10k notes (2026-11-30).
+            "INSERT INTO postings(term, num, tf, dl) VALUES(?, ?, ?, ?)",
+            [(t, num, c, doc.dl) for t, c in doc.tf.items()],
+        )
+        return doc.dl
+
+    def _remove(self, note_ids) -> tuple[int, int]:
+        """Drop notes; (how many were indexed, their total weighted length).
+
+        Each block that held one of them is rewritten once, however many of its notes
+        leave: a cleared cache folder takes one pass over the index, not one per note
+        (2026-11-30, 100k notes: rewriting per note cost ~50 ms a note).
+        """
+        gone: dict[str, set[int]] = {}
+        count = total = 0
+        for note_id in note_ids:
+            row = self.conn.execute("SELECT num, dl, terms FROM docs WHERE id=?", (note_id,)).fetchone()
+            if not row:
+                continue
+            num, dl, terms = row
+            count, total = count + 1, total + dl
+            for term in set(terms.split()):
+                gone.setdefault(term, set()).add(num)
+            self.conn.execute("DELETE FROM vectors WHERE num=?", (num,))
+            self.conn.execute("DELETE FROM docs WHERE num=?", (num,))
+        for term, nums in gone.items():
+            self.conn.executemany("DELETE FROM postings WHERE term=? AND num=?", [(term, n) for n in nums])
+            found = self.conn.execute("SELECT post FROM blocks WHERE term=?", (term,)).fetchone()
+            if found:
+                self._rewrite_block(term, _triples(found[0]), nums)
+        return count, total
+
+    def _rewrite_block(self, term: str, post: array, nums: set[int]) -> None:
+        """Write the term's block back without the postings of `nums` (if it held any)."""
+        held = post[0::3]
+        if len(nums) <= 8:  # the usual case, a note or two: find and cut in C
+            drop = sorted((held.index(n) for n in nums if n in held), reverse=True)
+            for i in drop:
+                del post[3 * i : 3 * i + 3]
+        else:  # many: one pass over the block
+            kept = array("i")
+            for i, n in enumerate(held):
+                if n not in nums:
+                    kept.extend(post[3 * i : 3 * i + 3])
+            drop, post = len(kept) < len(post), kept
+        if not drop:
+            return
+        if post:
+            self.conn.execute("UPDATE blocks SET df=?, post=? WHERE term=?", (len(post) // 3, post.tobytes(), term))
+        else:
+            self.conn.execute("DELETE FROM blocks WHERE term=?", (term,))
+
+    def _fold(self, terms) -> None:
+        """Fold the delta of each of `terms` into its block where it has grown past FOLD_MIN and 1/FOLD_SHARE of it."""
+        terms = sorted(terms)
+        due = []
+        for chunk, marks in chunks(terms):
+            due += self.conn.execute(
+                # Counting first and reading df for the few due terms alone: a join here read the
+                # blocks' blobs, 5 ms a saved note against 0.5 ms (2026-11-30, 10k notes).
+                f"SELECT term, count(*) FROM postings WHERE term IN ({marks}) GROUP BY term HAVING count(*) >= ?",
+                (*chunk, FOLD_MIN),
+            ).fetchall()
+        for term, delta in due:
+            row = self.conn.execute("SELECT df FROM blocks WHERE term=?", (term,)).fetchone()
+            if row and delta * FOLD_SHARE < row[0]:
+                continue
+            post = self.postings(term)
+            self.conn.execute(
+                "INSERT OR REPLACE INTO blocks(term, df, post) VALUES(?, ?, ?)", (term, len(post) // 3, post.tobytes())
+            )
+            self.conn.execute("DELETE FROM postings WHERE term=?", (term,))
+
+    def apply(self, added, removed) -> None:
+        """Add the notes `added` (read from the cache) and drop `removed`, in one transaction."""
+        with self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            n, total = self.stats()
+            dropped, dropped_len = self._remove(removed)
+            n, total = n - dropped, total - dropped_len
+            touched: set[str] = set()
+            for note_id in added:
+                doc = read_doc(self.ndir, note_id)
+                dl = self._add(doc) if doc is not None else None
+                if dl is not None:
+                    n, total = n + 1, total + dl
+                    touched.update(doc.tf)
+            self._fold(touched)
+            self._set_meta("n", n)
+            self._set_meta("total", total)
+
+    def sync(self) -> bool:
+        """Make the index match the notes folder if the folder changed. True if it did anything."""
+        try:
+            mtime = os.stat(self.ndir).st_mtime_ns
+        except FileNotFoundError:
+            mtime = -1
+        if self.meta("dir_mtime") == str(mtime) and mtime != 0:
+            return False
+        on_disk = set(list_note_ids(self.ndir))
+        indexed = {r[0] for r in self.conn.execute("SELECT id FROM docs")}
+        added, removed = sorted(on_disk - indexed), sorted(indexed - on_disk)
+        if added or removed:
+            self.apply(added, removed)
+        trusted = mtime if time.time_ns() - mtime > _RACY_NS else 0
+        with self.conn:
+            self._set_meta("dir_mtime", trusted)
+        return bool(added or removed)
+
+
+def _connect(path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=_BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
+    return conn
+
+
+def _valid(conn: sqlite3.Connection) -> bool:
+    got = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('schema', 'textproc', 'layout')"))
+    return got == {"schema": SCHEMA, "textproc": words.VERSION, "layout": _LAYOUT}
+
+
+class _BlockWriter:
+    """A rebuild's postings, written as one blob per term. Past SPILL_POSTINGS held in memory they
+    are spilled to a temp table as parts, joined per term at the end: memory stays bounded."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+        self.held: dict[str, array] = {}
+        self.size = self.parts = 0
+
+    def add(self, num: int, doc: Doc) -> None:
+        held = self.held
+        for t, c in doc.tf.items():
+            post = held.get(t)
+            if post is None:
+                post = held[t] = array("i")
+            post.extend((num, c, doc.dl))
+        self.size += len(doc.tf)
+        if self.size >= SPILL_POSTINGS:
+            self._spill()
+
+    def _spill(self) -> None:
+        if not self.parts:
+            self.conn.execute(
+                "CREATE TEMP TABLE parts(term TEXT NOT NULL, part INTEGER NOT NULL, post BLOB NOT NULL,"
+                " PRIMARY KEY(term, part)) WITHOUT ROWID"
+            )
+        self.conn.executemany(
+            "INSERT INTO parts(term, part, post) VALUES(?, ?, ?)",
+            ((t, self.parts, p.tobytes()) for t, p in sorted(self.held.items())),
+        )
+        self.held, self.size, self.parts = {}, 0, self.parts + 1
+
+    def finish(self) -> None:
+        insert = "INSERT INTO blocks(term, df, post) VALUES(?, ?, ?)"
+        if not self.parts:
+            self.conn.executemany(insert, ((t, len(p) // 3, p.tobytes()) for t, p in sorted(self.held.items())))
+            return
+        self._spill()
+        term, chunks = None, []
+        # Notes were numbered in the order read, so a term's parts in order are its postings by num.
+        for t, post in self.conn.execute("SELECT term, post FROM parts ORDER BY term, part"):
+            if t != term and chunks:
+                blob = b"".join(chunks)
+                self.conn.execute(insert, (term, len(blob) // _TRIPLE, blob))
+                chunks = []
+            term = t
+            chunks.append(post)
+        if chunks:
+            blob = b"".join(chunks)
+            self.conn.execute(insert, (term, len(blob) // _TRIPLE, blob))
+        self.conn.execute("DROP TABLE parts")
+
+
+def rebuild(pdir) -> None:
+    """Build the index from the cached notes into a temp file, then rename it into place."""
+    target = index_path(pdir)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    sweep_temp(os.path.dirname(target))  # what earlier rebuilds left when they were killed
+    tmp = temp_path_for(target)
+    try:
+        conn = _connect(tmp)
+        try:
+            conn.execute("PRAGMA journal_mode=OFF")
+            conn.execute("PRAGMA synchronous=OFF")
+            conn.executescript(_DDL)
+            idx = Index(conn, pdir)
+            before = os.stat(idx.ndir).st_mtime_ns if os.path.isdir(idx.ndir) else -1
+            with conn:
+                conn.execute("BEGIN")
+                idx._set_meta("schema", SCHEMA)
+                idx._set_meta("textproc", words.VERSION)
+                idx._set_meta("layout", _LAYOUT)
+                n = total = 0
+                blocks = _BlockWriter(conn)
+                for note_id in sorted(list_note_ids(idx.ndir)):
+                    doc = read_doc(idx.ndir, note_id)
+                    if doc is None:
+                        continue
+                    blocks.add(idx._insert_doc(doc), doc)
+                    n, total = n + 1, total + doc.dl
+                blocks.finish()
+                idx._set_meta("n", n)
+                idx._set_meta("total", total)
+                trusted = before if time.time_ns() - before > _RACY_NS else 0
+                idx._set_meta("dir_mtime", trusted)
+        finally:
+            conn.close()
+        os.replace(tmp, target)
+    finally:
+        for leftover in (tmp, tmp + "-journal"):
+            try:
+                os.unlink(leftover)
+            except FileNotFoundError:
+                pass
+
+
+def discard(pdir) -> None:
+    target = index_path(pdir)
+    for path in (target, target + "-journal", target + "-wal", target + "-shm"):
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+
+def open_index(pdir, *, sync: bool = True) -> Index:
+    """Open the project's index, rebuilt if missing or unreadable; with `sync`, current with its notes folder."""
+    path = index_path(pdir)
+    for attempt in range(2):
+        if not os.path.exists(path):
+            rebuild(pdir)
+        conn = _connect(path)
+        try:
+            if not _valid(conn):
+                raise sqlite3.DatabaseError("index written by another version")
+            idx = Index(conn, pdir)
+            if sync:
+                idx.sync()
+            return idx
+        except sqlite3.DatabaseError:
+            conn.close()
+            if attempt:
+                raise
+            discard(pdir)
+    raise AssertionError("unreachable")

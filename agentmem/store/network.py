@@ -1,0 +1,210 @@
+"""The bucket store's network budget and the classification of Hub failures.
+
+INV bounded-network: one helper invocation spends at most one network budget
+(`config.network_timeout`, default 20 s) talking to the Hub, across huggingface_hub's
+HTTP retries and hf_xet's own. The budget is enforced in three places:
+
+- every huggingface_hub request goes through `_BudgetTransport`, which caps the
+  request's timeout at the time left, refuses to start once the budget is spent,
+  and stops http_backoff's retry loop (by raising an exception it does not retry)
+  when too little time is left for another backoff sleep;
+- an unreachable Hub (connection refused, DNS failure) is never retried: an
+  offline save must return at once as pending;
+- hf_xet's retry and timeout settings are derived from the budget through its
+  environment variables before its session starts (`configure_xet`), and the
+  bucket store waits for an hf_xet transfer only as long as the budget lasts
+  (its token requests bypass our transport; see `bucket._within`).
+
+The budget is per thread (`spending`), so a transfer abandoned at the deadline
+cannot change what a later call is charged to.
+
+Imported only by `store/bucket.py` and `provision.py`, which import huggingface_hub.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from contextlib import contextmanager
+
+from agentmem import errors
+
+# http_backoff sleeps up to 8 s between retries; it may start another sleep only
+# while more than this is left, so the next attempt still fits (2026-11-30,
+# huggingface_hub 2.4.0 max_wait_time=8).
+_RETRY_HEADROOM = 10.0
+_RETRY_STATUSES = (408, 429, 500, 502, 503, 504)
+
+# agentmem's calls send no usage telemetry unless the user asked for it: with telemetry on,
+# huggingface_hub 2.4.0 fetches /api/agent-harnesses once a day to build its user agent (one
+# more request, up to 3 s, on some save) and caches it under HF_HOME. Must precede its import.
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+LOGIN_HINT = "log in on this machine with `hf auth login`, or set HF_TOKEN in the environment"
+
+
+def resolve_timeout(given: float | None = None) -> float:
+    """The budget in seconds: the one given (the CLI passes `Config.network_timeout`), else
+    config.network_timeout's rule (AGENTMEM_NETWORK_TIMEOUT, else the default)."""
+    from agentmem.config import MIN_NETWORK_TIMEOUT, network_timeout
+
+    if given is None:
+        return network_timeout()
+    return max(MIN_NETWORK_TIMEOUT, float(given))
+
+
+class Budget:
+    """A network time budget. The clock starts at the first network use."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self._end: float | None = None
+
+    def start(self) -> None:
+        if self._end is None:
+            self._end = time.monotonic() + self.seconds
+
+    def remaining(self) -> float:
+        return self.seconds if self._end is None else self._end - time.monotonic()
+
+    def check(self) -> None:
+        if self.remaining() <= 0:
+            raise errors.BudgetSpent()
+
+
+# The budget charged by requests made on this thread (httpx sends on the calling thread).
+_local = threading.local()
+
+
+def _active() -> Budget | None:
+    return getattr(_local, "budget", None)
+
+
+@contextmanager
+def spending(budget: Budget):
+    """Charge huggingface_hub requests made on this thread to `budget`, for the duration."""
+    budget.start()
+    budget.check()
+    previous, _local.budget = _active(), budget
+    try:
+        yield budget
+    finally:
+        _local.budget = previous
+
+
+def _make_transport():
+    import httpx2
+
+    class _BudgetTransport(httpx2.BaseTransport):
+        def __init__(self):
+            self._inner = httpx2.HTTPTransport()
+
+        def handle_request(self, request):
+            budget = _active()
+            if budget is None:
+                return self._inner.handle_request(request)
+            left = budget.remaining()
+            if left <= 0:
+                raise errors.BudgetSpent()
+            request.extensions["timeout"] = {"connect": left, "read": left, "write": left, "pool": left}
+            try:
+                response = self._inner.handle_request(request)
+            except httpx2.ConnectError as exc:
+                raise errors.Unreachable(str(exc) or type(exc).__name__) from exc
+            except httpx2.TransportError as exc:
+                if budget.remaining() < _RETRY_HEADROOM:
+                    raise errors.GaveUp(f"connection failed: {type(exc).__name__}") from exc
+                raise
+            if response.status_code in _RETRY_STATUSES and budget.remaining() < _RETRY_HEADROOM:
+                response.close()
+                raise errors.GaveUp(f"the Hub answered HTTP {response.status_code}", response.status_code)
+            return response
+
+        def close(self):
+            self._inner.close()
+
+    return _BudgetTransport()
+
+
+_installed = False
+
+
+def install() -> None:
+    """Route huggingface_hub's shared HTTP client through the budget (idempotent)."""
+    global _installed
+    if _installed:
+        return
+    import httpx2
+    from huggingface_hub import set_client_factory
+    from huggingface_hub.utils._http import hf_request_event_hook
+
+    def factory():
+        return httpx2.Client(
+            transport=_make_transport(),
+            event_hooks={"request": [hf_request_event_hook]},
+            follow_redirects=True,
+            timeout=None,
+        )
+
+    set_client_factory(factory)
+    _installed = True
+
+
+def configure_xet(seconds: float) -> None:
+    """Bound hf_xet's retries and timeouts by the budget. Only effective before its session starts.
+
+    Values an operator already set in the environment are kept.
+    """
+    whole = max(1, int(seconds))
+    os.environ.setdefault("HF_XET_CLIENT_RETRY_MAX_ATTEMPTS", "2")
+    os.environ.setdefault("HF_XET_CLIENT_RETRY_BASE_DELAY", "300ms")
+    os.environ.setdefault("HF_XET_CLIENT_RETRY_MAX_DURATION", f"{max(1, whole // 2)}s")
+    os.environ.setdefault("HF_XET_CLIENT_CONNECT_TIMEOUT", f"{min(whole, 10)}s")
+    os.environ.setdefault("HF_XET_CLIENT_READ_TIMEOUT", f"{whole}s")
+
+
+def classify(exc: BaseException, bucket_id: str) -> errors.AgentmemError:
+    """Translate a Hub client failure into the agentmem error it is. Never includes a token."""
+    if isinstance(exc, errors.AgentmemError):
+        return exc
+    from huggingface_hub.errors import BucketNotFoundError, HfHubHTTPError, OfflineModeIsEnabled
+
+    label = f"hf://buckets/{bucket_id}"
+    if isinstance(exc, errors.BudgetSpent):
+        return errors.Offline(f"{label}: the network time budget ran out before the Hub answered")
+    if isinstance(exc, (errors.Unreachable, OfflineModeIsEnabled)):
+        return errors.Offline(f"cannot reach the Hugging Face Hub for {label}")
+    if isinstance(exc, errors.GaveUp):
+        if exc.status is None:
+            return errors.Offline(f"{label}: {exc} and the network time budget is spent")
+        return errors.RemoteError(f"{label}: {exc} and the network time budget is spent")
+    if isinstance(exc, BucketNotFoundError):
+        return errors.NotFound(
+            f"bucket {bucket_id} not found",
+            hint="check the ID; a private bucket of another account also looks missing",
+        )
+    if isinstance(exc, HfHubHTTPError):
+        status = exc.response.status_code if exc.response is not None else None
+        if status == 401:
+            return errors.NotAuthenticated(
+                f"the Hugging Face Hub rejected this machine's credentials for {label}", hint=LOGIN_HINT
+            )
+        if status == 403:
+            return errors.NoAccess(
+                f"this account may not do that in {label}",
+                hint="use a token with write access to the bucket, or ask its owner for access",
+            )
+        if status == 404:
+            return errors.NotFound(f"{label}: not found")
+        return errors.RemoteError(f"{label}: the Hub answered HTTP {status}")
+    try:
+        import httpx2
+
+        if isinstance(exc, httpx2.TransportError):
+            return errors.Offline(f"lost the connection to the Hugging Face Hub for {label}")
+    except ImportError:  # pragma: no cover - httpx2 ships with huggingface_hub
+        pass
+    if isinstance(exc, (ValueError, KeyError, TypeError)):
+        return errors.RemoteError(f"{label}: malformed reply from the Hub ({type(exc).__name__})")
+    return errors.RemoteError(f"{label}: {type(exc).__name__}")
