@@ -168,11 +168,11 @@ def load(machine: str | os.PathLike) -> Config:
     except FileNotFoundError:
         return Config(path, {})
     except OSError as exc:
-        raise InvalidInput(f"cannot read {path}: {exc.strerror}")
+        raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise InvalidInput(f"{path} is not UTF-8 text; fix or remove it, nothing was changed")
+        raise InvalidInput(f"{path} is not UTF-8 text; fix or remove it, nothing was changed") from None
     data = _parsed_copy(machine, text)
     if data is None:
         import tomllib
@@ -180,7 +180,7 @@ def load(machine: str | os.PathLike) -> Config:
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise InvalidInput(f"{path} is not valid TOML ({exc}); fix or remove it, nothing was changed")
+            raise InvalidInput(f"{path} is not valid TOML ({exc}); fix or remove it, nothing was changed") from None
         _unsaved_copy.append((machine, text, data))
     return Config(path, data)
 
@@ -189,7 +189,7 @@ def load(machine: str | os.PathLike) -> Config:
 # importing tomllib costs ~5 ms on every agent turn (measured 2026-11-30). It is
 # written only after a command succeeded (`keep_parsed_copies`), so input that is
 # refused leaves the machine folder exactly as it was.
-_unsaved_copy: list[tuple[str, str, dict]] = []
+_unsaved_copy: list[tuple[str | os.PathLike, str, dict]] = []
 
 
 def keep_parsed_copies() -> None:
@@ -229,7 +229,7 @@ def _keep_parsed_copy(machine: str | os.PathLike, text: str, data: dict) -> None
 def require(machine: str | os.PathLike) -> Config:
     """Like load, but a machine without a store configured stops with the setup hint."""
     cfg = load(machine)
-    cfg.store  # raises NotConfigured with the hint
+    _ = cfg.store  # raises NotConfigured with the hint
     return cfg
 
 
@@ -246,11 +246,11 @@ def update(machine: str | os.PathLike, change) -> None:
     except FileNotFoundError:
         text = ""
     except UnicodeDecodeError:
-        raise InvalidInput(f"{path} is not UTF-8 text; fix or remove it, nothing was changed")
+        raise InvalidInput(f"{path} is not UTF-8 text; fix or remove it, nothing was changed") from None
     try:
         doc = tomlkit.parse(text)
     except Exception as exc:  # tomlkit raises several parse error types
-        raise InvalidInput(f"{path} is not valid TOML ({exc}); fix or remove it, nothing was changed")
+        raise InvalidInput(f"{path} is not valid TOML ({exc}); fix or remove it, nothing was changed") from None
     change(doc)
     write_atomic(path, tomlkit.dumps(doc).encode("utf-8"))
 

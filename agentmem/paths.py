@@ -13,8 +13,12 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
-def machine_dir(env: dict | None = None) -> str:
+
+def machine_dir(env: Mapping[str, str] | None = None) -> str:
     """`AGENTMEM_HOME` when set, else the platform's user config folder + `agentmem`."""
     env = os.environ if env is None else env
     explicit = env.get("AGENTMEM_HOME")

@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -69,7 +69,7 @@ class Generator:
     def note(self, i: int) -> tuple[str, bytes]:
         from agentmem.memory import notes
 
-        when = datetime(2025, 1, 1, tzinfo=timezone.utc) + timedelta(minutes=i)
+        when = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(minutes=i)
         body = " ".join(self.words(self.rng.randint(30, 90)))
         title = " ".join(self.words(self.rng.randint(3, 8)))
         n = notes.build(body=body, title=title, kind="note", project="big", agent="bench", now=when)
@@ -96,7 +96,7 @@ def main(argv=None) -> int:
     if not rg:
         raise SystemExit("ripgrep (rg) is needed for the comparison")
     from agentmem.memory import cache
-    from agentmem.search import ranked, index
+    from agentmem.search import index, ranked
     from agentmem.store.base import StoreDescription
 
     gen = Generator()

@@ -46,7 +46,7 @@ class Machine:
         try:
             return status, json.loads(out), err
         except ValueError:
-            raise AssertionError(f"not JSON (status {status}): {out!r} {err!r}")
+            raise AssertionError(f"not JSON (status {status}): {out!r} {err!r}") from None
 
 
 def make_machine(root: Path, name: str, store: Path | None = None, projects: dict | None = None, agent=None) -> Machine:

@@ -97,7 +97,7 @@ class ModelStub:
         self._calls = 0
 
     # -- lifecycle -------------------------------------------------------
-    def start(self) -> "ModelStub":
+    def start(self) -> ModelStub:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):

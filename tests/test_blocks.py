@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentmem.machine import blocks
 from agentmem.errors import InvalidInput
+from agentmem.machine import blocks
 
 BODY = "Use the agent-memory skill.\nSearch before relying on memory."
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-import os
-
+from agentmem.fsutil import TMP_PREFIX
 from agentmem.memory import cache, notes, pending
 from agentmem.search import find
-from agentmem.fsutil import TMP_PREFIX
 from agentmem.store.base import StoreDescription, open_store
 
 STORE = StoreDescription("bucket", "alice/agent-memory")

@@ -7,11 +7,9 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from agentmem.memory import cache, notes
 from agentmem.store.folder import FolderStore
-
 from tests.fixtures_core import REPO
 
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentmem.hooks import config_files
 from agentmem.errors import InvalidInput, NotConfigured
+from agentmem.hooks import config_files
 
 HELPER = ["/opt/py/bin/python3", "-m", "agentmem"]
 

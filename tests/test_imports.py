@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from tests.fixtures_core import REPO
 

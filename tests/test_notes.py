@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 import yaml
 
-from agentmem.memory import notes
 from agentmem.errors import InvalidInput
+from agentmem.memory import notes
 
 
 def make(**kw):
@@ -18,8 +18,8 @@ def make(**kw):
 
 
 def test_ids_are_unique_and_sort_by_creation_time():
-    t1 = datetime(2026, 1, 2, 3, 4, 5, 6000, tzinfo=timezone.utc)
-    t2 = datetime(2026, 1, 2, 3, 4, 5, 7000, tzinfo=timezone.utc)
+    t1 = datetime(2026, 1, 2, 3, 4, 5, 6000, tzinfo=UTC)
+    t2 = datetime(2026, 1, 2, 3, 4, 5, 7000, tzinfo=UTC)
     ids = {notes.new_id(t1) for _ in range(2000)}
     assert len(ids) == 2000
     assert max(ids) < notes.new_id(t2)

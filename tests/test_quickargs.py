@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentmem.cli import main as cli, quick as quickargs
 from agentmem import errors
+from agentmem.cli import main as cli
+from agentmem.cli import quick as quickargs
 
 TOKENS = ["--json", "--refresh", "--offline", "--fresh", "--limit", "--project", "--mode", "--lim", "--limit=3",
           "-h", "--", "-", "-5", "5", "05", "1_0", "x", "ranked", "literal", "hybrid", "semantic", "", "two words",

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import os
 import random
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
 from agentmem.memory import cache, notes
-from agentmem.search import ranked, index as rindex, words as textproc
+from agentmem.search import index as rindex
+from agentmem.search import ranked
+from agentmem.search import words as textproc
 from agentmem.search.stemmer import stem
 from agentmem.store.folder import FolderStore
 
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def write_note(pdir, body: str, title: str = "", minutes: int = 0, tags=()) -> str:
@@ -385,8 +386,8 @@ def test_hybrid_mode_finds_a_note_that_shares_no_word_with_the_query(pdir):
 
 
 def test_hybrid_mode_without_the_model_package_says_what_to_install(pdir, monkeypatch):
-    from agentmem.search import encoder as semantic
     from agentmem.errors import NotConfigured
+    from agentmem.search import encoder as semantic
 
     write_note(pdir, "anything at all", minutes=1)
     monkeypatch.setattr(semantic, "MODEL_PACKAGE", "agentmem_no_such_model_package")

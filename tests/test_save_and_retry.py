@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from agentmem.memory import notes, pending
 from agentmem.errors import EXIT_PENDING
-from agentmem.store.base import StoreDescription
+from agentmem.memory import notes, pending
 from agentmem.store.folder import FolderStore
 
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentmem.safety import credentials
 from agentmem.errors import SecretFound
+from agentmem.safety import credentials
 
 _rng = random.Random(20261130)
 ALNUM = string.ascii_letters + string.digits

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from agentmem.memory import pending
 from agentmem.machine import setup
+from agentmem.memory import pending
 from tests.template_kit import make_template_repo
 
 

@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from agentmem.skills import catalog, install as skill_install, spec as skillfmt, publish as skills
-from agentmem.errors import Conflict, InvalidInput, NotConfigured, NotFound, Offline
+from agentmem.errors import Conflict, InvalidInput, NotConfigured, Offline
+from agentmem.skills import catalog
+from agentmem.skills import install as skill_install
+from agentmem.skills import publish as skills
+from agentmem.skills import spec as skillfmt
 from agentmem.store.base import ObjectInfo
 from tests.skillkit import (  # noqa: F401 - fixtures
     FaultyStore,

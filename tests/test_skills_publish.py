@@ -7,8 +7,11 @@ import re
 
 import pytest
 
-from agentmem.skills import catalog, install as skill_install, spec as skillfmt, publish as skills
 from agentmem.errors import InvalidInput, NotFound
+from agentmem.skills import catalog
+from agentmem.skills import install as skill_install
+from agentmem.skills import publish as skills
+from agentmem.skills import spec as skillfmt
 from tests.skillkit import (  # noqa: F401 - fixtures
     FaultyStore,
     bucket_case,

@@ -77,7 +77,8 @@ def run_bucket(args) -> Result:
     if args.action == "connect":
         configured = None if args.bucket else config.require(machine).store
         if configured is not None and configured.kind != "bucket":
-            raise InvalidInput("no bucket to connect to: pass --bucket NAMESPACE/NAME (this machine uses a folder store)")
+            raise InvalidInput("no bucket to connect to: pass --bucket NAMESPACE/NAME "
+                               "(this machine uses a folder store)")
         bucket_id, _ = provision.resolve_bucket_id(args.bucket, configured, None)
         result = provision.connect(bucket_id, timeout=timeout)
     elif args.action == "create":

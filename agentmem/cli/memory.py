@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 
-from agentmem import errors
 from agentmem.cli import common
 from agentmem.cli.result import Result
 from agentmem.errors import EXIT_OK, EXIT_PENDING, InvalidInput
@@ -78,45 +77,18 @@ def run_save(args) -> Result:
         out = outcome.to_json()
         return _save_result(outcome, out, _save_text(out))
 
-    from agentmem.safety import credentials
+    from agentmem.memory import save
 
     cfg = common.config()
     project = cfg.resolve_project(explicit=args.project)
-    body = notes.decode_body(_read_body(args.file))
-    # INV no-credentials: a note carrying a credential is refused before anything is written.
-    fields, redacted = credentials.screen(
-        {"body": body, "title": args.title, "tag": args.tag, "source": args.source, "session": args.session},
-        redact_found=args.redact,
-        known=credentials.env_secrets(),
-    )
-    note = notes.build(
-        body=fields["body"],
-        title=fields["title"],
-        kind=args.kind,
-        project=project,
-        agent=cfg.agent,
-        sources=fields["source"],
-        tags=fields["tag"],
-        session=fields["session"],
-        corrects=args.corrects,
-    )
-    data = note.render()
-    entry = pending.Entry(
-        id=note.id,
-        store=cfg.store,
-        project=project,
-        path=notes.note_path(project, note.id),
-        created=note.created,
-    )
-    pending.persist(machine, entry, data)  # INV nothing-lost: safe on disk before any upload
-    outcome = pending.deliver(machine, entry, data, timeout=common.timeout(cfg))
-    out = outcome.to_json()
+    saved = save.save(machine, cfg, project, notes.decode_body(_read_body(args.file)), title=args.title,
+                      kind=args.kind, tags=args.tag, sources=args.source, session=args.session,
+                      corrects=args.corrects, redact=args.redact, timeout=common.timeout(cfg))
+    out = saved.to_json(with_redacted=args.redact)
     text = _save_text(out)
-    if args.redact:
-        out["redacted"] = redacted
-        if redacted:
-            text += "\nredacted " + ", ".join(f"{r['kind']} ({r['where']})" for r in redacted)
-    return _save_result(outcome, out, text)
+    if saved.redacted:
+        text += "\nredacted " + ", ".join(f"{r['kind']} ({r['where']})" for r in saved.redacted)
+    return _save_result(saved.outcome, out, text)
 
 
 def add_pending(sp) -> None:
@@ -156,28 +128,12 @@ def add_search(sp) -> None:
 
 
 def run_search(args) -> Result:
-    from agentmem.memory import cache, pending
-    from agentmem.search import find
+    from agentmem.memory import recall
 
-    machine = common.machine()
     cfg = common.config()
     project = cfg.resolve_project(explicit=args.project)
-    if args.limit < 1 or args.limit > 200:
-        raise InvalidInput("--limit must be between 1 and 200")
-    status = cache.ensure_fresh(
-        machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=common.timeout(cfg),
-        force=args.refresh, offline=args.offline,
-    )
-    query = " ".join(args.query or [])
-    mode = args.mode or cfg.search_mode
-    results = find.find(machine, cfg.store, project, query, args.limit, mode)
-    out = {
-        "project": project,
-        "query": query,
-        "mode": mode,
-        "results": [r.to_json() for r in results],
-        "pending_uploads": pending.count(machine),
-    } | status.to_json()
+    out = recall.search(common.machine(), cfg, project, " ".join(args.query or []), limit=args.limit,
+                        mode=args.mode, refresh=args.refresh, offline=args.offline, timeout=common.timeout(cfg))
     return Result(out, _search_text(out))
 
 
@@ -211,36 +167,14 @@ def add_read(sp) -> None:
 
 
 def run_read(args) -> Result:
-    from agentmem.memory import cache, notes, pending
-
-    machine = common.machine()
-    cfg = common.config()
-    project = cfg.resolve_project(explicit=args.project)
-    note_id = notes.check_id(args.id)
-    data, source = None, None
-    if not args.fresh:
-        try:
-            entry, pdata = pending.load(machine, note_id)
-            if entry.project == project:
-                data, source = pdata, "pending"
-        except errors.NotFound:
-            pass
-        if data is None:
-            data = cache.read_cached(machine, cfg.store, project, note_id)
-            source = "cache" if data is not None else None
-    if data is None:
-        data = common.store(cfg).get(notes.note_path(project, note_id))
-        source = "store"
-        if len(data) > cache.MAX_CACHED_OBJECT:  # not a note agentmem wrote (notes are <= 64 KiB)
-            raise InvalidInput(f"{notes.note_path(project, note_id)} is {len(data)} bytes, too large for a note "
-                               "(over 1 MiB); not shown")
-        if not args.fresh:
-            cache.add_confirmed(machine, cfg.store, project, note_id, data)
+    from agentmem.memory import recall
     from agentmem.safety.framing import frame_note
 
-    parsed = notes.parse(data)
-    out = {"id": note_id, "project": project, "source": source, "meta": parsed.meta, "body": parsed.body}
+    cfg = common.config()
+    project = cfg.resolve_project(explicit=args.project)
+    out, data = recall.read(common.machine(), cfg, project, args.id, fresh=args.fresh, timeout=common.timeout(cfg))
+    note_id = out["id"]
     text = frame_note(data.decode("utf-8", errors="replace").rstrip("\n"), note_id=note_id).rstrip("\n")
-    if source == "pending":
+    if out["source"] == "pending":
         text += f"\n\n(note {note_id} is pending upload on this machine)"
     return Result(out, text)

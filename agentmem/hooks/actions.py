@@ -102,7 +102,8 @@ def parse_hook_input(raw: str) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def stop(machine: str | os.PathLike, hook_input: dict, *, budget: float = STOP_BUDGET, grace: float = STOP_GRACE) -> StopReport:
+def stop(machine: str | os.PathLike, hook_input: dict, *, budget: float = STOP_BUDGET,
+         grace: float = STOP_GRACE) -> StopReport:
     """Retry already-pending notes for at most `budget` (+ `grace`) seconds."""
     report = StopReport()
     start = time.monotonic()

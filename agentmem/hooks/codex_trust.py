@@ -44,6 +44,7 @@ class _Session:
         self.next_id = 0
 
     def _pump(self):
+        assert self.proc.stdout is not None  # Popen(stdout=PIPE)
         for line in self.proc.stdout:
             self.lines.put(line)
         self.lines.put(None)
@@ -56,7 +57,7 @@ class _Session:
             try:
                 line = self.lines.get(timeout=max(remaining, 0.01))
             except queue.Empty:
-                raise CodexTrustError(f"codex app-server did not answer {method} within {TRUST_TIMEOUT:g} s")
+                raise CodexTrustError(f"codex app-server did not answer {method} within {TRUST_TIMEOUT:g} s") from None
             if line is None:
                 raise CodexTrustError(f"codex app-server exited before answering {method}")
             try:
@@ -65,7 +66,8 @@ class _Session:
                 continue
             if msg.get("id") == self.next_id and "method" not in msg:
                 if "error" in msg:
-                    raise CodexTrustError(f"codex app-server refused {method}: {msg['error'].get('message', msg['error'])}")
+                    why = msg["error"].get("message", msg["error"])
+                    raise CodexTrustError(f"codex app-server refused {method}: {why}")
                 return msg.get("result") or {}
             if "id" in msg and "method" in msg:  # a request to us: we offer nothing
                 self._send({"id": msg["id"], "error": {"code": -32601, "message": "not supported"}})
@@ -74,15 +76,17 @@ class _Session:
         self._send({"method": method})
 
     def _send(self, msg: dict) -> None:
+        assert self.proc.stdin is not None  # Popen(stdin=PIPE)
         try:
             self.proc.stdin.write(json.dumps(msg) + "\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
-            raise CodexTrustError("codex app-server closed its input")
+            raise CodexTrustError("codex app-server closed its input") from None
 
     def close(self) -> None:
         try:
-            self.proc.stdin.close()
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
         except OSError:
             pass
         try:
@@ -111,7 +115,8 @@ def trust_our_hooks(codex: str, hooks_file: Path, *, env: dict | None = None, cw
             raise InvalidInput(f"Codex lists no agentmem hooks from {hooks_file}; run `agentmem hooks install` first")
         todo = {h["key"]: {"trusted_hash": h["currentHash"]} for h in ours if h.get("trustStatus") != "trusted"}
         if todo:
-            session.call("config/batchWrite", {"edits": [{"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": todo}]})
+            edit = {"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": todo}
+            session.call("config/batchWrite", {"edits": [edit]})
             check = session.call("hooks/list", {"cwds": [str(cwd)]})
             status = {h["key"]: h.get("trustStatus") for e in check.get("data") or [] for h in e.get("hooks") or []}
             left = [k for k in todo if status.get(k) != "trusted"]

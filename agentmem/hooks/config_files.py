@@ -97,12 +97,12 @@ def read_json(path: Path) -> tuple[dict | None, str | None]:
     except FileNotFoundError:
         return None, None
     except OSError as exc:
-        raise InvalidInput(f"cannot read {path}: {exc.strerror}")
+        raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
     try:
         text = raw.decode("utf-8")
         data = json.loads(text) if text.strip() else {}
     except (UnicodeDecodeError, ValueError) as exc:
-        raise InvalidInput(f"{path} is not valid JSON ({exc}); fix it first, nothing was changed")
+        raise InvalidInput(f"{path} is not valid JSON ({exc}); fix it first, nothing was changed") from None
     if not isinstance(data, dict):
         raise InvalidInput(f"{path} does not hold a JSON object; fix it first, nothing was changed")
     hooks = data.get("hooks", {})
@@ -116,6 +116,7 @@ def _style(text: str | None) -> tuple[int | str | None, bool, bool]:
     if text is None:
         return 2, True, False
     match = re.search(r"\n([ \t]+)\S", text)
+    indent: int | str | None
     if match is None:
         indent = None if "\n" not in text.strip() else 2
     else:
@@ -167,7 +168,8 @@ def add_ours(data: dict, runtime: str, helper: list[str]) -> dict:
     out = copy.deepcopy(data)
     hooks = out.setdefault("hooks", {})
     for event, matcher, args, timeout in ENTRIES:
-        group = {"hooks": [{"type": "command", "command": hook_command(helper, runtime, args), "timeout": timeout}]}
+        group: dict[str, object] = {
+            "hooks": [{"type": "command", "command": hook_command(helper, runtime, args), "timeout": timeout}]}
         if matcher:
             group = {"matcher": matcher, **group}
         hooks.setdefault(event, []).append(group)

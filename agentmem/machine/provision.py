@@ -109,7 +109,11 @@ def _check_namespace(session: _Session, bucket_id: str) -> None:
 
 def _check_access(session: _Session, bucket_id: str) -> None:
     """Exists, private, readable, writable. Writes nothing."""
-    from huggingface_hub.utils._xet import XetTokenType, _fetch_xet_connection_info_with_url, xet_connection_info_refresh_url
+    from huggingface_hub.utils._xet import (
+        XetTokenType,
+        _fetch_xet_connection_info_with_url,
+        xet_connection_info_refresh_url,
+    )
 
     store = session.store(bucket_id)
     store.verify()  # exists (NotFound), credentials accepted, private (UnsafeBucket)
@@ -138,7 +142,8 @@ def connect(bucket_id: str, *, timeout: float | None = None, session: _Session |
     return Provisioned(bucket_id, "connected", session.whoami()["name"])
 
 
-def create(bucket_id: str | None = None, *, timeout: float | None = None, session: _Session | None = None) -> Provisioned:
+def create(bucket_id: str | None = None, *, timeout: float | None = None,
+           session: _Session | None = None) -> Provisioned:
     """Create a private bucket (default `<user>/agent-memory`), or verify and reuse it if it exists."""
     from agentmem.store.bucket import check_bucket_id
 

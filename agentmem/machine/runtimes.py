@@ -8,6 +8,7 @@ Codex reads `$CODEX_HOME/AGENTS.md` (default `~/.codex`) and user skills from
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,12 +24,12 @@ class Runtime:
     hooks_file: Path  # JSON file holding hook entries
 
 
-def _home(env: dict | None = None) -> Path:
+def _home(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     return Path(env.get("HOME") or Path.home())
 
 
-def runtime(name: str, env: dict | None = None) -> Runtime:
+def runtime(name: str, env: Mapping[str, str] | None = None) -> Runtime:
     env = os.environ if env is None else env
     home = _home(env)
     if name == "codex":
@@ -51,6 +52,6 @@ def enabled_names(config_data: dict) -> list[str]:
     return [n for n in dict.fromkeys(listed_names(config_data)) if n in RUNTIME_NAMES]
 
 
-def configured_runtimes(config_data: dict, env: dict | None = None) -> list[Runtime]:
+def configured_runtimes(config_data: dict, env: Mapping[str, str] | None = None) -> list[Runtime]:
     """The enabled runtimes' file locations."""
     return [runtime(n, env) for n in enabled_names(config_data)]

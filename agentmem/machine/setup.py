@@ -110,7 +110,8 @@ def _runtime_steps(report: SetupReport, machine: Path, names: list[str], helper:
     block_body = (machine / BLOCK_SOURCE).read_text("utf-8").replace(core_skill.HELPER_TOKEN, helper)
     for name in names:
         rt = runtime(name, env)
-        result = core_skill.install_core_skill(files, rt.skills_root / core_skill.CORE_SKILL, machine, name, replace=replace)
+        dest = rt.skills_root / core_skill.CORE_SKILL
+        result = core_skill.install_core_skill(files, dest, machine, name, replace=replace)
         status = {"installed": "changed", "updated": "changed", "unchanged": "ok"}.get(result.status, "warning")
         report.add(f"skill {name}", status, result.detail or f"{result.status}: {result.path}")
         try:
@@ -121,7 +122,8 @@ def _runtime_steps(report: SetupReport, machine: Path, names: list[str], helper:
         report.add(f"instructions {name}", "changed" if changed else "ok", str(rt.instructions))
 
 
-def _hooks_step(report: SetupReport, machine: Path, enabled: bool, names: list[str], helper_cmd: list[str], env) -> None:
+def _hooks_step(report: SetupReport, machine: Path, enabled: bool, names: list[str], helper_cmd: list[str],
+                env) -> None:
     """Install our hooks when asked, else take out any we installed before."""
     from agentmem.hooks import config_files
 
@@ -167,7 +169,8 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     report = SetupReport(str(machine))
     cfg = config.load(machine)
     if not cfg.data:
-        raise NotConfigured(f"no agentmem config in {machine}", hint="set this machine up with copier copy (see bootstrap.md)")
+        raise NotConfigured(f"no agentmem config in {machine}",
+                            hint="set this machine up with copier copy (see bootstrap.md)")
     names = enabled_names(cfg.data)
     for unknown in sorted(set(listed_names(cfg.data)) - set(names)):
         report.add(f"runtime {unknown}", "warning", f"unknown runtime; expected one of {', '.join(RUNTIME_NAMES)}")

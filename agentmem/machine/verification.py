@@ -54,7 +54,8 @@ class Verification:
         }
 
 
-def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str, *, timeout: float | None = None) -> Verification:
+def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str, *,
+           timeout: float | None = None) -> Verification:
     """Save (once), read back bypassing the cache, and search for the setup note."""
     from agentmem.memory import cache, notes, pending
     from agentmem.search import find

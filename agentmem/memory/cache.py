@@ -16,8 +16,8 @@ import os
 import time
 
 from agentmem import errors
-from agentmem.memory import ids
 from agentmem.fsutil import read_bytes, sweep_temp, write_atomic
+from agentmem.memory import ids
 from agentmem.paths import cache_root
 from agentmem.store.base import StoreDescription
 
@@ -48,7 +48,8 @@ class CacheStatus:
         self.removed = removed or []
 
     def to_json(self) -> dict:
-        return {"stale": self.stale, "stale_reason": self.reason, "stale_error": self.error, "refreshed": self.refreshed}
+        return {"stale": self.stale, "stale_reason": self.reason, "stale_error": self.error,
+                "refreshed": self.refreshed}
 
 
 def cached_ids(machine: str | os.PathLike, store: StoreDescription, project: str) -> list[str]:
@@ -93,7 +94,8 @@ def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: 
     _notify(project_dir(machine, store, project), [note_id], [])
 
 
-def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: str, *, timeout: float | None = None, store=None) -> CacheStatus:
+def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: str, *,
+            timeout: float | None = None, store=None) -> CacheStatus:
     """List the project's notes completely, download the missing ones, prune the vanished ones."""
     from agentmem.store.base import open_store
 

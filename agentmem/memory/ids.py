@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from datetime import UTC
 
 from agentmem.errors import InvalidInput
 
@@ -22,10 +23,10 @@ _B32 = "abcdefghijklmnopqrstuvwxyz234567"
 
 def new_id(now=None) -> str:
     """A globally unique ID that sorts by creation time. `now`: an aware datetime (default: now)."""
-    from datetime import datetime, timezone  # lazy: search and read never need it
+    from datetime import datetime  # lazy: search and read never need it
 
-    now = now or datetime.now(timezone.utc)
-    stamp = now.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S") + f"{now.microsecond // 1000:03d}Z"
+    now = now or datetime.now(UTC)
+    stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%S") + f"{now.microsecond // 1000:03d}Z"
     rand = "".join(_B32[b % 32] for b in os.urandom(8))  # 256 % 32 == 0: every character equally likely
     return f"{stamp}-{rand}"
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC
 
 from agentmem.errors import InvalidInput
 from agentmem.memory.ids import check_id, new_id, note_file  # noqa: F401 - part of the note API
@@ -32,9 +33,9 @@ _FENCE = "---"
 
 
 def utc_timestamp(now: datetime | None = None) -> str:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    now = (now or datetime.now(UTC)).astimezone(UTC)
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
@@ -104,7 +105,7 @@ def decode_body(raw: bytes) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InvalidInput(f"note body is not UTF-8 text (byte {exc.start})")
+        raise InvalidInput(f"note body is not UTF-8 text (byte {exc.start})") from None
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text.strip():
@@ -141,9 +142,9 @@ def build(
         check_id(corrects)
     if session is not None:
         session = _clean_list("sessions", [session])[0]
-    from datetime import datetime, timezone  # lazy: search and read never need it
+    from datetime import datetime  # lazy: search and read never need it
 
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     note = Note(
         id=note_id or new_id(now),
         title=title,

@@ -22,8 +22,8 @@ import time
 from agentmem import errors
 from agentmem.errors import InvalidInput, NotFound
 from agentmem.fsutil import TMP_PREFIX, read_bytes, write_atomic
-from agentmem.paths import pending_dir
 from agentmem.memory.notes import check_id
+from agentmem.paths import pending_dir
 from agentmem.store.base import StoreDescription, check_object_path
 
 NOTE_FILE = "note.md"
@@ -55,7 +55,7 @@ class Entry:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "Entry":
+    def from_json(cls, data: dict) -> Entry:
         return cls(
             id=check_id(data["id"]),
             store=StoreDescription.from_dict(data["store"]),
@@ -109,7 +109,7 @@ def persist(machine: str | os.PathLike, entry: Entry, data: bytes) -> None:
         try:
             os.rename(staging, _entry_dir(machine, entry.id))
         except OSError:
-            raise InvalidInput(f"a pending note with ID {entry.id} already exists")
+            raise InvalidInput(f"a pending note with ID {entry.id} already exists") from None
     finally:
         if os.path.exists(staging):
             _rmtree(staging, ignore_errors=True)
@@ -125,9 +125,9 @@ def load(machine: str | os.PathLike, note_id: str) -> tuple[Entry, bytes]:
         entry = Entry.from_json(json.loads(read_bytes(os.path.join(folder, ENTRY_FILE))))
         data = read_bytes(os.path.join(folder, NOTE_FILE))
     except FileNotFoundError:
-        raise NotFound(f"no pending note with ID {note_id} on this machine (see `agentmem pending`)")
+        raise NotFound(f"no pending note with ID {note_id} on this machine (see `agentmem pending`)") from None
     except (ValueError, KeyError, TypeError) as exc:
-        raise InvalidInput(f"pending entry {folder} is damaged ({exc}); it was left untouched")
+        raise InvalidInput(f"pending entry {folder} is damaged ({exc}); it was left untouched") from None
     return entry, data
 
 
@@ -211,7 +211,8 @@ def retry(machine: str | os.PathLike, note_id: str, *, timeout: float | None = N
     return deliver(machine, entry, data, timeout=timeout)
 
 
-def retry_all(machine: str | os.PathLike, *, budget: float, timeout: float | None = None) -> tuple[list[Outcome], list[Entry]]:
+def retry_all(machine: str | os.PathLike, *, budget: float,
+              timeout: float | None = None) -> tuple[list[Outcome], list[Entry]]:
     """Retry pending entries oldest first until `budget` seconds are spent.
 
     Returns the attempted outcomes and the entries left untried. Each attempt's

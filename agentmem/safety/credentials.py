@@ -13,6 +13,7 @@ import binascii
 import bisect
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,7 +63,8 @@ _ASSIGN_NAME = (
     r"|password|passwd|passphrase|secret|token)s?"
 )
 
-_compiled: list[tuple[str, re.Pattern, object]] | None = None
+_Check = Callable[[re.Match], bool] | None  # a second look at a match: False rejects it
+_compiled: list[tuple[str, re.Pattern, _Check]] | None = None
 
 
 def _has_letter_and_digit(value: str) -> bool:
@@ -134,14 +136,14 @@ def _check_alnum_mix(m: re.Match) -> bool:
     return _has_letter_and_digit(value) and not _is_placeholder(value)
 
 
-def _detectors() -> list[tuple[str, re.Pattern, object]]:
+def _detectors() -> list[tuple[str, re.Pattern, _Check]]:
     """(kind, pattern, check) in priority order: earlier kinds win overlapping spans."""
     global _compiled
     if _compiled is not None:
         return _compiled
     b = r"(?<![A-Za-z0-9_])"  # start boundary
     e = r"(?![A-Za-z0-9_])"  # end boundary
-    table = [
+    table: list[tuple[str, str, _Check]] = [
         (
             "private-key",
             r"-----BEGIN[A-Z0-9 ]{0,30} PRIVATE KEY(?: BLOCK)?-----"
@@ -299,7 +301,9 @@ def raise_for(places: list[str], action: str = "save", redact_option: bool = Tru
     shown = "; ".join(places[:5])
     more = f" and {len(places) - 5} more" if len(places) > 5 else ""
     nothing = "nothing was written" if action == "save" else "nothing was published"
-    hint = "remove the credential" + (", or pass --redact to replace it with [REDACTED:<kind>]" if redact_option else "")
+    hint = "remove the credential"
+    if redact_option:
+        hint += ", or pass --redact to replace it with [REDACTED:<kind>]"
     raise SecretFound(f"refusing to {action}: {shown}{more}; {nothing}", hint=hint)
 
 
@@ -334,7 +338,7 @@ def screen(fields: dict, *, redact_found: bool = False, known=()) -> tuple[dict,
 
 def scan_files(paths, root: Path | None = None, known=()) -> list[tuple[str, Finding]]:
     """Scan text files; returns (display path, finding) pairs. Binary files (NUL bytes, not UTF-8) are skipped."""
-    out = []
+    out: list[tuple[str, Finding]] = []
     for path in paths:
         path = Path(path)
         try:

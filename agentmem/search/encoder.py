@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import struct
 import unicodedata
-import os
 from functools import lru_cache
 from pathlib import Path
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 
-from agentmem.memory import cache, ids, notes, pending
 from agentmem.fsutil import read_bytes
+from agentmem.memory import cache, ids, notes, pending
 from agentmem.store.base import StoreDescription
 
 MAX_MATCHES_PER_NOTE = 5

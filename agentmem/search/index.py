@@ -21,9 +21,9 @@ import time
 from array import array
 from collections import Counter
 
+from agentmem.fsutil import read_bytes, sweep_temp, temp_path_for
 from agentmem.memory import ids, notes
 from agentmem.search import words
-from agentmem.fsutil import read_bytes, sweep_temp, temp_path_for
 
 INDEX_DIR = "index"
 INDEX_FILE = "ranked.sqlite"
@@ -225,16 +225,17 @@ class Index:
         """Write the term's block back without the postings of `nums` (if it held any)."""
         held = post[0::3]
         if len(nums) <= 8:  # the usual case, a note or two: find and cut in C
-            drop = sorted((held.index(n) for n in nums if n in held), reverse=True)
-            for i in drop:
+            cut = sorted((held.index(n) for n in nums if n in held), reverse=True)
+            for i in cut:
                 del post[3 * i : 3 * i + 3]
+            changed = bool(cut)
         else:  # many: one pass over the block
             kept = array("i")
             for i, n in enumerate(held):
                 if n not in nums:
                     kept.extend(post[3 * i : 3 * i + 3])
-            drop, post = len(kept) < len(post), kept
-        if not drop:
+            changed, post = len(kept) < len(post), kept
+        if not changed:
             return
         if post:
             self.conn.execute("UPDATE blocks SET df=?, post=? WHERE term=?", (len(post) // 3, post.tobytes(), term))
@@ -273,7 +274,7 @@ class Index:
             for note_id in added:
                 doc = read_doc(self.ndir, note_id)
                 dl = self._add(doc) if doc is not None else None
-                if dl is not None:
+                if doc is not None and dl is not None:
                     n, total = n + 1, total + dl
                     touched.update(doc.tf)
             self._fold(touched)
@@ -348,7 +349,8 @@ class _BlockWriter:
             self.conn.executemany(insert, ((t, len(p) // 3, p.tobytes()) for t, p in sorted(self.held.items())))
             return
         self._spill()
-        term, chunks = None, []
+        term: str | None = None
+        chunks: list[bytes] = []
         # Notes were numbered in the order read, so a term's parts in order are its postings by num.
         for t, post in self.conn.execute("SELECT term, post FROM parts ORDER BY term, part"):
             if t != term and chunks:
@@ -388,7 +390,10 @@ def rebuild(pdir) -> None:
                     doc = read_doc(idx.ndir, note_id)
                     if doc is None:
                         continue
-                    blocks.add(idx._insert_doc(doc), doc)
+                    num = idx._insert_doc(doc)
+                    if num is None:  # an ID listed twice: cannot happen in one folder listing
+                        continue
+                    blocks.add(num, doc)
                     n, total = n + 1, total + doc.dl
                 blocks.finish()
                 idx._set_meta("n", n)

@@ -19,10 +19,14 @@ import os
 import sqlite3
 from bisect import bisect_left
 
+from agentmem.errors import InvalidInput
+from agentmem.fsutil import read_bytes
 from agentmem.memory import ids
 from agentmem.search import index, words
-from agentmem.fsutil import read_bytes
-from agentmem.errors import InvalidInput
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 MODES = ("ranked", "hybrid")
 
@@ -161,7 +165,7 @@ def _lexical(idx, qterms, n: int, avgdl, extra_docs, allowed) -> _Pool:
         for pair in set(pairs):
             tf, dl = pair
             weight[pair] = idf * (tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl)))
-        found = zip(nums, map(weight.__getitem__, pairs))
+        found: Iterable[tuple[int, float]] = zip(nums, map(weight.__getitem__, pairs))
         if allowed is not None:
             found = [(num, w) for num, w in found if num in allowed]
         if not scores:
@@ -224,7 +228,8 @@ def _describe(idx, pool: _Pool, keys, extra_docs, with_terms=None) -> None:
     nums = [k for k in keys if not isinstance(k, str) and k not in pool.ids]
     wanted = nums if with_terms is None else [k for k in nums if k in with_terms]
     for chunk, marks in index.chunks(nums):
-        for num, note_id, created in idx.conn.execute(f"SELECT num, id, created FROM docs WHERE num IN ({marks})", chunk):
+        rows = idx.conn.execute(f"SELECT num, id, created FROM docs WHERE num IN ({marks})", chunk)
+        for num, note_id, created in rows:
             pool.ids[num], pool.created[num] = note_id, created
     for chunk, marks in index.chunks(wanted):
         for num, terms in idx.conn.execute(f"SELECT num, terms FROM docs WHERE num IN ({marks})", chunk):

@@ -8,8 +8,8 @@ rebuilt one hold the same bytes.
 
 from __future__ import annotations
 
-from agentmem.search import index, encoder
 from agentmem.errors import NotConfigured
+from agentmem.search import encoder, index
 
 
 def similarities(idx, query: str, extra_docs) -> dict:

@@ -18,6 +18,7 @@ from agentmem.skills import spec
 from agentmem.skills.spec import INSTALL_MARKER, revision_prefix
 from agentmem.store.base import Store
 
+
 def _skill_md(store: Store, machine: Path | None, name: str, revision: str) -> bytes:
     """A revision's SKILL.md, from the local cache when present (revisions never change)."""
     cached = None

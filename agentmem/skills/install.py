@@ -34,12 +34,12 @@ import secrets
 import shutil
 import stat
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-from agentmem.skills import spec
 from agentmem.errors import Conflict, InvalidInput, NotConfigured, NotFound
 from agentmem.fsutil import TMP_PREFIX, fsync_dir, write_atomic
+from agentmem.skills import spec
 from agentmem.skills.spec import INSTALL_MARKER, revision_prefix
 from agentmem.store.base import ObjectInfo, Store
 
@@ -187,7 +187,7 @@ def unified_diff(old: dict | None, new: dict[str, bytes], old_label: str, new_la
 
 
 def _stamp() -> str:
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
 
 
 STALE_SECONDS = 3600  # a staging folder this old belongs to an installation that crashed
@@ -211,7 +211,7 @@ def _fsync_tree(folder: Path) -> None:
 
 def _sweep(root: Path) -> None:
     """Remove our own staging folders left in `root` by a crashed installation."""
-    now = datetime.now(timezone.utc).timestamp()
+    now = datetime.now(UTC).timestamp()
     for entry in root.glob(f"{TMP_PREFIX}agentmem-*"):
         try:
             if now - os.lstat(entry).st_mtime > STALE_SECONDS:
@@ -281,7 +281,8 @@ def install(store: Store, name: str, revision: str, runtimes: list, *, machine: 
     try:
         tree = work / "tree"
         files = fetch(store, name, revision, tree)
-        report, differing = [], []
+        report: list[dict] = []
+        differing: list[str] = []
         for rt in runtimes:
             target = Path(rt.skills_root) / name
             if any(item["target"] == str(target) for item in report):
@@ -300,7 +301,7 @@ def install(store: Store, name: str, revision: str, runtimes: list, *, machine: 
         if dry_run:
             return {"status": "ok", "name": name, "revision": revision, "dry_run": True, "runtimes": report}
         marker = json.dumps({"name": name, "revision": revision, "store": store.description.label(),
-                             "installed": datetime.now(timezone.utc).isoformat(timespec="seconds")},
+                             "installed": datetime.now(UTC).isoformat(timespec="seconds")},
                             indent=2).encode()
         for item in report:
             target = Path(item["target"])

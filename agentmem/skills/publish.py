@@ -38,12 +38,12 @@ import os
 import shutil
 import stat
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-from agentmem.skills import spec
 from agentmem.errors import TRANSIENT, AgentmemError, InvalidInput, NotFound
 from agentmem.fsutil import TMP_PREFIX, write_atomic
+from agentmem.skills import spec
 from agentmem.store.base import Store, StoreDescription
 
 ENTRY = "entry.json"
@@ -156,7 +156,7 @@ def freeze(source: Path, machine: Path, store: StoreDescription) -> Frozen:
             "name": name,
             "revision": revision,
             "store": store.to_dict(),
-            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
             "files": files,
             "skipped": skipped,
         }

@@ -68,7 +68,7 @@ class StoreDescription:
         return {"kind": self.kind, "location": self.location}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "StoreDescription":
+    def from_dict(cls, data: dict) -> StoreDescription:
         kind, location = data.get("kind"), data.get("location")
         if kind not in ("folder", "bucket") or not isinstance(location, str) or not location:
             raise InvalidInput(f"invalid store description {data!r}")
@@ -99,15 +99,19 @@ class Store:
 
     def put(self, path: str, data: bytes) -> None:
         """Store `data` at `path` atomically and append-only (see INV append-only)."""
+        raise NotImplementedError
 
     def get(self, path: str) -> bytes:
         """Return the bytes at `path`; raise NotFound if there are none."""
+        raise NotImplementedError
 
     def info(self, path: str) -> ObjectInfo | None:
         """Return the object's info, or None if it does not exist."""
+        raise NotImplementedError
 
     def list(self, prefix: str) -> list[ObjectInfo]:
         """Every object whose path starts with `prefix` + "/" (recursively), or raise."""
+        raise NotImplementedError
 
 
 def open_store(desc: StoreDescription, *, timeout: float | None = None) -> Store:

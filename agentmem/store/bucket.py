@@ -16,10 +16,12 @@ import os
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 from agentmem.store import network  # first: it sets the environment huggingface_hub reads at import
 
-from huggingface_hub import HfApi, get_token  # noqa: E402
+# isort: split
+from huggingface_hub import HfApi, get_token
 
 from agentmem import errors
 from agentmem.store.base import ObjectInfo, StoreDescription, check_object_path
@@ -56,7 +58,7 @@ class BucketStore:
         network.install()
         self._api: HfApi | None = None
         self._verified = False
-        self._listed: dict[str, object] = {}  # path -> BucketFile from the last listing, saves a request per get
+        self._listed: dict[str, Any] = {}  # path -> BucketFile from the last listing, saves a request per get
 
     # -- plumbing -----------------------------------------------------------------------
 
@@ -122,7 +124,8 @@ class BucketStore:
             try:
                 same = _same_content(data, remote)
             except Exception as exc:  # noqa: BLE001 - a local hashing failure, not the Hub's
-                raise errors.AgentmemError(f"could not compare {path} with the stored object: {type(exc).__name__}") from None
+                raise errors.AgentmemError(
+                    f"could not compare {path} with the stored object: {type(exc).__name__}") from None
             if same:
                 return
             raise errors.Conflict(f"{self.description.label()}/{path} already holds different bytes")
@@ -232,7 +235,8 @@ def _within(budget: network.Budget, fn, *args, **kwargs):
 
 def _is_xet_failure(exc: BaseException) -> bool:
     """hf_xet raises built-in ConnectionError/RuntimeError or its own classes, never huggingface_hub's."""
-    if type(exc).__module__.startswith(("hf_xet", "builtins")) and isinstance(exc, (ConnectionError, RuntimeError, OSError)):
+    from_xet = type(exc).__module__.startswith(("hf_xet", "builtins"))
+    if from_xet and isinstance(exc, (ConnectionError, RuntimeError, OSError)):
         return True
     return type(exc).__name__.startswith("Xet")
 

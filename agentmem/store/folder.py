@@ -52,14 +52,14 @@ class FolderStore:
         try:
             created = create_exclusive_atomic(target, data)
         except PermissionError as exc:
-            raise NoAccess(f"cannot write to folder store {self.root}: {exc.strerror}")
+            raise NoAccess(f"cannot write to folder store {self.root}: {exc.strerror}") from None
         except OSError as exc:
-            raise Offline(f"cannot write to folder store {self.root}: {exc.strerror}")
+            raise Offline(f"cannot write to folder store {self.root}: {exc.strerror}") from None
         if not created:
             try:
                 existing = read_bytes(target)
             except OSError as exc:
-                raise Offline(f"cannot read {path} in folder store {self.root}: {exc.strerror}")
+                raise Offline(f"cannot read {path} in folder store {self.root}: {exc.strerror}") from None
             if existing != data:
                 raise Conflict(f"{path} already exists in the store with different content")
 
@@ -70,13 +70,13 @@ class FolderStore:
         try:
             return read_bytes(target)
         except FileNotFoundError:
-            raise NotFound(f"{path} is not in the store")
+            raise NotFound(f"{path} is not in the store") from None
         except IsADirectoryError:
-            raise NotFound(f"{path} is not in the store")
+            raise NotFound(f"{path} is not in the store") from None
         except PermissionError as exc:
-            raise NoAccess(f"cannot read {path} in folder store {self.root}: {exc.strerror}")
+            raise NoAccess(f"cannot read {path} in folder store {self.root}: {exc.strerror}") from None
         except OSError as exc:
-            raise Offline(f"cannot read {path} in folder store {self.root}: {exc.strerror}")
+            raise Offline(f"cannot read {path} in folder store {self.root}: {exc.strerror}") from None
 
     def info(self, path: str) -> ObjectInfo | None:
         target = self._file(path)
@@ -87,7 +87,7 @@ class FolderStore:
         except FileNotFoundError:
             return None
         except OSError as exc:
-            raise Offline(f"cannot reach {path} in folder store {self.root}: {exc.strerror}")
+            raise Offline(f"cannot reach {path} in folder store {self.root}: {exc.strerror}") from None
         if not os.path.isfile(target):
             return None
         return ObjectInfo(path, st.st_size)
@@ -115,6 +115,6 @@ class FolderStore:
                         continue
                     out.append(ObjectInfo(f"{rel_dir}/{name}", os.stat(full).st_size))
         except OSError as exc:
-            raise Offline(f"cannot list {prefix} in folder store {self.root}: {exc.strerror}")
+            raise Offline(f"cannot list {prefix} in folder store {self.root}: {exc.strerror}") from None
         out.sort(key=lambda o: o.path)
         return out

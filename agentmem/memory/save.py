@@ -1,0 +1,58 @@
+"""Saving a note: validate, screen for credentials, persist as pending, upload (what `save` and MCP run).
+
+INV no-credentials: every field is screened before anything is written.
+INV nothing-lost: the note is in pending/ before its upload starts (`pending.persist`).
+"""
+
+from __future__ import annotations
+
+from agentmem.memory import notes, pending
+
+
+class Saved:
+    """What one save did: the upload outcome, and what `redact` replaced (kind and field)."""
+
+    __slots__ = ("outcome", "redacted")
+
+    def __init__(self, outcome: pending.Outcome, redacted: list[dict]):
+        self.outcome, self.redacted = outcome, redacted
+
+    def to_json(self, with_redacted: bool = False) -> dict:
+        out = self.outcome.to_json()
+        if with_redacted:
+            out["redacted"] = self.redacted
+        return out
+
+
+def save(machine: str, cfg, project: str, body: str, *, title: str | None = None, kind: str = "note",
+         tags=(), sources=(), session: str | None = None, corrects: str | None = None,
+         redact: bool = False, timeout: float | None = None) -> Saved:
+    """Save one note of `project` to the configured store; a failed upload leaves it pending."""
+    from agentmem.safety import credentials
+
+    fields, redacted = credentials.screen(
+        {"body": body, "title": title, "tag": list(tags), "source": list(sources), "session": session},
+        redact_found=redact,
+        known=credentials.env_secrets(),
+    )
+    note = notes.build(
+        body=fields["body"],
+        title=fields["title"],
+        kind=kind,
+        project=project,
+        agent=cfg.agent,
+        sources=fields["source"],
+        tags=fields["tag"],
+        session=fields["session"],
+        corrects=corrects,
+    )
+    data = note.render()
+    entry = pending.Entry(
+        id=note.id,
+        store=cfg.store,
+        project=project,
+        path=notes.note_path(project, note.id),
+        created=note.created,
+    )
+    pending.persist(machine, entry, data)  # INV nothing-lost: safe on disk before any upload
+    return Saved(pending.deliver(machine, entry, data, timeout=timeout), redacted)
