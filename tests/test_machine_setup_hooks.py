@@ -1,4 +1,4 @@
-"""The hooks answer, end to end: copier copy installs issue E's hooks beside the user's, an update turns them off."""
+"""The hooks answer, end to end: copier copy installs our hooks beside the user's, an update turns them off."""
 
 from __future__ import annotations
 
@@ -6,9 +6,8 @@ import json
 
 import pytest
 
+from agentmem.hooks import config_files as hooks_config
 from tests.template_kit import make_machine, make_template_repo
-
-hooks_config = pytest.importorskip("agentmem.hooks.config_files", reason="issue E's hooks are not merged into this branch yet")
 
 USER_CODEX_HOOKS = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}
 USER_CLAUDE_SETTINGS = {"theme": "dark", "permissions": {"allow": ["Bash(ls:*)"]}}

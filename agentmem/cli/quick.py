@@ -49,7 +49,7 @@ def _limit(text: str) -> int | None:
         return None
 
 
-# Must match cli._args_search and cli._args_read (tests/test_quickargs.py checks it).
+# Must match cli/memory.py's add_search and add_read (tests/test_quickargs.py checks it).
 SPECS = {
     "search": Spec("query", True, ("--json", "--refresh", "--offline"),
                    {"--limit": _limit, "--project": str, "--mode": ("literal", "ranked", "hybrid")},

@@ -8,7 +8,7 @@ Both are small and never block the agent:
   budget, then returns and leaves the rest pending. It never writes new memory,
   never starts a model and never reads the transcript.
 
-Installing them into the runtimes' files lives in `hooks_config.py`.
+Installing them into the runtimes' files lives in `hooks/config_files.py`.
 """
 
 from __future__ import annotations

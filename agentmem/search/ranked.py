@@ -1,6 +1,6 @@
 """Ranked search over a project's cached notes.
 
-Scoring is BM25 over stemmed terms (title and tags count `rindex.TITLE_WEIGHT`
+Scoring is BM25 over stemmed terms (title and tags count `index.TITLE_WEIGHT`
 times), plus a bonus for query word pairs that stand side by side in the note;
 newer notes win ties. A quoted phrase must appear literally (case-insensitive)
 in the note's title, tags, body or sources. With the optional `semantic` extra,

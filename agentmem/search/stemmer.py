@@ -2,13 +2,13 @@
 
 Used by the ranked search so that "painted", "painting" and "paints" meet at
 "paint". Pure Python, no data files; `stem` is memoised because a note's words
-repeat across notes (`textproc.terms` reads the memo directly).
+repeat across notes (`words.terms` reads the memo directly).
 """
 
 from __future__ import annotations
 
 _VOWELS = frozenset("aeiou")
-# Stems seen by this process. A plain dict read inline by textproc.terms: a hit costs a dict
+# Stems seen by this process. A plain dict read inline by words.terms: a hit costs a dict
 # lookup, not a call through lru_cache (2026-11-30). Emptied when full, which bounds it at a
 # few MB; 65,536 distinct words is more than a project's notes hold in practice.
 MEMO: dict[str, str] = {}

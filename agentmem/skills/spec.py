@@ -1,6 +1,6 @@
 """What a shareable skill is: its name, its revision IDs, its SKILL.md frontmatter and its size limits.
 
-Shared by publication and discovery (`skills.py`) and installation (`skill_install.py`).
+Shared by publication (`publish.py`), discovery (`catalog.py`) and installation (`install.py`).
 Every limit here applies both when publishing and when installing, so a revision
 that could be published can always be installed.
 """

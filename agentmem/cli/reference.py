@@ -1,0 +1,169 @@
+"""The CLI reference, docs/cli.md, generated from the parsers and the tables below.
+
+    python -m agentmem.cli.reference > docs/cli.md      # tests/test_cli_reference.py fails on drift
+
+The JSON shapes are written here once: docs/cli.md is rendered from them, and the
+contract test (tests/test_json_contract.py) runs every command with --json and
+checks its keys against them, so neither the docs nor the code can drift alone.
+A key ending in `?` is present only sometimes; every object also carries `status`.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from agentmem import config, errors
+from agentmem.cli import main
+
+# command -> (the values `status` takes, {key: what it holds}).
+JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
+    "save": ("saved | pending", {
+        "id": "the note's ID", "project": "its project", "path": "its path in the store",
+        "store": "{kind, location}", "retry?": "pending only: the command that retries it",
+        "reason?": "pending only: {error, message}, why the upload is not confirmed",
+        "redacted?": "with --redact: [{where, kind}] of what was replaced",
+    }),
+    "pending": ("ok", {
+        "pending": "[{id, store, project, path, created, attempts, last_error, retry}], oldest first",
+    }),
+    "search": ("ok", {
+        "project": "the project searched", "query": "the query", "mode": "ranked | literal | hybrid",
+        "results": "[{id, title, created, kind, pending, matches: [{line, text}], corrects?, score?}], best first",
+        "pending_uploads": "notes of this machine waiting for upload",
+        "stale": "true when the store could not be checked: results may miss notes",
+        "stale_reason": "why (null when fresh)", "stale_error": "the error kind (null when fresh)",
+        "refreshed": "whether this search refreshed the cache",
+    }),
+    "read": ("ok", {
+        "id": "the note's ID", "project": "its project", "source": "pending | cache | store",
+        "meta": "the frontmatter", "body": "the Markdown body",
+    }),
+    "map": ("ok", {"directory": "the canonical directory mapped", "project": "its project"}),
+    "where": ("ok", {
+        "home": "the machine folder", "project": "the current directory's project",
+        "store": "{kind, location}", "agent": "the identity written into notes",
+    }),
+    "setup": ("confirmed | pending | failed", {
+        "home": "the machine folder", "steps": "[{name, status, detail}] in order",
+    }),
+    "bucket": ("ok (connect, create, ensure); ok | pending | failed (verify)", {
+        "bucket?": "connect/create/ensure: the bucket ID", "action?": "connected | created | reused",
+        "user?": "the Hugging Face user", "private?": "always true", "saved_to_config?": "with --save",
+        "id?": "verify: the setup note's ID", "path?": "verify: its path", "upload?": "saved | already-saved | pending",
+        "read_back?": "verify: read back from the store", "found_by_search?": "verify: found by search",
+        "problem?": "verify: what failed, or null",
+    }),
+    "publish-skill": ("published | pending", {
+        "name": "the skill", "revision": "the new revision", "store": "where", "files": "[paths] uploaded",
+        "skipped": "[paths] hidden entries left out", "pending": "the frozen folder kept for --resume, or null",
+        "message": "one line for a person",
+    }),
+    "skills": ("ok", {
+        "store": "where", "query": "the query or null",
+        "skills": "[{name, installed: [{runtime, revision}], revisions: [{revision, description, files, bytes, "
+                  "problem}]}], newest revision first",
+        "pending": "[{name, revision, store, created}] interrupted publications",
+    }),
+    "read-skill": ("ok", {
+        "name": "the skill", "revision": "the revision", "path": "the file", "content": "its text",
+        "files": "[paths] of the revision",
+    }),
+    "install-skill": ("ok", {
+        "name": "the skill", "revision": "the revision", "dry_run": "true with --diff alone",
+        "runtimes": "[{runtime, target, state: absent | same | different, action: installed | replaced | "
+                    "unchanged | none, backup, diff}]",
+    }),
+    "hooks": ("ok", {
+        "hooks?": "status: [{runtime, file, installed, events, current, note?}]",
+        "action?": "install | remove", "changes?": "[{runtime, file, changed, detail}]",
+        "codex_trust?": "install with Codex: how to trust the hooks",
+        "runtime?": "trust: codex", "file?": "trust: the hooks file", "trusted?": "trust: [hook keys]",
+    }),
+}
+ERROR_SHAPE = {"status": "error", "error": "the error kind (below)", "message": "one line, also on stderr"}
+
+# config.toml: (table, key, default, meaning). Defaults come from the code that applies them.
+CONFIG_KEYS = [
+    ("", "agent", "`<first runtime>@<host>` (setup fills it)", "identity written into each note's frontmatter"),
+    ("store", "kind", "`folder`", "`folder`, or `bucket` for a Hugging Face Storage Bucket"),
+    ("store", "location", "`~/agent-memory`", "the folder (absolute), or the bucket ID `namespace/name`"),
+    ("network", "timeout", f"`{config.DEFAULT_NETWORK_TIMEOUT:g}`",
+     f"seconds: the network budget of one helper call (`{config.ENV_NETWORK_TIMEOUT}` overrides)"),
+    ("cache", "max_age", f"`{config.DEFAULT_CACHE_MAX_AGE:g}`",
+     "seconds: a search within this of the last refresh uses the cache only"),
+    ("search", "mode", f"`{config.SEARCH_MODES[0]}`", "default search mode: " + ", ".join(config.SEARCH_MODES)),
+    ("projects", '"DIR"', "the directory copier ran in", "directory -> project; the longest containing directory wins"),
+    ("runtimes", "enabled", "`[\"codex\"]`", "where setup puts the skill, the block and the hooks"),
+    ("hooks", "enabled", "`false`", "install the optional hooks"),
+    ("skills", "install", "`[]`", "shared skill revisions setup installs, as `name@revision`"),
+    ("helper", "command", "recorded by setup", "the helper's absolute command; hooks and the skill use it"),
+]
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(self, prog: str):
+        super().__init__(prog, width=100, max_help_position=30)
+
+
+def _parser(name: str) -> argparse.ArgumentParser:
+    parser = main.build_parser(name)
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    command = sub.choices[name]
+    command.formatter_class = _Formatter
+    command.prog = f"agentmem {name}"
+    return command
+
+
+def _command(name: str) -> list[str]:
+    help_text = main.COMMANDS[name][1]
+    lines = [f"### `agentmem {name}`", "", help_text[0].upper() + help_text[1:] + ".", "", "```text"]
+    lines += _parser(name).format_help().rstrip("\n").splitlines()
+    lines += ["```", ""]
+    status, keys = JSON_SHAPES[name]
+    lines += [f"JSON: `status` {status}; " + ", ".join(f"`{k}`" for k in keys) + ".", ""]
+    lines += [f"- `{k.rstrip('?')}`{' (sometimes)' if k.endswith('?') else ''}: {v}" for k, v in keys.items()]
+    return [*lines, ""]
+
+
+def render() -> str:
+    out = [
+        "# agentmem command reference",
+        "",
+        "Generated by `python -m agentmem.cli.reference > docs/cli.md` from the parsers and the tables in",
+        "`agentmem/cli/reference.py`; `tests/test_cli_reference.py` fails when this file drifts from them.",
+        "",
+        "Every command takes `--json` and then prints one JSON object on stdout that always carries `status`.",
+        "Keys are only ever added to a command's JSON, never removed. A failure prints "
+        + "`{" + ", ".join(f'"{k}"' for k in ERROR_SHAPE) + "}` "
+        + "on stdout with `--json`, and one line on stderr either way.",
+        "",
+        "## Commands",
+        "",
+    ]
+    for name in main.COMMANDS:
+        out += _command(name)
+    out += ["## Exit statuses", "", "| status | meaning |", "|---|---|"]
+    out += [f"| {code} | {meaning} |" for code, meaning in sorted(errors.EXIT_MEANINGS.items())]
+    kinds = sorted({(cls.kind, cls.exit_code) for cls in _error_classes()}, key=lambda k: (k[1], k[0]))
+    out += ["", "Error kinds in `--json` (`error`), with their status: "
+            + ", ".join(f"`{kind}` ({code})" for kind, code in kinds) + ".", ""]
+    out += ["## config.toml", "", "One file per machine folder (`AGENTMEM_HOME`, default `~/.config/agentmem`).",
+            "agentmem edits it with tomlkit, so comments survive; a malformed file is reported and never rewritten.",
+            "", "| table | key | default | meaning |", "|---|---|---|---|"]
+    out += [f"| {f'[{t}]' if t else '(top)'} | `{k}` | {d} | {m} |" for t, k, d, m in CONFIG_KEYS]
+    return "\n".join(out) + "\n"
+
+
+def _error_classes() -> list[type[errors.AgentmemError]]:
+    found, todo = [], [errors.AgentmemError]
+    while todo:
+        cls = todo.pop()
+        found.append(cls)
+        todo.extend(cls.__subclasses__())
+    return found
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.stdout.write(render())

@@ -1,0 +1,63 @@
+"""Atomic writes: a reader sees the old file or the whole new one, never part of either."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+
+from agentmem import fsutil
+
+
+def test_a_write_that_fails_before_its_rename_leaves_the_old_file_and_no_temp(tmp_path, monkeypatch):
+    # INV atomic-write
+    target = tmp_path / "config.toml"
+    target.write_bytes(b"old = 1\n")
+
+    def fail(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError):
+        fsutil.write_atomic(target, b"new = 2\n" * 1000)
+    assert target.read_bytes() == b"old = 1\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml"]
+
+
+def test_readers_racing_a_writer_see_only_whole_versions(tmp_path):
+    # INV atomic-write
+    target = tmp_path / "state.json"
+    versions = [bytes([65 + i]) * 200_000 for i in range(8)]
+    fsutil.write_atomic(target, versions[0])
+    seen, stop = set(), threading.Event()
+
+    def read():
+        while not stop.is_set():
+            seen.add(target.read_bytes())
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    for data in versions * 5:
+        fsutil.write_atomic(target, data)
+    stop.set()
+    reader.join()
+    assert seen <= set(versions)
+
+
+def test_exclusive_create_lets_exactly_one_of_two_writers_win(tmp_path):
+    # INV atomic-write, INV append-only
+    target = tmp_path / "notes" / "a.md"
+    assert fsutil.create_exclusive_atomic(target, b"first") is True
+    assert fsutil.create_exclusive_atomic(target, b"second") is False
+    assert target.read_bytes() == b"first"
+
+
+def test_stale_temp_files_are_swept_and_fresh_ones_and_notes_are_kept(tmp_path):
+    stale, fresh, note = tmp_path / ".tmp-a.md.1.ab", tmp_path / ".tmp-b.md.2.cd", tmp_path / "c.md"
+    for p in (stale, fresh, note):
+        p.write_bytes(b"x")
+    old = os.stat(stale).st_mtime - fsutil.STALE_TEMP_SECONDS - 10
+    os.utime(stale, (old, old))
+    fsutil.sweep_temp(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [fresh.name, note.name]
