@@ -35,3 +35,11 @@ def test_no_module_is_longer_than_one_sitting():
 
 def test_package_init_files_are_empty_so_importing_a_subpackage_costs_nothing():
     assert [str(p) for p in PACKAGE.rglob("__init__.py") if p.read_text().strip()] == []
+
+
+def test_the_package_imports_itself_by_absolute_name_only():
+    # A relative import changes meaning when a module moves between subpackages (search/encoder.py's
+    # `from .errors import` did, and became a ModuleNotFoundError).
+    relative = [f"{p.relative_to(REPO)}:{i}" for p in _modules()
+                for i, line in enumerate(p.read_text().splitlines(), 1) if re.match(r"\s*from \.", line)]
+    assert relative == []

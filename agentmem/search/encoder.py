@@ -227,7 +227,7 @@ def _erf(x):
 def _encoder() -> _Encoder:
     folder = model_dir()
     if folder is None:
-        from .errors import NotConfigured
+        from agentmem.errors import NotConfigured
 
         raise NotConfigured(
             "semantic search needs the optional model package",
