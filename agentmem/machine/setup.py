@@ -17,7 +17,7 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from agentmem.errors import EXIT_UNEXPECTED, AgentmemError, InvalidInput, NotConfigured
+from agentmem.errors import EXIT_UNEXPECTED, AgentmemError, NotConfigured
 from agentmem.machine import blocks, core_skill
 from agentmem.machine.runtimes import RUNTIME_NAMES, enabled_names, listed_names, runtime
 
@@ -111,12 +111,16 @@ def _runtime_steps(report: SetupReport, machine: Path, names: list[str], helper:
     for name in names:
         rt = runtime(name, env)
         dest = rt.skills_root / core_skill.CORE_SKILL
-        result = core_skill.install_core_skill(files, dest, machine, name, replace=replace)
-        status = {"installed": "changed", "updated": "changed", "unchanged": "ok"}.get(result.status, "warning")
-        report.add(f"skill {name}", status, result.detail or f"{result.status}: {result.path}")
+        try:
+            result = core_skill.install_core_skill(files, dest, machine, name, replace=replace)
+        except AgentmemError as exc:  # a dangling link or a read-only folder (INV user-files)
+            report.add(f"skill {name}", "warning", exc.one_line())
+        else:
+            status = {"installed": "changed", "updated": "changed", "unchanged": "ok"}.get(result.status, "warning")
+            report.add(f"skill {name}", status, result.detail or f"{result.status}: {result.path}")
         try:
             changed = blocks.apply_block(rt.instructions, block_body)
-        except InvalidInput as exc:
+        except AgentmemError as exc:  # malformed markers, a dangling link, a read-only file
             report.add(f"instructions {name}", "warning", exc.one_line())
             continue
         report.add(f"instructions {name}", "changed" if changed else "ok", str(rt.instructions))
