@@ -126,12 +126,13 @@ def _runtime_steps(report: SetupReport, machine: Path, names: list[str], helper:
         report.add(f"instructions {name}", "changed" if changed else "ok", str(rt.instructions))
 
 
-def _hooks_step(report: SetupReport, machine: Path, enabled: bool, names: list[str], helper_cmd: list[str],
+def _hooks_step(report: SetupReport, machine: Path, wanted: set[str], names: list[str], helper_cmd: list[str],
                 env) -> None:
-    """Install our hooks when asked, else take out any we installed before."""
+    """Install our hooks for the runtimes in `wanted`, and take out any we installed before elsewhere."""
     from agentmem.hooks import config_files
 
     for name in names:
+        enabled = name in wanted
         try:
             change = (config_files.install(machine, name, helper_cmd, env) if enabled
                       else config_files.remove(machine, name, env))
@@ -171,7 +172,7 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
 
     machine = Path(machine).expanduser().resolve()
     report = SetupReport(str(machine))
-    cfg = config.load(machine)
+    cfg = config.load(machine, allow_stale=False)  # setup never acts on a config it cannot read
     if not cfg.data:
         raise NotConfigured(f"no agentmem config in {machine}",
                             hint="set this machine up with copier copy (see bootstrap.md)")
@@ -188,7 +189,7 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     changed = settings.complete(machine, cfg, agent=agent, helper_command=helper_cmd)
     report.add("config", "changed" if changed else "ok", f"{machine / 'config.toml'} (helper: {helper})")
     _runtime_steps(report, machine, names, helper, env, replace_core_skill)
-    _hooks_step(report, machine, settings.hooks_enabled(cfg), names, helper_cmd, env)
+    _hooks_step(report, machine, settings.hooks_runtimes(cfg, names), names, helper_cmd, env)
     _shared_skill_steps(report, machine, cfg, settings.shared_skills(cfg), names, env)
     report.outcome = verification.verification_step(report, machine, env)
     return report
