@@ -156,10 +156,10 @@ def test_a_conflicted_config_keeps_the_last_working_one_in_use_and_says_so(tmp_p
     m, checkout = _conflicted_machine(tmp_path)
     status, out, err = m.json("search", "conflict", cwd=checkout)
     assert status == 0 and out["results"][0]["title"] == "Before the update"
-    assert "config.toml" in err and "conflict" in err and "line 8" in err
-    assert "last working" in err and out["warnings"] and "conflict" in out["warnings"][0]
+    assert "config.toml" in err and "conflict markers" in err and "line 8" in err
+    assert "last working" in err and out["warnings"] and "conflict markers" in out["warnings"][0]
     status, out, err = m.run("save", "--title", "During", input="still saving", cwd=checkout)
-    assert status == 0 and "conflict" in err
+    assert status == 0 and "conflict markers" in err
 
 
 def _way_out(err: str) -> tuple[str, str]:
@@ -174,7 +174,7 @@ def test_a_conflicted_config_is_never_edited_and_the_way_out_is_named(tmp_path):
     other.mkdir()
     status, out, err = m.run("map", other, "other")
     assert status == 2 and out == "" and "Traceback" not in err
-    assert "conflict" in err and "keep one side of each conflict" in err and len(_way_out(err)) == 2
+    assert "conflict markers" in err and "keep one side of each conflict" in err and len(_way_out(err)) == 2
     assert (m.home / "config.toml").read_text() == text
 
 
@@ -182,13 +182,13 @@ def test_a_conflicted_config_without_a_previous_working_copy_stops_with_the_way_
     m, checkout = _conflicted_machine(tmp_path)
     (m.home / ".config-parsed.json").unlink()
     status, out, err = m.run("search", "x", cwd=checkout)
-    assert status == 2 and "conflict" in err and "line 8" in err and "Traceback" not in err
+    assert status == 2 and "conflict markers" in err and "line 8" in err and "Traceback" not in err
 
 
 def test_setup_refuses_a_conflicted_config_even_with_a_previous_working_copy(tmp_path):
     m, checkout = _conflicted_machine(tmp_path)
     status, out, err = m.run("setup")
-    assert status == 2 and "conflict" in err and "last working" not in err
+    assert status == 2 and "conflict markers" in err and "last working" not in err
 
 
 def test_resolving_the_conflict_as_told_brings_the_machine_back(tmp_path):
