@@ -39,7 +39,7 @@ def _head_config(m) -> dict:
 
 @pytest.mark.parametrize("key", [".", "", "src/app", "./app"])
 def test_a_relative_or_empty_projects_key_is_refused_naming_the_key(tmp_path, key):
-    # INV explicit-project: `"." = "p"` used to map every directory, `cd / && agentmem where` said p
+    # INV explicit-project, INV config-edit-alone: `"." = "p"` used to map every directory (`cd / && where` said p)
     m = make_machine(tmp_path, "laptop", tmp_path / "store", {})
     m.write_config((m.home / "config.toml").read_text() + f'{json.dumps(key)} = "p"\n')
     status, out, err = m.run("where", cwd=tmp_path.anchor)
@@ -61,6 +61,7 @@ def test_a_home_relative_projects_key_still_maps_its_directory(tmp_path):
 # -- concurrent edits ---------------------------------------------------------------------------
 
 def test_twelve_concurrent_maps_all_keep_their_mapping(tmp_path):
+    # INV config-edit-alone
     m = _git_machine(tmp_path)
     dirs = [tmp_path / f"checkout{i}" for i in range(12)]
     for d in dirs:
@@ -79,6 +80,7 @@ def test_twelve_concurrent_maps_all_keep_their_mapping(tmp_path):
 # -- map: refusing a silent remap, committing only its own change --------------------------------
 
 def test_mapping_a_directory_to_another_project_needs_replace(tmp_path):
+    # INV config-edit-alone
     checkout = tmp_path / "app"
     checkout.mkdir()
     m = _git_machine(tmp_path, {checkout: "p1"})
@@ -93,6 +95,7 @@ def test_mapping_a_directory_to_another_project_needs_replace(tmp_path):
 
 
 def test_mapping_a_directory_again_to_the_same_project_changes_nothing(tmp_path):
+    # INV config-edit-alone
     checkout = tmp_path / "app"
     checkout.mkdir()
     m = _git_machine(tmp_path, {checkout: "app"})
@@ -104,6 +107,7 @@ def test_mapping_a_directory_again_to_the_same_project_changes_nothing(tmp_path)
 
 
 def test_map_commits_only_its_own_change_and_leaves_the_users_edits_uncommitted(tmp_path):
+    # INV config-edit-alone
     checkout = tmp_path / "app"
     checkout.mkdir()
     m = _git_machine(tmp_path)
@@ -153,6 +157,7 @@ def _conflicted_machine(tmp_path):
 
 
 def test_a_conflicted_config_keeps_the_last_working_one_in_use_and_says_so(tmp_path):
+    # INV stale-config-said
     m, checkout = _conflicted_machine(tmp_path)
     status, out, err = m.json("search", "conflict", cwd=checkout)
     assert status == 0 and out["results"][0]["title"] == "Before the update"
@@ -168,6 +173,7 @@ def _way_out(err: str) -> tuple[str, str]:
 
 
 def test_a_conflicted_config_is_never_edited_and_the_way_out_is_named(tmp_path):
+    # INV stale-config-said
     m, checkout = _conflicted_machine(tmp_path)
     text = (m.home / "config.toml").read_text()
     other = tmp_path / "other"
@@ -179,6 +185,7 @@ def test_a_conflicted_config_is_never_edited_and_the_way_out_is_named(tmp_path):
 
 
 def test_a_conflicted_config_without_a_previous_working_copy_stops_with_the_way_out(tmp_path):
+    # INV stale-config-said
     m, checkout = _conflicted_machine(tmp_path)
     (m.home / ".config-parsed.json").unlink()
     status, out, err = m.run("search", "x", cwd=checkout)
@@ -186,6 +193,7 @@ def test_a_conflicted_config_without_a_previous_working_copy_stops_with_the_way_
 
 
 def test_setup_refuses_a_conflicted_config_even_with_a_previous_working_copy(tmp_path):
+    # INV stale-config-said
     m, checkout = _conflicted_machine(tmp_path)
     status, out, err = m.run("setup")
     assert status == 2 and "conflict markers" in err and "last working" not in err
@@ -228,6 +236,7 @@ def _hooks_machine(tmp_path, runtimes=("claude",)):
 
 
 def test_hooks_install_and_remove_record_the_choice_in_config_and_commit_it(tmp_path):
+    # INV config-edit-alone
     m = _hooks_machine(tmp_path)
     status, out, err = m.json("hooks", "install")
     assert status == 0, err
@@ -265,6 +274,7 @@ def test_hooks_install_into_a_read_only_file_still_installs_the_others_and_fails
 
 
 def test_hooks_install_refused_for_a_broken_file_records_nothing(tmp_path):
+    # INV config-edit-alone
     m = _hooks_machine(tmp_path)
     before = (m.home / "config.toml").read_bytes()
     settings_file = m.user_home / ".claude" / "settings.json"

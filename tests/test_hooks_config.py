@@ -321,6 +321,7 @@ def test_a_read_only_hook_file_is_left_alone_with_a_notice(env, agentmem_home):
 
 
 def test_duplicate_keys_are_refused_rather_than_losing_the_first_value(env, agentmem_home):
+    # INV outside-untouched
     path = hooks_file(env, "claude")
     text = '{\n  "env": {"A": "first"},\n  "env": {"B": "second"}\n}\n'
     write(path, text)
@@ -343,6 +344,7 @@ def test_numbers_are_written_back_exactly_as_the_user_wrote_them(env, agentmem_h
 
 
 def test_a_lone_surrogate_escape_beside_other_unicode_round_trips(env, agentmem_home):
+    # INV outside-untouched
     path = hooks_file(env, "claude")
     text = '{\n  "name": "caf\u00e9",\n  "odd": "\\ud800"\n}\n'
     write(path, text)
@@ -373,6 +375,7 @@ def test_a_damaged_hooks_state_file_never_gives_a_traceback(env, agentmem_home, 
     "/opt/py/bin/python3 -m agentmem  hook stop --runtime claude",
 ])
 def test_a_users_own_hook_that_only_mentions_ours_is_kept(env, agentmem_home, command):
+    # INV ours-exact
     assert not config_files.is_ours(command)
     path = hooks_file(env, "claude")
     mine = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}}
@@ -383,6 +386,7 @@ def test_a_users_own_hook_that_only_mentions_ours_is_kept(env, agentmem_home, co
 
 
 def test_every_command_we_install_is_recognised_as_ours():
+    # INV ours-exact
     for helper in (HELPER, ["/home/me/my env/bin/agentmem"], ["/usr/bin/python3", "-P", "-m", "agentmem"]):
         data = config_files.add_ours({}, "claude", helper)
         commands = [h["command"] for groups in data["hooks"].values() for g in groups for h in g["hooks"]]

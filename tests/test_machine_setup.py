@@ -242,6 +242,7 @@ def test_a_mapping_added_later_is_committed_so_the_next_update_runs_and_keeps_it
 
 @pytest.mark.slow  # a copy and a conflicting update: about 6 s (2026-12-01)
 def test_a_conflicting_update_of_config_toml_keeps_the_machine_working_until_resolved(template_repo, tmp_path):
+    # INV stale-config-said
     import re
     import subprocess
 

@@ -58,7 +58,7 @@ def damage(m, note_id: str, how: str) -> None:
 
 @pytest.mark.parametrize("how", list(DAMAGE))
 def test_a_damaged_entry_keeps_its_intact_note_listed_searchable_and_readable(machine, how):
-    # INV nothing-lost: the note's bytes stay reachable whatever happened to entry.json
+    # INV damaged-entry-recoverable, INV nothing-lost: the note's bytes stay reachable whatever happened to entry.json
     m = machine
     note_id = save_pending(m)
     kept = (m.home / "pending" / note_id / "note.md").read_bytes()
@@ -77,6 +77,7 @@ def test_a_damaged_entry_keeps_its_intact_note_listed_searchable_and_readable(ma
 
 
 def test_retrying_a_damaged_entry_names_the_store_it_would_assume_and_sends_nothing(machine):
+    # INV damaged-entry-recoverable
     m = machine
     note_id = save_pending(m)
     damage(m, note_id, "not json")
@@ -89,7 +90,7 @@ def test_retrying_a_damaged_entry_names_the_store_it_would_assume_and_sends_noth
 
 
 def test_the_printed_repair_command_sends_the_same_bytes_to_the_configured_store(machine):
-    # INV same-bytes-retry for the bytes; the destination is the one the user chose
+    # INV damaged-entry-recoverable, INV same-bytes-retry for the bytes; the destination is the one the user chose
     m = machine
     note_id = save_pending(m)
     kept = (m.home / "pending" / note_id / "note.md").read_bytes()
@@ -118,6 +119,7 @@ def test_repair_on_an_intact_entry_keeps_its_recorded_destination(machine, tmp_p
 
 
 def test_the_stop_hook_counts_a_damaged_entry_and_leaves_it_for_an_explicit_choice(machine):
+    # INV damaged-entry-recoverable
     m = machine
     note_id = save_pending(m)
     damage(m, note_id, "not json")
@@ -130,6 +132,7 @@ def test_the_stop_hook_counts_a_damaged_entry_and_leaves_it_for_an_explicit_choi
 
 
 def test_a_pending_folder_without_its_note_is_reported_not_hidden(machine):
+    # INV damaged-entry-recoverable
     m = machine
     note_id = save_pending(m)
     (m.home / "pending" / note_id / "note.md").unlink()
@@ -145,6 +148,7 @@ def test_a_pending_folder_without_its_note_is_reported_not_hidden(machine):
 # -- retries racing each other --------------------------------------------------------------------
 
 def test_a_retry_after_another_retry_saved_the_note_reports_it_saved(machine):
+    # INV damaged-entry-recoverable
     # The stop hook, or a second agent, got there first.
     m = machine
     note_id = save_pending(m)
@@ -159,7 +163,7 @@ def test_a_retry_after_another_retry_saved_the_note_reports_it_saved(machine):
 
 
 def test_concurrent_retries_of_one_note_all_report_it_saved_and_store_it_once(machine):
-    # INV same-bytes-retry, INV nothing-lost
+    # INV same-bytes-retry, INV nothing-lost, INV damaged-entry-recoverable
     m = machine
     note_id = save_pending(m)
     m.store.mkdir(parents=True)

@@ -48,6 +48,7 @@ def _steps(report) -> dict:
 
 
 def test_setup_refuses_a_dangling_agents_md_link_and_creates_nothing_outside_home(machine):
+    # INV user-files
     folder, user, outside = machine
     link = user / ".codex" / "AGENTS.md"
     link.parent.mkdir()
@@ -61,6 +62,7 @@ def test_setup_refuses_a_dangling_agents_md_link_and_creates_nothing_outside_hom
 
 
 def test_setup_leaves_a_read_only_agents_md_alone_and_says_so(machine):
+    # INV user-files
     folder, user, _ = machine
     agents = user / ".codex" / "AGENTS.md"
     agents.parent.mkdir()
@@ -74,6 +76,7 @@ def test_setup_leaves_a_read_only_agents_md_alone_and_says_so(machine):
 
 
 def test_setup_writes_through_symlinked_instruction_and_hook_files(machine):
+    # INV user-files
     folder, user, outside = machine
     dotfiles = outside / "dotfiles"
     dotfiles.mkdir(parents=True)
@@ -93,6 +96,7 @@ def test_setup_writes_through_symlinked_instruction_and_hook_files(machine):
 
 
 def test_setup_refuses_a_dangling_hook_file_link_and_a_read_only_one(machine):
+    # INV user-files
     folder, user, outside = machine
     (user / ".codex").mkdir()
     (user / ".codex" / "hooks.json").symlink_to(outside / "hooks.json")
@@ -107,6 +111,7 @@ def test_setup_refuses_a_dangling_hook_file_link_and_a_read_only_one(machine):
 
 
 def test_setup_refuses_a_dangling_skills_folder_link_and_a_read_only_skills_folder(machine):
+    # INV user-files
     folder, user, outside = machine
     (user / ".agents").symlink_to(outside / "agents")  # ~/.agents/skills lies beyond a broken link
     skills = user / ".claude" / "skills"
@@ -123,6 +128,7 @@ def test_setup_refuses_a_dangling_skills_folder_link_and_a_read_only_skills_fold
 
 
 def test_setup_installs_the_core_skill_through_a_symlinked_skills_folder(machine):
+    # INV user-files
     folder, user, outside = machine
     real = outside / "dotfiles" / "claude-skills"
     real.mkdir(parents=True)
@@ -134,6 +140,7 @@ def test_setup_installs_the_core_skill_through_a_symlinked_skills_folder(machine
 
 
 def test_hooks_state_records_nothing_for_a_read_only_hook_file(machine):
+    # INV user-files
     folder, user, _ = machine
     (user / ".claude").mkdir()
     settings = user / ".claude" / "settings.json"
@@ -161,6 +168,7 @@ def shared(tmp_path, monkeypatch):
 
 
 def test_a_shared_skill_is_not_installed_through_a_dangling_skills_folder_link(shared, tmp_path):
+    # INV user-files
     m, store, revision = shared
     (m.user_home / ".claude").mkdir()
     (m.user_home / ".claude" / "skills").symlink_to(tmp_path / "gone" / "skills")
@@ -171,6 +179,7 @@ def test_a_shared_skill_is_not_installed_through_a_dangling_skills_folder_link(s
 
 
 def test_a_shared_skill_is_not_installed_into_a_read_only_skills_folder(shared):
+    # INV user-files
     m, store, revision = shared
     skills = m.user_home / ".claude" / "skills"
     skills.mkdir(parents=True)

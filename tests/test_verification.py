@@ -53,6 +53,7 @@ def test_a_failed_upload_leaves_the_note_pending_and_a_later_run_completes_it(hu
 
 
 def test_a_second_host_with_the_same_folder_path_store_and_project_writes_its_own_note(hub, alice_bucket, tmp_path):
+    # INV setup-own-write
     # Same user name on two hosts: the machine folder path, store and project are all equal. The
     # second must prove that it can write, not find the first one's note and call that verified.
     home = tmp_path / "home"
@@ -65,6 +66,7 @@ def test_a_second_host_with_the_same_folder_path_store_and_project_writes_its_ow
 
 
 def test_a_setup_note_that_vanished_from_the_store_is_written_again(hub, alice_bucket, tmp_path):
+    # INV setup-own-write
     home = tmp_path / "home"
     first = verification.verify(home, STORE, "app", "codex@laptop", timeout=3)
     hub.buckets["alice/agent-memory"].files.clear()  # the bucket was emptied behind our back
