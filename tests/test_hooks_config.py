@@ -365,6 +365,15 @@ def test_a_damaged_hooks_state_file_never_gives_a_traceback(env, agentmem_home, 
     assert json.loads(path.read_text()) == USER_SETTINGS
 
 
+def test_a_hooks_state_path_that_is_a_folder_is_reported_in_one_line_and_nothing_changes(env, agentmem_home):
+    path = hooks_file(env, "claude")
+    write(path, json.dumps(USER_SETTINGS, indent=2))
+    (agentmem_home / config_files.STATE_FILE).mkdir()
+    with pytest.raises(InvalidInput, match="hooks-state.json"):
+        config_files.install(agentmem_home, "claude", HELPER, env)
+    assert json.loads(path.read_text()) == USER_SETTINGS
+
+
 @pytest.mark.parametrize("command", [
     "echo agentmem hook stop",
     "/usr/local/bin/agentmem-logger hook stop --runtime claude",

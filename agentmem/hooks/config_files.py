@@ -214,13 +214,15 @@ def _load_state(machine: str | os.PathLike) -> dict:
 
 def _save_state(machine: str | os.PathLike, state: dict) -> None:
     path = os.path.join(machine, STATE_FILE)
-    if state:
-        write_atomic(path, (json.dumps(state, indent=2, sort_keys=True) + "\n").encode())
-    else:
-        try:
+    try:
+        if state:
+            write_atomic(path, (json.dumps(state, indent=2, sort_keys=True) + "\n").encode())
+        else:
             os.unlink(path)
-        except FileNotFoundError:
-            pass
+    except FileNotFoundError:
+        pass
+    except OSError as exc:  # a folder or an unwritable file where our record goes
+        raise InvalidInput(f"cannot write {path} ({exc.strerror}); move it away, nothing else was changed") from None
 
 
 # -- install / remove / status ------------------------------------------------------------------
