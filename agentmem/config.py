@@ -66,6 +66,11 @@ def canonical(path: str | os.PathLike) -> str:
     return os.path.realpath(os.path.expanduser(os.fspath(path)))
 
 
+def _quoted(key: str) -> str:
+    """A TOML key as written in the file (a basic string), for messages."""
+    return '"' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def _within(path: str, root: str) -> bool:
     """Is canonical `path` the canonical directory `root` or inside it (on directory boundaries)?"""
     path, root = os.path.normcase(path), os.path.normcase(root)
@@ -130,6 +135,11 @@ class Config:
             raise InvalidInput(f"{self.path}: [projects] must map directories to project names")
         out = {}
         for directory, name in raw.items():
+            if not os.path.isabs(os.path.expanduser(directory)):  # "." or "" would match every directory
+                raise InvalidInput(
+                    f"{self.path}: [projects] key {_quoted(directory)} is not an absolute directory",
+                    hint="write the full path (\"/home/me/src/app\" = \"app\") or use `agentmem map DIR PROJECT`",
+                )
             if not isinstance(name, str):
                 raise InvalidInput(f"{self.path}: project for {directory!r} must be a string")
             out[directory] = name
@@ -160,8 +170,14 @@ class Config:
         return check_project_name(best[1])
 
 
-def load(machine: str | os.PathLike) -> Config:
-    """Read config.toml. A missing file is an empty config; a malformed one is an error naming it."""
+def load(machine: str | os.PathLike, *, allow_stale: bool = True) -> Config:
+    """Read config.toml. A missing file is an empty config; a malformed one is an error naming it.
+
+    A file left with `copier update` conflict markers is never parsed: with `allow_stale`, the
+    last working config (the parsed copy of the previous text) stands in for it, and a warning
+    saying so and naming the way out is queued for the CLI to print (`take_warnings`); without
+    a previous copy, or without `allow_stale` (setup), it is an error with the same way out.
+    """
     path = config_path(machine)
     try:
         raw = read_bytes(path)
@@ -175,6 +191,14 @@ def load(machine: str | os.PathLike) -> Config:
         raise InvalidInput(f"{path} is not UTF-8 text; fix or remove it, nothing was changed") from None
     data = _parsed_copy(machine, text)
     if data is None:
+        line = conflict_line(text)
+        if line:
+            previous = _parsed_copy(machine, None) if allow_stale else None
+            problem = conflict_error(path, line, machine, previous)
+            if previous is None:
+                raise problem
+            _warnings.append(problem.one_line())
+            return Config(path, previous)
         import tomllib
 
         try:
@@ -183,6 +207,54 @@ def load(machine: str | os.PathLike) -> Config:
             raise InvalidInput(f"{path} is not valid TOML ({exc}); fix or remove it, nothing was changed") from None
         _unsaved_copy.append((machine, text, data))
     return Config(path, data)
+
+
+# -- conflicts left by `copier update` -------------------------------------------------------------
+
+# Git's merge markers (Copier runs `git merge-file`): 7 characters at the start of a line, then a
+# label; the separator stands alone. None of them can begin a line of valid TOML.
+_MARKERS = ("<<<<<<<", "|||||||", ">>>>>>>")
+
+_warnings: list[str] = []
+
+
+def take_warnings() -> list[str]:
+    """Warnings queued by `load` (a stale config in use) since the last call; the CLI prints them."""
+    out = list(_warnings)
+    _warnings.clear()
+    return out
+
+
+def conflict_line(text: str) -> int:
+    """The line number of the first merge-conflict marker line in `text`, or 0."""
+    if "=======" not in text and "<<<<<<<" not in text and ">>>>>>>" not in text:
+        return 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.rstrip() == "=======" or (line[:7] in _MARKERS and line[7:8] in ("", " ")):
+            return number
+    return 0
+
+
+def conflict_error(path: str, line: int, machine: str | os.PathLike, previous: dict | None) -> InvalidInput:
+    """What to tell the user about a conflicted config.toml: the file, the line, the exact way out."""
+    import shlex
+    import sys
+
+    commit = shlex.join([sys.executable, "-P", "-m", "agentmem.machine.repo", "Resolve config.toml"])
+    helper = (((previous or {}).get("helper") or {}).get("command")) or [sys.executable, "-m", "agentmem"]
+    in_use = ("until then agentmem uses the last working config, from before the conflict"
+              if previous is not None else "no earlier working copy is kept, so nothing can run until then")
+    return InvalidInput(
+        f"{path} holds unresolved conflict markers from `copier update` (first on line {line}); {in_use}",
+        hint=f"edit the file: keep one side of each conflict and delete the <<<<<<<, ======= and >>>>>>> "
+        f"lines; then run `cd {shlex.quote(os.fspath(machine))} && {commit}` and `{shlex.join(helper)} setup`",
+    )
+
+
+def check_no_conflict(path: str, text: str, *, machine: str | os.PathLike) -> None:
+    line = conflict_line(text)
+    if line:
+        raise conflict_error(path, line, machine, None)
 
 
 # A JSON copy of the parsed config, reused while config.toml's text is unchanged:
@@ -201,14 +273,16 @@ def _parsed_copy_path(machine: str | os.PathLike) -> str:
     return os.path.join(machine, ".config-parsed.json")
 
 
-def _parsed_copy(machine: str | os.PathLike, text: str) -> dict | None:
+def _parsed_copy(machine: str | os.PathLike, text: str | None) -> dict | None:
+    """The parsed copy if it was made from `text` (any text: None), else None."""
     import json
 
     try:
         copy = json.loads(read_bytes(_parsed_copy_path(machine)))
     except (OSError, ValueError):
         return None
-    if isinstance(copy, dict) and copy.get("source") == text and isinstance(copy.get("data"), dict):
+    if (isinstance(copy, dict) and (text is None or copy.get("source") == text)
+            and isinstance(copy.get("data"), dict)):
         return copy["data"]
     return None
 
@@ -226,54 +300,35 @@ def _keep_parsed_copy(machine: str | os.PathLike, text: str, data: dict) -> None
         pass
 
 
-def require(machine: str | os.PathLike) -> Config:
+def require(machine: str | os.PathLike, *, allow_stale: bool = True) -> Config:
     """Like load, but a machine without a store configured stops with the setup hint."""
-    cfg = load(machine)
+    cfg = load(machine, allow_stale=allow_stale)
     _ = cfg.store  # raises NotConfigured with the hint
     return cfg
 
 
-def update(machine: str | os.PathLike, change) -> None:
-    """Apply `change(doc)` to config.toml as a tomlkit document and write it atomically.
+def helper_words(data: dict) -> list[str]:
+    """The helper command to print for a person or an agent: the one setup recorded, else this one."""
+    import sys
 
-    Comments and formatting the user wrote survive; a malformed file is never rewritten.
-    """
-    import tomlkit
-
-    path = config_path(machine)
-    try:
-        text = read_bytes(path).decode("utf-8")
-    except FileNotFoundError:
-        text = ""
-    except UnicodeDecodeError:
-        raise InvalidInput(f"{path} is not UTF-8 text; fix or remove it, nothing was changed") from None
-    try:
-        doc = tomlkit.parse(text)
-    except Exception as exc:  # tomlkit raises several parse error types
-        raise InvalidInput(f"{path} is not valid TOML ({exc}); fix or remove it, nothing was changed") from None
-    change(doc)
-    write_atomic(path, tomlkit.dumps(doc).encode("utf-8"))
+    cmd = (data.get("helper") or {}).get("command")
+    if isinstance(cmd, list) and cmd and all(isinstance(w, str) and w for w in cmd) and os.path.isabs(cmd[0]):
+        return list(cmd)
+    return [sys.executable, "-m", "agentmem"]
 
 
-def add_mapping(machine: str | os.PathLike, directory: str | os.PathLike, project: str) -> str:
-    """Map `directory` (canonicalised) to `project` in config.toml; returns the canonical directory."""
-    import tomlkit
+# -- editing: agentmem/config_edit.py (tomlkit, the config lock, commits) -------------------------
 
-    check_project_name(project)
-    root = canonical(directory)
-    if not os.path.isdir(root):
-        raise InvalidInput(f"{root} is not a directory")
+def update(machine: str | os.PathLike, change) -> bool:
+    """Apply `change(doc)` to config.toml under the config lock; True if it changed (config_edit.update)."""
+    from agentmem import config_edit
 
-    def change(doc):
-        table = doc.get("projects")
-        if table is None:
-            table = tomlkit.table()
-            doc["projects"] = table
-        elif not isinstance(table, dict):
-            raise InvalidInput(
-                f"{config_path(machine)}: projects must be a table of directory = project; nothing was changed"
-            )
-        table[str(root)] = project
+    return config_edit.update(machine, change)
 
-    update(machine, change)
-    return root
+
+def add_mapping(machine: str | os.PathLike, directory: str | os.PathLike, project: str, *,
+                replace: bool = False) -> str:
+    """Map `directory` to `project` (config_edit.map_directory); returns the canonical directory."""
+    from agentmem import config_edit
+
+    return config_edit.map_directory(machine, directory, project, replace=replace).root

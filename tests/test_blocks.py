@@ -113,3 +113,85 @@ def test_file_mode_is_kept(tmp_path):
     target.chmod(0o600)
     blocks.apply_block(target, BODY)
     assert target.stat().st_mode & 0o777 == 0o600
+
+
+FENCED = [
+    pytest.param("```\n{begin}\nexample\n{end}\n```\n", id="backtick-fence"),
+    pytest.param("~~~markdown\n{begin}\nexample\n{end}\n~~~\n", id="tilde-fence-with-info"),
+    pytest.param("  ````\n{begin}\n```\n{end}\n````\n", id="longer-fence-not-closed-by-a-shorter-one"),
+    pytest.param("Some text:\n\n    {begin}\n    example\n    {end}\n", id="indented-code-block"),
+    pytest.param("- item\n\n\t{begin}\n\t{end}\n", id="tab-indented"),
+]
+
+
+@pytest.mark.parametrize("user_text", FENCED)
+def test_markers_inside_the_users_code_block_are_kept_as_the_users_text(tmp_path, user_text):
+    # INV outside-untouched: an example of our markers in the user's code is not our block
+    target = tmp_path / "AGENTS.md"
+    text = "# How agentmem marks its block\n\n" + user_text.format(begin=blocks.BEGIN, end=blocks.END)
+    target.write_text(text)
+    assert blocks.read_block(target) is None
+    assert blocks.apply_block(target, BODY) is True
+    assert target.read_text().startswith(text)
+    assert blocks.read_block(target) == BODY
+    assert blocks.apply_block(target, BODY) is False  # INV idempotent-apply
+    assert blocks.remove_block(target) is True
+    assert target.read_text() == text
+
+
+def test_our_block_after_the_users_code_example_is_found_and_replaced(tmp_path):
+    target = tmp_path / "CLAUDE.md"
+    example = f"```\n{blocks.BEGIN}\nexample\n{blocks.END}\n```\n"
+    target.write_text(f"{example}\n{blocks.BEGIN}\nold body\n{blocks.END}\n")
+    assert blocks.apply_block(target, "new body") is True
+    assert target.read_text() == f"{example}\n{blocks.BEGIN}\nnew body\n{blocks.END}\n"
+
+
+def test_a_file_ending_inside_an_unclosed_code_fence_is_refused_and_left_untouched(tmp_path):
+    # Appended there, the block would be part of the user's code, and found again by nothing.
+    target = tmp_path / "AGENTS.md"
+    text = "# Notes\n\n```python\nprint('never closed')\n"
+    target.write_text(text)
+    with pytest.raises(InvalidInput, match="unclosed code fence.*line 3"):
+        blocks.apply_block(target, BODY)
+    assert target.read_text() == text
+
+
+def test_a_dangling_symlinked_instruction_file_is_refused_and_nothing_is_created(tmp_path):
+    # INV user-files: the link's target would be created wherever it points
+    outside = tmp_path / "outside" / "deep" / "AGENTS.md"
+    link = tmp_path / "home" / "AGENTS.md"
+    link.parent.mkdir()
+    link.symlink_to(outside)
+    with pytest.raises(InvalidInput, match="symbolic link.*does not exist"):
+        blocks.apply_block(link, BODY)
+    assert not (tmp_path / "outside").exists() and link.is_symlink()
+
+
+def test_an_instruction_file_below_a_dangling_symlinked_folder_is_refused(tmp_path):
+    # INV user-files
+    codex_home = tmp_path / "home" / ".codex"
+    codex_home.parent.mkdir()
+    codex_home.symlink_to(tmp_path / "dotfiles" / "codex")
+    with pytest.raises(InvalidInput, match="symbolic link"):
+        blocks.apply_block(codex_home / "AGENTS.md", BODY)
+    assert not (tmp_path / "dotfiles").exists()
+
+
+def test_a_read_only_instruction_file_is_left_alone_with_a_notice(tmp_path):
+    # INV user-files: the user's 0444 means "do not edit", even for root
+    from agentmem.errors import NoAccess
+
+    target = tmp_path / "AGENTS.md"
+    target.write_text("mine\n")
+    target.chmod(0o444)
+    with pytest.raises(NoAccess, match="read-only"):
+        blocks.apply_block(target, BODY)
+    assert target.read_text() == "mine\n" and target.stat().st_mode & 0o777 == 0o444
+
+
+def test_a_read_only_file_that_already_holds_the_block_is_not_an_error(tmp_path):
+    target = tmp_path / "AGENTS.md"
+    blocks.apply_block(target, BODY)
+    target.chmod(0o444)
+    assert blocks.apply_block(target, BODY) is False

@@ -276,3 +276,127 @@ def test_hooks_install_into_a_broken_settings_file_exits_2_and_leaves_it(tmp_pat
     status, _, err = m.run("hooks", "install")
     assert status == 2 and "is not valid JSON" in err and "Traceback" not in err
     assert settings_file.read_text() == '{"theme": "dark",}'
+
+
+# -- the user's file as it really is: links, read-only files, odd JSON ------------------------------
+
+@pytest.mark.parametrize("runtime", ["codex", "claude"])
+def test_a_symlinked_hook_file_is_written_through_and_stays_a_link(env, agentmem_home, tmp_path, runtime):
+    # INV user-files: a dotfiles link keeps pointing at the dotfiles
+    real = tmp_path / "dotfiles" / f"{runtime}.json"
+    write(real, json.dumps(USER_SETTINGS, indent=2))
+    link = hooks_file(env, runtime)
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(real)
+
+    config_files.install(agentmem_home, runtime, HELPER, env)
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert len(config_files.our_commands(json.loads(real.read_text()))) == 3
+    config_files.remove(agentmem_home, runtime, env)
+    assert link.is_symlink() and json.loads(real.read_text()) == USER_SETTINGS
+
+
+def test_a_dangling_symlinked_hook_file_is_refused_and_nothing_is_created(env, agentmem_home, tmp_path):
+    # INV user-files
+    link = hooks_file(env, "claude")
+    link.parent.mkdir(parents=True)
+    link.symlink_to(tmp_path / "elsewhere" / "settings.json")
+    with pytest.raises(InvalidInput, match="symbolic link"):
+        config_files.install(agentmem_home, "claude", HELPER, env)
+    assert not (tmp_path / "elsewhere").exists() and link.is_symlink()
+    assert not (agentmem_home / config_files.STATE_FILE).exists()
+
+
+def test_a_read_only_hook_file_is_left_alone_with_a_notice(env, agentmem_home):
+    # INV user-files
+    from agentmem.errors import NoAccess
+
+    path = hooks_file(env, "claude")
+    write(path, '{"theme": "dark"}\n')
+    path.chmod(0o444)
+    with pytest.raises(NoAccess, match="read-only"):
+        config_files.install(agentmem_home, "claude", HELPER, env)
+    assert path.read_text() == '{"theme": "dark"}\n' and path.stat().st_mode & 0o777 == 0o444
+    assert not (agentmem_home / config_files.STATE_FILE).exists()
+
+
+def test_duplicate_keys_are_refused_rather_than_losing_the_first_value(env, agentmem_home):
+    # INV outside-untouched
+    path = hooks_file(env, "claude")
+    text = '{\n  "env": {"A": "first"},\n  "env": {"B": "second"}\n}\n'
+    write(path, text)
+    with pytest.raises(InvalidInput, match="'env' twice"):
+        config_files.install(agentmem_home, "claude", HELPER, env)
+    assert path.read_text() == text
+
+
+@pytest.mark.parametrize("number", ["1e400", "-1e400", "1.50", "1E5", "0.1000000000000000055511151231257827", "-0"])
+def test_numbers_are_written_back_exactly_as_the_user_wrote_them(env, agentmem_home, number):
+    # INV outside-untouched; 1e400 used to come back as Infinity, which is not JSON
+    path = hooks_file(env, "claude")
+    text = f'{{\n  "limit": {number},\n  "list": [\n    {number}\n  ]\n}}\n'
+    write(path, text)
+    config_files.install(agentmem_home, "claude", HELPER, env)
+    installed = path.read_text()
+    assert f'"limit": {number},' in installed and "Infinity" not in installed
+    config_files.remove(agentmem_home, "claude", env)
+    assert path.read_text() == text
+
+
+def test_a_lone_surrogate_escape_beside_other_unicode_round_trips(env, agentmem_home):
+    # INV outside-untouched
+    path = hooks_file(env, "claude")
+    text = '{\n  "name": "caf\u00e9",\n  "odd": "\\ud800"\n}\n'
+    write(path, text)
+    config_files.install(agentmem_home, "claude", HELPER, env)
+    assert json.loads(path.read_text())["odd"] == "\ud800"
+    config_files.remove(agentmem_home, "claude", env)
+    assert path.read_text() == text
+
+
+@pytest.mark.parametrize("state", ["{not json", '{"claude": "x"}', '{"claude": {"file": 5}}', "[1]",
+                                   '{"claude": {"file": "F", "created_events": 7}}'])
+def test_a_damaged_hooks_state_file_never_gives_a_traceback(env, agentmem_home, state):
+    path = hooks_file(env, "claude")
+    write(path, json.dumps(USER_SETTINGS, indent=2))
+    (agentmem_home / config_files.STATE_FILE).write_text(state.replace('"F"', json.dumps(str(path))))
+    assert config_files.install(agentmem_home, "claude", HELPER, env).changed
+    config_files.remove(agentmem_home, "claude", env)
+    assert json.loads(path.read_text()) == USER_SETTINGS
+
+
+def test_a_hooks_state_path_that_is_a_folder_is_reported_in_one_line_and_nothing_changes(env, agentmem_home):
+    path = hooks_file(env, "claude")
+    write(path, json.dumps(USER_SETTINGS, indent=2))
+    (agentmem_home / config_files.STATE_FILE).mkdir()
+    with pytest.raises(InvalidInput, match="hooks-state.json"):
+        config_files.install(agentmem_home, "claude", HELPER, env)
+    assert json.loads(path.read_text()) == USER_SETTINGS
+
+
+@pytest.mark.parametrize("command", [
+    "echo agentmem hook stop",
+    "/usr/local/bin/agentmem-logger hook stop --runtime claude",
+    "/opt/bin/agentmem hook stop --runtime claude; notify-send done",
+    "bash -c '/opt/bin/agentmem hook stop --runtime claude'",
+    "/opt/bin/agentmem hook stop --runtime claude --verbose",
+    "agentmem hook stop --runtime claude",
+    "/opt/py/bin/python3 -m agentmem  hook stop --runtime claude",
+])
+def test_a_users_own_hook_that_only_mentions_ours_is_kept(env, agentmem_home, command):
+    # INV ours-exact
+    assert not config_files.is_ours(command)
+    path = hooks_file(env, "claude")
+    mine = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}}
+    write(path, json.dumps(mine, indent=2))
+    config_files.install(agentmem_home, "claude", HELPER, env)
+    config_files.remove(agentmem_home, "claude", env)
+    assert json.loads(path.read_text()) == mine
+
+
+def test_every_command_we_install_is_recognised_as_ours():
+    # INV ours-exact
+    for helper in (HELPER, ["/home/me/my env/bin/agentmem"], ["/usr/bin/python3", "-P", "-m", "agentmem"]):
+        data = config_files.add_ours({}, "claude", helper)
+        commands = [h["command"] for groups in data["hooks"].values() for g in groups for h in g["hooks"]]
+        assert len(commands) == 3 and all(config_files.is_ours(c) for c in commands)

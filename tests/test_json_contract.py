@@ -27,7 +27,7 @@ def check_shape(command: str, status: int, out: str, expect_status: int = errors
     statuses, keys = reference.JSON_SHAPES[command]
     assert data["status"] in [s.strip() for s in statuses.replace(";", "|").replace("(", "|").replace(")", "|")
                               .replace(",", "|").split("|")], (command, data["status"])
-    documented = {k.rstrip("?") for k in keys} | {"status"}
+    documented = {k.rstrip("?") for k in keys} | reference.COMMON_KEYS
     assert set(data) <= documented, (command, set(data) - documented)
     assert {k for k in keys if not k.endswith("?")} <= set(data), command
     return data

@@ -238,3 +238,39 @@ def test_a_mapping_added_later_is_committed_so_the_next_update_runs_and_keeps_it
     cfg = tomllib.loads((m.folder / "config.toml").read_text())
     assert cfg["projects"] == {str(project): "app", str(other): "other"}
     assert git(m.folder, "status", "--porcelain") == ""
+
+
+@pytest.mark.slow  # a copy and a conflicting update: about 6 s (2026-12-01)
+def test_a_conflicting_update_of_config_toml_keeps_the_machine_working_until_resolved(template_repo, tmp_path):
+    # INV stale-config-said
+    import re
+    import subprocess
+
+    m = make_machine(tmp_path, "laptop")
+    project, store = m.user / "app", tmp_path / "store"
+    project.mkdir()
+    m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(store)})
+    config = m.folder / "config.toml"
+    config.write_text(config.read_text().replace("max_age = 30", "max_age = 99  # my tuning"))
+    git(m.folder, "commit", "-qam", "my tuning")
+    assert m.run("search", "verification", cwd=project).returncode == 0  # the working config, parsed and kept
+    jinja = template_repo / "template" / "config.toml.jinja"
+    release(template_repo, "v2.0.0", {"template/config.toml.jinja": jinja.read_text().replace(
+        "max_age = 30", "max_age = 45")})
+
+    update = m.update(ref="v2.0.0", check=False)
+    assert update.returncode != 0 and "<<<<<<<" in config.read_text()
+    found = m.run("search", "verification", "--json", cwd=project)
+    assert found.returncode == 0 and json.loads(found.stdout)["results"]
+    assert "conflict markers" in found.stderr and str(config) in found.stderr
+
+    commit, setup_cmd = re.findall(r"run `([^`]+)` and `([^`]+)`", found.stderr)[0]
+    text = config.read_text()
+    config.write_text(re.sub(r"<<<<<<< [^\n]*\n(.*?)=======\n.*?>>>>>>> [^\n]*\n", r"\1", text, flags=re.S))
+    for command in (commit, setup_cmd):  # exactly as printed
+        proc = subprocess.run(command, shell=True, env=m.env, capture_output=True, text=True, cwd=m.user)
+        assert proc.returncode == 0, (command, proc.stdout[-2000:], proc.stderr[-2000:])
+    assert git(m.folder, "status", "--porcelain") == ""
+    assert tomllib.loads(config.read_text())["cache"]["max_age"] == 99
+    again = m.run("search", "verification", cwd=project)
+    assert again.returncode == 0 and again.stderr == ""

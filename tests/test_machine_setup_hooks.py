@@ -40,3 +40,25 @@ def test_hooks_on_are_merged_into_the_users_files_and_an_update_to_off_takes_onl
     m.copier("update", "--trust", "--defaults", "-r", "v1.0.0", "--data=hooks=false", str(m.folder), cwd=m.user)
     assert json.loads(codex_hooks.read_text()) == USER_CODEX_HOOKS
     assert json.loads(claude_settings.read_text()) == USER_CLAUDE_SETTINGS
+
+
+@pytest.mark.slow  # a copy and an update: about 5 s (2026-12-01)
+def test_hooks_installed_by_hand_outlast_setup_and_copier_update(tmp_path):
+    # `hooks install` records [hooks] enabled and commits it, so neither undoes it.
+    from tests.template_kit import git
+
+    template_repo = make_template_repo(tmp_path)
+    m = make_machine(tmp_path, "laptop")
+    project = m.user / "app"
+    project.mkdir()
+    m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(tmp_path / "store"), "runtimes": '["claude"]'})
+    settings_file = m.user / ".claude" / "settings.json"
+    assert not settings_file.exists()
+
+    proc = m.run("hooks", "install")
+    assert proc.returncode == 0, proc.stderr
+    assert git(m.folder, "status", "--porcelain") == ""  # the choice is committed, the tree stays clean
+    assert "hooks claude: ok" in m.run("setup").stdout
+    m.update(ref="v1.0.0")
+    ours = [c for _, c in hooks_config.our_commands(json.loads(settings_file.read_text()))]
+    assert len(ours) == 3 and all(c.startswith(str(m.helper)) for c in ours)

@@ -62,7 +62,8 @@ def test_retry_reuses_the_id_and_bytes_and_creates_no_duplicate(machines, tmp_pa
     assert status == 0 and again["status"] == "saved" and again["id"] == note_id
     assert [p.read_bytes() for p in store_files(target)] == [kept]
     status, third, err = m.json("save", "--retry", note_id)
-    assert status == 4 and third["error"] == "not-found"  # nothing left to retry, nothing duplicated
+    # nothing left to retry, nothing duplicated, and the note is reported as what it is: saved
+    assert status == 0 and third["status"] == "saved" and third["already_confirmed"] is True
     assert len(store_files(target)) == 1
 
 

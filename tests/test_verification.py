@@ -50,3 +50,44 @@ def test_a_failed_upload_leaves_the_note_pending_and_a_later_run_completes_it(hu
     up = verification.verify(home, STORE, "app", "codex@laptop", timeout=3)
     assert up.ok and up.upload == "saved" and up.id == down.id
     assert not (home / "pending" / up.id).exists()
+
+
+def test_a_second_host_with_the_same_folder_path_store_and_project_writes_its_own_note(hub, alice_bucket, tmp_path):
+    # INV setup-own-write
+    # Same user name on two hosts: the machine folder path, store and project are all equal. The
+    # second must prove that it can write, not find the first one's note and call that verified.
+    home = tmp_path / "home"
+    first = verification.verify(home, STORE, "app", "codex@one", timeout=3)
+    home.rename(tmp_path / "home-of-host-one")
+    hub.clear_log()
+    second = verification.verify(home, STORE, "app", "codex@two", timeout=3)
+    assert second.ok and second.upload == "saved" and second.id != first.id
+    assert hub.requests("batch") and len(hub.buckets["alice/agent-memory"].files) == 2
+
+
+def test_a_setup_note_that_vanished_from_the_store_is_written_again(hub, alice_bucket, tmp_path):
+    # INV setup-own-write
+    home = tmp_path / "home"
+    first = verification.verify(home, STORE, "app", "codex@laptop", timeout=3)
+    hub.buckets["alice/agent-memory"].files.clear()  # the bucket was emptied behind our back
+    again = verification.verify(home, STORE, "app", "codex@laptop", timeout=3)
+    assert again.ok and again.upload == "saved" and again.id != first.id
+    assert list(hub.buckets["alice/agent-memory"].files) == [again.path]
+
+
+def test_a_setup_note_saved_before_the_record_existed_is_adopted_not_duplicated(hub, alice_bucket, tmp_path):
+    # INV setup-rerun across the upgrade: the note an earlier version saved under the bare stable ID
+    # is this machine's own when its cache holds the same bytes.
+    from agentmem.memory import cache, notes
+
+    home = tmp_path / "home"
+    legacy_id = verification.setup_note_prefix(home, STORE, "app")
+    data = notes.build(body="# Memory setup verification\n\nSaved by an earlier agentmem.\n",
+                       title=verification.TITLE, kind="note", project="app", agent="codex@laptop",
+                       tags=["agentmem-setup"], note_id=legacy_id).render()
+    hub.put_file("alice/agent-memory", f"projects/app/notes/{legacy_id}.md", data)
+    cache.add_confirmed(home, STORE, "app", legacy_id, data)
+    hub.clear_log()
+    again = verification.verify(home, STORE, "app", "codex@laptop", timeout=3)
+    assert again.ok and again.upload == "already-saved" and again.id == legacy_id
+    assert hub.requests("batch") == [] and len(hub.buckets["alice/agent-memory"].files) == 1

@@ -30,7 +30,10 @@ def _runtime_names(args, config_data: dict) -> list[str]:
 
 def run_hooks(args) -> Result:
     from agentmem import config
+    from agentmem.errors import EXIT_OK, AgentmemError
     from agentmem.hooks import config_files
+    from agentmem.machine import settings
+    from agentmem.machine.runtimes import enabled_names
 
     machine = common.machine()
     data = config.load(machine).data
@@ -39,19 +42,46 @@ def run_hooks(args) -> Result:
         return _status(names, data)
     if args.action == "trust":
         return _trust(args)
-    if args.action == "install":
-        helper = config_files.helper_command(data)
-        changes = [config_files.install(machine, n, helper) for n in names]
-    else:
-        changes = [config_files.remove(machine, n) for n in names]
-    out = {"action": args.action, "changes": [
-        {"runtime": c.runtime, "file": str(c.path), "changed": c.changed, "detail": c.detail} for c in changes
-    ]}
-    lines = [f"{c.runtime}: {c.detail} ({c.path})" for c in changes]
+    helper = config_files.helper_command(data) if args.action == "install" else None
+    changes: list[dict] = []
+    lines: list[str] = []
+    problems: list[str] = []
+    failure = None
+    for name in names:  # each runtime's file on its own: one left alone does not stop the others
+        try:
+            c = (config_files.install(machine, name, helper) if helper is not None
+                 else config_files.remove(machine, name))
+        except AgentmemError as exc:
+            failure = failure or exc
+            path = str(config_files.get_runtime(name).hooks_file)
+            changes.append({"runtime": name, "file": path, "changed": False, "detail": exc.one_line(),
+                            "error": exc.kind})
+            lines.append(f"{name}: not changed - {exc.one_line()}")
+            problems.append(exc.one_line())
+            continue
+        changes.append({"runtime": c.runtime, "file": str(c.path), "changed": c.changed, "detail": c.detail})
+        lines.append(f"{c.runtime}: {c.detail} ({c.path})")
+    # The choice lasts: setup and `copier update` apply what config.toml says. Only what was done
+    # is recorded: a file left alone keeps its runtime's recorded state, and refused input changes nothing.
+    done = [str(c["runtime"]) for c in changes if "error" not in c]
+    out = {"action": args.action, "changes": changes, "recorded": None, "committed": False}
+    if done:
+        value, out["committed"] = settings.record_hooks(machine, done, on=args.action == "install",
+                                                        enabled_runtimes=enabled_names(data))
+        out["recorded"] = {"hooks.enabled": value}
+        lines.append(f"recorded in config.toml: [hooks] enabled = {_toml_value(value)}")
     if args.action == "install" and "codex" in names:
         out["codex_trust"] = config_files.CODEX_TRUST_NOTE
         lines.append(config_files.CODEX_TRUST_NOTE)
-    return Result(out, "\n".join(lines))
+    if failure is not None:
+        out = {"status": "error", "error": failure.kind, "message": failure.one_line(), **out}
+    return Result(out, "\n".join(lines), failure.exit_code if failure is not None else EXIT_OK, problems)
+
+
+def _toml_value(value) -> str:
+    import json
+
+    return json.dumps(value)  # true, false or ["codex"]: the same in TOML
 
 
 def _status(names: list[str], data: dict) -> Result:

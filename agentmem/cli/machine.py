@@ -10,22 +10,26 @@ from agentmem.errors import EXIT_OK, EXIT_PENDING, EXIT_UNEXPECTED, InvalidInput
 def add_map(sp) -> None:
     sp.add_argument("directory")
     sp.add_argument("project")
+    sp.add_argument("--replace", action="store_true",
+                    help="remap a directory that is already mapped to another project")
 
 
 def run_map(args) -> Result:
-    import subprocess
+    from agentmem import config_edit
 
-    from agentmem import config
-    from agentmem.machine import repo
-
-    machine = common.machine_path()
-    root = config.add_mapping(machine, args.directory, args.project)
-    try:
-        repo.commit_config(machine, f"Map {root} to project {args.project}")
-    except (OSError, subprocess.CalledProcessError):
-        pass  # the mapping is saved; only the convenience commit failed
-    out = {"directory": str(root), "project": args.project}
-    return Result(out, f"mapped {root} -> project {args.project}")
+    done = config_edit.map_directory(common.machine_path(), args.directory, args.project, replace=args.replace,
+                                     commit=True)
+    out = {"directory": done.root, "project": done.project, "changed": done.changed, "replaced": done.previous,
+           "committed": done.committed}
+    if not done.changed:
+        text = f"{done.root} is already mapped to project {done.project}; nothing changed"
+    else:
+        text = f"mapped {done.root} -> project {done.project}" + (f" (was {done.previous})" if done.previous else "")
+    if done.commit_problem:
+        out["commit_problem"] = done.commit_problem
+        text += (f"\nthe mapping is saved but was not committed ({done.commit_problem}); commit config.toml "
+                 "before the next `copier update`")
+    return Result(out, text)
 
 
 def add_where(sp) -> None:

@@ -122,7 +122,13 @@ def run(argv: list[str]) -> int:
         return _fail(errors.AgentmemError("interrupted"), want_json)
     except OSError as exc:
         return _fail(errors.AgentmemError(f"{exc.strerror or exc}: {exc.filename or ''}".strip(": ")), want_json)
-    _emit(result.envelope() if want_json else result.text, want_json)
+    warnings = _warnings()
+    payload = result.envelope() if want_json else result.text
+    if warnings and want_json:
+        payload = payload | {"warnings": warnings}
+    _emit(payload, want_json)
+    for line in result.problems:
+        sys.stderr.write(f"agentmem: {line}\n")
     if result.exit_code in (EXIT_OK, EXIT_PENDING):
         from agentmem.config import keep_parsed_copies
 
@@ -141,9 +147,19 @@ def _emit(payload, as_json: bool) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+def _warnings() -> list[str]:
+    """What the library queued for the user (a stale config in use), printed once on stderr."""
+    config = sys.modules.get("agentmem.config")  # never imported just to ask
+    found = config.take_warnings() if config is not None else []
+    for line in found:
+        sys.stderr.write(f"agentmem: warning: {line}\n")
+    return found
+
+
 def _fail(exc: errors.AgentmemError, as_json: bool) -> int:
     from agentmem.cli.result import error_envelope
 
+    _warnings()
     line = exc.one_line()
     if as_json:
         _emit(error_envelope(exc.kind, line), True)

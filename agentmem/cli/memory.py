@@ -36,8 +36,15 @@ def _read_body(source: str | None) -> bytes:
 
 
 def _save_text(out: dict) -> str:
+    if out["status"] == "saved" and out.get("already_confirmed"):
+        return (f"{out['id']} was already saved to shared memory ({out['path']}): an earlier retry confirmed it "
+                f"at {out['confirmed_at']}")
     if out["status"] == "saved":
-        return f"saved {out['id']} to shared memory ({out['path']})"
+        text = f"saved {out['id']} to shared memory ({out['path']})"
+        if out.get("repaired"):
+            text += (f"\nits pending entry was damaged ({out['repaired']['problem']}); it was sent to this machine's "
+                     f"configured store {out['repaired']['label']}, as asked with --repair")
+        return text
     reason = out.get("reason", {}).get("message", "outcome unknown")
     return (
         f"saved locally, NOT confirmed in the shared store: {reason}\n"
@@ -59,23 +66,23 @@ def add_save(sp) -> None:
     sp.add_argument("--corrects", metavar="ID", help="the ID of an earlier note this one corrects")
     sp.add_argument("--project", help="a configured project name (default: from the current directory)")
     sp.add_argument("--retry", metavar="ID", help="resend a pending note exactly as it was saved")
+    sp.add_argument("--repair", action="store_true",
+                    help="with --retry: a pending note whose entry.json is damaged goes to this machine's "
+                    "configured store (an intact entry keeps its recorded destination)")
     sp.add_argument("--redact", action="store_true",
                     help="replace credentials found in the note with [REDACTED:<kind>] instead of refusing it")
 
 
 def run_save(args) -> Result:
-    from agentmem.memory import notes, pending
+    from agentmem.memory import notes
 
     machine = common.machine()
     if args.retry is not None:
         if args.file or args.title or args.tag or args.source or args.corrects or args.kind != "note" or args.redact:
             raise InvalidInput("--retry takes only a note ID: the pending note is resent exactly as saved")
-        from agentmem import config
-
-        cfg = config.load(machine)
-        outcome = pending.retry(machine, args.retry, timeout=common.timeout(cfg))
-        out = outcome.to_json()
-        return _save_result(outcome, out, _save_text(out))
+        return _retry(machine, args)
+    if args.repair:
+        raise InvalidInput("--repair goes with --retry ID")
 
     from agentmem.memory import save
 
@@ -91,6 +98,32 @@ def run_save(args) -> Result:
     return _save_result(saved.outcome, out, text)
 
 
+def _retry(machine: str, args) -> Result:
+    from agentmem import config
+    from agentmem.errors import AgentmemError
+    from agentmem.memory import pending
+
+    cfg = config.load(machine)
+    try:  # the store a damaged entry would go to: named in the refusal, used with --repair
+        configured = cfg.store
+    except AgentmemError:
+        configured = None
+    if args.repair and configured is None:
+        cfg = config.require(machine)  # stops with the setup hint
+    damaged = None
+    if args.repair:
+        try:
+            damaged = pending.load(machine, args.retry)[0].damaged
+        except AgentmemError:
+            pass  # retry says what is wrong
+    outcome = pending.retry(machine, args.retry, timeout=common.timeout(cfg),
+                            repair_store=configured if args.repair else None, configured=configured)
+    out = outcome.to_json()
+    if damaged and configured is not None and outcome.entry.store == configured:
+        out["repaired"] = {"problem": damaged, "store": configured.to_dict(), "label": configured.label()}
+    return _save_result(outcome, out, _save_text(out))
+
+
 def add_pending(sp) -> None:
     pass  # no options beyond --json
 
@@ -98,15 +131,25 @@ def add_pending(sp) -> None:
 def run_pending(args) -> Result:
     from agentmem.memory import pending
 
-    entries = pending.list_entries(common.machine())
-    out = {"pending": [e.to_json() | {"retry": e.retry_command()} for e in entries]}
-    if not entries:
+    machine = common.machine()
+    entries, broken = pending.list_entries(machine), pending.unreadable(machine)
+    out: dict = {"pending": [e.to_json() | {"retry": e.retry_command()} for e in entries]}
+    if broken:
+        out["unreadable"] = broken
+    if not entries and not broken:
         return Result(out, "no pending uploads")
-    lines = [f"{len(entries)} pending upload(s):"]
+    lines = [f"{len(entries)} pending upload(s):"] if entries else []
     for e in entries:
+        if e.store is None:
+            lines.append(f"  {e.id}  {e.project}  -> destination unknown: {e.damaged}")
+            lines.append(f"    send it to this machine's configured store: {e.retry_command()}")
+            continue
         why = f" - last error: {e.last_error['message']}" if e.last_error else ""
         lines.append(f"  {e.id}  {e.project}  -> {e.store.label()}{why}")
         lines.append(f"    retry: {e.retry_command()}")
+    if broken:
+        lines.append(f"{len(broken)} pending folder(s) hold no note that can be sent (left untouched):")
+        lines.extend(f"  {b['id']}: {b['problem']}" for b in broken)
     return Result(out, "\n".join(lines))
 
 

@@ -22,9 +22,14 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "store": "{kind, location}", "retry?": "pending only: the command that retries it",
         "reason?": "pending only: {error, message}, why the upload is not confirmed",
         "redacted?": "with --redact: [{where, kind}] of what was replaced",
+        "already_confirmed?": "a retry of a note another retry confirmed first: true",
+        "confirmed_at?": "with already_confirmed: when it was confirmed",
+        "repaired?": "--retry ID --repair of a damaged entry: {problem, store, label}",
     }),
     "pending": ("ok", {
-        "pending": "[{id, store, project, path, created, attempts, last_error, retry}], oldest first",
+        "pending": "[{id, store, project, path, created, attempts, last_error, retry, damaged?}], oldest first; "
+                   "a damaged entry has store null",
+        "unreadable?": "[{id, problem}] pending folders without a readable note",
     }),
     "search": ("ok", {
         "project": "the project searched", "query": "the query", "mode": "ranked | literal | hybrid",
@@ -38,7 +43,13 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "id": "the note's ID", "project": "its project", "source": "pending | cache | store",
         "meta": "the frontmatter", "body": "the Markdown body",
     }),
-    "map": ("ok", {"directory": "the canonical directory mapped", "project": "its project"}),
+    "map": ("ok", {
+        "directory": "the canonical directory mapped", "project": "its project",
+        "changed": "whether config.toml changed",
+        "replaced": "the project it was mapped to before (--replace), or null",
+        "committed": "whether the change was committed in the machine folder's git",
+        "commit_problem?": "why it was not committed",
+    }),
     "where": ("ok", {
         "home": "the machine folder", "project": "the current directory's project",
         "store": "{kind, location}", "agent": "the identity written into notes",
@@ -73,14 +84,20 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "runtimes": "[{runtime, target, state: absent | same | different, action: installed | replaced | "
                     "unchanged | none, backup, diff}]",
     }),
-    "hooks": ("ok", {
+    "hooks": ("ok | error", {
         "hooks?": "status: [{runtime, file, installed, events, current, note?}]",
-        "action?": "install | remove", "changes?": "[{runtime, file, changed, detail}]",
+        "action?": "install | remove", "changes?": "[{runtime, file, changed, detail, error?}]",
+        "recorded?": "install/remove: what was written to config.toml ({hooks.enabled: ...}) or null",
+        "committed?": "install/remove: whether that was committed",
+        "error?": "a runtime's file was left alone (read-only, a dangling link): the error kind",
+        "message?": "with error: what happened",
         "codex_trust?": "install with Codex: how to trust the hooks",
         "runtime?": "trust: codex", "file?": "trust: the hooks file", "trusted?": "trust: [hook keys]",
     }),
 }
 ERROR_SHAPE = {"status": "error", "error": "the error kind (below)", "message": "one line, also on stderr"}
+# Any command's JSON may also carry `warnings`: [lines], e.g. while config.toml holds conflict markers.
+COMMON_KEYS = {"status", "warnings"}
 
 # config.toml: (table, key, default, meaning). Defaults come from the code that applies them.
 CONFIG_KEYS = [
@@ -94,7 +111,8 @@ CONFIG_KEYS = [
     ("search", "mode", f"`{config.SEARCH_MODES[0]}`", "default search mode: " + ", ".join(config.SEARCH_MODES)),
     ("projects", '"DIR"', "the directory copier ran in", "directory -> project; the longest containing directory wins"),
     ("runtimes", "enabled", "`[\"codex\"]`", "where setup puts the skill, the block and the hooks"),
-    ("hooks", "enabled", "`false`", "install the optional hooks"),
+    ("hooks", "enabled", "`false`", "install the optional hooks: `true`, `false`, or the runtimes that get them "
+     "(`agentmem hooks install|remove` write it)"),
     ("skills", "install", "`[]`", "shared skill revisions setup installs, as `name@revision`"),
     ("helper", "command", "recorded by setup", "the helper's absolute command; hooks and the skill use it"),
 ]
@@ -133,7 +151,8 @@ def render() -> str:
         "`agentmem/cli/reference.py`; `tests/test_cli_reference.py` fails when this file drifts from them.",
         "",
         "Every command takes `--json` and then prints one JSON object on stdout that always carries `status`.",
-        "Keys are only ever added to a command's JSON, never removed. A failure prints "
+        "Keys are only ever added to a command's JSON, never removed; any of them may also carry `warnings` "
+        "(lines also printed on stderr, e.g. while config.toml holds conflict markers). A failure prints "
         + "`{" + ", ".join(f'"{k}"' for k in ERROR_SHAPE) + "}` "
         + "on stdout with `--json`, and one line on stderr either way.",
         "",

@@ -15,12 +15,13 @@ from agentmem.errors import EXIT_OK
 
 
 class Result:
-    __slots__ = ("exit_code", "data", "text")
+    __slots__ = ("exit_code", "data", "text", "problems")
 
-    def __init__(self, data: dict, text: str, exit_code: int = EXIT_OK):
+    def __init__(self, data: dict, text: str, exit_code: int = EXIT_OK, problems: list[str] | None = None):
         self.exit_code = exit_code
         self.data = data
         self.text = text
+        self.problems = problems or []  # one line each, for stderr: what failed in a command that went on
 
     def envelope(self) -> dict:
         """The payload as printed by --json: `status` first, then the command's own keys."""

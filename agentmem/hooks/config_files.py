@@ -4,13 +4,19 @@ Codex reads `~/.codex/hooks.json` and Claude Code the `hooks` key of
 `~/.claude/settings.json` (paths from `runtimes.py`); both use the shape
 `{"hooks": {EVENT: [{"matcher": ..., "hooks": [{"type": "command", "command": ...}]}]}}`.
 
-Our entries are recognised by their command: the helper's command followed by
-`hook reminder` or `hook stop`. Installing strips any earlier entries of ours
-and appends the current ones; other hooks, keys and their order are kept.
-Removing takes out only ours, and also the containers we created (recorded in
-`$AGENTMEM_HOME/hooks-state.json`, which holds no content of the user's file).
-Files are rewritten with the indentation they had, so a file in the usual
-two-space layout comes back byte-equal after install + remove.
+Our entries are recognised exactly, by their whole command: a helper command
+(an absolute `.../agentmem` launcher, or an absolute interpreter with `-m
+agentmem`) followed by one of our hook argument lists and `--runtime NAME`, in
+the quoting `shlex.join` writes. A user's command that merely mentions ours is
+theirs. Installing strips any earlier entries of ours and appends the current
+ones; other hooks, keys and their order are kept. Removing takes out only ours,
+and also the containers we created (recorded in `$AGENTMEM_HOME/hooks-state.json`,
+which holds no content of the user's file; a damaged record is ignored).
+Files are rewritten with the indentation they had and every number, key and
+escape the user wrote (`hooks/jsonedit.py`), so a file in the usual two-space
+layout comes back byte-equal after install + remove. A file with a key given
+twice is refused. Links, dangling links and read-only files follow the rule of
+`machine/userfiles.py` (INV user-files).
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ from pathlib import Path
 
 from agentmem.errors import InvalidInput, NotConfigured
 from agentmem.fsutil import read_bytes, write_atomic
+from agentmem.hooks import jsonedit
 from agentmem.hooks.actions import STOP_BUDGET, STOP_GRACE
+from agentmem.machine import userfiles
 from agentmem.machine.runtimes import runtime as get_runtime
 
 STATE_FILE = "hooks-state.json"
@@ -71,70 +79,66 @@ def hook_command(helper: list[str], runtime: str, args: list[str]) -> str:
     return shlex.join([*helper, "hook", *args, "--runtime", runtime])
 
 
-_OURS = re.compile(r"^hook (reminder|stop)( |$)")
+# The argument lists after `hook` that our entries use; a command is ours only with one of them.
+HOOK_ARGS = tuple(tuple(args) for _, _, args, _ in ENTRIES)
+_RUNTIME_WORD = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
+_LAUNCHERS = ("agentmem", "agentmem.exe", "agentmem.cmd")
+
+
+def _is_helper(words: list[str]) -> bool:
+    """An absolute helper command: `/.../agentmem`, or `/.../python [-opts] -m agentmem`."""
+    if not words or not os.path.isabs(words[0]):
+        return False
+    if len(words) == 1:
+        return os.path.basename(words[0]) in _LAUNCHERS
+    return words[-2:] == ["-m", "agentmem"] and all(w.startswith("-") and w != "-m" for w in words[1:-2])
 
 
 def is_ours(command) -> bool:
-    """True for a command this module wrote: `<...agentmem...> hook reminder|stop ...`."""
+    """True exactly for a command this module writes: `<helper> hook <our args> --runtime NAME`."""
     if not isinstance(command, str):
         return False
     try:
         words = shlex.split(command)
     except ValueError:
         return False
-    for i in range(1, len(words) - 1):
-        if words[i] == "hook" and words[i + 1] in ("reminder", "stop"):
-            return any("agentmem" in w for w in words[:i])
+    if shlex.join(words) != command:
+        return False  # we write commands with shlex.join; anything else was written by someone else
+    for args in HOOK_ARGS:
+        tail = len(args) + 3
+        if (len(words) > tail and words[-tail:-1] == ["hook", *args, "--runtime"]
+                and _RUNTIME_WORD.match(words[-1]) and _is_helper(words[:-tail])):
+            return True
     return False
 
 
 # -- reading and writing the user's file --------------------------------------------------------
 
 def read_json(path: Path) -> tuple[dict | None, str | None]:
-    """(data, text) of the file, or (None, None) when it does not exist. Never changes it."""
+    """(data, text) of the file, or (None, None) when it does not exist. Never changes it.
+
+    Numbers in `data` are `jsonedit.Number`s holding their exact text.
+    """
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
         return None, None
     except OSError as exc:
         raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
-    try:
-        text = raw.decode("utf-8")
-        data = json.loads(text) if text.strip() else {}
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise InvalidInput(f"{path} is not valid JSON ({exc}); fix it first, nothing was changed") from None
-    if not isinstance(data, dict):
-        raise InvalidInput(f"{path} does not hold a JSON object; fix it first, nothing was changed")
+    data, text = jsonedit.read_object(raw, str(path))
     hooks = data.get("hooks", {})
     if not isinstance(hooks, dict) or not all(isinstance(v, list) for v in hooks.values()):
         raise InvalidInput(f"{path}: \"hooks\" is not an object of event lists; nothing was changed")
     return data, text
 
 
-def _style(text: str | None) -> tuple[int | str | None, bool, bool]:
-    """(indent, trailing newline, ASCII escapes) of an existing JSON text; two spaces for a new file."""
-    if text is None:
-        return 2, True, False
-    match = re.search(r"\n([ \t]+)\S", text)
-    indent: int | str | None
-    if match is None:
-        indent = None if "\n" not in text.strip() else 2
-    else:
-        ws = match.group(1)
-        indent = ws if "\t" in ws else len(ws)
-    return indent, text.endswith("\n"), text.isascii() and "\\u" in text
-
-
 def _dump(data: dict, text: str | None) -> bytes:
-    indent, newline, ascii_only = _style(text)
-    separators = (",", ": ") if indent is not None else (", ", ": ")
-    out = json.dumps(data, indent=indent, ensure_ascii=ascii_only, separators=separators)
-    return (out + ("\n" if newline else "")).encode("utf-8")
+    return jsonedit.dumps_like(data, text)
 
 
 def _write(path: Path, data: dict, text: str | None) -> None:
-    mode = path.stat().st_mode & 0o777 if text is not None else 0o600
-    write_atomic(path, _dump(data, text), mode=mode)
+    """Write into the file `path` stands for (through a link); a new file is private to the user."""
+    userfiles.write_file(path, _dump(data, text), new_mode=0o600)
 
 
 # -- pure transformations -----------------------------------------------------------------------
@@ -189,29 +193,43 @@ def our_commands(data: dict | None) -> list[tuple[str, str]]:
 
 # -- state: which containers we created ---------------------------------------------------------
 
+def _valid_record(record) -> bool:
+    return (isinstance(record, dict) and isinstance(record.get("file"), str)
+            and all(isinstance(record.get(k, False), bool) for k in ("created_file", "created_hooks"))
+            and isinstance(record.get("created_events", []), list)
+            and all(isinstance(e, str) for e in record.get("created_events", [])))
+
+
 def _load_state(machine: str | os.PathLike) -> dict:
+    """Which containers we created, per runtime. A damaged file or record counts as no record:
+    remove then takes out only our handlers and the event lists they leave empty."""
     try:
         data = json.loads(read_bytes(os.path.join(machine, STATE_FILE)))
-    except (FileNotFoundError, ValueError):
+    except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    return {name: record for name, record in data.items() if _valid_record(record)}
 
 
 def _save_state(machine: str | os.PathLike, state: dict) -> None:
     path = os.path.join(machine, STATE_FILE)
-    if state:
-        write_atomic(path, (json.dumps(state, indent=2, sort_keys=True) + "\n").encode())
-    else:
-        try:
+    try:
+        if state:
+            write_atomic(path, (json.dumps(state, indent=2, sort_keys=True) + "\n").encode())
+        else:
             os.unlink(path)
-        except FileNotFoundError:
-            pass
+    except FileNotFoundError:
+        pass
+    except OSError as exc:  # a folder or an unwritable file where our record goes
+        raise InvalidInput(f"cannot write {path} ({exc.strerror}); move it away, nothing else was changed") from None
 
 
 # -- install / remove / status ------------------------------------------------------------------
 
 def install(machine: str | os.PathLike, runtime: str, helper: list[str], env: dict | None = None) -> Change:
     path = get_runtime(runtime, env).hooks_file
+    real = userfiles.resolve(path)  # INV user-files: a dangling link is refused before anything is read
     data, text = read_json(path)
     base, _, _ = strip_ours(data or {})
     wanted = add_ours(base, runtime, helper)
@@ -228,10 +246,10 @@ def install(machine: str | os.PathLike, runtime: str, helper: list[str], env: di
             | set((previous or {}).get("created_events") or [])
         ),
     }
+    userfiles.check_writable(real, shown=path)  # a read-only file is left alone, and nothing recorded
     # Record first: if the write then fails, a later remove still knows what to undo.
     state[runtime] = created
     _save_state(machine, state)
-    path.parent.mkdir(parents=True, exist_ok=True)
     _write(path, wanted, text)
     return Change(runtime, path, True, "installed")
 
@@ -254,7 +272,8 @@ def remove(machine: str | os.PathLike, runtime: str, env: dict | None = None) ->
             del hooks[event]
     if "hooks" in stripped and not hooks and (record is None or record.get("created_hooks")):
         del stripped["hooks"]
-    if not stripped and record is not None and record.get("created_file"):
+    userfiles.check_writable(userfiles.resolve(path), shown=path)
+    if not stripped and record is not None and record.get("created_file") and not path.is_symlink():
         path.unlink()
         detail = f"removed {removed} hook(s) and the file agentmem had created"
     else:

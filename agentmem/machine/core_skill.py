@@ -21,6 +21,7 @@ from pathlib import Path
 
 from agentmem.errors import InvalidInput
 from agentmem.fsutil import TMP_PREFIX, write_atomic
+from agentmem.machine import userfiles
 from agentmem.machine.runtimes import CORE_SKILL
 
 MANIFEST = "installed.json"
@@ -115,8 +116,11 @@ def install_core_skill(
 ) -> SkillInstall:
     """Install `files` as the core skill at `dest`, unless that would overwrite someone's edits.
 
-    `replace=True` moves an edited or foreign folder into `<home>/backups/` first.
+    `replace=True` moves an edited or foreign folder into `<home>/backups/` first. The skill
+    folder above `dest` follows INV user-files: through a link, never through a dangling one,
+    never into a read-only folder (InvalidInput, NoAccess).
     """
+    userfiles.prepare_folder(dest.parent)  # INV user-files: no folders through a dangling link
     manifest = load_manifest(machine)
     installs = manifest.setdefault("core-skill", {})
     key = str(dest)

@@ -6,6 +6,7 @@ Run by Copier's last task: `python -m agentmem.machine.repo "message"`. Machine 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +45,53 @@ def commit_config(machine: Path, message: str) -> bool:
     has_identity = _git(machine, "config", "user.email", check=False).stdout.strip()
     _git(machine, *([] if has_identity else FALLBACK_IDENTITY), "commit", "-q", "--no-verify", "-m", message,
          "--", "config.toml")
+    return True
+
+
+def committed_text(machine: str | os.PathLike, rel: str) -> str | None:
+    """The text of `rel` at the machine folder's HEAD, or None when the folder is no git
+    repository, has no commit yet, or HEAD has no such file."""
+    machine = Path(machine)
+    if not (machine / ".git").exists():
+        return None
+    shown = _git(machine, "show", f"HEAD:{rel}", check=False)
+    return shown.stdout if shown.returncode == 0 else None
+
+
+def _plumbing(machine: Path, *args: str, env: dict | None = None, stdin: str | None = None) -> str:
+    return subprocess.run(["git", *args], cwd=machine, env=env, input=stdin, check=True, text=True,
+                          capture_output=True).stdout.strip()
+
+
+def commit_text(machine: str | os.PathLike, rel: str, text: str, message: str) -> bool:
+    """Commit `text` as the content of `rel` on top of HEAD, and nothing else. True if a commit was made.
+
+    Built in a private index, so what the user staged or edited stays as it was: `map` commits
+    its own line of config.toml, not the user's unrelated edits. The real index entry of `rel`
+    follows the commit only where it still matched HEAD (nothing of the user's was staged there).
+    """
+    machine = Path(machine)
+    head = _plumbing(machine, "rev-parse", "--verify", "HEAD")
+    listed = _plumbing(machine, "ls-tree", "HEAD", "--", rel).split()  # mode, "blob", id, path
+    mode, old_blob = (listed[0], listed[2]) if len(listed) >= 3 else ("100644", "")
+    blob = _plumbing(machine, "hash-object", "-w", "--stdin", stdin=text)
+    private = machine / ".git" / f"agentmem-index-{os.getpid()}"
+    env = {**os.environ, "GIT_INDEX_FILE": str(private)}
+    try:
+        _plumbing(machine, "read-tree", "HEAD", env=env)
+        _plumbing(machine, "update-index", "--add", "--cacheinfo", f"{mode},{blob},{rel}", env=env)
+        tree = _plumbing(machine, "write-tree", env=env)
+    finally:
+        private.unlink(missing_ok=True)
+    if tree == _plumbing(machine, "rev-parse", "HEAD^{tree}"):
+        return False
+    has_identity = _git(machine, "config", "user.email", check=False).stdout.strip()
+    made = _plumbing(machine, *([] if has_identity else FALLBACK_IDENTITY), "commit-tree", tree, "-p", head,
+                     "-m", message)
+    _plumbing(machine, "update-ref", "-m", f"commit: {message}", "HEAD", made, head)
+    staged = _plumbing(machine, "ls-files", "--stage", "--", rel).split()  # mode, id, stage, path
+    if len(staged) >= 2 and staged[1] == old_blob:
+        _plumbing(machine, "update-index", "--cacheinfo", f"{staged[0]},{blob},{rel}")
     return True
 
 

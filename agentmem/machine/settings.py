@@ -10,7 +10,52 @@ from agentmem import config
 
 
 def hooks_enabled(cfg: config.Config) -> bool:
+    """True when hooks are on for at least one runtime."""
     return bool((cfg.data.get("hooks") or {}).get("enabled"))
+
+
+def hooks_runtimes(cfg: config.Config, names: list[str]) -> set[str]:
+    """Which of the runtimes `names` get our hooks: `[hooks] enabled = true` means all of them,
+    a list (written by `agentmem hooks install --runtime R`) the ones it names, false none."""
+    value = (cfg.data.get("hooks") or {}).get("enabled")
+    if isinstance(value, list):
+        return {n for n in names if n in value}
+    return set(names) if value is True else set()
+
+
+def record_hooks(machine, names: list[str], *, on: bool, enabled_runtimes: list[str]) -> tuple[bool | list[str], bool]:
+    """Record in config.toml that hooks are on (or off) for `names`, and commit that change alone.
+
+    Returns (the value written to `[hooks] enabled`, whether it was committed). The value is
+    true when every enabled runtime has hooks, false when none has, else the list of those that do.
+    """
+    cfg = config.load(machine)
+    recorded = (cfg.data.get("hooks") or {}).get("enabled")
+    if isinstance(recorded, list):
+        current = {n for n in recorded if isinstance(n, str)}
+    else:
+        current = set(enabled_runtimes) if recorded is True else set()
+    wanted = current | set(names) if on else current - set(names)
+    value: bool | list[str]
+    if enabled_runtimes and set(enabled_runtimes) <= wanted:
+        value = True
+    elif not wanted:
+        value = False
+    else:  # in config order, then any other runtime named
+        value = [n for n in enabled_runtimes if n in wanted] + sorted(wanted - set(enabled_runtimes))
+
+    def change(doc):
+        import tomlkit
+
+        if doc.get("hooks") is None:
+            doc["hooks"] = tomlkit.table()
+        doc["hooks"]["enabled"] = value
+
+    from agentmem import config_edit
+
+    what = "on" if on else "off"
+    _, committed, _ = config_edit.update_and_commit(machine, change, f"Hooks {what} for {', '.join(names)}")
+    return value, committed
 
 
 def shared_skills(cfg: config.Config) -> list[str]:

@@ -17,7 +17,7 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from agentmem.errors import EXIT_UNEXPECTED, AgentmemError, InvalidInput, NotConfigured
+from agentmem.errors import EXIT_UNEXPECTED, AgentmemError, NotConfigured
 from agentmem.machine import blocks, core_skill
 from agentmem.machine.runtimes import RUNTIME_NAMES, enabled_names, listed_names, runtime
 
@@ -111,23 +111,28 @@ def _runtime_steps(report: SetupReport, machine: Path, names: list[str], helper:
     for name in names:
         rt = runtime(name, env)
         dest = rt.skills_root / core_skill.CORE_SKILL
-        result = core_skill.install_core_skill(files, dest, machine, name, replace=replace)
-        status = {"installed": "changed", "updated": "changed", "unchanged": "ok"}.get(result.status, "warning")
-        report.add(f"skill {name}", status, result.detail or f"{result.status}: {result.path}")
+        try:
+            result = core_skill.install_core_skill(files, dest, machine, name, replace=replace)
+        except AgentmemError as exc:  # a dangling link or a read-only folder (INV user-files)
+            report.add(f"skill {name}", "warning", exc.one_line())
+        else:
+            status = {"installed": "changed", "updated": "changed", "unchanged": "ok"}.get(result.status, "warning")
+            report.add(f"skill {name}", status, result.detail or f"{result.status}: {result.path}")
         try:
             changed = blocks.apply_block(rt.instructions, block_body)
-        except InvalidInput as exc:
+        except AgentmemError as exc:  # malformed markers, a dangling link, a read-only file
             report.add(f"instructions {name}", "warning", exc.one_line())
             continue
         report.add(f"instructions {name}", "changed" if changed else "ok", str(rt.instructions))
 
 
-def _hooks_step(report: SetupReport, machine: Path, enabled: bool, names: list[str], helper_cmd: list[str],
+def _hooks_step(report: SetupReport, machine: Path, wanted: set[str], names: list[str], helper_cmd: list[str],
                 env) -> None:
-    """Install our hooks when asked, else take out any we installed before."""
+    """Install our hooks for the runtimes in `wanted`, and take out any we installed before elsewhere."""
     from agentmem.hooks import config_files
 
     for name in names:
+        enabled = name in wanted
         try:
             change = (config_files.install(machine, name, helper_cmd, env) if enabled
                       else config_files.remove(machine, name, env))
@@ -167,7 +172,7 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
 
     machine = Path(machine).expanduser().resolve()
     report = SetupReport(str(machine))
-    cfg = config.load(machine)
+    cfg = config.load(machine, allow_stale=False)  # setup never acts on a config it cannot read
     if not cfg.data:
         raise NotConfigured(f"no agentmem config in {machine}",
                             hint="set this machine up with copier copy (see bootstrap.md)")
@@ -184,7 +189,7 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     changed = settings.complete(machine, cfg, agent=agent, helper_command=helper_cmd)
     report.add("config", "changed" if changed else "ok", f"{machine / 'config.toml'} (helper: {helper})")
     _runtime_steps(report, machine, names, helper, env, replace_core_skill)
-    _hooks_step(report, machine, settings.hooks_enabled(cfg), names, helper_cmd, env)
+    _hooks_step(report, machine, settings.hooks_runtimes(cfg, names), names, helper_cmd, env)
     _shared_skill_steps(report, machine, cfg, settings.shared_skills(cfg), names, env)
     report.outcome = verification.verification_step(report, machine, env)
     return report

@@ -4,15 +4,23 @@
 (also `agentmem bucket verify`); `verification_step` turns that and the skill
 check into setup report steps.
 
-The note's ID is stable for a (store, project, machine) triple, so a rerun of
-setup finds the note it saved before instead of adding another one. A note
-whose upload did not go through stays pending and is retried with its
-original bytes (INV same-bytes-retry).
+Setup must prove that *this* machine wrote: two hosts can share the machine
+folder path, store and project (the same user name on both), so a note found
+under a predictable ID proves nothing. Each machine's note gets a fresh random
+ID below a stable prefix (`setup-verification-<12 hex of store, project,
+machine folder>-<random>`), and the machine records the ID and the SHA-256 of
+the bytes it wrote in `setup-verification.json` (machine data, never in git).
+A rerun finds that record and reads those very bytes back (INV setup-rerun);
+a record whose note is gone, or no record at all, means a new note. A pending
+setup note below the prefix (an interrupted run) is resumed with its original
+bytes (INV same-bytes-retry). A note an earlier agentmem saved under the bare
+prefix is adopted only when this machine's cache holds the same bytes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,12 +29,53 @@ from agentmem.machine.runtimes import CORE_SKILL, enabled_names, runtime
 from agentmem.store.base import StoreDescription
 
 TITLE = "Memory setup verification"
+RECORD = "setup-verification.json"  # in the machine folder: {"<store>|<project>": {"id", "sha256"}}
 
 
-def setup_note_id(machine: Path, store: StoreDescription, project: str) -> str:
-    """`setup-verification-<12 hex>` from the store, project and machine folder."""
+def setup_note_prefix(machine: Path, store: StoreDescription, project: str) -> str:
+    """`setup-verification-<12 hex>` from the store, project and machine folder: what every setup
+    note of this triple starts with (and the whole ID an earlier agentmem used)."""
     key = f"{store.kind}:{store.location}|{project}|{Path(machine).expanduser().resolve()}"
     return "setup-verification-" + hashlib.sha256(key.encode()).hexdigest()[:12]
+
+
+def _new_id(prefix: str) -> str:
+    from agentmem.memory.ids import new_id
+
+    return f"{prefix}-{new_id().rsplit('-', 1)[1]}"  # the 8 random base32 characters of a note ID
+
+
+def _record_key(store: StoreDescription, project: str) -> str:
+    return f"{store.kind}:{store.location}|{project}"
+
+
+def _load_record(machine: Path) -> dict:
+    try:
+        data = json.loads((Path(machine) / RECORD).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _remember(machine: Path, store: StoreDescription, project: str, note_id: str, data: bytes) -> None:
+    from agentmem.fsutil import write_atomic
+
+    record = _load_record(machine)
+    record[_record_key(store, project)] = {"id": note_id, "sha256": hashlib.sha256(data).hexdigest()}
+    write_atomic(Path(machine) / RECORD, (json.dumps(record, indent=2, sort_keys=True) + "\n").encode())
+
+
+def _ours(machine: Path, store_desc: StoreDescription, project: str, prefix: str) -> tuple[str, str] | None:
+    """(note ID, SHA-256) of the setup note this machine wrote, from its record; else a note an
+    earlier agentmem saved under the bare prefix, if this machine's cache holds it."""
+    from agentmem.memory import cache
+
+    mine = _load_record(machine).get(_record_key(store_desc, project))
+    if isinstance(mine, dict) and isinstance(mine.get("id"), str) and isinstance(mine.get("sha256"), str) \
+            and mine["id"].startswith(prefix):
+        return mine["id"], mine["sha256"]
+    cached = cache.read_cached(machine, store_desc, project, prefix)
+    return (prefix, hashlib.sha256(cached).hexdigest()) if cached is not None else None
 
 
 @dataclass
@@ -56,51 +105,64 @@ class Verification:
 
 def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str, *,
            timeout: float | None = None) -> Verification:
-    """Save (once), read back bypassing the cache, and search for the setup note."""
+    """Save (once per machine), read back bypassing the cache, and search for the setup note."""
     from agentmem.memory import cache, notes, pending
     from agentmem.search import find
     from agentmem.store.base import open_store
 
-    note_id = setup_note_id(machine, store_desc, project)
-    path = notes.note_path(project, note_id)
+    prefix = setup_note_prefix(machine, store_desc, project)
     store = open_store(store_desc, timeout=timeout)
 
     def left() -> float | None:  # the upload shares this invocation's one network budget
         budget = getattr(store, "budget", None)
         return timeout if budget is None else max(0.1, budget.remaining())
 
-    upload = "already-saved"
-    try:
-        entry, data = pending.load(machine, note_id)
-        outcome = pending.deliver(machine, entry, data, timeout=left())
-        upload = "saved" if outcome.status == "saved" else "pending"
-    except errors.NotFound:
-        if store.info(path) is None:
-            note = notes.build(
-                body=f"# {TITLE}\n\nSaved by agentmem setup to check that this machine can save, "
-                "read back and search shared memory.\n",
-                title=TITLE,
-                kind="note",
-                project=project,
-                agent=agent,
-                tags=["agentmem-setup"],
-                note_id=note_id,
-            )
-            data = note.render()
-            entry = pending.Entry(id=note_id, store=store_desc, project=project, path=path, created=note.created)
-            pending.persist(machine, entry, data)  # INV nothing-lost
-            outcome = pending.deliver(machine, entry, data, timeout=left())
-            upload = "saved" if outcome.status == "saved" else "pending"
+    waiting = [e for e in pending.list_entries(machine)
+               if e.store == store_desc and (e.id == prefix or e.id.startswith(prefix + "-"))]
+    mine = _ours(machine, store_desc, project, prefix)
+    if waiting:  # an interrupted run: the same ID and bytes (INV same-bytes-retry)
+        entry = waiting[0]
+        note_id, data = entry.id, pending.load(machine, entry.id)[1]
+        _remember(machine, store_desc, project, note_id, data)
+        upload = "saved" if pending.deliver(machine, entry, data, timeout=left()).status == "saved" else "pending"
+        wanted = hashlib.sha256(data).hexdigest()
+    elif mine is not None and store.info(notes.note_path(project, mine[0])) is not None:
+        note_id, wanted, upload = mine[0], mine[1], "already-saved"
+    else:
+        note_id = _new_id(prefix)
+        # Asked first, so an unreachable store fails as what it is (offline, no access) before anything is written.
+        if store.info(notes.note_path(project, note_id)) is not None:
+            raise errors.Conflict(f"a setup note {note_id} is already in the store")
+        note = notes.build(
+            body=f"# {TITLE}\n\nSaved by agentmem setup to check that this machine can save, "
+            "read back and search shared memory.\n",
+            title=TITLE,
+            kind="note",
+            project=project,
+            agent=agent,
+            tags=["agentmem-setup"],
+            note_id=note_id,
+        )
+        data = note.render()
+        entry = pending.Entry(id=note_id, store=store_desc, project=project, path=notes.note_path(project, note_id),
+                              created=note.created)
+        pending.persist(machine, entry, data)  # INV nothing-lost
+        _remember(machine, store_desc, project, note_id, data)
+        upload = "saved" if pending.deliver(machine, entry, data, timeout=left()).status == "saved" else "pending"
+        wanted = hashlib.sha256(data).hexdigest()
+    path = notes.note_path(project, note_id)
     if upload == "pending":
         return Verification(note_id, path, upload, False, False, "the upload is pending; retry with "
                             f"`agentmem save --retry {note_id}`")
 
-    parsed = notes.parse(store.get(path))  # straight from the store, not the cache; failures raise as what they are
-    read_back = parsed.title == TITLE
+    raw = store.get(path)  # straight from the store, not the cache; failures raise as what they are
+    read_back = notes.parse(raw).title == TITLE and hashlib.sha256(raw).hexdigest() == wanted
 
     status = cache.refresh(machine, store_desc, project, store=store)
     found = any(r.id == note_id for r in find.literal(find.candidates(machine, store_desc, project), TITLE, 200))
     problem = None if found else (status.reason or "search did not find the setup note")
+    if not read_back:
+        problem = f"the store holds other bytes than this machine wrote at {path}"
     return Verification(note_id, path, upload, read_back, found, problem)
 
 

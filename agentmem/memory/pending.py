@@ -11,6 +11,16 @@ Layout: pending/<id>/note.md (the exact bytes) and pending/<id>/entry.json.
 An entry appears by renaming a complete temp folder into place, and disappears
 by renaming it aside before deleting, so a half-written or half-deleted entry
 is never seen as pending.
+
+A damaged or missing entry.json never hides an intact note.md (INV
+damaged-entry-recoverable): the entry is rebuilt from the note's own
+frontmatter (ID, project), listed, searched and read as pending, but its
+destination store is unknown, so nothing sends it until the user chooses one
+(`save --retry ID --repair`: this machine's configured store, said so).
+
+A retry that confirms a note leaves a receipt in pending/.confirmed/<id>.json
+(kept RECEIPT_SECONDS), so a retry that lost the race with it, or came after
+a hook uploaded the note, reports the note saved rather than not found.
 """
 
 from __future__ import annotations
@@ -28,6 +38,10 @@ from agentmem.store.base import StoreDescription, check_object_path
 
 NOTE_FILE = "note.md"
 ENTRY_FILE = "entry.json"
+RECEIPTS = ".confirmed"  # pending/.confirmed/<id>.json: what a retry confirmed, for a retry racing it
+# Seconds. 2026-12-01: a week covers an agent acting on a pending-upload hint long after a Stop hook
+# uploaded the note; a receipt is about 300 bytes and only retried notes leave one.
+RECEIPT_SECONDS = 7 * 86400
 
 
 def _rmtree(path, ignore_errors: bool = False) -> None:
@@ -37,22 +51,29 @@ def _rmtree(path, ignore_errors: bool = False) -> None:
 
 
 class Entry:
-    def __init__(self, id: str, store: StoreDescription, project: str, path: str, created: str,
-                 attempts: int = 0, last_error: dict | None = None):
+    """A pending note's destination. `store` is None, and `damaged` says why, for an entry rebuilt
+    from the note itself because entry.json was damaged or missing: its store is unknown."""
+
+    def __init__(self, id: str, store: StoreDescription | None, project: str, path: str, created: str,
+                 attempts: int = 0, last_error: dict | None = None, damaged: str | None = None):
         self.id, self.store, self.project, self.path, self.created = id, store, project, path, created
         self.attempts = attempts
         self.last_error = last_error
+        self.damaged = damaged
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "id": self.id,
-            "store": self.store.to_dict(),
+            "store": self.store.to_dict() if self.store is not None else None,
             "project": self.project,
             "path": self.path,
             "created": self.created,
             "attempts": self.attempts,
             "last_error": self.last_error,
         }
+        if self.damaged:
+            out["damaged"] = self.damaged
+        return out
 
     @classmethod
     def from_json(cls, data: dict) -> Entry:
@@ -67,25 +88,31 @@ class Entry:
         )
 
     def retry_command(self) -> str:
-        return f"agentmem save --retry {self.id}"
+        command = f"agentmem save --retry {self.id}"
+        return command + " --repair" if self.damaged else command
 
 
 class Outcome:
     """What happened to one upload attempt."""
 
-    def __init__(self, entry: Entry, status: str, error: errors.AgentmemError | None = None):
+    def __init__(self, entry: Entry, status: str, error: errors.AgentmemError | None = None,
+                 already: str | None = None):
         self.entry = entry
         self.status = status  # "saved" | "pending"
         self.error = error
+        self.already = already  # for a note an earlier retry confirmed: when (receipt time, ISO 8601)
 
     def to_json(self) -> dict:
-        out = {
+        out: dict = {
             "status": self.status,
             "id": self.entry.id,
             "project": self.entry.project,
             "path": self.entry.path,
-            "store": self.entry.store.to_dict(),
+            "store": self.entry.store.to_dict() if self.entry.store is not None else None,
         }
+        if self.already:
+            out["already_confirmed"] = True
+            out["confirmed_at"] = self.already
         if self.status == "pending":
             out["retry"] = self.entry.retry_command()
             if self.error is not None:
@@ -120,33 +147,76 @@ def _entry_bytes(entry: Entry) -> bytes:
 
 
 def load(machine: str | os.PathLike, note_id: str) -> tuple[Entry, bytes]:
+    """The pending entry and its note's bytes. A damaged or missing entry.json gives an entry rebuilt
+    from the note (`damaged` set, `store` None); a folder whose note is unusable raises InvalidInput."""
     folder = _entry_dir(machine, note_id)
     try:
-        entry = Entry.from_json(json.loads(read_bytes(os.path.join(folder, ENTRY_FILE))))
         data = read_bytes(os.path.join(folder, NOTE_FILE))
     except FileNotFoundError:
-        raise NotFound(f"no pending note with ID {note_id} on this machine (see `agentmem pending`)") from None
-    except (ValueError, KeyError, TypeError) as exc:
-        raise InvalidInput(f"pending entry {folder} is damaged ({exc}); it was left untouched") from None
+        if not os.path.isdir(folder):  # never pending here, or finished (renamed away whole)
+            raise NotFound(f"no pending note with ID {note_id} on this machine (see `agentmem pending`)") from None
+        raise InvalidInput(f"pending folder {folder} has no {NOTE_FILE}: there is no note to send; "
+                           "it was left untouched") from None
+    try:
+        entry = Entry.from_json(json.loads(read_bytes(os.path.join(folder, ENTRY_FILE))))
+        if entry.id != note_id:
+            raise ValueError(f"it names the ID {entry.id}")
+    except FileNotFoundError:
+        if not os.path.isdir(folder):  # finished between the two reads
+            raise NotFound(f"no pending note with ID {note_id} on this machine (see `agentmem pending`)") from None
+        entry = _rebuilt(folder, note_id, data, f"{ENTRY_FILE} is missing")
+    except (ValueError, KeyError, TypeError, AttributeError, InvalidInput) as exc:
+        entry = _rebuilt(folder, note_id, data, f"{ENTRY_FILE} is damaged ({exc})")
     return entry, data
 
 
+def _rebuilt(folder: str, note_id: str, data: bytes, problem: str) -> Entry:
+    """The entry of an intact note whose entry.json is unusable, from the note's own frontmatter."""
+    from agentmem.config import PROJECT_NAME
+    from agentmem.memory import notes
+
+    meta = notes.parse(data).meta
+    project = meta.get("project")
+    if meta.get("id") != note_id or not isinstance(project, str) or not PROJECT_NAME.match(project):
+        raise InvalidInput(f"pending entry {folder} is damaged ({problem}) and its note does not name its ID and "
+                           "project; it was left untouched")
+    created = meta.get("created")
+    return Entry(note_id, None, project, notes.note_path(project, note_id),
+                 created if isinstance(created, str) else "", damaged=problem)
+
+
 def list_entries(machine: str | os.PathLike) -> list[Entry]:
-    """Every pending entry on this machine, oldest first. Damaged entries are skipped, never deleted."""
+    """Every pending entry on this machine, oldest first: damaged ones too, rebuilt from their note
+    (`Entry.damaged`). Folders with no usable note are left out (see `unreadable`), never deleted."""
+    return [entry for _, entry, _ in _scan(machine) if entry is not None]
+
+
+def unreadable(machine: str | os.PathLike) -> list[dict]:
+    """Pending folders that hold no usable note: {"id": folder name, "problem": one line}."""
+    return [{"id": name, "problem": problem} for name, entry, problem in _scan(machine) if entry is None]
+
+
+def _scan(machine: str | os.PathLike) -> list[tuple[str, Entry | None, str]]:
+    """(folder name, entry, "") or (folder name, None, problem) for every pending folder, oldest first."""
     root = pending_dir(machine)
     try:
         names = sorted(os.listdir(root))
     except FileNotFoundError:
         return []
-    out = []
+    out: list[tuple[str, Entry | None, str]] = []
     for name in names:
         if name.startswith("."):
             continue
         try:
             entry, _ = load(machine, name)
-        except (errors.AgentmemError, OSError):
-            continue
-        out.append(entry)
+        except errors.NotFound:
+            continue  # finished meanwhile
+        except errors.AgentmemError as exc:
+            out.append((name, None, exc.one_line()))
+        except OSError as exc:
+            out.append((name, None, f"{exc.strerror or exc}: {exc.filename or name}"))
+        else:
+            out.append((name, entry, ""))
     return out
 
 
@@ -162,8 +232,18 @@ def _record_failure(machine: str | os.PathLike, entry: Entry, error: errors.Agen
     entry.attempts += 1
     entry.last_error = {"error": error.kind, "message": error.one_line(), "at": int(time.time())}
     folder = _entry_dir(machine, entry.id)
-    if os.path.isdir(folder):
+    if os.path.isdir(folder) and entry.store is not None:
         write_atomic(os.path.join(folder, ENTRY_FILE), _entry_bytes(entry))
+
+
+def repair(machine: str | os.PathLike, entry: Entry, store: StoreDescription) -> Entry:
+    """Give a damaged entry the destination the user chose (`store`), recorded in a fresh entry.json.
+    An intact entry is returned as it is: its recorded destination always wins."""
+    if entry.damaged is None:
+        return entry
+    fixed = Entry(entry.id, store, entry.project, entry.path, entry.created)
+    write_atomic(os.path.join(_entry_dir(machine, entry.id), ENTRY_FILE), _entry_bytes(fixed))
+    return fixed
 
 
 def remove(machine: str | os.PathLike, note_id: str) -> None:
@@ -176,10 +256,17 @@ def remove(machine: str | os.PathLike, note_id: str) -> None:
     _rmtree(doomed, ignore_errors=True)
 
 
-def deliver(machine: str | os.PathLike, entry: Entry, data: bytes, *, timeout: float | None = None) -> Outcome:
-    """Upload a persisted entry to its recorded destination; drop it only on confirmed success."""
+def deliver(machine: str | os.PathLike, entry: Entry, data: bytes, *, timeout: float | None = None,
+            receipt: bool = False) -> Outcome:
+    """Upload a persisted entry to its recorded destination; drop it only on confirmed success.
+
+    With `receipt`, a confirmed upload leaves a receipt (see the module docstring). An entry whose
+    destination is unknown (damaged) is never sent: it stays pending with that as the reason.
+    """
     from agentmem.store.base import open_store
 
+    if entry.store is None:
+        return Outcome(entry, "pending", _unknown_destination(entry))
     try:
         store = open_store(entry.store, timeout=timeout)
         store.put(entry.path, data)
@@ -191,11 +278,24 @@ def deliver(machine: str | os.PathLike, entry: Entry, data: bytes, *, timeout: f
         _record_failure(machine, entry, err)
         return Outcome(entry, "pending", err)
     _after_confirmed(machine, entry, data)
+    if receipt:
+        _write_receipt(machine, entry)
     remove(machine, entry.id)
     return Outcome(entry, "saved")
 
 
+def _unknown_destination(entry: Entry, configured: StoreDescription | None = None) -> InvalidInput:
+    where = "this machine's configured store" + (f" ({configured.label()})" if configured else "")
+    return InvalidInput(
+        f"pending note {entry.id} (project {entry.project}) is intact, but {entry.damaged}, so its destination "
+        "store is unknown; nothing was sent",
+        hint=f"to send it to {where}, run `{entry.retry_command()}`",
+    )
+
+
 def _after_confirmed(machine: str | os.PathLike, entry: Entry, data: bytes) -> None:
+    if entry.store is None:  # never: deliver sends no entry without a destination
+        return
     # Put the confirmed note straight into the project cache so this machine's
     # next search finds it without waiting for a refresh.
     from agentmem.memory import cache
@@ -206,9 +306,65 @@ def _after_confirmed(machine: str | os.PathLike, entry: Entry, data: bytes) -> N
         pass  # the cache is derived; the next refresh fills it
 
 
-def retry(machine: str | os.PathLike, note_id: str, *, timeout: float | None = None) -> Outcome:
-    entry, data = load(machine, note_id)
-    return deliver(machine, entry, data, timeout=timeout)
+def retry(machine: str | os.PathLike, note_id: str, *, timeout: float | None = None,
+          repair_store: StoreDescription | None = None, configured: StoreDescription | None = None) -> Outcome:
+    """Resend a pending note. A note an earlier retry confirmed is reported saved (from its receipt).
+
+    A damaged entry is sent only with `repair_store` (the user's explicit choice); otherwise it is
+    refused, naming `configured` as the store `--repair` would use.
+    """
+    try:
+        entry, data = load(machine, note_id)
+    except NotFound:
+        done = _read_receipt(machine, note_id)
+        if done is None:
+            raise
+        return done
+    if entry.damaged is not None:
+        if repair_store is None:
+            raise _unknown_destination(entry, configured)
+        entry = repair(machine, entry, repair_store)
+    return deliver(machine, entry, data, timeout=timeout, receipt=True)
+
+
+# -- receipts: what a retry confirmed -------------------------------------------------------------
+
+def _receipt_path(machine: str | os.PathLike, note_id: str) -> str:
+    return os.path.join(pending_dir(machine), RECEIPTS, f"{check_id(note_id)}.json")
+
+
+def _write_receipt(machine: str | os.PathLike, entry: Entry) -> None:
+    """Best effort: the note is confirmed either way; without a receipt a late retry says not found."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    try:
+        write_atomic(_receipt_path(machine, entry.id),
+                     json.dumps(entry.to_json() | {"confirmed_at": stamp}, sort_keys=True).encode())
+        _prune_receipts(machine)
+    except OSError:
+        pass
+
+
+def _read_receipt(machine: str | os.PathLike, note_id: str) -> Outcome | None:
+    try:
+        data = json.loads(read_bytes(_receipt_path(machine, note_id)))
+        entry = Entry.from_json(data)
+    except (OSError, ValueError, KeyError, TypeError, InvalidInput):
+        return None
+    if entry.id != note_id:
+        return None
+    return Outcome(entry, "saved", already=str(data.get("confirmed_at") or "earlier"))
+
+
+def _prune_receipts(machine: str | os.PathLike) -> None:
+    folder = os.path.join(pending_dir(machine), RECEIPTS)
+    cutoff = time.time() - RECEIPT_SECONDS
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        try:
+            if os.lstat(path).st_mtime < cutoff:
+                os.unlink(path)
+        except OSError:
+            pass
 
 
 def retry_all(machine: str | os.PathLike, *, budget: float,
@@ -216,19 +372,23 @@ def retry_all(machine: str | os.PathLike, *, budget: float,
     """Retry pending entries oldest first until `budget` seconds are spent.
 
     Returns the attempted outcomes and the entries left untried. Each attempt's
-    network timeout is clipped to what remains of the budget.
+    network timeout is clipped to what remains of the budget. A damaged entry is
+    never sent (its destination is unknown): it comes back pending, with the reason.
     """
     deadline = time.monotonic() + budget
     outcomes: list[Outcome] = []
     entries = list_entries(machine)
     for i, entry in enumerate(entries):
+        if entry.store is None:
+            outcomes.append(Outcome(entry, "pending", _unknown_destination(entry)))
+            continue
         remaining = deadline - time.monotonic()
         if remaining <= 0.05:
-            return outcomes, entries[i:]
+            return outcomes, [e for e in entries[i:] if e.store is not None]
         try:
             _, data = load(machine, entry.id)
         except NotFound:
             continue  # finished by another process meanwhile
         step = remaining if timeout is None else min(timeout, remaining)
-        outcomes.append(deliver(machine, entry, data, timeout=step))
+        outcomes.append(deliver(machine, entry, data, timeout=step, receipt=True))
     return outcomes, []

@@ -39,6 +39,7 @@ from pathlib import Path
 
 from agentmem.errors import Conflict, InvalidInput, NotConfigured, NotFound
 from agentmem.fsutil import TMP_PREFIX, fsync_dir, write_atomic
+from agentmem.machine import userfiles
 from agentmem.skills import spec
 from agentmem.skills.spec import INSTALL_MARKER, revision_prefix
 from agentmem.store.base import ObjectInfo, Store
@@ -284,6 +285,7 @@ def install(store: Store, name: str, revision: str, runtimes: list, *, machine: 
         report: list[dict] = []
         differing: list[str] = []
         for rt in runtimes:
+            userfiles.prepare_folder(rt.skills_root)  # INV user-files, checked for all before any write
             target = Path(rt.skills_root) / name
             if any(item["target"] == str(target) for item in report):
                 continue  # two runtimes sharing one skill folder: install once
