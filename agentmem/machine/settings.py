@@ -1,4 +1,5 @@
-"""The setup-only parts of config.toml: runtimes, hooks, shared skills, and the keys setup fills in.
+"""The setup-only parts of config.toml: runtimes, hooks, the MCP server, shared skills, and the keys
+setup fills in.
 
 Edits go through `config.update` (tomlkit), so the rendered comments and the
 owner's own edits stay and Copier's three-way merge on `copier update` stays clean.
@@ -11,6 +12,11 @@ from agentmem import config
 
 def hooks_enabled(cfg: config.Config) -> bool:
     return bool((cfg.data.get("hooks") or {}).get("enabled"))
+
+
+def mcp_enabled(cfg: config.Config) -> bool:
+    """[mcp] enabled: register `agentmem mcp` with the runtimes that take MCP servers."""
+    return bool((cfg.data.get("mcp") or {}).get("enabled"))
 
 
 def shared_skills(cfg: config.Config) -> list[str]:
