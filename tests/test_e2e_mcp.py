@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e_setup import setup_machine
-from tests.fixtures_clis import RUNTIME_PARAMS, make_machine, require_cli
+from tests.fixtures_clis import make_machine, require_cli
 from tests.modelstub import Shell, Text, ToolCall
 from tests.template_kit import make_template_repo
 
@@ -144,6 +144,8 @@ def test_the_command_agentmem_mcp_names_to_add_the_sdk_runs_as_printed_and_regis
     printed = subprocess.run([str(python), "-c", probe, str(m.agentmem_home)], env=m.env(), text=True,
                              capture_output=True, check=True).stdout.strip()
     assert printed.startswith("copier update --trust --defaults --vcs-ref=:current: --data mcp=true ")
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert printed.replace(str(m.agentmem_home.resolve()), "~/.config/agentmem") in readme  # the documented command
 
     env = m.env() | {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{m.env()['PATH']}"}  # copier on PATH
     done = subprocess.run(shlex.split(printed), cwd=m.home, env=env, capture_output=True, text=True, timeout=300)

@@ -139,7 +139,7 @@ def test_the_clients_roots_choose_the_project_and_roots_of_two_projects_are_refu
 
 
 def test_an_unmapped_working_directory_is_a_tool_error_and_the_server_keeps_serving(laptop, tmp_path):
-    # INV explicit-project
+    # INV explicit-project, INV mcp-keeps-serving
     outside = tmp_path / "outside"
     outside.mkdir()
 
@@ -183,6 +183,7 @@ BAD_CALLS = [
 
 
 def test_bad_input_is_a_one_line_tool_error_and_never_stops_the_server(laptop, store_dir):
+    # INV mcp-keeps-serving
     async def steps(c):
         answers = [await call(c, tool, args) for tool, args, _ in BAD_CALLS]
         return answers, await call(c, "memory_save", {"body": "still serving"})
@@ -197,6 +198,26 @@ def test_bad_input_is_a_one_line_tool_error_and_never_stops_the_server(laptop, s
     assert len(store_notes(store_dir)) == 1  # only the last one: no bad call wrote anything
     assert pending.count(laptop.home) == 0
     assert "Traceback" not in stderr
+
+
+def test_a_defect_in_a_tool_is_a_tool_error_logged_on_stderr_and_the_server_keeps_serving(laptop, tmp_path):
+    # INV mcp-keeps-serving
+    fault = tmp_path / "fault"
+    fault.mkdir()
+    (fault / "sitecustomize.py").write_text(  # a defect in the library behind memory_search
+        "from agentmem.memory import recall\n"
+        "def broken(*args, **kwargs):\n    raise RuntimeError('a bug')\n"
+        "recall.search = broken\n")
+    env = laptop.env | {"PYTHONPATH": f"{fault}{os.pathsep}{laptop.env['PYTHONPATH']}"}
+
+    async def steps(c):
+        return await call(c, "memory_search", {"query": "x"}), await call(c, "memory_save", {"body": "x"})
+
+    (broken, saved), stderr = session(env, laptop.checkout, steps)
+    assert broken[0] and broken[1] == "agentmem: unexpected failure in memory_search: RuntimeError"
+    assert broken[2] == {"status": "error", "error": "error", "message": broken[1].removeprefix("agentmem: ")}
+    assert "RuntimeError: a bug" in stderr  # the traceback goes to the client's log, not to the model
+    assert not saved[0] and saved[2]["status"] == "saved"
 
 
 @pytest.mark.parametrize("field", ["body", "title", "tags", "sources", "session", "corrects", "project"])
@@ -298,6 +319,7 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
 
 
 def test_the_end_of_input_ends_the_server_quietly(laptop):
+    # INV mcp-keeps-serving
     proc = _raw_server(laptop)
     out, err = proc.communicate(_message(INITIALIZE) + _message({"jsonrpc": "2.0", "method": "notifications/initialized"}),
                                 timeout=60)
@@ -307,6 +329,7 @@ def test_the_end_of_input_ends_the_server_quietly(laptop):
 
 
 def test_a_client_that_stops_reading_ends_the_server_quietly(laptop):
+    # INV mcp-keeps-serving
     proc = _raw_server(laptop)
     proc.stdin.write(_message(INITIALIZE))
     proc.stdin.flush()
