@@ -18,9 +18,11 @@ from mcp.client.stdio import stdio_client
 SERVER = [sys.executable, "-m", "agentmem", "mcp"]
 
 
-def session(env: dict, cwd: Path, steps, *, mode: str = "legacy", roots=None):
-    """(steps' result, the server's stderr). `roots`: file URIs the client lists (declares roots)."""
-    params = StdioServerParameters(command=SERVER[0], args=SERVER[1:], env=dict(env), cwd=str(cwd))
+def session(env: dict, cwd: Path, steps, *, mode: str = "legacy", roots=None, server=None):
+    """(steps' result, the server's stderr). `roots`: file URIs the client lists (declares roots);
+    `mode`: the SDK client's protocol negotiation ("legacy": the initialize handshake, as the CLIs do)."""
+    server = server or SERVER
+    params = StdioServerParameters(command=server[0], args=server[1:], env=dict(env), cwd=str(cwd))
     kwargs = {}
     if roots is not None:
         from mcp_types import ListRootsResult, Root

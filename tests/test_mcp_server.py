@@ -98,6 +98,17 @@ def test_recalled_notes_come_framed_in_text_and_cleaned_with_a_notice_in_structu
     assert "<U+202E>" in read[2]["body"] and read[2]["meta"]["title"] == "Deploy <U+200B>notes"
 
 
+def test_a_client_of_the_2026_protocol_revision_gets_the_same_tools_and_answers(laptop):
+    async def steps(c):
+        tools = [t.name for t in (await c.list_tools()).tools]
+        saved = await call(c, "memory_save", {"body": "saved over the per-request protocol"})
+        return c.protocol_version, tools, saved, await call(c, "memory_search", {"query": "protocol"})
+
+    (version, tools, saved, found), _ = session(laptop.env, laptop.checkout, steps, mode="auto")
+    assert version == "2026-07-28" and tools == TOOLS
+    assert saved[2]["status"] == "saved" and [r["id"] for r in found[2]["results"]] == [saved[2]["id"]]
+
+
 def test_the_project_is_the_working_directorys_unless_the_call_names_one(machines, tmp_path, store_dir):
     app, lib = tmp_path / "app", tmp_path / "lib"
     app.mkdir(), lib.mkdir()
@@ -346,12 +357,37 @@ def test_a_client_that_stops_reading_ends_the_server_quietly(laptop):
     assert "Traceback" not in err and "BrokenPipe" not in err and "Exception" not in err, err
 
 
-def test_without_the_sdk_the_command_says_the_one_command_that_adds_it(laptop, tmp_path):
+def _bare_python(tmp_path) -> str:
     bare = tmp_path / "bare"  # a Python environment without the mcp extra
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
-    python = str(bare / "bin" / "python")
-    proc = subprocess.run([python, "-m", "agentmem", "mcp"], cwd=laptop.checkout, env=laptop.env,
+    return str(bare / "bin" / "python")
+
+
+def _mcp_command(python, laptop, *args):
+    return subprocess.run([python, "-m", "agentmem", "mcp", *args], cwd=laptop.checkout, env=laptop.env,
                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def test_without_the_sdk_the_command_says_the_one_command_that_adds_it(laptop, tmp_path):
+    python = _bare_python(tmp_path)
+    proc = _mcp_command(python, laptop)
     assert proc.returncode == 3 and proc.stdout == ""
     assert proc.stderr == ("agentmem: the MCP Python SDK is not installed in this helper (add it with: "
                            f"{python} -m ensurepip && {python} -m pip install mcp==2.3.0)\n")
+    wrong = _mcp_command(python, laptop, "--json")
+    assert wrong.returncode == 2
+    assert "mcp takes no --json: it speaks JSON-RPC on stdin and stdout" in wrong.stderr
+
+
+@pytest.mark.slow  # pip installs the SDK from the package index: about 10 s (2026-12-01)
+def test_the_command_named_for_a_missing_sdk_runs_as_printed_and_then_the_server_serves(laptop, tmp_path):
+    python = _bare_python(tmp_path)
+    printed = _mcp_command(python, laptop).stderr.split("(add it with: ", 1)[1].rstrip(")\n")
+    done = subprocess.run(["sh", "-c", printed], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+    async def steps(c):
+        return [t.name for t in (await c.list_tools()).tools]
+
+    names, _ = session(laptop.env, laptop.checkout, steps, server=[python, "-m", "agentmem", "mcp"])
+    assert names == TOOLS

@@ -61,6 +61,45 @@ def test_the_sdk_pin_in_code_is_the_one_of_the_pyproject_extra():
     assert helper_venv._extra_pins(REPO, "mcp") == [extra.REQUIREMENT]
 
 
+def _machine_folder(tmp_path, mcp: bool):
+    home = tmp_path / "machine"
+    home.mkdir()
+    (home / "config.toml").write_text(f"[mcp]\nenabled = {str(mcp).lower()}\n")
+    return home
+
+
+def test_beside_a_copier_that_has_the_pinned_sdk_the_helper_venv_uses_it_and_installs_nothing(tmp_path):
+    import subprocess
+
+    from tests.test_helper_venv import _source
+
+    home = _machine_folder(tmp_path, mcp=True)
+    helper_venv.install(home, _source(tmp_path))
+    python = helper_venv.venv_python(home / ".venv")
+    probe = "from importlib import metadata; print(metadata.version('mcp'))"
+    assert subprocess.run([str(python), "-c", probe], capture_output=True, text=True, check=True).stdout.strip() == "2.3.0"
+    assert not list((home / ".venv").rglob("pip/__init__.py"))  # no pip was even bootstrapped
+
+
+@pytest.mark.slow  # pip installs the runtime dependencies and the SDK from the package index: about 20 s (2026-12-01)
+@pytest.mark.parametrize("mcp", [True, False])
+def test_without_the_sdk_beside_copier_the_helper_venv_gets_it_only_when_the_answer_is_yes(tmp_path, mcp):
+    import subprocess
+    import sys
+
+    from tests.test_helper_venv import _source
+
+    bare = tmp_path / "bare-copier-env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    home = _machine_folder(tmp_path, mcp=mcp)
+    subprocess.run([str(bare / "bin" / "python"), "-I", str(REPO / "agentmem" / "machine" / "helper_venv.py"),
+                    str(home), str(_source(tmp_path))], check=True, capture_output=True)
+    python = helper_venv.venv_python(home / ".venv")
+    probe = "from importlib import metadata, util; print(util.find_spec('mcp') and metadata.version('mcp'))"
+    found = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
+    assert found == ("2.3.0" if mcp else "None")
+
+
 # --- ~/.claude.json ------------------------------------------------------------------------------
 
 json_values = st.recursive(
