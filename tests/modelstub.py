@@ -4,8 +4,9 @@ It speaks just enough of two wire formats:
 - OpenAI Responses (`POST /v1/responses`, SSE), which Codex uses;
 - Anthropic Messages (`POST /v1/messages`, SSE), which Claude Code uses.
 
-Each model turn is answered from a script: `Text("...")` or `Shell("cmd")` (a
-shell tool call: Codex `exec_command`, Claude `Bash`). After a tool call the CLI
+Each model turn is answered from a script: `Text("...")`, `Shell("cmd")` (a
+shell tool call: Codex `exec_command`, Claude `Bash`) or `ToolCall(name, arguments)`
+(any other tool the CLI offers, e.g. an MCP server's). After a tool call the CLI
 runs the command and sends its output in the next request, where a test reads
 it. Every request body is recorded, so tests assert what reached the model.
 A step may also be a function of the request it answers, returning either.
@@ -28,6 +29,16 @@ class Text:
 @dataclass(frozen=True)
 class Shell:
     command: str
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A call of the tool `name` with `arguments`: a Responses `function_call` (carrying `namespace`
+    when the CLI lists the tool inside a namespace, as Codex does an MCP server's), a Messages `tool_use`."""
+
+    name: str
+    arguments: dict
+    namespace: str | None = None
 
 
 @dataclass
@@ -202,6 +213,11 @@ def _responses_events(reply, n: int) -> list[tuple[str, dict]]:
             "name": "exec_command",
             "arguments": json.dumps({"cmd": reply.command}),
         }
+    elif isinstance(reply, ToolCall):
+        item = {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "name": reply.name,
+                "arguments": json.dumps(reply.arguments)}
+        if reply.namespace:
+            item["namespace"] = reply.namespace
     else:
         item = {
             "type": "message",
@@ -239,6 +255,10 @@ def _messages_events(reply, n: int, model: str) -> list[tuple[str, dict]]:
     if isinstance(reply, Shell):
         block = {"type": "tool_use", "id": f"toolu_{n}", "name": "Bash", "input": {}}
         delta = {"type": "input_json_delta", "partial_json": json.dumps({"command": reply.command})}
+        stop = "tool_use"
+    elif isinstance(reply, ToolCall):
+        block = {"type": "tool_use", "id": f"toolu_{n}", "name": reply.name, "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(reply.arguments)}
         stop = "tool_use"
     else:
         block = {"type": "text", "text": ""}

@@ -1,4 +1,4 @@
-"""The per-turn paths stay light: no huggingface_hub, no copier, no tomlkit."""
+"""The per-turn paths stay light: no huggingface_hub, no copier, no tomlkit, no MCP SDK."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ from agentmem.launch import main
 buf = io.StringIO()
 with contextlib.redirect_stdout(buf):
     status = main(sys.argv[1:])
-heavy = sorted(m for m in ("huggingface_hub", "hf_xet", "copier", "tomlkit", "jinja2", "httpx2") if m in sys.modules)
+HEAVY = ("huggingface_hub", "hf_xet", "copier", "tomlkit", "jinja2", "httpx2", "mcp", "mcp_types", "pydantic", "anyio",
+         "starlette")
+heavy = sorted(m for m in HEAVY if m in sys.modules)
 print(status, ",".join(heavy))
 """
 
@@ -36,6 +38,20 @@ def test_search_read_and_pending_on_a_warm_cache_import_no_heavy_module(machines
         status, heavy, err = run_probe(m, *args, cwd=checkout)
         assert status == 0, err
         assert heavy == "", (args, heavy)
+
+
+def test_the_per_turn_commands_never_import_the_mcp_sdk_even_where_it_is_installed(machines, tmp_path):
+    import importlib.util
+
+    assert importlib.util.find_spec("mcp") is not None  # installed here (the test extra), so this means something
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    m = machines("laptop", {checkout: "app"})
+    _, saved, _ = m.json("save", input="a note about the zebra cache", cwd=checkout)
+    for args in (["search", "zebra"], ["read", saved["id"]], ["pending"], ["save", "--retry", saved["id"]],
+                 ["hook", "reminder", "--runtime", "claude"]):
+        status, heavy, err = run_probe(m, *args, cwd=checkout)
+        assert "mcp" not in heavy.split(",") and "pydantic" not in heavy.split(","), (args, heavy)
 
 
 def test_search_against_a_bucket_store_with_a_fresh_cache_makes_no_network_call(machines, tmp_path):

@@ -124,6 +124,7 @@ FAILURES = [
     (["read-skill", "tidy", "20261130T000000000Z-aaaaaaaa"], "not-found"),
     (["install-skill", "agent-memory", "20261130T000000000Z-aaaaaaaa"], "invalid-input"),
     (["hooks", "trust", "--codex", "/nonexistent/codex"], "error"),
+    (["mcp"], "invalid-input"),  # --json: mcp speaks JSON-RPC, it has no JSON result of its own
 ]
 
 

@@ -37,6 +37,7 @@ COMMANDS = {
     "read-skill": ("skills", "print a file of a published skill revision (default SKILL.md)"),
     "install-skill": ("skills", "install a shared skill revision for the enabled runtimes"),
     "hooks": ("hooks", "install, remove, trust or show the optional Codex / Claude Code hooks"),
+    "mcp": ("mcp", "serve this machine's memory to an MCP client over stdio (needs the mcp extra)"),
 }
 DESCRIPTION = "Portable memory and skills for coding agents."
 

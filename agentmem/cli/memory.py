@@ -177,10 +177,12 @@ def run_search(args) -> Result:
     project = cfg.resolve_project(explicit=args.project)
     out = recall.search(common.machine(), cfg, project, " ".join(args.query or []), limit=args.limit,
                         mode=args.mode, refresh=args.refresh, offline=args.offline, timeout=common.timeout(cfg))
-    return Result(out, _search_text(out))
+    return Result(out, search_text(out))
 
 
-def _search_text(out: dict) -> str:
+def search_text(out: dict, *, read_hint: str = "Read one with: agentmem read ID",
+                pending_hint: str = "see `agentmem pending`") -> str:
+    """Search results as text, note content framed as data; the MCP server passes its own hints."""
     from agentmem.safety.framing import frame_lines
 
     lines = []
@@ -198,8 +200,8 @@ def _search_text(out: dict) -> str:
     if found:  # titles and lines are note content: quoted data, not instructions (INV framed-recall)
         lines.extend(frame_lines(found, label="search results"))
     if out["pending_uploads"]:
-        lines.append(f"{out['pending_uploads']} note(s) wait for upload: see `agentmem pending`")
-    lines.append("Read one with: agentmem read ID")
+        lines.append(f"{out['pending_uploads']} note(s) wait for upload: {pending_hint}")
+    lines.append(read_hint)
     return "\n".join(lines)
 
 

@@ -84,6 +84,7 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "runtimes": "[{runtime, target, state: absent | same | different, action: installed | replaced | "
                     "unchanged | none, backup, diff}]",
     }),
+    "mcp": ("none: it speaks JSON-RPC on stdin and stdout until the client ends (`--json` is refused)", {}),
     "hooks": ("ok | error", {
         "hooks?": "status: [{runtime, file, installed, events, current, note?}]",
         "action?": "install | remove", "changes?": "[{runtime, file, changed, detail, error?}]",
@@ -113,6 +114,7 @@ CONFIG_KEYS = [
     ("runtimes", "enabled", "`[\"codex\"]`", "where setup puts the skill, the block and the hooks"),
     ("hooks", "enabled", "`false`", "install the optional hooks: `true`, `false`, or the runtimes that get them "
      "(`agentmem hooks install|remove` write it)"),
+    ("mcp", "enabled", "`false`", "register `agentmem mcp` with the runtimes that take MCP servers"),
     ("skills", "install", "`[]`", "shared skill revisions setup installs, as `name@revision`"),
     ("helper", "command", "recorded by setup", "the helper's absolute command; hooks and the skill use it"),
 ]

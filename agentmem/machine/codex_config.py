@@ -224,6 +224,11 @@ def remove_list_items(machine: str | os.PathLike, path: Path, dotted_key: str) -
     return Change(path, changed, f"removed agentmem's entries from {dotted_key}" if changed else "nothing to remove")
 
 
+def is_managed_table(machine: str | os.PathLike, path: Path, dotted: str) -> bool:
+    """Did agentmem set the table at `dotted` in this file (and not remove it since)?"""
+    return bool((_state(machine).get(str(path)) or {}).get("tables", {}).get(dotted))
+
+
 def read_table(path: Path, dotted: str) -> dict | None:
     """The table at `dotted` as plain data, or None (for status reports and tests)."""
     doc, _ = _load(path)

@@ -16,6 +16,10 @@ hooks call come from the same template revision Copier is rendering:
 Otherwise it bootstraps pip in the venv and installs the pinned runtime dependencies
 from `pyproject.toml` there (needs the package index). If a linked Copier environment
 is later removed, `copier update` (or rerunning this script) rebuilds the venv.
+
+When the rendered config.toml turns the MCP server on (`[mcp] enabled`, the Copier
+answer `mcp`), the `mcp` extra's pinned packages are installed into the venv the same
+way, unless the exact pinned versions are already importable there.
 """
 
 from __future__ import annotations
@@ -75,6 +79,35 @@ def _pinned(source: Path, dists: list[str]) -> list[str]:
     return [d for d in deps if d.split("=")[0].split(">")[0].split("<")[0].strip().lower().replace("_", "-") in wanted]
 
 
+def _extras_wanted(machine: Path) -> list[str]:
+    """The optional extras the machine's config.toml asks for: `mcp` when `[mcp] enabled = true`."""
+    try:
+        config = tomllib.loads((machine / "config.toml").read_text("utf-8"))
+    except (OSError, ValueError):
+        return []
+    return ["mcp"] if (config.get("mcp") or {}).get("enabled") is True else []
+
+
+def _extra_pins(source: Path, extra: str) -> list[str]:
+    project = tomllib.loads((source / "pyproject.toml").read_text("utf-8"))["project"]
+    return list(project["optional-dependencies"][extra])
+
+
+def _lacks(python: Path, pins: list[str]) -> bool:
+    """True unless every `name==version` in `pins` is installed at exactly that version for `python`."""
+    probe = ("import sys; from importlib import metadata as m\n"
+             "def ok(p):\n    n, _, v = p.partition('==')\n    try: return m.version(n.strip()) == v.strip()\n"
+             "    except m.PackageNotFoundError: return False\n"
+             "print('ok' if all(ok(p) for p in sys.argv[1:]) else 'missing')")
+    return _run(python, "-c", probe, *pins, capture=True) != "ok"
+
+
+def _pip_install(python: Path, pins: list[str]) -> None:
+    if _run(python, "-c", "import importlib.util as u; print(u.find_spec('pip') is not None)", capture=True) != "True":
+        _run(python, "-m", "ensurepip", "--upgrade")
+    _run(python, "-m", "pip", "install", "--quiet", *pins)
+
+
 def install(machine: Path, source: Path) -> list[str]:
     """Create or refresh the helper venv; return the helper's absolute command."""
     machine, source = machine.resolve(), source.resolve()
@@ -99,6 +132,10 @@ def install(machine: Path, source: Path) -> list[str]:
         pth.write_text(home_line + "\n", encoding="utf-8")
         _run(python, "-m", "ensurepip", "--upgrade")
         _run(python, "-m", "pip", "install", "--quiet", *_pinned(source, list(IMPORTS)))
+    for extra in _extras_wanted(machine):
+        pins = _extra_pins(source, extra)
+        if _lacks(python, pins):
+            _pip_install(python, pins)
     launcher = launcher_path(venv)
     if os.name == "nt":
         launcher.write_text(f'@"{python}" -P -m agentmem %*\r\n', encoding="utf-8")

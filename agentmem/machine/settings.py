@@ -1,4 +1,5 @@
-"""The setup-only parts of config.toml: runtimes, hooks, shared skills, and the keys setup fills in.
+"""The setup-only parts of config.toml: runtimes, hooks, the MCP server, shared skills, and the keys
+setup fills in.
 
 Edits go through `config.update` (tomlkit), so the rendered comments and the
 owner's own edits stay and Copier's three-way merge on `copier update` stays clean.
@@ -56,6 +57,11 @@ def record_hooks(machine, names: list[str], *, on: bool, enabled_runtimes: list[
     what = "on" if on else "off"
     _, committed, _ = config_edit.update_and_commit(machine, change, f"Hooks {what} for {', '.join(names)}")
     return value, committed
+
+
+def mcp_enabled(cfg: config.Config) -> bool:
+    """[mcp] enabled: register `agentmem mcp` with the runtimes that take MCP servers."""
+    return bool((cfg.data.get("mcp") or {}).get("enabled"))
 
 
 def shared_skills(cfg: config.Config) -> list[str]:

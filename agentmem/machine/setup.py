@@ -2,7 +2,8 @@
 
 Every run checks real state and adds what is missing; there is no progress
 ledger. Steps: store (auth, connect or create), config, core skill and managed
-block per runtime, hooks (optional), shared skills, then the verification note.
+block per runtime, hooks (optional), the MCP server's registration (optional), shared skills,
+then the verification note.
 
 INV setup-rerun: rerunning setup, whole or after an interruption, creates no
 second store, note or skill copy, and changes nothing already in place.
@@ -144,6 +145,28 @@ def _hooks_step(report: SetupReport, machine: Path, wanted: set[str], names: lis
             report.add(f"hooks {name}", "changed" if change.changed else "ok", f"{change.detail}: {change.path}{note}")
 
 
+def _mcp_step(report: SetupReport, machine: Path, enabled: bool, names: list[str], helper_cmd: list[str],
+              env) -> None:
+    """Register our MCP server with the runtimes that take one when asked, else take out any we registered."""
+    from agentmem.mcp import registration
+
+    for name in (n for n in names if n in registration.RUNTIMES):
+        try:
+            change = (registration.register(machine, name, helper_cmd, env) if enabled
+                      else registration.unregister(machine, name, env))
+        except AgentmemError as exc:
+            report.add(f"mcp {name}", "warning", exc.one_line())
+            continue
+        if enabled or change.changed:
+            report.add(f"mcp {name}", "changed" if change.changed else "ok", f"{change.detail}: {change.path}")
+    if enabled:
+        from agentmem.mcp import extra
+
+        problem = extra.problem()
+        if problem is not None:
+            report.add("mcp server", "warning", f"{problem}; add it with: {extra.install_command(str(machine))}")
+
+
 def _shared_skill_steps(report: SetupReport, machine: Path, cfg, wanted: list[str], names: list[str], env) -> None:
     """Install each listed shared skill revision; an edited local copy is kept."""
     if not wanted:
@@ -190,6 +213,7 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     report.add("config", "changed" if changed else "ok", f"{machine / 'config.toml'} (helper: {helper})")
     _runtime_steps(report, machine, names, helper, env, replace_core_skill)
     _hooks_step(report, machine, settings.hooks_runtimes(cfg, names), names, helper_cmd, env)
+    _mcp_step(report, machine, settings.mcp_enabled(cfg), names, helper_cmd, env)
     _shared_skill_steps(report, machine, cfg, settings.shared_skills(cfg), names, env)
     report.outcome = verification.verification_step(report, machine, env)
     return report

@@ -1,0 +1,87 @@
+"""How long `agentmem mcp` takes to answer a client, beside a bare interpreter and a search.
+
+    python bench/mcp_startup.py [runs]
+
+Runs each case `runs` times (default 10) through the launcher of a helper venv built
+from this checkout, as setup installs it, in a throwaway AGENTMEM_HOME with one
+note. For the server, the time is from starting the process to its answer to
+`initialize` (when a client may list tools), then to the answer of a first
+`memory_search`; a client starts one server per session, not per turn.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}
+SEARCH = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+    "name": "memory_search", "arguments": {"query": "zebra"}}}
+
+
+def _send(proc, message) -> None:
+    proc.stdin.write((json.dumps(message) + "\n").encode())
+    proc.stdin.flush()
+
+
+def serve_once(launcher, env, cwd) -> tuple[float, float]:
+    start = time.perf_counter()
+    proc = subprocess.Popen([launcher, "mcp"], env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    _send(proc, INITIALIZE)
+    proc.stdout.readline()
+    ready = time.perf_counter()
+    _send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    _send(proc, SEARCH)
+    proc.stdout.readline()
+    searched = time.perf_counter()
+    proc.stdin.close()
+    proc.wait()
+    return (ready - start) * 1000, (searched - start) * 1000
+
+
+def run_once(argv, env, cwd) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, env=env, cwd=cwd, capture_output=True, check=True)
+    return (time.perf_counter() - start) * 1000
+
+
+def main() -> None:
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    with tempfile.TemporaryDirectory() as tmp:
+        home, store, app = Path(tmp) / "agentmem", Path(tmp) / "store", Path(tmp) / "app"
+        for d in (home, store, app):
+            d.mkdir()
+        (home / "config.toml").write_text(f'agent = "bench@host"\n[store]\nkind = "folder"\nlocation = "{store}"\n'
+                                          f'[projects]\n"{app}" = "app"\n')
+        from agentmem.machine import helper_venv
+
+        [launcher] = helper_venv.install(home, ROOT)
+        py = str(helper_venv.venv_python(home / ".venv"))
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
+        env["AGENTMEM_HOME"] = str(home)
+        subprocess.run([launcher, "save", "--title", "Zebra cache"], input=b"The zebra cache is warm.\n", env=env,
+                       cwd=app, check=True, capture_output=True)
+        print(f"{runs} runs each, {launcher} ({sys.version.split()[0]}, load {os.getloadavg()[0]:.1f})")
+        for name, argv in (("python -c pass (helper venv)", [py, "-c", "pass"]),
+                           ("agentmem search zebra", [launcher, "search", "zebra"])):
+            times = [run_once(argv, env, app) for _ in range(runs)]
+            print(f"{name:34s} median {statistics.median(times):7.1f} ms   worst {max(times):7.1f} ms")
+        served = [serve_once(launcher, env, app) for _ in range(runs)]
+        for i, name in enumerate(("agentmem mcp: initialize answered", "agentmem mcp: first search answered")):
+            times = [s[i] for s in served]
+            print(f"{name:34s} median {statistics.median(times):7.1f} ms   worst {max(times):7.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
