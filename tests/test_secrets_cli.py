@@ -199,3 +199,57 @@ def test_on_a_bucket_store_a_refused_save_or_publication_sends_nothing_to_the_hu
     assert hub.buckets["alice/agent-memory"].files == {}
     leftovers = [p for p in m.home.rglob("*") if p.is_file() and p.name != "config.toml"]
     assert leftovers == []
+
+
+def _b64(n: int) -> str:
+    import base64
+
+    return base64.b64encode(bytes(_rng.getrandbits(8) for _ in range(n))).decode()
+
+
+def test_a_key_block_quoted_line_by_line_is_refused_as_the_issue_reproduces_it(laptop, store_dir):
+    # INV no-credentials: `printf -- '> -----BEGIN RSA PRIVATE KEY-----\n> %s\n> -----END ...' ... | save -`
+    body = f"> -----BEGIN RSA PRIVATE KEY-----\n> {_b64(300)}\n> -----END RSA PRIVATE KEY-----\n"
+    status, out, err = laptop.run("save", "--title", "k", "-", input=body, cwd=laptop.checkout)
+    assert status == 2, (out, err)
+    assert "line 1: a private key block (private-key)" in err and "nothing was written" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert _state(laptop, store_dir) == []
+
+
+def test_redact_refuses_a_key_block_without_its_end_line_and_writes_nothing(laptop, store_dir):
+    # INV no-credentials: redaction removes all it cannot prove harmless, or refuses
+    lines = [_b64(48) for _ in range(5)]
+    body = "# Deploy\n\n-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(lines) + "\n"
+    status, out, err = laptop.run("save", "--redact", input=body, cwd=laptop.checkout)
+    assert status == 2, (out, err)
+    assert "line 3: a private key block without its BEGIN or END line (private-key)" in err
+    assert "--redact cannot bound" in err and "nothing was written" in err
+    assert not any(line in out + err for line in lines)
+    assert _state(laptop, store_dir) == []
+
+
+def test_redact_removes_every_line_between_a_key_blocks_markers_even_a_remark(laptop, store_dir):
+    # INV no-credentials
+    lines = [_b64(48) for _ in range(5)]
+    body = ("# Deploy\n\n-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(lines[:2]) + "\n(pasted in two parts)\n"
+            + "\n".join(lines[2:]) + "\n-----END RSA PRIVATE KEY-----\nRotate it next week.\n")
+    status, out, err = laptop.json("save", "--redact", input=body, cwd=laptop.checkout)
+    assert status == 0, err
+    assert out["redacted"] == [{"where": "line 3", "kind": "private-key"}]
+    stored = (store_dir / out["path"]).read_text()
+    assert "# Deploy\n\n[REDACTED:private-key]\nRotate it next week.\n" in stored
+    for path in all_files(laptop.home, store_dir):
+        assert not any(line.encode() in path.read_bytes() for line in lines)
+
+
+@pytest.mark.parametrize("redact", [False, True])
+def test_a_token_given_as_corrects_is_refused_even_with_redact(laptop, store_dir, redact):
+    # INV no-credentials: every field that reaches the note is screened, identifiers are never redacted
+    token = fake("ghp_", 36)
+    args = ["save", "--corrects", token, *(["--redact"] if redact else []), "-"]
+    status, out, err = laptop.run(*args, input="# Fix\n\nThe earlier note was wrong.\n", cwd=laptop.checkout)
+    assert status == 2, (out, err)
+    assert "corrects: a GitHub token (github-token)" in err and "nothing was written" in err
+    assert token not in out + err and err.count("\n") == 1
+    assert _state(laptop, store_dir) == []
