@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import string
 from pathlib import Path
@@ -252,4 +253,47 @@ def test_a_token_given_as_corrects_is_refused_even_with_redact(laptop, store_dir
     assert status == 2, (out, err)
     assert "corrects: a GitHub token (github-token)" in err and "nothing was written" in err
     assert token not in out + err and err.count("\n") == 1
+    assert _state(laptop, store_dir) == []
+
+
+def test_a_credential_typed_as_a_search_query_is_searched_but_never_echoed(laptop, store_dir):
+    # INV no-credentials: the query is withheld from text and JSON, and so is what it matched
+    token = fake("hf_", 34)
+    notes = store_dir / "projects" / "app" / "notes"
+    notes.mkdir(parents=True)  # a note placed by hand (or by an older agentmem) that holds the token
+    (notes / "20261130T101502123Z-abcdefgh.md").write_text(
+        f'---\nid: "20261130T101502123Z-abcdefgh"\ntitle: "old setup {token}"\n---\n\nexport HF_TOKEN={token}\n')
+    status, out, err = laptop.run("search", token, cwd=laptop.checkout)
+    assert status == 0, err
+    assert token not in out + err
+    assert "matching '[REDACTED:hf-token]'" in out and "the query holds a credential (hf-token)" in out
+    assert "1 note(s)" in out and "20261130T101502123Z-abcdefgh" in out
+    status, data, err = laptop.json("search", token, "--mode", "literal", cwd=laptop.checkout)
+    assert status == 0 and token not in json.dumps(data) + err
+    assert data["query"] == "[REDACTED:hf-token]" and data["withheld"] == [{"where": "query", "kind": "hf-token"}]
+    assert [r["id"] for r in data["results"]] == ["20261130T101502123Z-abcdefgh"]
+    assert "[REDACTED:hf-token]" in data["results"][0]["title"]
+
+
+@pytest.mark.parametrize("args", [
+    ("read", "{tok}"),
+    ("read", "20261130T101502123Z-abcdefgh", "--project", "{tok}"),
+    ("search", "deploy", "--project", "{tok}"),
+    ("save", "--project", "{tok}", "-"),
+    ("save", "--retry", "{tok}"),
+    ("save", "--kind", "{tok}", "-"),
+    ("read-skill", "{tok}", "20261130T101502123Z-abcdefgh"),
+])
+def test_a_credential_passed_as_an_id_or_project_is_refused_without_being_echoed(laptop, store_dir, args):
+    # INV no-credentials: neither the text nor the JSON error, nor anything sent to the store, holds it
+    token = fake("ghp_", 36)
+    argv = [a.replace("{tok}", token) for a in args]
+    for as_json in (False, True):
+        status, out, err = laptop.run(*argv, *(["--json"] if as_json else []), input="# x\n\nbody\n",
+                                      cwd=laptop.checkout)
+        assert status == 2, (argv, out, err)
+        assert token not in out + err, (argv, out, err)
+        assert "github-token" in err and err.count("\n") == 1 and "Traceback" not in err
+        if as_json:
+            assert json.loads(out)["status"] == "error"
     assert _state(laptop, store_dir) == []
