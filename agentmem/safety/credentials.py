@@ -55,17 +55,20 @@ MIN_KNOWN_SECRET = 8
 
 # Values that stand for a secret rather than being one.
 _PLACEHOLDER_RX = (
-    r"""^(?:<[^>]*>|\$\{[^}]*\}|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?|\{\{.*\}\}|%\(?[A-Za-z_]*\)?s|\{[A-Za-z_]*\})$"""
+    r"""^(?:<[^>]*>|\$\{[^}]*\}|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?|\{\{.*\}\}|%\(?[A-Za-z_]*\)?s|\{[A-Za-z_]*\}"""
+    r"""|%[A-Za-z_][A-Za-z0-9_]*%|[*&][A-Za-z_][A-Za-z0-9_-]*)$"""  # %WINDOWS_VAR%, a YAML alias or anchor
     r"""|x{3,}|X{3,}|\*{3,}|\.{3}|…|redacted|example|changeme|change_me|change-me|placeholder"""
     r"""|your[_-]|my[_-]?(?:secret|token|password|key)|dummy|sample|fake|test|todo|fixme"""
     r"""|os\.environ|getenv|environ\[|env\(|secrets\.|settings\.|config\.|process\.env|vault"""
     r"""|^(?:pass|password|passwd|pwd|secret|token|key|apikey|user|username|none|null|true|false|empty|bar)$"""
 )
-# Bare words a config or schema puts where a password goes (`password: required`): a description, not a value.
+# Words a config, schema or log puts where a password goes (`password: required`, `"password": "expired"`):
+# a description, not a value.
 _DESCRIPTIVE = frozenset(
     "string str bool boolean required optional hidden masked omitted unset disabled enabled prompt prompted "
     "interactive generated random encrypted hashed plaintext inherit inherited default sensitive secretstr "
-    "undefined nullable readonly writeonly".split()
+    "undefined nullable readonly writeonly expired invalid missing incorrect wrong weak strong changed valid "
+    "locked unknown revoked rotated protected provided supplied stored".split()
 )
 
 _ASSIGN_NAME = (
