@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import string
 from pathlib import Path
@@ -199,3 +200,100 @@ def test_on_a_bucket_store_a_refused_save_or_publication_sends_nothing_to_the_hu
     assert hub.buckets["alice/agent-memory"].files == {}
     leftovers = [p for p in m.home.rglob("*") if p.is_file() and p.name != "config.toml"]
     assert leftovers == []
+
+
+def _b64(n: int) -> str:
+    import base64
+
+    return base64.b64encode(bytes(_rng.getrandbits(8) for _ in range(n))).decode()
+
+
+def test_a_key_block_quoted_line_by_line_is_refused_as_the_issue_reproduces_it(laptop, store_dir):
+    # INV no-credentials: `printf -- '> -----BEGIN RSA PRIVATE KEY-----\n> %s\n> -----END ...' ... | save -`
+    body = f"> -----BEGIN RSA PRIVATE KEY-----\n> {_b64(300)}\n> -----END RSA PRIVATE KEY-----\n"
+    status, out, err = laptop.run("save", "--title", "k", "-", input=body, cwd=laptop.checkout)
+    assert status == 2, (out, err)
+    assert "line 1: a private key block (private-key)" in err and "nothing was written" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert _state(laptop, store_dir) == []
+
+
+def test_redact_refuses_a_key_block_without_its_end_line_and_writes_nothing(laptop, store_dir):
+    # INV no-credentials: redaction removes all it cannot prove harmless, or refuses
+    lines = [_b64(48) for _ in range(5)]
+    body = "# Deploy\n\n-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(lines) + "\n"
+    status, out, err = laptop.run("save", "--redact", input=body, cwd=laptop.checkout)
+    assert status == 2, (out, err)
+    assert "line 3: a private key block without its BEGIN or END line (private-key)" in err
+    assert "--redact cannot bound" in err and "nothing was written" in err
+    assert not any(line in out + err for line in lines)
+    assert _state(laptop, store_dir) == []
+
+
+def test_redact_removes_every_line_between_a_key_blocks_markers_even_a_remark(laptop, store_dir):
+    # INV no-credentials
+    lines = [_b64(48) for _ in range(5)]
+    body = ("# Deploy\n\n-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(lines[:2]) + "\n(pasted in two parts)\n"
+            + "\n".join(lines[2:]) + "\n-----END RSA PRIVATE KEY-----\nRotate it next week.\n")
+    status, out, err = laptop.json("save", "--redact", input=body, cwd=laptop.checkout)
+    assert status == 0, err
+    assert out["redacted"] == [{"where": "line 3", "kind": "private-key"}]
+    stored = (store_dir / out["path"]).read_text()
+    assert "# Deploy\n\n[REDACTED:private-key]\nRotate it next week.\n" in stored
+    for path in all_files(laptop.home, store_dir):
+        assert not any(line.encode() in path.read_bytes() for line in lines)
+
+
+@pytest.mark.parametrize("redact", [False, True])
+def test_a_token_given_as_corrects_is_refused_even_with_redact(laptop, store_dir, redact):
+    # INV no-credentials: every field that reaches the note is screened, identifiers are never redacted
+    token = fake("ghp_", 36)
+    args = ["save", "--corrects", token, *(["--redact"] if redact else []), "-"]
+    status, out, err = laptop.run(*args, input="# Fix\n\nThe earlier note was wrong.\n", cwd=laptop.checkout)
+    assert status == 2, (out, err)
+    assert "corrects: a GitHub token (github-token)" in err and "nothing was written" in err
+    assert token not in out + err and err.count("\n") == 1
+    assert _state(laptop, store_dir) == []
+
+
+def test_a_credential_typed_as_a_search_query_is_searched_but_never_echoed(laptop, store_dir):
+    # INV no-credentials: the query is withheld from text and JSON, and so is what it matched
+    token = fake("hf_", 34)
+    notes = store_dir / "projects" / "app" / "notes"
+    notes.mkdir(parents=True)  # a note placed by hand (or by an older agentmem) that holds the token
+    (notes / "20261130T101502123Z-abcdefgh.md").write_text(
+        f'---\nid: "20261130T101502123Z-abcdefgh"\ntitle: "old setup {token}"\n---\n\nexport HF_TOKEN={token}\n')
+    status, out, err = laptop.run("search", token, cwd=laptop.checkout)
+    assert status == 0, err
+    assert token not in out + err
+    assert "matching '[REDACTED:hf-token]'" in out and "the query holds a credential (hf-token)" in out
+    assert "1 note(s)" in out and "20261130T101502123Z-abcdefgh" in out
+    status, data, err = laptop.json("search", token, "--mode", "literal", cwd=laptop.checkout)
+    assert status == 0 and token not in json.dumps(data) + err
+    assert data["query"] == "[REDACTED:hf-token]" and data["withheld"] == [{"where": "query", "kind": "hf-token"}]
+    assert [r["id"] for r in data["results"]] == ["20261130T101502123Z-abcdefgh"]
+    assert "[REDACTED:hf-token]" in data["results"][0]["title"]
+
+
+@pytest.mark.parametrize("args", [
+    ("read", "{tok}"),
+    ("read", "20261130T101502123Z-abcdefgh", "--project", "{tok}"),
+    ("search", "deploy", "--project", "{tok}"),
+    ("save", "--project", "{tok}", "-"),
+    ("save", "--retry", "{tok}"),
+    ("save", "--kind", "{tok}", "-"),
+    ("read-skill", "{tok}", "20261130T101502123Z-abcdefgh"),
+])
+def test_a_credential_passed_as_an_id_or_project_is_refused_without_being_echoed(laptop, store_dir, args):
+    # INV no-credentials: neither the text nor the JSON error, nor anything sent to the store, holds it
+    token = fake("ghp_", 36)
+    argv = [a.replace("{tok}", token) for a in args]
+    for as_json in (False, True):
+        status, out, err = laptop.run(*argv, *(["--json"] if as_json else []), input="# x\n\nbody\n",
+                                      cwd=laptop.checkout)
+        assert status == 2, (argv, out, err)
+        assert token not in out + err, (argv, out, err)
+        assert "github-token" in err and err.count("\n") == 1 and "Traceback" not in err
+        if as_json:
+            assert json.loads(out)["status"] == "error"
+    assert _state(laptop, store_dir) == []

@@ -157,11 +157,19 @@ def _warnings() -> list[str]:
     return found
 
 
+def _withheld(line: str) -> str:
+    """An error message fit to print: a credential it echoes (a mistyped ID, a project) is replaced by
+    `[REDACTED:<kind>]` (INV no-credentials). Failures only: the scanner is not imported otherwise."""
+    from agentmem.safety import credentials, screening
+
+    return screening.withhold(line, credentials.env_secrets())[0]
+
+
 def _fail(exc: errors.AgentmemError, as_json: bool) -> int:
     from agentmem.cli.result import error_envelope
 
     _warnings()
-    line = exc.one_line()
+    line = _withheld(exc.one_line())
     if as_json:
         _emit(error_envelope(exc.kind, line), True)
     sys.stderr.write(f"agentmem: {line}\n")

@@ -35,6 +35,15 @@ def _read_body(source: str | None) -> bytes:
 # --- save / pending -------------------------------------------------------
 
 
+def _project(cfg, args, action: str) -> str:
+    """The project to work in; a `--project` holding a credential is refused without being echoed."""
+    if args.project is not None:
+        from agentmem.safety.screening import refuse_argument
+
+        refuse_argument(args.project, "--project", action)
+    return cfg.resolve_project(explicit=args.project)
+
+
 def _save_text(out: dict) -> str:
     if out["status"] == "saved" and out.get("already_confirmed"):
         return (f"{out['id']} was already saved to shared memory ({out['path']}): an earlier retry confirmed it "
@@ -80,6 +89,9 @@ def run_save(args) -> Result:
     if args.retry is not None:
         if args.file or args.title or args.tag or args.source or args.corrects or args.kind != "note" or args.redact:
             raise InvalidInput("--retry takes only a note ID: the pending note is resent exactly as saved")
+        from agentmem.safety.screening import refuse_argument
+
+        refuse_argument(args.retry, "--retry", "retry")
         return _retry(machine, args)
     if args.repair:
         raise InvalidInput("--repair goes with --retry ID")
@@ -87,7 +99,7 @@ def run_save(args) -> Result:
     from agentmem.memory import save
 
     cfg = common.config()
-    project = cfg.resolve_project(explicit=args.project)
+    project = _project(cfg, args, "save")
     saved = save.save(machine, cfg, project, notes.decode_body(_read_body(args.file)), title=args.title,
                       kind=args.kind, tags=args.tag, sources=args.source, session=args.session,
                       corrects=args.corrects, redact=args.redact, timeout=common.timeout(cfg))
@@ -174,7 +186,7 @@ def run_search(args) -> Result:
     from agentmem.memory import recall
 
     cfg = common.config()
-    project = cfg.resolve_project(explicit=args.project)
+    project = _project(cfg, args, "search")
     out = recall.search(common.machine(), cfg, project, " ".join(args.query or []), limit=args.limit,
                         mode=args.mode, refresh=args.refresh, offline=args.offline, timeout=common.timeout(cfg))
     return Result(out, search_text(out))
@@ -189,6 +201,8 @@ def search_text(out: dict, *, read_hint: str = "Read one with: agentmem read ID"
     if out["stale"]:
         lines.append(f"warning: results may be stale - {out['stale_reason']}")
     what = f"matching {out['query']!r}" if out["query"] else "most recent"
+    for w in out.get("withheld", ()):  # the query held a credential: never echoed (INV no-credentials)
+        lines.append(f"note: the query holds a credential ({w['kind']}); it is shown as [REDACTED:{w['kind']}]")
     lines.append(f"{len(out['results'])} note(s) {what} in project {out['project']}:")
     found = []
     for r in out["results"]:
@@ -216,7 +230,7 @@ def run_read(args) -> Result:
     from agentmem.safety.framing import frame_note
 
     cfg = common.config()
-    project = cfg.resolve_project(explicit=args.project)
+    project = _project(cfg, args, "read")
     out, data = recall.read(common.machine(), cfg, project, args.id, fresh=args.fresh, timeout=common.timeout(cfg))
     note_id = out["id"]
     text = frame_note(data.decode("utf-8", errors="replace").rstrip("\n"), note_id=note_id).rstrip("\n")

@@ -38,6 +38,7 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "stale": "true when the store could not be checked: results may miss notes",
         "stale_reason": "why (null when fresh)", "stale_error": "the error kind (null when fresh)",
         "refreshed": "whether this search refreshed the cache",
+        "withheld?": "[{where: query, kind}] when the query held a credential (then `query` shows it redacted)",
     }),
     "read": ("ok", {
         "id": "the note's ID", "project": "its project", "source": "pending | cache | store",
@@ -74,6 +75,7 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "skills": "[{name, installed: [{runtime, revision}], revisions: [{revision, description, files, bytes, "
                   "problem}]}], newest revision first",
         "pending": "[{name, revision, store, created}] interrupted publications",
+        "withheld?": "[{where: query, kind}] when the query held a credential (then `query` shows it redacted)",
     }),
     "read-skill": ("ok", {
         "name": "the skill", "revision": "the revision", "path": "the file", "content": "its text",

@@ -37,7 +37,16 @@ def add_skills(sp) -> None:
     sp.add_argument("query", nargs="*")
 
 
+def _one_line(value) -> str:
+    """Store-supplied text for one line of output: controls, line breaks and invisible characters shown
+    as `<U+XXXX>`, so a description cannot add lines or rewrite the terminal (as recalled notes, framing.py)."""
+    from agentmem.safety.framing import clean
+
+    return clean(str(value))
+
+
 def run_skills(args) -> Result:
+    from agentmem.safety import credentials, screening
     from agentmem.skills import catalog, publish
 
     machine = common.machine_path()
@@ -45,18 +54,23 @@ def run_skills(args) -> Result:
     query = " ".join(args.query or []) or None
     found = catalog.discover(common.store(cfg), query, machine=machine, runtimes=common.runtimes(cfg))
     waiting = publish.pending_publications(machine)
-    out = {"status": "ok", "store": cfg.store.label(), "query": query, "skills": found, "pending": waiting}
-    what = f" matching {query!r}" if query else ""
+    shown, withheld = screening.withhold(query or "", credentials.env_secrets())  # INV no-credentials
+    out = {"status": "ok", "store": cfg.store.label(), "query": shown or None, "skills": found, "pending": waiting}
+    if withheld:
+        out["withheld"] = [{"where": "query", "kind": kind} for kind in withheld]
+    what = f" matching {_one_line(shown)!r}" if query else ""
     lines = [f"{len(found)} skill(s){what} in {cfg.store.label()}:"]
     for skill in found:
-        have = ", ".join(f"{i['runtime']} {i['revision'] or '(not from the store)'}" for i in skill["installed"])
+        have = ", ".join(f"{i['runtime']} {_one_line(i['revision'] or '(not from the store)')}"
+                         for i in skill["installed"])
         lines.append(f"{skill['name']}" + (f"  [installed: {have}]" if have else ""))
         for rev in skill["revisions"]:
             about = rev["description"] if rev["problem"] is None else f"(unusable: {rev['problem']})"
-            lines.append(f"  {rev['revision']}  {about}")
+            lines.append(f"  {_one_line(rev['revision'])}  {_one_line(about)}")
     for p in waiting:
-        lines.append(f"pending publication {p['name']} {p['revision']} -> {p['store']}; "
-                     f"finish with: agentmem publish-skill --resume {p['name']} {p['revision']}")
+        name, revision = _one_line(p["name"]), _one_line(p["revision"])
+        lines.append(f"pending publication {name} {revision} -> {_one_line(p['store'])}; "
+                     f"finish with: agentmem publish-skill --resume {name} {revision}")
     if found:
         lines.append("Read one with: agentmem read-skill NAME REVISION [PATH]; "
                      "install with: agentmem install-skill NAME REVISION")
@@ -70,10 +84,23 @@ def add_read_skill(sp) -> None:
 
 
 def run_read_skill(args) -> Result:
+    """The file framed as quoted data under review (framing.py: it is instructions only once installed);
+    --json gives the exact text."""
+    from agentmem.safety.framing import frame_skill_file
     from agentmem.skills import catalog
 
     out = catalog.read_file(common.store(common.config()), args.name, args.revision, args.path)
-    return Result(out, out["content"].rstrip("\n"))
+    label = f"{out['name']} {out['revision']} {out['path']}"
+    return Result(out, frame_skill_file(out["content"].rstrip("\n"), label=label).rstrip("\n"))
+
+
+def _diff_lines(diff: str) -> list[str]:
+    """A unified diff of store-supplied files, one printed line per diff line: a line break other than
+    `\n` inside or ending a line (`\r`, U+2028) and every control or invisible character is shown as
+    `<U+XXXX>`, so no file can hide a change or forge a line of this output."""
+    from agentmem.safety.framing import clean
+
+    return [clean(line.removesuffix("\n")) for line in diff.splitlines(keepends=True)]
 
 
 def add_install_skill(sp) -> None:
@@ -93,7 +120,7 @@ def run_install_skill(args) -> Result:
     lines = []
     for item in out["runtimes"]:
         if item["diff"]:
-            lines.append(item["diff"].rstrip("\n"))
+            lines.extend(_diff_lines(item["diff"]))
         if out["dry_run"]:
             state = {"absent": "not installed", "same": "identical", "different": "differs (shown above)"}
             lines.append(f"{item['runtime']}: {item['target']} {state[item['state']]}")

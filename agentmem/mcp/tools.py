@@ -313,9 +313,10 @@ def _retry(machine, args) -> Reply:
 def _screen_short_fields(args: dict) -> None:
     """save.save screens body, title, tags, sources and session; these are screened first, so that no
     field a credential could arrive in is ever echoed in an error (an invalid ID, an unknown project)."""
-    from agentmem.safety import credentials
+    from agentmem.safety import credentials, screening
 
-    credentials.screen({k: args.get(k) for k in ("kind", "corrects", "project")}, known=credentials.env_secrets())
+    names = ("kind", "corrects", "project")
+    screening.screen({k: args.get(k) for k in names}, known=credentials.env_secrets(), fixed=names)
 
 
 _WITH_PROJECT = {PREFIX + "search": _search, READ_TOOL: _read, PREFIX + "save": _save}

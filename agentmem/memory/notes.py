@@ -13,7 +13,7 @@ import re
 from datetime import UTC
 
 from agentmem.errors import InvalidInput
-from agentmem.memory.ids import check_id, new_id, note_file  # noqa: F401 - part of the note API
+from agentmem.memory.ids import ALLOCATED, check_id, new_id, note_file  # noqa: F401 - part of the note API
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -30,6 +30,14 @@ MAX_ITEM = 500
 MAX_FRONTMATTER_BYTES = 8 * 1024
 
 _FENCE = "---"
+
+# Characters json.dumps leaves raw but a reader may take as a line break (U+0085, U+2028, U+2029: YAML
+# and str.splitlines do) or YAML refuses unescaped (C1 controls, U+FFFE/U+FFFF). In a frontmatter line
+# they can only sit inside a JSON string, where `\uXXXX` means the same character: one key, one line.
+_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in (*range(0x7F, 0xA0), 0x2028, 0x2029, 0xFFFE, 0xFFFF)}
+# What a one-line field (tag, source, session) may not hold: any line break str.splitlines (and so a
+# reader) honours. Other controls are kept as given: JSON escapes them and output shows them as <U+XXXX>.
+_NOT_ONE_LINE = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 
 
 def utc_timestamp(now: datetime | None = None) -> str:
@@ -77,7 +85,7 @@ class Note:
     def render(self) -> bytes:
         lines = [_FENCE]
         for key, value in self.frontmatter().items():
-            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False).translate(_JSON_ESCAPES)}")
         lines.append(_FENCE)
         body = self.body.strip("\n")
         return ("\n".join(lines) + "\n\n" + body + "\n").encode("utf-8")
@@ -90,10 +98,20 @@ def _clean_list(name: str, values, *, item_limit: int = MAX_ITEM) -> list[str]:
     out = []
     for v in values:
         v = str(v).strip()
-        if not v or len(v) > item_limit or "\n" in v:
-            raise InvalidInput(f"invalid {name[:-1]} {v[:40]!r}: one line, 1-{item_limit} characters")
+        if not v or len(v) > item_limit or _NOT_ONE_LINE.search(v):
+            raise InvalidInput(f"invalid {name[:-1]} {v[:40]!r}: one line (no line break or separator), "
+                               f"1-{item_limit} characters")
+        _check_unicode(name[:-1], v)
         out.append(v)
     return out
+
+
+def _check_unicode(name: str, value: str) -> None:
+    """Refuse lone surrogates (what the OS hands Python for argument bytes that are not UTF-8)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(f"the {name} is not valid UTF-8 text (undecodable bytes)") from None
 
 
 def decode_body(raw: bytes) -> str:
@@ -136,6 +154,8 @@ def build(
         first = next((ln.strip() for ln in body.splitlines() if ln.strip()), "")
         title = first.lstrip("#").strip()[:MAX_TITLE] or "Untitled"
     title = " ".join(title.split())
+    _check_unicode("title", title)
+    _check_unicode("note body", body)
     if len(title) > MAX_TITLE:
         raise InvalidInput(f"title is too long: at most {MAX_TITLE} characters")
     if corrects is not None:
@@ -204,7 +224,10 @@ def _scalar_or_list(value):
 def _parse_meta(block: str) -> dict:
     meta = {}
     try:
-        for line in block.splitlines():
+        # Lines end at "\n" only: splitlines() would also break at U+0085, U+2028 or U+2029 inside a JSON
+        # string (as an older agentmem wrote them raw) and throw the whole block to the fallback below.
+        for line in block.split("\n"):
+            line = line.removesuffix("\r")
             if not line.strip():
                 continue
             key, sep, rest = line.partition(": ")

@@ -18,17 +18,28 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
 
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1 or limit > MAX_LIMIT:
         raise InvalidInput(f"--limit must be between 1 and {MAX_LIMIT}")
+    shown, withheld = _withhold(query)
     status = cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
                                 force=refresh, offline=offline)
     mode = mode or cfg.search_mode
-    results = find.find(machine, cfg.store, project, query, limit, mode)
-    return {
+    results = [r.to_json() for r in find.find(machine, cfg.store, project, query, limit, mode)]
+    out = {
         "project": project,
-        "query": query,
+        "query": shown,
         "mode": mode,
-        "results": [r.to_json() for r in results],
+        "results": results,
         "pending_uploads": pending.count(machine),
     } | status.to_json()
+    if withheld:  # INV no-credentials: a query holding a credential is never echoed, nor what it matched
+        out["withheld"] = [{"where": "query", "kind": kind} for kind in withheld]
+        from agentmem.safety import credentials
+
+        typed = [(query[f.start:f.end], f.kind) for f in credentials.scan(query, credentials.env_secrets())]
+        for r in results:
+            r["title"] = _withhold(r["title"], typed)[0]
+            for m in r["matches"]:
+                m["text"] = _withhold(m["text"], typed)[0]
+    return out
 
 
 def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
@@ -40,6 +51,10 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
     from agentmem.memory import cache, notes, pending
     from agentmem.store.base import open_store
 
+    if isinstance(note_id, str) and not notes.ALLOCATED.match(note_id):  # an allocated ID holds no credential
+        from agentmem.safety import screening
+
+        screening.refuse_argument(note_id, "the note ID", "read")  # never echoed, never sent to the store
     note_id = notes.check_id(note_id)
     data, source = None, None
     if not fresh:
@@ -62,3 +77,15 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
             cache.add_confirmed(machine, cfg.store, project, note_id, data)
     parsed = notes.parse(data)
     return {"id": note_id, "project": project, "source": source, "meta": parsed.meta, "body": parsed.body}, data
+
+
+def _withhold(text, typed: list[tuple[str, str]] | None = None) -> tuple[str, list[str]]:
+    """`text` with credentials replaced, and the kinds withheld; `typed`: (secret, kind) pairs to replace too."""
+    if not isinstance(text, str) or not text:
+        return text, []
+    from agentmem.safety import credentials, screening
+
+    shown, kinds = screening.withhold(text, credentials.env_secrets())
+    for secret, kind in typed or ():
+        shown = shown.replace(secret, f"[REDACTED:{kind}]")
+    return shown, kinds

@@ -28,12 +28,15 @@ def save(machine: str, cfg, project: str, body: str, *, title: str | None = None
          tags=(), sources=(), session: str | None = None, corrects: str | None = None,
          redact: bool = False, timeout: float | None = None) -> Saved:
     """Save one note of `project` to the configured store; a failed upload leaves it pending."""
-    from agentmem.safety import credentials
+    from agentmem.safety import credentials, screening
 
-    fields, redacted = credentials.screen(
-        {"body": body, "title": title, "tag": list(tags), "source": list(sources), "session": session},
+    # Every field that reaches the note or its pending entry; identifiers are refused, never redacted.
+    fields, redacted = screening.screen(
+        {"body": body, "title": title, "tag": list(tags), "source": list(sources), "session": session,
+         "corrects": corrects, "kind": kind, "project": project, "agent": cfg.agent},
         redact_found=redact,
         known=credentials.env_secrets(),
+        fixed=("corrects", "kind", "project", "agent"),
     )
     note = notes.build(
         body=fields["body"],

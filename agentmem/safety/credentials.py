@@ -3,21 +3,26 @@
 High precision first: each detector keys on a token format (a vendor prefix, a
 fixed shape) or on an assignment of a literal value to a credential-named
 variable; placeholders such as `<token>`, `${VAR}` or `changeme` are not
-flagged. Pure regex, compiled on first use; findings never carry the secret.
+flagged. Private key blocks are read line by line (`keyblocks.py`). Findings
+never carry the secret; what save and output do with them: `screening.py`.
+
+Cheap on the per-turn path (`search` withholds a query that holds a credential):
+nothing is compiled at import, and each detector is compiled only once a text
+holds its literal anchor (`hf_`, `://`, `pass`...), so a plain query costs a few
+substring tests. Tests: tests/test_secrets_scan.py and the corpora in
+tests/corpus/ (benign text that must save, credentials that must not).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import bisect
-import json
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 
 from agentmem.errors import SecretFound
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (search imports this module)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # Human names for the kinds, used in error messages.
 KIND_NAMES = {
@@ -41,6 +46,7 @@ KIND_NAMES = {
     "password-assignment": "a password or secret assigned a literal value",
     "env-credential": "the value of a credential variable from this environment",
 }
+UNBOUNDED_KEY = "a private key block without its BEGIN or END line"
 
 # Environment variables whose values are this machine's credentials; their exact
 # values are refused wherever they appear, whatever their shape.
@@ -48,13 +54,21 @@ CREDENTIAL_ENV_VARS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
 MIN_KNOWN_SECRET = 8
 
 # Values that stand for a secret rather than being one.
-_PLACEHOLDER = re.compile(
-    r"""^(?:<[^>]*>|\$\{[^}]*\}|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?|\{\{.*\}\}|%\(?[A-Za-z_]*\)?s|\{[A-Za-z_]*\})$"""
+_PLACEHOLDER_RX = (
+    r"""^(?:<[^>]*>|\$\{[^}]*\}|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?|\{\{.*\}\}|%\(?[A-Za-z_]*\)?s|\{[A-Za-z_]*\}"""
+    r"""|%[A-Za-z_][A-Za-z0-9_]*%|[*&][A-Za-z_][A-Za-z0-9_-]*)$"""  # %WINDOWS_VAR%, a YAML alias or anchor
     r"""|x{3,}|X{3,}|\*{3,}|\.{3}|…|redacted|example|changeme|change_me|change-me|placeholder"""
-    r"""|your[_-]|my[_-]?(?:secret|token|password|key)|dummy|sample|fake|test|todo|fixme"""
+    r"""|your[_-]?|my[_-]?(?:secret|token|password|key)|dummy|sample|fake|test|todo|fixme"""
     r"""|os\.environ|getenv|environ\[|env\(|secrets\.|settings\.|config\.|process\.env|vault"""
-    r"""|^(?:pass|password|passwd|secret|token|key|apikey|user|username|none|null|true|false|empty)$""",
-    re.IGNORECASE,
+    r"""|^(?:pass|password|passwd|pwd|secret|token|key|apikey|user|username|none|null|true|false|empty|bar)$"""
+)
+# Words a config, schema or log puts where a password goes (`password: required`, `"password": "expired"`):
+# a description, not a value.
+_DESCRIPTIVE = frozenset(
+    "string str bool boolean required optional hidden masked omitted unset disabled enabled prompt prompted "
+    "interactive generated random encrypted hashed plaintext inherit inherited default sensitive secretstr "
+    "undefined nullable readonly writeonly expired invalid missing incorrect wrong weak strong changed valid "
+    "locked unknown revoked rotated protected provided supplied stored".split()
 )
 
 _ASSIGN_NAME = (
@@ -62,9 +76,17 @@ _ASSIGN_NAME = (
     r"|api[_-]?key|apikey|auth[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|_authToken"
     r"|password|passwd|passphrase|secret|token)s?"
 )
+_ASSIGN_ANCHORS = ("pass", "secret", "token", "key")  # every _ASSIGN_NAME holds one (lower-cased)
 
-_Check = Callable[[re.Match], bool] | None  # a second look at a match: False rejects it
-_compiled: list[tuple[str, re.Pattern, _Check]] | None = None
+_patterns: dict[int, re.Pattern] = {}  # detector index -> compiled pattern, filled on first need
+_helpers: dict[str, re.Pattern] = {}
+
+
+def _rx(name: str, source: str) -> re.Pattern:
+    found = _helpers.get(name)
+    if found is None:
+        found = _helpers[name] = re.compile(source, re.IGNORECASE)
+    return found
 
 
 def _has_letter_and_digit(value: str) -> bool:
@@ -72,10 +94,14 @@ def _has_letter_and_digit(value: str) -> bool:
 
 
 def _is_placeholder(value: str) -> bool:
-    return bool(_PLACEHOLDER.search(value)) or len(set(value)) <= 3
+    return bool(_rx("placeholder", _PLACEHOLDER_RX).search(value)) or len(set(value)) <= 3
 
 
 def _check_jwt(m: re.Match) -> bool:
+    import base64
+    import binascii
+    import json
+
     head = m.group(0).split(".", 1)[0]
     try:
         decoded = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4))
@@ -88,143 +114,190 @@ def _check_jwt(m: re.Match) -> bool:
 def _not_dummy(m: re.Match) -> bool:
     """A vendor-shaped token that is really filler (`hf_xxxx...`, `...EXAMPLE`) is documentation."""
     text = m.group(0)
-    return len(set(text)) >= 10 and not _DUMMY.search(text)
-
-
-_DUMMY = re.compile(r"x{4,}|X{4,}|0{6,}|example|EXAMPLE|abcdefgh|ABCDEFGH|1234567890", re.IGNORECASE)
+    dummy = _rx("dummy", r"x{4,}|0{6,}|example|abcdefgh|1234567890")
+    return len(set(text)) >= 10 and not dummy.search(text)
 
 
 def _check_value(m: re.Match) -> bool:
-    value = m.group("value")
-    return not _is_placeholder(value)
+    return not _is_placeholder(m.group("value"))
 
 
-def _is_complex(value: str) -> bool:
-    """At least two of: lowercase, uppercase, digit, symbol. Words and slugs (`integer`, `fal-ai-key`) are not."""
-    classes = (
-        any(c.islower() for c in value),
-        any(c.isupper() for c in value),
-        any(c.isdigit() for c in value),
-        any(not c.isalnum() and c not in "-_." for c in value),
-    )
-    return sum(classes) >= 2
+def _names_a_password(m: re.Match) -> bool:
+    name = m.group("name") or m.group(0)[:12]  # the option form has no name: `--password ...`
+    return "pass" in name.lower()
+
+
+def _is_described(value: str) -> bool:
+    """`required`, `SecretStr`, `Optional[str]`: what a schema or a type annotation puts there."""
+    if value.lower().rstrip("?!") in _DESCRIPTIVE:
+        return True
+    return bool(_rx("type", r"(?-i:[A-Z][a-z]+(?:[A-Z][a-z]+)*(?:\[[A-Za-z_., \[\]|]*\])?)").fullmatch(value))
+
+
+def _is_name_slug(value: str) -> bool:
+    """`my-tls-secret-2`, `default-token-x7k2p`: a resource's name (words, numbers, a short suffix), not a key."""
+    parts = value.split("-")
+    if len(parts) < 2 or not all(parts):
+        return False
+    *head, last = parts
+    words = all(p.isalpha() and p.islower() or p.isdigit() for p in head)
+    return words and last.isascii() and last.isalnum() and last.lower() == last and (
+        last.isalpha() or last.isdigit() or len(last) <= 5)
 
 
 def _check_quoted_assignment(m: re.Match) -> bool:
     value = m.group("value")
-    if _is_placeholder(value) or value.startswith("#") or "(" in value:
+    if _is_placeholder(value) or value.startswith(("#", "$(")) or len(value) < 6:
         return False
-    # A literal password is a single token (strings with spaces are messages) with some variety.
-    return len(value) >= 6 and _is_complex(value)
+    # A literal password is a single token (strings with spaces are messages) and needs no variety; a token
+    # or key mixes letters and digits (`pad_token = "[PAD]"`, `HELPER_TOKEN = "@AGENTMEM@"` are not secrets).
+    if _names_a_password(m):
+        return not _is_described(value)
+    return _has_letter_and_digit(value) and not _is_name_slug(value)
 
 
 def _check_url_password(m: re.Match) -> bool:
     value = m.group("value")
-    return _is_complex(value) and not _is_placeholder(value)
+    # Any password at all, lower case or two letters: only placeholders (`user:password@`, `:${PW}@`) pass.
+    return not _rx("placeholder", _PLACEHOLDER_RX).search(value) and not (len(value) >= 3 and len(set(value)) == 1)
 
 
 def _check_bare_assignment(m: re.Match) -> bool:
     value = m.group("value")
-    if _is_placeholder(value) or not _has_letter_and_digit(value) or value.startswith(("/", "./", "~/")):
+    if _is_placeholder(value) or value.startswith(("/", "./", "~/", "$(")) or "://" in value:
         return False
-    # A dotted name (settings.SECRET_KEY) is a reference, not a value.
-    return not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+", value)
+    # Code is a reference, not a value: a dotted name (settings.SECRET_KEY), a call or an index
+    # (`token = parts[2]`, `b64encode(x).decode()`), an item of a literal (`"password": password.password,`).
+    code = r"(?-i:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[[^\]]*\]+|\([^)]*\)+)*[\[(]?[,;]?)"
+    if _rx("code", code).fullmatch(value) and any(c in value for c in ".([,;"):
+        return False
+    if _names_a_password(m):
+        # `DB_PASSWORD=correcthorsebattery` has no digit and is one; `password = key_password` is a variable.
+        return not _is_described(value) and not _rx("variable", r"(?-i:[a-z]+(?:_[a-z0-9]+)+)").fullmatch(value)
+    return _has_letter_and_digit(value) and not _is_name_slug(value)
 
 
-def _check_alnum_mix(m: re.Match) -> bool:
+def _check_openai(m: re.Match) -> bool:
     value = m.group("value")
-    return _has_letter_and_digit(value) and not _is_placeholder(value)
+    if value is None:
+        return True  # sk-proj-, sk-svcacct-, sk-admin-
+    # `#sk-3f9a...` (a CSS id, a hash) is hex; a key's 32 or more characters are mixed-case alphanumerics.
+    return _has_letter_and_digit(value) and not re.fullmatch(r"[0-9a-f]+|[0-9A-F]+", value)
 
 
-def _detectors() -> list[tuple[str, re.Pattern, _Check]]:
-    """(kind, pattern, check) in priority order: earlier kinds win overlapping spans."""
-    global _compiled
-    if _compiled is not None:
-        return _compiled
-    b = r"(?<![A-Za-z0-9_])"  # start boundary
-    e = r"(?![A-Za-z0-9_])"  # end boundary
-    table: list[tuple[str, str, _Check]] = [
-        (
-            "private-key",
-            r"-----BEGIN[A-Z0-9 ]{0,30} PRIVATE KEY(?: BLOCK)?-----"
-            r"(?:\\[nr]|[\s:A-Za-z0-9,-]){0,400}?(?P<value>[A-Za-z0-9+/=]{40,})"
-            r"(?:(?:\\[nr]|[\sA-Za-z0-9+/=]){0,20000}?-----END[A-Z0-9 ]{0,30} PRIVATE KEY(?: BLOCK)?-----)?",
-            None,
-        ),
-        ("hf-token", b + r"hf_[A-Za-z0-9]{34,}" + e, _not_dummy),
-        ("github-token", b + r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})" + e, _not_dummy),
-        ("gitlab-token", b + r"(?:glpat|gldt|glrt|glptt|glcbt|gloas)-[A-Za-z0-9_-]{20,}" + e, _not_dummy),
-        ("slack-token", b + r"xox[abposre]-(?:[0-9]{6,}-)+[A-Za-z0-9-]{8,}" + e, _not_dummy),
-        (
-            "slack-webhook",
-            r"https://hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{6,}/[A-Za-z0-9/_-]{16,}",
-            _not_dummy,
-        ),
-        ("stripe-key", b + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}" + e, _not_dummy),
-        ("anthropic-key", b + r"sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,}" + e, _not_dummy),
-        (
-            "openai-key",
-            b + r"sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{32,}|(?P<value>[A-Za-z0-9]{32,}))" + e,
-            lambda m: m.group("value") is None or _has_letter_and_digit(m.group("value")),
-        ),
-        ("npm-token", b + r"npm_[A-Za-z0-9]{36}" + e, _not_dummy),
-        ("pypi-token", b + r"pypi-AgE[A-Za-z0-9_-]{50,}" + e, _not_dummy),
-        (
-            "aws-access-key-id",
-            r"(?<![A-Z0-9])(?P<value>(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})(?![A-Z0-9])",
-            _check_value,
-        ),
-        (
-            "aws-secret-access-key",
-            r"(?i:aws)[A-Za-z0-9_.-]{0,20}(?i:secret)[A-Za-z0-9_.-]{0,20}[\"']?\s*(?::=|=>|=|:)\s*[\"']?"
-            r"(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
-            _check_value,
-        ),
-        ("gcp-api-key", b + r"AIza[0-9A-Za-z_-]{35}" + e, _not_dummy),
-        ("jwt", b + r"ey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}" + e, _check_jwt),
-        (
-            "url-credentials",
-            r"\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@\"'<>]{1,64}:(?P<value>[^\s/:@\"'<>]{3,128})@[A-Za-z0-9.\[-]",
-            _check_url_password,
-        ),
-        (
-            "bearer-token",
-            r"(?i:\bbearer)\s+(?P<value>[A-Za-z0-9._~+/-]{20,}=*)(?![A-Za-z0-9._~+/=-])",
-            _check_alnum_mix,
-        ),
-        (
-            "password-assignment",
-            r"(?i:" + b + _ASSIGN_NAME + r")(?![A-Za-z0-9_])[\"']?\]?[ \t]*(?::=|=>|==?|:)[ \t]*"
-            r"(?:[A-Za-z]{1,2})?(?P<q>[\"'])(?P<value>[^\"'`\s\\]{1,200})(?P=q)",
-            _check_quoted_assignment,
-        ),
-        (
-            "password-assignment",
-            # Config and shell style: `API_KEY=...`, `password: ...`, `--token ...` with a bare value.
-            r"(?:^[ \t]*(?:export[ \t]+|set[ \t]+)?[\"']?(?i:[A-Za-z0-9_.-]*" + _ASSIGN_NAME + r")[\"']?"
-            r"[ \t]*(?:=|:)[ \t]*|(?i:--(?:password|passwd|token|api-key|secret|access-token|auth-token))"
-            r"(?:=|[ \t]+))"
-            r"(?P<value>[A-Za-z0-9_+/=.!@#%^&*~-]{8,200})(?=[ \t]*(?:#.*)?$|[ \t]+-)",
-            _check_bare_assignment,
-        ),
-    ]
-    _compiled = [(kind, re.compile(rx, re.MULTILINE), check) for kind, rx, check in table]
-    return _compiled
+# (kind, anchors, regex, check) in priority order: earlier kinds win overlapping spans. A detector runs only
+# on text holding one of its anchors (lower-case anchors: in the lower-cased text) and, if it has any,
+# one of its _NEEDS: a query like "deploy key" compiles nothing.
+_B = r"(?<![A-Za-z0-9])"  # start boundary: `_` may touch a token (`MY_hf_...`)
+_E = r"(?![A-Za-z0-9])"  # end boundary
+_DETECTORS: list[tuple[str, tuple[str, ...], str, Callable[[re.Match], bool]]] = [
+    ("hf-token", ("hf_",), _B + r"hf_[A-Za-z0-9]{34,}" + _E, _not_dummy),
+    ("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+     _B + r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})" + _E, _not_dummy),
+    ("gitlab-token", ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "gloas-"),
+     _B + r"(?:glpat|gldt|glrt|glptt|glcbt|gloas)-[A-Za-z0-9_-]{20,}" + _E, _not_dummy),
+    # Bot, user and app-level tokens (xoxb-, xoxp-, xoxe-1-, xapp-1-A0...-...).
+    ("slack-token", ("xox", "xapp-"), _B + r"(?:xox[abposre]|xapp)-[0-9]{1,20}-[A-Za-z0-9-]{16,}" + _E, _not_dummy),
+    ("slack-webhook", ("hooks.slack.com",),
+     r"https://hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{6,}/[A-Za-z0-9/_-]{16,}", _not_dummy),
+    ("stripe-key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
+     _B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}" + _E, _not_dummy),
+    ("anthropic-key", ("sk-ant-",), _B + r"sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,}" + _E, _not_dummy),
+    ("openai-key", ("sk-",),
+     r"(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{32,}|(?P<value>[A-Za-z0-9]{32,}))"
+     r"(?![A-Za-z0-9_-])", _check_openai),
+    ("npm-token", ("npm_",), _B + r"npm_[A-Za-z0-9]{36}" + _E, _not_dummy),
+    ("pypi-token", ("pypi-AgE",), _B + r"pypi-AgE[A-Za-z0-9_-]{50,}" + _E, _not_dummy),
+    ("aws-access-key-id", ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+     r"(?<![A-Z0-9])(?P<value>(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})(?![A-Z0-9])", _check_value),
+    ("aws-secret-access-key", ("aws",),
+     r"(?i:aws)[A-Za-z0-9_.-]{0,20}(?i:secret)[A-Za-z0-9_.-]{0,20}[\"']?\s*(?::=|=>|=|:)\s*[\"']?"
+     r"(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])", _check_value),
+    ("gcp-api-key", ("AIza",), _B + r"AIza[0-9A-Za-z_-]{35}" + _E, _not_dummy),
+    ("jwt", (".ey",), _B + r"ey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}" + _E, _check_jwt),
+    # scheme://[user]:password@host; the password may hold `:` and `@` (the last `@` before the host ends it).
+    ("url-credentials", ("://",),
+     r"\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@\"'<>]{0,64}:(?P<value>[^\s/\"'<>]{1,128})@[A-Za-z0-9.\[-]",
+     _check_url_password),
+    ("bearer-token", ("bearer",),
+     r"(?i:\bbearer)\s+(?P<value>[A-Za-z0-9._~+/-]{20,}=*)(?![A-Za-z0-9._~+/=-])",
+     lambda m: _has_letter_and_digit(m.group("value")) and not _is_placeholder(m.group("value"))),
+    ("password-assignment", _ASSIGN_ANCHORS,
+     r"(?<![A-Za-z0-9])(?P<name>(?i:" + _ASSIGN_NAME + r"))(?![A-Za-z0-9_])[\"']?\]?[ \t]*"
+     r"(?::=|=>|==?|:)[ \t]*(?:[A-Za-z]{1,2})?(?P<q>[\"'])(?P<value>[^\"'`\s\\]{1,200})(?P=q)",
+     _check_quoted_assignment),
+    # Config and shell style: `API_KEY=...`, `password: ...` with a bare value ending the line (or followed by
+    # an option), and `--password ...` followed by anything.
+    ("password-assignment", _ASSIGN_ANCHORS,
+     r"(?:^[ \t]*(?:export[ \t]+|set[ \t]+)?[\"']?(?P<name>(?i:[A-Za-z0-9_.-]*" + _ASSIGN_NAME + r"))[\"']?"
+     r"[ \t]*(?:=|:)[ \t]*|(?i:--(?:password|passwd|token|api-key|secret|access-token|auth-token))"
+     r"(?:=|[ \t]+)(?P<option>))"
+     r"(?P<value>[^\s\"'`]{8,200})(?=[ \t]*(?:#.*)?$|[ \t]+-|(?(option)[ \t]|(?!)))",
+     _check_bare_assignment),
+]
 
 
-@dataclass(frozen=True)
+# What else a detector's match must hold (looked for in the lower-cased text), by kind.
+_NEEDS = {
+    "aws-secret-access-key": ("secret",),
+    "url-credentials": ("@",),
+}
+
+
+def _may_assign(lowered: str) -> bool:
+    """Whether an _ASSIGN_NAME can stand before `=` or `:` here (or an option name appear): a cheap test,
+    true wherever the password-assignment patterns can match, so most queries compile neither."""
+    if "--" in lowered:
+        return True
+    for anchor in _ASSIGN_ANCHORS:
+        pos = lowered.find(anchor)
+        while pos != -1:
+            # At most 12 more name characters (`secret_access_key`), a closing quote or `]`, blanks, then =/:
+            rest = lowered[pos + len(anchor) : pos + len(anchor) + 24]
+            name_end = rest.lstrip("abcdefghijklmnopqrstuvwxyz_-")
+            if len(rest) - len(name_end) <= 12 and name_end.lstrip("\"'] \t")[:1] in ("=", ":"):
+                return True
+            pos = lowered.find(anchor, pos + 1)
+    return False
+
+
+def _pattern(index: int) -> re.Pattern:
+    found = _patterns.get(index)
+    if found is None:
+        found = _patterns[index] = re.compile(_DETECTORS[index][2], re.MULTILINE)
+    return found
+
+
 class Finding:
-    """A credential found in text: its kind, 1-based line, and character span (never the secret itself)."""
+    """A credential found in text: its kind, 1-based line, and character span (never the secret itself).
 
-    kind: str
-    line: int
-    start: int
-    end: int
+    `redactable` is False for a private key block whose BEGIN or END line is missing: its extent is unknown.
+    """
+
+    __slots__ = ("kind", "line", "start", "end", "redactable")
+
+    def __init__(self, kind: str, line: int, start: int, end: int, redactable: bool = True):
+        self.kind, self.line, self.start, self.end, self.redactable = kind, line, start, end, redactable
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Finding) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Finding({self.kind!r}, line {self.line}, {self.start}-{self.end})"
+
+    def _key(self) -> tuple:
+        return (self.kind, self.line, self.start, self.end, self.redactable)
+
+    @property
+    def name(self) -> str:
+        return KIND_NAMES.get(self.kind, self.kind) if self.redactable else UNBOUNDED_KEY
 
     def describe(self, where: str = "") -> str:
-        name = KIND_NAMES.get(self.kind, self.kind)
         place = f"{where} line {self.line}" if where else f"line {self.line}"
-        return f"{place}: {name} ({self.kind})"
+        return f"{place}: {self.name} ({self.kind})"
 
 
 def env_secrets() -> list[str]:
@@ -242,15 +315,15 @@ def scan(text: str, known: tuple[str, ...] | list[str] = ()) -> list[Finding]:
     """
     if not text:
         return []
-    spans: list[tuple[int, int, str]] = []  # accepted, kept sorted by start
+    spans: list[tuple[int, int, str, bool]] = []  # accepted, kept sorted by start
 
-    def accept(start: int, end: int, kind: str) -> None:
+    def accept(start: int, end: int, kind: str, redactable: bool = True) -> None:
         i = bisect.bisect_left(spans, (start,))
         if i > 0 and spans[i - 1][1] > start:
             return
         if i < len(spans) and spans[i][0] < end:
             return
-        spans.insert(i, (start, end, kind))
+        spans.insert(i, (start, end, kind, redactable))
 
     for secret in known:
         if len(secret) < MIN_KNOWN_SECRET:
@@ -259,26 +332,56 @@ def scan(text: str, known: tuple[str, ...] | list[str] = ()) -> list[Finding]:
         while pos != -1:
             accept(pos, pos + len(secret), "env-credential")
             pos = text.find(secret, pos + len(secret))
-    for kind, pattern, check in _detectors():
-        for m in pattern.finditer(text):
-            if check is not None and not check(m):
+    if "PRIVATE KEY" in text:
+        from agentmem.safety import keyblocks
+
+        for start, end, redactable in keyblocks.find(text):
+            accept(start, end, "private-key", redactable)
+    lowered = text.lower()
+    may_assign = None
+    for index, (kind, anchors, _, check) in enumerate(_DETECTORS):
+        if not any(a in (lowered if a.islower() else text) for a in anchors):
+            continue
+        if kind in _NEEDS and not any(n in lowered for n in _NEEDS[kind]):
+            continue
+        if kind == "password-assignment":
+            may_assign = _may_assign(lowered) if may_assign is None else may_assign
+            if not may_assign:
+                continue
+        for m in _pattern(index).finditer(text):
+            if not check(m):
                 continue
             start, end = m.span("value") if kind in _VALUE_ONLY else m.span()
             accept(start, end, kind)
     breaks = [i for i, c in enumerate(text) if c == "\n"] if spans else []
-    return [Finding(kind, bisect.bisect_left(breaks, s) + 1, s, e) for s, e, kind in spans]
+    return [Finding(kind, bisect.bisect_left(breaks, s) + 1, s, e, r) for s, e, kind, r in spans]
 
 
 # Kinds whose finding covers only the value, so redaction keeps the name (`password = "[REDACTED:...]"`).
 _VALUE_ONLY = {"aws-secret-access-key", "url-credentials", "bearer-token", "password-assignment"}
 
 
+class Unredactable(SecretFound):
+    """A credential whose extent cannot be told (a key block without its BEGIN or END line)."""
+
+
 def redact(text: str, known: tuple[str, ...] | list[str] = ()) -> str:
-    """`text` with each credential replaced by `[REDACTED:<kind>]`."""
-    for _ in range(4):  # a replacement can expose nothing new, but stay bounded whatever happens
+    """`text` with each credential replaced by `[REDACTED:<kind>]`.
+
+    Raises Unredactable rather than return text that may still hold part of a secret: a key block
+    whose BEGIN or END line is missing, or (never seen) a replacement that leaves something to find.
+    """
+    for _ in range(4):  # a replacement exposes nothing new in practice, but stay bounded whatever happens
         findings = scan(text, known)
         if not findings:
             return text
+        unbounded = [f for f in findings if not f.redactable]
+        if unbounded:
+            raise Unredactable(
+                f"refusing to save: {unbounded[0].describe()}; --redact cannot tell where it starts or ends, "
+                "so it removes nothing and nothing was written",
+                hint="delete the whole key from the note and save again",
+            )
         parts, pos = [], 0
         for f in findings:
             parts.append(text[pos : f.start])
@@ -286,6 +389,9 @@ def redact(text: str, known: tuple[str, ...] | list[str] = ()) -> str:
             pos = f.end
         parts.append(text[pos:])
         text = "".join(parts)
+    if scan(text, known):
+        raise Unredactable("refusing to save: redaction left a credential behind; nothing was written",
+                           hint="remove the credential")
     return text
 
 
@@ -307,37 +413,10 @@ def raise_for(places: list[str], action: str = "save", redact_option: bool = Tru
     raise SecretFound(f"refusing to {action}: {shown}{more}; {nothing}", hint=hint)
 
 
-def screen(fields: dict, *, redact_found: bool = False, known=()) -> tuple[dict, list[dict]]:
-    """Check named fields (a string, a list of strings, or None) for credentials.
-
-    Multi-line text is reported by line ("line 3"), one-line fields by name
-    ("title", "tag 2"). Without `redact_found` any finding raises SecretFound;
-    with it, returns the fields redacted and what was replaced ({"where", "kind"}).
-    """
-    places: list[str] = []
-    replaced: list[dict] = []
-    out: dict = {}
-    for name, value in fields.items():
-        items = value if isinstance(value, list) else [value]
-        cleaned = []
-        for i, item in enumerate(items):
-            if not item:
-                cleaned.append(item)
-                continue
-            label = f"{name} {i + 1}" if isinstance(value, list) else name
-            for f in scan(item, known):
-                where = f"line {f.line}" if name == "body" else label
-                places.append(f"{where}: {KIND_NAMES.get(f.kind, f.kind)} ({f.kind})")
-                replaced.append({"where": where, "kind": f.kind})
-            cleaned.append(redact(item, known) if redact_found else item)
-        out[name] = cleaned if isinstance(value, list) else cleaned[0]
-    if places and not redact_found:
-        raise_for(places)
-    return out, replaced
-
-
-def scan_files(paths, root: Path | None = None, known=()) -> list[tuple[str, Finding]]:
+def scan_files(paths, root=None, known=()) -> list[tuple[str, Finding]]:
     """Scan text files; returns (display path, finding) pairs. Binary files (NUL bytes, not UTF-8) are skipped."""
+    from pathlib import Path
+
     out: list[tuple[str, Finding]] = []
     for path in paths:
         path = Path(path)
