@@ -134,10 +134,10 @@ def run_search(args) -> Result:
     project = cfg.resolve_project(explicit=args.project)
     out = recall.search(common.machine(), cfg, project, " ".join(args.query or []), limit=args.limit,
                         mode=args.mode, refresh=args.refresh, offline=args.offline, timeout=common.timeout(cfg))
-    return Result(out, _search_text(out))
+    return Result(out, _search_text(out, args.project))
 
 
-def _search_text(out: dict) -> str:
+def _search_text(out: dict, explicit_project: str | None = None) -> str:
     from agentmem.safety.framing import frame_lines
 
     lines = []
@@ -154,9 +154,13 @@ def _search_text(out: dict) -> str:
             found.append(f"    {m['line']}: {m['text']}")
     if found:  # titles and lines are note content: quoted data, not instructions (INV framed-recall)
         lines.extend(frame_lines(found, label="search results"))
+    from agentmem.launch import shell_line
+
     if out["pending_uploads"]:
-        lines.append(f"{out['pending_uploads']} note(s) wait for upload: see `agentmem pending`")
-    lines.append("Read one with: agentmem read ID")
+        lines.append(f"{out['pending_uploads']} note(s) wait for upload: see `{shell_line('pending')}`")
+    if out["results"]:
+        extra = ["--project", explicit_project] if explicit_project else []
+        lines.append(f"Read one with: {shell_line('read', out['results'][0]['id'], *extra)}")
     return "\n".join(lines)
 
 

@@ -92,8 +92,10 @@ def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str
             outcome = pending.deliver(machine, entry, data, timeout=left())
             upload = "saved" if outcome.status == "saved" else "pending"
     if upload == "pending":
+        from agentmem.launch import shell_line
+
         return Verification(note_id, path, upload, False, False, "the upload is pending; retry with "
-                            f"`agentmem save --retry {note_id}`")
+                            f"`{shell_line('save', '--retry', note_id)}`")
 
     parsed = notes.parse(store.get(path))  # straight from the store, not the cache; failures raise as what they are
     read_back = parsed.title == TITLE

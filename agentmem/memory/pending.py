@@ -67,7 +67,10 @@ class Entry:
         )
 
     def retry_command(self) -> str:
-        return f"agentmem save --retry {self.id}"
+        """The retry command line, naming the helper by its absolute path (`agentmem` is not on PATH)."""
+        from agentmem.launch import shell_line
+
+        return shell_line("save", "--retry", self.id)
 
 
 class Outcome:
@@ -125,7 +128,9 @@ def load(machine: str | os.PathLike, note_id: str) -> tuple[Entry, bytes]:
         entry = Entry.from_json(json.loads(read_bytes(os.path.join(folder, ENTRY_FILE))))
         data = read_bytes(os.path.join(folder, NOTE_FILE))
     except FileNotFoundError:
-        raise NotFound(f"no pending note with ID {note_id} on this machine (see `agentmem pending`)") from None
+        from agentmem.launch import shell_line
+
+        raise NotFound(f"no pending note with ID {note_id} on this machine (see `{shell_line('pending')}`)") from None
     except (ValueError, KeyError, TypeError) as exc:
         raise InvalidInput(f"pending entry {folder} is damaged ({exc}); it was left untouched") from None
     return entry, data
