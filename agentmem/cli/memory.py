@@ -170,6 +170,8 @@ def _search_text(out: dict, explicit_project: str | None = None) -> str:
     for r in out["results"]:
         flag = " [pending upload]" if r["pending"] else ""
         corr = f" (corrects {r['corrects']})" if r.get("corrects") else ""
+        if r.get("corrected_by"):  # INV corrections-visible: listed below its correction, and marked
+            corr += f" [CORRECTED by {', '.join(r['corrected_by'])}: read that first]"
         found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}: {r['title']}{flag}{corr}")
         for m in r["matches"]:
             found.append(f"    {m['line']}: {m['text']}")
