@@ -54,6 +54,16 @@ def test_the_upgrade_command_printed_after_the_copy_runs_as_printed(edited_machi
     _upgraded(m, _sh(m, line))  # no --vcs-ref: the newest tag
 
 
+@pytest.mark.slow  # a copier copy and a copier update each: about 15 s on 2 busy cores (2026-12-01)
+@pytest.mark.parametrize("doc", ["README.md", "bootstrap.md"])
+def test_the_documented_upgrade_command_works_as_written(edited_machine, doc):
+    m = edited_machine
+    [line] = [ln.strip() for ln in (REPO / doc).read_text().splitlines()
+              if "agentmem upgrade" in ln and "NEW" in ln and not ln.lstrip().startswith(("-", "#"))]
+    line = re.sub(r"\bNEW(TAG|REV)\b", "v2.0.0", line.split("#")[0]).strip().strip("`")
+    _upgraded(m, _sh(m, line))
+
+
 def test_the_copier_an_upgrade_falls_back_to_is_the_one_pyproject_pins():
     from agentmem.machine import helper_venv, upgrade
 
