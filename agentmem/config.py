@@ -32,7 +32,16 @@ MIN_NETWORK_TIMEOUT = 0.1  # seconds: below this not even a loopback request com
 DEFAULT_CACHE_MAX_AGE = 30.0
 SEARCH_MODES = ("ranked", "literal", "hybrid")  # ranked first: the default
 
-SETUP_HINT = "run the agentmem setup (see bootstrap.md) or `agentmem map DIR PROJECT`"
+SETUP_HINT = ("set this machine up with `copier copy` of the agentmem template "
+              "(the bootstrap.md beside the template says how)")
+
+
+def map_hint(directory: str) -> str:
+    """How to map an unmapped directory: the command, runnable once PROJECT is named."""
+    from agentmem.launch import shell_line
+
+    return (f"map it with: {shell_line('map', directory, 'PROJECT')} "
+            "(PROJECT: the project name the owner chose; never guess one)")
 
 
 def network_timeout(configured: float | None = None) -> float:
@@ -153,8 +162,10 @@ class Config:
         if explicit is not None:
             check_project_name(explicit)
             if explicit not in self.project_names():
+                names = ", ".join(sorted(self.project_names())) or "none"
                 raise NotConfigured(
-                    f"project {explicit!r} is not configured on this machine", hint=SETUP_HINT
+                    f"project {explicit!r} is not configured on this machine (configured: {names})",
+                    hint=map_hint(canonical(cwd if cwd is not None else os.getcwd())),
                 )
             return explicit
         here = canonical(cwd if cwd is not None else os.getcwd())
@@ -166,7 +177,7 @@ class Config:
                 if best is None or depth > best[0]:
                     best = (depth, name)
         if best is None:
-            raise NotConfigured(f"{here} is not inside a mapped project directory", hint=SETUP_HINT)
+            raise NotConfigured(f"{here} is not inside a mapped project directory", hint=map_hint(here))
         return check_project_name(best[1])
 
 

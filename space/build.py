@@ -21,24 +21,30 @@ FILLED = {"README.md": "README.md", "index.html": "index.html"}  # space/<name> 
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".tmp-*")
 
 
-def build(out: Path, space_id: str, revision: str) -> list[str]:
+def build(out: Path, space_id: str, revision: str, root: Path | None = None) -> list[str]:
+    """Assemble the Space in `out` from the checkout `root` (default: this one); every listed file must be there."""
+    root = ROOT if root is None else root
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*", space_id):
         raise SystemExit(f"--space-id must be OWNER/NAME, not {space_id!r}")
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+-]*", revision):
         raise SystemExit(f"--revision must be a tag name such as v0.1.0, not {revision!r}")
+    missing = [name for name in COPIED if not (root / name).exists()]
+    missing += [f"space/{name}" for name in FILLED if not (root / "space" / name).is_file()]
+    if missing:  # a Space without its LICENSE or template is not a release: stop before touching OUT
+        raise SystemExit(f"cannot build the Space: {', '.join(missing)} missing from {root}")
     out.mkdir(parents=True, exist_ok=True)
     for entry in out.iterdir():
         if entry.name == ".git":
             continue
         shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
     for name in COPIED:
-        src = ROOT / name
+        src = root / name
         if src.is_dir():
             shutil.copytree(src, out / name, ignore=IGNORE)
-        elif src.is_file():
+        else:
             shutil.copy2(src, out / name)
     for src_name, dst_name in FILLED.items():
-        text = (ROOT / "space" / src_name).read_text(encoding="utf-8")
+        text = (root / "space" / src_name).read_text(encoding="utf-8")
         text = text.replace("@SPACE_ID@", space_id).replace("@REVISION@", revision)
         (out / dst_name).write_text(text, encoding="utf-8")
     return sorted(p.name for p in out.iterdir() if p.name != ".git")

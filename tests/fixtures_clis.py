@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures_core import missing_prerequisite
 from tests.modelstub import ModelStub
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +62,7 @@ def cli_version(name: str) -> str:
 def require_cli(name: str) -> Path:
     path = cli_binary(name)
     if path is None:
-        pytest.skip(f"{name} CLI not installed in {cli_dir()} (run scripts/install-clis; needs npm)")
+        missing_prerequisite(f"{name} CLI not installed in {cli_dir()} (run scripts/install-clis; needs npm)")
     version = cli_version(name)
     assert PINNED[name] in version, f"{name} reports {version!r}, pinned {PINNED[name]}: rerun scripts/install-clis"
     print(f"[{name}: {version}]")

@@ -14,6 +14,19 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 
+def in_ci(env=None) -> bool:
+    """CI=true (or 1, yes), as CI services set it."""
+    return (os.environ if env is None else env).get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+def missing_prerequisite(reason: str):
+    """Skip a test whose prerequisite (an agent CLI, an optional extra) is missing, naming the reason;
+    under CI fail it instead, so a CI run never passes without having run everything."""
+    if in_ci():
+        pytest.fail(f"{reason}; CI={os.environ.get('CI')} requires every prerequisite", pytrace=False)
+    pytest.skip(reason)
+
+
 @dataclass
 class Machine:
     home: Path  # AGENTMEM_HOME

@@ -67,9 +67,9 @@ class Machine:
             assert proc.returncode == 0, (proc.returncode, proc.stdout[-3000:], proc.stderr[-3000:])
         return proc
 
-    def copy(self, src, *, ref: str, cwd: Path, data: dict | None = None, check: bool = True):
+    def copy(self, src, *, ref: str, cwd: Path, data: dict | None = None, check: bool = True, args=()):
         extra = [f"--data={k}={v}" for k, v in (data or {}).items()]
-        return self.copier("copy", "--trust", "--defaults", "-r", ref, *extra, str(src), str(self.folder),
+        return self.copier("copy", "--trust", "--defaults", "-r", ref, *args, *extra, str(src), str(self.folder),
                            cwd=cwd, check=check)
 
     def update(self, *, ref: str, check: bool = True):

@@ -5,10 +5,8 @@ Claude Code CLIs (pinned, offline, against the recording model stand-in) calling
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -143,12 +141,13 @@ def test_the_command_agentmem_mcp_names_to_add_the_sdk_runs_as_printed_and_regis
     probe = "from agentmem.mcp import extra; import sys; print(extra.install_command(sys.argv[1]))"
     printed = subprocess.run([str(python), "-c", probe, str(m.agentmem_home)], env=m.env(), text=True,
                              capture_output=True, check=True).stdout.strip()
-    assert printed.startswith("copier update --trust --defaults --vcs-ref=:current: --data mcp=true ")
+    helper = str(m.agentmem_home / ".venv" / "bin" / "agentmem")
+    assert shlex.split(printed) == [helper, "upgrade", "--vcs-ref=:current:", "--data", "mcp=true"]
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    assert printed.replace(str(m.agentmem_home.resolve()), "~/.config/agentmem") in readme  # the documented command
+    assert printed.replace(str(m.agentmem_home), "~/.config/agentmem") in readme  # the documented command
 
-    env = m.env() | {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{m.env()['PATH']}"}  # copier on PATH
-    done = subprocess.run(shlex.split(printed), cwd=m.home, env=env, capture_output=True, text=True, timeout=300)
+    # Run as printed, with no copier on PATH: `upgrade` finds the Copier that set the machine up.
+    done = subprocess.run(shlex.split(printed), cwd=m.home, env=m.env(), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, (done.stdout[-3000:], done.stderr[-3000:])
     assert "mcp codex: changed" in done.stdout and "mcp claude: changed" in done.stdout
     helper = str(m.agentmem_home / ".venv" / "bin" / "agentmem")

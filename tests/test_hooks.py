@@ -49,7 +49,7 @@ def test_reminder_prints_guidance_and_the_number_of_pending_uploads(offline_mach
     status, out, _ = m.run("hook", "reminder", "--runtime", "claude")
     assert status == 0
     assert "2 memory notes are saved on this machine but not yet confirmed" in out
-    assert "agentmem save --retry" in out
+    assert "/agentmem pending` lists them, each with the command that retries it" in out  # an absolute command
 
 
 def test_prompt_reminder_speaks_only_when_uploads_are_pending(offline_machine):

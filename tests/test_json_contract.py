@@ -124,7 +124,8 @@ FAILURES = [
     (["read-skill", "tidy", "20261130T000000000Z-aaaaaaaa"], "not-found"),
     (["install-skill", "agent-memory", "20261130T000000000Z-aaaaaaaa"], "invalid-input"),
     (["hooks", "trust", "--codex", "/nonexistent/codex"], "error"),
-    (["mcp"], "invalid-input"),  # --json: mcp speaks JSON-RPC, it has no JSON result of its own
+    (["mcp"], "invalid-input"),
+    (["upgrade", "--data", "no-equals-sign"], "invalid-input"),  # --json: mcp speaks JSON-RPC, it has no JSON result of its own
 ]
 
 

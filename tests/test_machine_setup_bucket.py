@@ -63,8 +63,9 @@ def test_a_public_bucket_stops_setup_and_stays_public(template_repo, hub, tmp_pa
     hub.add_bucket("alice/open", private=False)
     m = _on_hub(make_machine(tmp_path, "laptop"), hub, token)
     project = _project(m)
-    proc = m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": "alice/open"})
-    assert "Setup FAILED" in proc.stdout
+    proc = m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": "alice/open"}, args=["--no-cleanup"],
+                  check=False)
+    assert proc.returncode != 0 and "Setup FAILED" in proc.stdout  # a failed setup fails the copy
     rerun = m.run("setup")
     assert rerun.returncode == 9 and "store: failed" in rerun.stdout
     assert hub.buckets["alice/open"].private is False and list(hub.buckets) == ["alice/open"]
@@ -75,7 +76,7 @@ def test_without_credentials_setup_explains_the_login_and_never_asks_for_a_token
     hub.add_user("alice")
     m = _on_hub(make_machine(tmp_path, "laptop"), hub)
     project = _project(m)
-    proc = m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": "hf"})
-    assert "auth: failed" in proc.stdout and "Setup FAILED" in proc.stdout
+    proc = m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": "hf"}, args=["--no-cleanup"], check=False)
+    assert proc.returncode != 0 and "auth: failed" in proc.stdout and "Setup FAILED" in proc.stdout
     assert "hf auth login" in proc.stdout and hub.buckets == {}
     assert m.run("setup").returncode == 5

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -275,7 +276,8 @@ def test_a_save_whose_upload_fails_stays_pending_and_memory_retry_sends_the_same
     note_id, [pending_bytes] = data["id"], held
     assert not is_error and data["status"] == "pending"  # the note is safe: not an error
     assert data["retry_tool"] == {"name": "memory_retry", "arguments": {"id": note_id}}
-    assert data["retry"] == f"agentmem save --retry {note_id}"  # the CLI's key, kept
+    retry = shlex.split(data["retry"])  # the CLI's key, kept: the absolute helper, as printed commands are
+    assert os.path.isabs(retry[0]) and retry[-3:] == ["save", "--retry", note_id]
     assert text.startswith("saved locally, NOT confirmed in the shared store: ")
     assert text.endswith(f'retry it by calling memory_retry with {{"id": "{note_id}"}}')
     [entry] = listed[2]["pending"]

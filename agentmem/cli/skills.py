@@ -5,6 +5,7 @@ from __future__ import annotations
 from agentmem.cli import common
 from agentmem.cli.result import Result
 from agentmem.errors import EXIT_PENDING, InvalidInput
+from agentmem.launch import shell_line
 
 
 def add_publish_skill(sp) -> None:
@@ -68,12 +69,14 @@ def run_skills(args) -> Result:
             about = rev["description"] if rev["problem"] is None else f"(unusable: {rev['problem']})"
             lines.append(f"  {_one_line(rev['revision'])}  {_one_line(about)}")
     for p in waiting:
-        name, revision = _one_line(p["name"]), _one_line(p["revision"])
-        lines.append(f"pending publication {name} {revision} -> {_one_line(p['store'])}; "
-                     f"finish with: agentmem publish-skill --resume {name} {revision}")
-    if found:
-        lines.append("Read one with: agentmem read-skill NAME REVISION [PATH]; "
-                     "install with: agentmem install-skill NAME REVISION")
+        name, revision, store = _one_line(p["name"]), _one_line(p["revision"]), _one_line(p["store"])
+        lines.append(f"pending publication {name} {revision} -> {store}; "
+                     f"finish with: {shell_line('publish-skill', '--resume', p['name'], p['revision'])}")
+    usable = [(s["name"], r["revision"]) for s in found for r in s["revisions"] if r["problem"] is None]
+    if usable:
+        name, revision = usable[0]
+        lines.append(f"Read one with: {shell_line('read-skill', name, revision)}; "
+                     f"install it with: {shell_line('install-skill', name, revision)}")
     return Result(out, "\n".join(lines))
 
 
@@ -128,5 +131,6 @@ def run_install_skill(args) -> Result:
             backup = f" (previous copy kept in {item['backup']})" if item["backup"] else ""
             lines.append(f"{item['runtime']}: {item['action']} {item['target']}{backup}")
     if out["dry_run"] and any(i["state"] == "different" for i in out["runtimes"]):
-        lines.append(f"nothing changed; replace with: agentmem install-skill {args.name} {args.revision} --replace")
+        replace = shell_line("install-skill", args.name, args.revision, "--replace")
+        lines.append(f"nothing changed; replace with: {replace}")
     return Result(out, "\n".join(lines))

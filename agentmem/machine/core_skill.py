@@ -21,6 +21,7 @@ from pathlib import Path
 
 from agentmem.errors import InvalidInput
 from agentmem.fsutil import TMP_PREFIX, write_atomic
+from agentmem.launch import shell_line
 from agentmem.machine import userfiles
 from agentmem.machine.runtimes import CORE_SKILL
 
@@ -151,7 +152,7 @@ def install_core_skill(
             return SkillInstall(
                 runtime, dest, status,
                 f"{dest} {why}; it was kept. Compare it with {skill_source(machine)}, then rerun "
-                "`agentmem setup --replace-core-skill` to replace it (a backup is kept)",
+                f"`{shell_line('setup', '--replace-core-skill')}` to replace it (a backup is kept)",
             )
         detail = f"previous copy backed up to {_backup(machine, dest, runtime)}"
 

@@ -1,7 +1,12 @@
 """Keep the machine folder a git repository so `copier update` can merge template changes.
 
-Run by Copier's last task: `python -m agentmem.machine.repo "message"`. Machine data
+Run by Copier's tasks: `python -m agentmem.machine.repo "message"`. Machine data
 (cache, pending, venv) is gitignored by the template, so a commit never holds a note.
+
+These commits are agentmem's own bookkeeping in its own folder, so they must work on a
+machine where git has no identity (a fresh CI runner, a container): when git cannot
+name an author or committer, the commit uses a local identity for that one command
+(`-c user.name=... -c user.email=...`), and no git configuration is changed.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-# Used only when the user has no git identity configured.
+# Used only when git cannot determine an identity (no user.name/user.email, no GIT_* variables).
 FALLBACK_IDENTITY = ["-c", "user.name=agentmem setup", "-c", "user.email=agentmem@localhost"]
 
 
@@ -26,9 +31,21 @@ def commit(machine: Path, message: str) -> bool:
     _git(machine, "add", "-A")
     if _git(machine, "diff", "--cached", "--quiet", check=False).returncode == 0:
         return False
-    has_identity = _git(machine, "config", "user.email", check=False).stdout.strip()
-    _git(machine, *([] if has_identity else FALLBACK_IDENTITY), "commit", "-q", "--no-verify", "-m", message)
+    _git(machine, *identity(machine), "commit", "-q", "--no-verify", "-m", message)
     return True
+
+
+def identity(machine: Path) -> list[str]:
+    """Nothing when git can name both author and committer here; else the local fallback identity.
+
+    `git var` applies git's own rules (config, GIT_AUTHOR_*/GIT_COMMITTER_* variables, and the
+    strict check that refuses an auto-detected `user@host.(none)`), so a set email without a
+    name, or a name without an email, is caught too.
+    """
+    for who in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
+        if _git(machine, "var", who, check=False).returncode != 0:
+            return list(FALLBACK_IDENTITY)
+    return []
 
 
 def commit_config(machine: Path, message: str) -> bool:
@@ -42,9 +59,7 @@ def commit_config(machine: Path, message: str) -> bool:
     _git(machine, "add", "--", "config.toml")
     if _git(machine, "diff", "--cached", "--quiet", "--", "config.toml", check=False).returncode == 0:
         return False
-    has_identity = _git(machine, "config", "user.email", check=False).stdout.strip()
-    _git(machine, *([] if has_identity else FALLBACK_IDENTITY), "commit", "-q", "--no-verify", "-m", message,
-         "--", "config.toml")
+    _git(machine, *identity(machine), "commit", "-q", "--no-verify", "-m", message, "--", "config.toml")
     return True
 
 

@@ -14,12 +14,13 @@ from __future__ import annotations
 import re
 import shlex
 import socket
-import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from agentmem.errors import EXIT_UNEXPECTED, AgentmemError, NotConfigured
+from agentmem.launch import helper_command, shell_line
 from agentmem.machine import blocks, core_skill
+from agentmem.machine.reach import store_reach
 from agentmem.machine.runtimes import RUNTIME_NAMES, enabled_names, listed_names, runtime
 
 BLOCK_SOURCE = "instructions-block.md"
@@ -38,6 +39,8 @@ class SetupReport:
     outcome: str = "failed"  # confirmed | pending | failed
     steps: list[Step] = field(default_factory=list)
     exit_code: int = EXIT_UNEXPECTED  # the exit status of the failure that stopped setup
+    store: dict | None = None  # which store was chosen and who can reach it (store_reach)
+    helper: list[str] | None = None  # the helper command setup records, which the report's commands name
 
     def add(self, name: str, status: str, detail: str = "") -> Step:
         step = Step(name, status, detail)
@@ -45,14 +48,22 @@ class SetupReport:
         return step
 
     def to_dict(self) -> dict:
-        return {"status": self.outcome, "home": self.machine, "steps": [asdict(s) for s in self.steps]}
+        out: dict = {"status": self.outcome, "home": self.machine, "steps": [asdict(s) for s in self.steps]}
+        if self.store is not None:
+            out["store"] = self.store
+        return out
 
     def text(self) -> str:
         lines = [f"{s.name}: {s.status}" + (f" - {s.detail}" if s.detail else "") for s in self.steps]
+        if self.store is not None:
+            lines.append(f"Store: {self.store['summary']}")
+        rerun = shell_line("setup", helper=self.helper)
         verdict = {
             "confirmed": "Setup verified: the note was saved, read back from the store and found by search.",
-            "pending": "Setup incomplete: the verification note is saved on this machine only (upload pending).",
-            "failed": "Setup FAILED: see the failed step above; fix it and run setup again.",
+            "pending": "Setup incomplete: the verification note is saved on this machine only (upload pending); "
+                       f"run `{rerun}` again once the store is reachable.",
+            "failed": f"Setup FAILED: see the failed step above; fix its cause, then run `{rerun}` "
+                      "(it resumes; nothing is duplicated).",
         }[self.outcome]
         warned = [s.name for s in self.steps if s.status == "warning"]
         if warned:
@@ -61,11 +72,8 @@ class SetupReport:
 
 
 def default_helper_command() -> list[str]:
-    """The command that runs this very helper: the venv launcher when there is one."""
-    launcher = Path(sys.prefix) / ("Scripts/agentmem.cmd" if sys.platform == "win32" else "bin/agentmem")
-    if sys.prefix != sys.base_prefix and launcher.is_file():
-        return [str(launcher)]
-    return [sys.executable, "-m", "agentmem"]
+    """The command that runs this very helper: the installed launcher when it started us."""
+    return helper_command()
 
 
 def _store_step(report: SetupReport, machine: Path, cfg, timeout: float) -> bool:
@@ -130,7 +138,7 @@ def _runtime_steps(report: SetupReport, machine: Path, names: list[str], helper:
 def _hooks_step(report: SetupReport, machine: Path, wanted: set[str], names: list[str], helper_cmd: list[str],
                 env) -> None:
     """Install our hooks for the runtimes in `wanted`, and take out any we installed before elsewhere."""
-    from agentmem.hooks import config_files
+    from agentmem.hooks import codex_trust, config_files
 
     for name in names:
         enabled = name in wanted
@@ -141,7 +149,7 @@ def _hooks_step(report: SetupReport, machine: Path, wanted: set[str], names: lis
             report.add(f"hooks {name}", "warning", exc.one_line())
             continue
         if enabled or change.changed:
-            note = f" {config_files.CODEX_TRUST_NOTE}" if enabled and name == "codex" else ""
+            note = f" {codex_trust.trust_hint(helper_cmd)}" if enabled and name == "codex" else ""
             report.add(f"hooks {name}", "changed" if change.changed else "ok", f"{change.detail}: {change.path}{note}")
 
 
@@ -197,17 +205,22 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     report = SetupReport(str(machine))
     cfg = config.load(machine, allow_stale=False)  # setup never acts on a config it cannot read
     if not cfg.data:
-        raise NotConfigured(f"no agentmem config in {machine}",
-                            hint="set this machine up with copier copy (see bootstrap.md)")
+        raise NotConfigured(f"no agentmem config in {machine}", hint=config.SETUP_HINT)
     names = enabled_names(cfg.data)
     for unknown in sorted(set(listed_names(cfg.data)) - set(names)):
         report.add(f"runtime {unknown}", "warning", f"unknown runtime; expected one of {', '.join(RUNTIME_NAMES)}")
     helper_cmd = helper_command or default_helper_command()
+    report.helper = helper_cmd
     helper = shlex.join(helper_cmd)
+    try:
+        report.store = store_reach(cfg.store)
+    except AgentmemError:
+        pass  # a bucket store not provisioned yet: the store step says what happens
 
     if not _store_step(report, machine, cfg, cfg.network_timeout):
         return report
     cfg = config.require(machine)  # provisioning may have recorded the bucket
+    report.store = store_reach(cfg.store)
     agent = settings.agent_name(cfg) or default_agent(names)
     changed = settings.complete(machine, cfg, agent=agent, helper_command=helper_cmd)
     report.add("config", "changed" if changed else "ok", f"{machine / 'config.toml'} (helper: {helper})")

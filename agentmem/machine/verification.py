@@ -152,8 +152,10 @@ def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str
         wanted = hashlib.sha256(data).hexdigest()
     path = notes.note_path(project, note_id)
     if upload == "pending":
+        from agentmem.launch import shell_line
+
         return Verification(note_id, path, upload, False, False, "the upload is pending; retry with "
-                            f"`agentmem save --retry {note_id}`")
+                            f"`{shell_line('save', '--retry', note_id)}`")
 
     raw = store.get(path)  # straight from the store, not the cache; failures raise as what they are
     read_back = notes.parse(raw).title == TITLE and hashlib.sha256(raw).hexdigest() == wanted

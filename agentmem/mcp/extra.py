@@ -35,8 +35,9 @@ def install_command(machine: str) -> str:
     venv = os.path.join(machine, ".venv")
     answers = os.path.join(machine, ".copier-answers.yml")
     if os.path.isfile(answers) and os.path.realpath(sys.prefix) == os.path.realpath(venv):
-        return shlex.join(["copier", "update", "--trust", "--defaults", "--vcs-ref=:current:", "--data", "mcp=true",
-                           os.path.realpath(machine)])
+        from agentmem.launch import shell_line  # `copier` need not be on PATH: `upgrade` finds the one that ran
+
+        return shell_line("upgrade", "--vcs-ref=:current:", "--data", "mcp=true")
     from importlib import util
 
     pip = shlex.join([sys.executable, "-m", "pip", "install", REQUIREMENT])

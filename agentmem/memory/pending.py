@@ -88,8 +88,11 @@ class Entry:
         )
 
     def retry_command(self) -> str:
-        command = f"agentmem save --retry {self.id}"
-        return command + " --repair" if self.damaged else command
+        """The retry command line, naming the helper by its absolute path (`agentmem` is not on PATH);
+        a damaged entry's retry says `--repair`: its destination is not guessed."""
+        from agentmem.launch import shell_line
+
+        return shell_line("save", "--retry", self.id, *(["--repair"] if self.damaged else []))
 
 
 class Outcome:
@@ -146,6 +149,12 @@ def _entry_bytes(entry: Entry) -> bytes:
     return (json.dumps(entry.to_json(), indent=2, sort_keys=True) + "\n").encode()
 
 
+def _not_pending(note_id: str) -> NotFound:
+    from agentmem.launch import shell_line
+
+    return NotFound(f"no pending note with ID {note_id} on this machine (see `{shell_line('pending')}`)")
+
+
 def load(machine: str | os.PathLike, note_id: str) -> tuple[Entry, bytes]:
     """The pending entry and its note's bytes. A damaged or missing entry.json gives an entry rebuilt
     from the note (`damaged` set, `store` None); a folder whose note is unusable raises InvalidInput."""
@@ -154,7 +163,7 @@ def load(machine: str | os.PathLike, note_id: str) -> tuple[Entry, bytes]:
         data = read_bytes(os.path.join(folder, NOTE_FILE))
     except FileNotFoundError:
         if not os.path.isdir(folder):  # never pending here, or finished (renamed away whole)
-            raise NotFound(f"no pending note with ID {note_id} on this machine (see `agentmem pending`)") from None
+            raise _not_pending(note_id) from None
         raise InvalidInput(f"pending folder {folder} has no {NOTE_FILE}: there is no note to send; "
                            "it was left untouched") from None
     try:
@@ -163,7 +172,7 @@ def load(machine: str | os.PathLike, note_id: str) -> tuple[Entry, bytes]:
             raise ValueError(f"it names the ID {entry.id}")
     except FileNotFoundError:
         if not os.path.isdir(folder):  # finished between the two reads
-            raise NotFound(f"no pending note with ID {note_id} on this machine (see `agentmem pending`)") from None
+            raise _not_pending(note_id) from None
         entry = _rebuilt(folder, note_id, data, f"{ENTRY_FILE} is missing")
     except (ValueError, KeyError, TypeError, AttributeError, InvalidInput) as exc:
         entry = _rebuilt(folder, note_id, data, f"{ENTRY_FILE} is damaged ({exc})")

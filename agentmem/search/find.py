@@ -3,7 +3,8 @@
 `find` is what `agentmem search` runs, in any mode. Literal mode (here):
 case-insensitive substring matching, newest first, bounded. Ranked and hybrid
 modes ask the engine (`search/ranked.py`) and turn its hits into results with
-excerpts. An empty query lists the most recent notes.
+excerpts. An empty query lists the most recent notes. In every mode a note that a later
+note corrects is marked and listed below its correction (`search/corrections.py`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class Result:
         self.matches = matches or []
         self.corrects = corrects
         self.score = score
+        self.corrected_by: list[str] = []  # IDs of the notes correcting this one, newest first
 
     def to_json(self) -> dict:
         out = {
@@ -44,6 +46,8 @@ class Result:
         }
         if self.corrects:
             out["corrects"] = self.corrects
+        if self.corrected_by:
+            out["corrected_by"] = self.corrected_by
         if self.score is not None:
             out["score"] = round(self.score, 4)
         return out
@@ -115,8 +119,40 @@ def find(machine: str | os.PathLike, store: StoreDescription, project: str, quer
          mode: str = "ranked") -> list[Result]:
     """The project's notes that match `query` in `mode`, at most `limit`; an empty query lists recent notes."""
     if mode == "literal":
-        return literal(candidates(machine, store, project), query, limit)
-    return _ranked(machine, store, project, query, limit, mode)
+        found = literal(candidates(machine, store, project), query, limit)
+    else:
+        found = _ranked(machine, store, project, query, limit, mode)
+    return _corrections_pass(machine, store, project, found, limit)
+
+
+def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, project: str, found: list[Result],
+                      limit: int) -> list[Result]:
+    """Mark corrected notes and list each below its correction (INV corrections-visible)."""
+    from agentmem.search import corrections
+
+    if not found:
+        return found
+    pairs = dict(corrections.cached_pairs(cache.project_dir(machine, store, project)))
+    waiting: dict[str, bytes] = {}
+    for entry in pending.list_entries(machine):
+        if entry.project == project:
+            try:
+                waiting[entry.id] = pending.load(machine, entry.id)[1]
+            except Exception:
+                continue
+            fixed = notes.parse(waiting[entry.id]).meta.get("corrects")
+            if isinstance(fixed, str):
+                pairs[entry.id] = fixed
+
+    def fetch(note_id: str) -> Result | None:
+        data = cache.read_cached(machine, store, project, note_id)
+        is_pending = data is None
+        data = waiting.get(note_id) if data is None else data
+        if data is None:
+            return None
+        return _result(Candidate(note_id, data, is_pending), notes.parse(data), [])
+
+    return corrections.mark(found, corrections.corrected_by(pairs), fetch, limit)
 
 
 def _ranked(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,

