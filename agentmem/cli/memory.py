@@ -143,6 +143,9 @@ def _search_text(out: dict) -> str:
     lines = []
     if out["stale"]:
         lines.append(f"warning: results may be stale - {out['stale_reason']}")
+    if out.get("scan"):
+        words_only = ", ranked by words only" if out["mode"] == "hybrid" else ""
+        lines.append(f"note: searched without the index{words_only} - {out['scan_reason']}")
     what = f"matching {out['query']!r}" if out["query"] else "most recent"
     lines.append(f"{len(out['results'])} note(s) {what} in project {out['project']}:")
     found = []
