@@ -64,6 +64,7 @@ def _answers_by_scan(m, checkout) -> None:
 
 
 def test_search_answers_by_a_scan_and_says_so_when_the_index_file_is_a_directory(machines, tmp_path):
+    # INV search-without-index
     m, checkout, pdir = _scan_machine(machines, tmp_path)
     os.unlink(pdir / "index" / "ranked.sqlite")
     (pdir / "index" / "ranked.sqlite").mkdir()
@@ -74,6 +75,7 @@ def test_search_answers_by_a_scan_and_says_so_when_the_index_file_is_a_directory
 
 
 def test_search_answers_by_a_scan_when_the_index_folder_cannot_be_made(machines, tmp_path):
+    # INV search-without-index
     import shutil
 
     m, checkout, pdir = _scan_machine(machines, tmp_path)
@@ -84,6 +86,7 @@ def test_search_answers_by_a_scan_when_the_index_folder_cannot_be_made(machines,
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root writes to a read-only folder")
 def test_search_answers_by_a_scan_when_the_index_folder_is_read_only(machines, tmp_path):
+    # INV search-without-index
     m, checkout, pdir = _scan_machine(machines, tmp_path)
     os.unlink(pdir / "index" / "ranked.sqlite")
     os.chmod(pdir / "index", 0o555)
@@ -93,7 +96,8 @@ def test_search_answers_by_a_scan_when_the_index_folder_is_read_only(machines, t
         os.chmod(pdir / "index", 0o755)
 
 
-def test_a_ranked_search_in_hybrid_mode_falls_back_to_words_and_says_so(machines, tmp_path):
+def test_a_hybrid_search_without_its_index_falls_back_to_words_and_says_so(machines, tmp_path):
+    # INV search-without-index
     m, checkout, pdir = _scan_machine(machines, tmp_path)
     os.unlink(pdir / "index" / "ranked.sqlite")
     (pdir / "index" / "ranked.sqlite").mkdir()
@@ -118,6 +122,7 @@ sys.stdin.read()
 
 @pytest.mark.skipif(sys.platform == "win32", reason="advisory locks (fcntl) are POSIX")
 def test_killed_rebuilds_cannot_pile_up_and_a_live_rebuilds_temp_file_is_kept(tmp_path):
+    # INV temp-swept
     pdir = _project(tmp_path, "live")
     write_note(pdir, "the build uses ninja", minutes=1)
     folder = pdir / "index"
@@ -146,6 +151,7 @@ def test_killed_rebuilds_cannot_pile_up_and_a_live_rebuilds_temp_file_is_kept(tm
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 def test_rebuilds_killed_mid_way_leave_no_partial_index_after_the_next_one(tmp_path):
+    # INV temp-swept
     from tests.fixtures_core import REPO
 
     pdir = _project(tmp_path, "live")
