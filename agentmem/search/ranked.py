@@ -269,13 +269,13 @@ def _describe(idx, pool: _Pool, keys, extra_docs, with_terms=None) -> None:
             pool.ids[num], pool.created[num] = note_id, created
     for chunk, marks in index.chunks(wanted):
         for num, terms in idx.conn.execute(f"SELECT num, terms FROM docs WHERE num IN ({marks})", chunk):
-            pool.terms[num] = terms.split()
+            pool.terms[num] = f" {terms} "  # the note's terms in order, space-separated and padded
     for k in keys:
         if isinstance(k, str) and k in extra and k not in pool.ids:
             d = extra[k]
             pool.ids[k], pool.created[k] = d.id, d.created
             if with_terms is None or k in with_terms:
-                pool.terms[k] = d.terms
+                pool.terms[k] = f" {' '.join(d.terms)} "
 
 
 def _pair_bonus(pool: _Pool, pairs: set) -> None:
@@ -286,9 +286,13 @@ def _pair_bonus(pool: _Pool, pairs: set) -> None:
     pool.scores.clear()
     pool.scores.update(kept)
     if pairs:
+        # A pair stands side by side exactly where " a b " occurs in the padded term string (terms hold no
+        # spaces): a search in C instead of a set of every neighbouring pair, which cost 8 ms a query over
+        # 200 checkpoint-length candidates (2026-12-01, 10k notes of 3-6 KB).
+        needles = [f" {a} {b} " for a, b in pairs]
         for k, terms in pool.terms.items():  # those holding both words of a pair (see _bonus_candidates)
             if k in kept:
-                pool.scores[k] += PAIR_BONUS * len(pairs & set(zip(terms, terms[1:])))
+                pool.scores[k] += PAIR_BONUS * sum(1 for needle in needles if needle in terms)
 
 
 def _phrase_filter(idx, phrases, qterms, extra_docs) -> set:

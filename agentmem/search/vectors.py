@@ -34,7 +34,9 @@ SNAPSHOT = "vectors.bin"
 _MAGIC = "agentmem-vectors-1"
 _HEADER = 256  # bytes: one JSON line, padded with spaces
 _FILL_NOTES = 32  # notes encoded per transaction: a killed first search keeps what it finished
-_ROWS_PER_PRODUCT = 16384  # int8 rows converted to float32 at a time (6 MB)
+# int8 rows converted to float32 at a time, into one reused 6 MB buffer: 117k rows took 7.5 ms, against
+# 14 ms with 16k-row blocks and 17 ms with a fresh array per block (2026-12-01).
+_ROWS_PER_PRODUCT = 4096
 _LEVELS = 127  # int8 components: -127..127; 384 * 127 * 127 < 2**24 keeps dot products exact in float32
 
 
@@ -76,14 +78,20 @@ class Similarity:
         import numpy as np
 
         require()
-        fill(idx)
         q8, qscale = _quantize(encoder.encode_note([query]))
         qvec, self._qscale = q8[0].astype(np.float32), qscale[0]
         self._idx = idx
         self.nums, counts, scales, comps = _load(idx)
+        if len(self.nums) < idx.stats()[0]:  # notes without vectors: vectors only ever belong to indexed notes
+            fill(idx)  # (looking for them is a join over every note: 4 ms at 10k, so only when counts differ)
+            self.nums, counts, scales, comps = _load(idx)
         dots = np.empty(len(scales), dtype=np.float32)
+        buf = np.empty((min(_ROWS_PER_PRODUCT, len(scales)), encoder.DIM), dtype=np.float32)
         for start in range(0, len(scales), _ROWS_PER_PRODUCT):
-            dots[start : start + _ROWS_PER_PRODUCT] = comps[start : start + _ROWS_PER_PRODUCT].astype(np.float32) @ qvec
+            block = comps[start : start + _ROWS_PER_PRODUCT]
+            rows = buf[: len(block)]
+            np.copyto(rows, block, casting="unsafe")  # int8 to float32 into a buffer that stays in cache
+            np.matmul(rows, qvec, out=dots[start : start + len(block)])
         self._cos = dots * scales * self._qscale  # every passage
         self._starts = np.zeros(len(counts), dtype=np.int64)
         if len(counts):
@@ -147,7 +155,7 @@ def fill(idx: index.Index) -> None:
             # Only while the num still names the same note: another process may have removed it
             # meanwhile, and a num freed at the top can be given to the next note saved.
             idx.conn.executemany(
-                "INSERT OR REPLACE INTO vectors(num, model, spans, scales, vec) SELECT ?, ?, ?, ?, ? "
+                "INSERT OR IGNORE INTO vectors(num, model, spans, scales, vec) SELECT ?, ?, ?, ?, ? "
                 "WHERE EXISTS (SELECT 1 FROM docs WHERE num=? AND id=?)",
                 rows,
             )
