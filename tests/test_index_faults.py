@@ -191,3 +191,27 @@ def test_an_in_memory_index_answers_exactly_like_the_one_on_disk(tmp_path):
         finally:
             idx.close()
         assert mem == _scores(pdir, query), query
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="advisory locks (fcntl) are POSIX")
+def test_a_folder_without_advisory_locks_still_rebuilds_and_sweeps_by_age(tmp_path, monkeypatch):
+    # INV temp-swept: where flock is refused (some network filesystems), only old temp files can be a dead one's
+    import errno
+    import fcntl
+
+    pdir = _project(tmp_path, "live")
+    write_note(pdir, "the build uses ninja", minutes=1)
+    folder = pdir / "index"
+    folder.mkdir()
+    young, old = folder / ".tmp-ranked.sqlite.1.young", folder / ".tmp-ranked.sqlite.2.old"
+    young.write_bytes(b"x")
+    old.write_bytes(b"x")
+    os.utime(old, (time.time() - 7200, time.time() - 7200))
+
+    def no_locks(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    ranked.rebuild(pdir)
+    assert _temp_files(folder) == [young.name]
+    assert [h.id for h in ranked.rank(pdir, "ninja", 5)]

@@ -161,6 +161,10 @@ def hold_lock(folder: str) -> int | None:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             sweep_temp(folder)  # another writer is live: its file is young, older ones are dead
+        except OSError:  # a filesystem without locks: the age rule alone, as on Windows
+            sweep_temp(folder)
+            os.close(fd)
+            return None
         else:
             sweep_temp(folder, older_than=0)  # no writer is live: every temp file here is a dead one's
         fcntl.flock(fd, fcntl.LOCK_SH)  # no temp file of ours exists yet, so the gap of this change is harmless
