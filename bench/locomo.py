@@ -1,19 +1,26 @@
-"""Retrieval quality on LoCoMo (observations as notes), through the real save and search path.
+"""Retrieval quality on LoCoMo, through the real save and search path, at two note lengths.
 
-    python bench/locomo.py [DATA] [--modes literal,ranked,hybrid] [--json]
+    python bench/locomo.py [DATA] [--modes literal,ranked,hybrid] [--granularity observations,sessions] [--json]
 
 DATA defaults to ../shared/bench/locomo-dev.json (relative to the repository
-root); any file in LoCoMo's format works. For each conversation, a throwaway
-machine (AGENTMEM_HOME) with a folder store saves every observation as a note
-of the project named after the conversation, with `agentmem save`; then every
-question (category 5, adversarial, left out) is asked with `agentmem search`
-in each mode. A hit is a result whose note covers one of the question's
-evidence dia_ids. Reported: hit@1, hit@5, hit@10 and MRR@10, per mode, overall
-and per conversation.
+root); any file in LoCoMo's format works. For each conversation and
+granularity, a throwaway machine (AGENTMEM_HOME) with a folder store saves the
+conversation's notes into the project named after it, with `agentmem save`;
+then every question (category 5, adversarial, left out) is asked with
+`agentmem search` in each mode. A hit is a result whose note covers one of the
+question's evidence dia_ids. Reported: hit@1, hit@5, hit@10 and MRR@10, per
+mode, overall and per conversation.
 
-A note is the observation as its body, titled with the speaker and the date of
-the session it came from ("Caroline, 8 May 2023"), as an agent would note who
-said it and when.
+Granularities:
+- observations: each observation is a note (one or two sentences), titled with
+  the speaker and the date of its session ("Caroline, 8 May 2023"), as an agent
+  would note who said it and when;
+- sessions: each session is a note (20-30 turns, 1-5 KB: the length of an
+  agent's checkpoint or handoff), titled with its date ("8 May 2023"), each
+  turn a line `speaker: text`; it covers every turn's dia_id.
+
+`--json` prints the observations' figures at the top level (`modes`) and the
+sessions' under `sessions` in the same shape.
 """
 
 from __future__ import annotations
@@ -36,18 +43,46 @@ DEFAULT_DATA = REPO.parent / "shared" / "bench" / "locomo-dev.json"
 K = 10
 
 
+GRANULARITIES = ("observations", "sessions")
+
+
+def _session_date(conversation: dict, session: str) -> str:
+    """ "1:56 pm on 8 May, 2023" -> "8 May 2023" """
+    return str(conversation.get(f"{session}_date_time", "")).split(" on ")[-1].replace(",", "").strip()
+
+
 def observations(sample: dict) -> list[dict]:
     """Each observation with its speaker, session date and the dia_ids it covers."""
     out = []
     dates = sample.get("conversation", {})
     for key, per_speaker in sample.get("observation", {}).items():
-        session = key.replace("_observation", "")
-        when = str(dates.get(f"{session}_date_time", "")).split(" on ")[-1].replace(",", "").strip()
+        when = _session_date(dates, key.replace("_observation", ""))
         for speaker, items in per_speaker.items():
             for text, dia in items:
                 dias = [dia] if isinstance(dia, str) else list(dia)
                 out.append({"text": text, "speaker": speaker, "date": when, "dias": set(_dia_ids(dias))})
     return out
+
+
+def sessions(sample: dict) -> list[dict]:
+    """Each session as one note's text (a line `speaker: text` per turn), its date, its turns' dia_ids."""
+    conv = sample.get("conversation", {})
+    out = []
+    for key, turns in conv.items():
+        if not re.fullmatch(r"session_\d+", key) or not isinstance(turns, list) or not turns:
+            continue
+        text = "\n".join(f"{t.get('speaker', '')}: {t.get('text', '')}" for t in turns)
+        out.append({"text": text, "date": _session_date(conv, key),
+                    "dias": set(_dia_ids([t["dia_id"] for t in turns if t.get("dia_id")]))})
+    return out
+
+
+def notes_of(sample: dict, granularity: str) -> list[dict]:
+    """(title, text, dias) of each note the conversation becomes at this granularity."""
+    if granularity == "sessions":
+        return [{"title": s["date"], "text": s["text"], "dias": s["dias"]} for s in sessions(sample)]
+    return [{"title": f"{o['speaker']}, {o['date']}", "text": o["text"], "dias": o["dias"]}
+            for o in observations(sample)]
 
 
 def _dia_ids(values) -> list[str]:
@@ -71,10 +106,11 @@ def _cli(*args: str) -> dict:
     return out
 
 
-def run_conversation(sample: dict, modes: list[str], root: Path) -> dict:
-    """Save one conversation's observations, ask its questions; per-mode ranks of the first hit."""
+def run_conversation(sample: dict, modes: list[str], root: Path, granularity: str = "observations") -> dict:
+    """Save one conversation's notes, ask its questions; per-mode ranks of the first hit."""
     project = re.sub(r"[^A-Za-z0-9_-]", "-", str(sample.get("sample_id", "conv")))
-    home, store, workdir = root / project / "home", root / project / "store", root / project / "work"
+    base = root / granularity / project
+    home, store, workdir = base / "home", base / "store", base / "work"
     for d in (home, store, workdir):
         d.mkdir(parents=True)
     (home / "config.toml").write_text(
@@ -82,12 +118,12 @@ def run_conversation(sample: dict, modes: list[str], root: Path) -> dict:
     )
     os.environ["AGENTMEM_HOME"] = str(home)
     covers: dict[str, set] = {}
-    body_file = root / project / "body.md"
+    body_file = base / "body.md"
     started = time.perf_counter()
-    for obs in observations(sample):
-        body_file.write_text(obs["text"], encoding="utf-8")
-        saved = _cli("save", str(body_file), "--title", f"{obs['speaker']}, {obs['date']}", "--project", project)
-        covers[saved["id"]] = obs["dias"]
+    for note in notes_of(sample, granularity):
+        body_file.write_text(note["text"], encoding="utf-8")
+        saved = _cli("save", str(body_file), "--title", note["title"], "--project", project)
+        covers[saved["id"]] = note["dias"]
     save_seconds = time.perf_counter() - started
     ranks: dict[str, list] = {m: [] for m in modes}
     seconds = {m: 0.0 for m in modes}
@@ -114,41 +150,66 @@ def metrics(ranks: list) -> dict:
     }
 
 
+def summary(results: list[dict], modes: list[str]) -> dict:
+    """{"modes": {MODE: {"overall", "per_conversation", "ms_per_search"}}} over the conversations' runs."""
+    out: dict = {"modes": {}}
+    for mode in modes:
+        every = [r for res in results for r in res["ranks"][mode]]
+        out["modes"][mode] = {
+            "overall": metrics(every),
+            "per_conversation": {res["project"]: metrics(res["ranks"][mode]) for res in results},
+            "ms_per_search": 1000 * sum(res["search_seconds"][mode] for res in results) / max(len(every), 1),
+        }
+    return out
+
+
+def _print(title: str, rep: dict) -> None:
+    print(title)
+    for mode, m in rep["modes"].items():
+        o = m["overall"]
+        print(f"{mode:8} hit@1 {o['hit@1']:.3f}  hit@5 {o['hit@5']:.3f}  hit@10 {o['hit@10']:.3f}  "
+              f"MRR@10 {o['mrr@10']:.3f}  ({o['questions']} questions, {m['ms_per_search']:.0f} ms/search)")
+        for conv, c in m["per_conversation"].items():
+            print(f"  {conv:10} hit@1 {c['hit@1']:.3f}  hit@5 {c['hit@5']:.3f}  hit@10 {c['hit@10']:.3f}  "
+                  f"MRR@10 {c['mrr@10']:.3f}  ({c['questions']})")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("data", nargs="?", default=str(DEFAULT_DATA))
     ap.add_argument("--modes", default=None, help="comma-separated; default: literal,ranked (+hybrid if installed)")
+    ap.add_argument("--granularity", default=",".join(GRANULARITIES),
+                    help="comma-separated: observations (one note each), sessions (one note each); default both")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     from agentmem.search import encoder
 
     modes = args.modes.split(",") if args.modes else ["literal", "ranked"] + (["hybrid"] if encoder.available() else [])
+    grains = [g for g in args.granularity.split(",") if g]
+    unknown = sorted(set(grains) - set(GRANULARITIES))
+    if unknown or not grains:
+        ap.error(f"--granularity takes {', '.join(GRANULARITIES)}")
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))
-    results = []
+    reports = {}
     with tempfile.TemporaryDirectory(prefix="agentmem-locomo-") as tmp:
-        for sample in data:
-            results.append(run_conversation(sample, modes, Path(tmp)))
-            if not args.json:
-                print(f"{results[-1]['project']}: {results[-1]['notes']} notes saved", file=sys.stderr)
-    report = {"data": str(args.data), "modes": {}}
-    for mode in modes:
-        every = [r for res in results for r in res["ranks"][mode]]
-        asked = len(every)
-        report["modes"][mode] = {
-            "overall": metrics(every),
-            "per_conversation": {res["project"]: metrics(res["ranks"][mode]) for res in results},
-            "ms_per_search": 1000 * sum(res["search_seconds"][mode] for res in results) / max(asked, 1),
-        }
+        for grain in grains:
+            results = []
+            for sample in data:
+                results.append(run_conversation(sample, modes, Path(tmp), grain))
+                if not args.json:
+                    print(f"{grain} {results[-1]['project']}: {results[-1]['notes']} notes saved", file=sys.stderr)
+            reports[grain] = summary(results, modes)
+    # Today's shape for observations at the top level; sessions beside it in the same shape.
+    report: dict = {"data": str(args.data)}
+    if "observations" in reports:
+        report.update(reports["observations"])
+    if "sessions" in reports:
+        report["sessions"] = reports["sessions"]
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    for mode, rep in report["modes"].items():
-        o = rep["overall"]
-        print(f"{mode:8} hit@1 {o['hit@1']:.3f}  hit@5 {o['hit@5']:.3f}  hit@10 {o['hit@10']:.3f}  "
-              f"MRR@10 {o['mrr@10']:.3f}  ({o['questions']} questions, {rep['ms_per_search']:.0f} ms/search)")
-        for conv, m in rep["per_conversation"].items():
-            print(f"  {conv:10} hit@1 {m['hit@1']:.3f}  hit@5 {m['hit@5']:.3f}  hit@10 {m['hit@10']:.3f}  "
-                  f"MRR@10 {m['mrr@10']:.3f}  ({m['questions']})")
+    for grain in grains:
+        _print(f"{grain}:", reports[grain])
     return 0
 
 

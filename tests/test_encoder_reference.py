@@ -86,8 +86,8 @@ def test_the_tokenizer_gives_the_reference_token_ids(tokenizer, text, golden):
 
 
 def test_the_goldens_cover_truncation_at_the_encoders_length():
-    assert TOKENS["max_length"] == encoder._MAX_TOKENS
-    assert max(len(case["ids"]) for case in TOKENS["cases"]) == encoder._MAX_TOKENS
+    assert TOKENS["max_length"] == encoder.MAX_TOKENS
+    assert max(len(case["ids"]) for case in TOKENS["cases"]) == encoder.MAX_TOKENS
     assert set(KNOWN_BUGS) <= set(TEXTS)
 
 

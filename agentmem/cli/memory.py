@@ -221,6 +221,9 @@ def search_text(out: dict, explicit_project: str | None = None, *, read_hint: st
     lines = []
     if out["stale"]:
         lines.append(f"warning: results may be stale - {out['stale_reason']}")
+    if out.get("scan"):
+        words_only = ", ranked by words only" if out["mode"] == "hybrid" else ""
+        lines.append(f"note: searched without the index{words_only} - {out['scan_reason']}")
     what = f"matching {out['query']!r}" if out["query"] else "most recent"
     for w in out.get("withheld", ()):  # the query held a credential: never echoed (INV no-credentials)
         lines.append(f"note: the query holds a credential ({w['kind']}); it is shown as [REDACTED:{w['kind']}]")

@@ -39,6 +39,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "stale": "true when the store could not be checked: results may miss notes",
         "stale_reason": "why (null when fresh)", "stale_error": "the error kind (null when fresh)",
         "refreshed": "whether this search refreshed the cache",
+        "scan": "true when the index could not be used and every note was scanned (not the same as stale)",
+        "scan_reason": "why (null when the index was used)",
         "withheld?": "[{where: query, kind}] when the query held a credential (then `query` shows it redacted)",
     }),
     "read": ("ok", {

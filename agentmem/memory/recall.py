@@ -22,13 +22,18 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     status = cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
                                 force=refresh, offline=offline)
     mode = mode or cfg.search_mode
-    results = [r.to_json() for r in find.find(machine, cfg.store, project, query, limit, mode)]
+    notices: list[str] = []
+    results = [r.to_json() for r in find.find(machine, cfg.store, project, query, limit, mode, notices)]
     out = {
         "project": project,
         "query": shown,
         "mode": mode,
         "results": results,
         "pending_uploads": pending.count(machine),
+        # The index could not be used: every note was scanned (ranked by words, also in hybrid mode).
+        # Not "stale" (that says the store could not be checked).
+        "scan": bool(notices),
+        "scan_reason": notices[0] if notices else None,
     } | status.to_json()
     if withheld:  # INV no-credentials: a query holding a credential is never echoed, nor what it matched
         out["withheld"] = [{"where": "query", "kind": kind} for kind in withheld]

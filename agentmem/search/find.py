@@ -116,12 +116,15 @@ def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
 
 
 def find(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
-         mode: str = "ranked") -> list[Result]:
-    """The project's notes that match `query` in `mode`, at most `limit`; an empty query lists recent notes."""
+         mode: str = "ranked", notices: list[str] | None = None) -> list[Result]:
+    """The project's notes that match `query` in `mode`, at most `limit`; an empty query lists recent notes.
+
+    If the index could not be used (the notes were scanned instead), why is appended to `notices`.
+    """
     if mode == "literal":
         found = literal(candidates(machine, store, project), query, limit)
     else:
-        found = _ranked(machine, store, project, query, limit, mode)
+        found = _ranked(machine, store, project, query, limit, mode, notices)
     return _corrections_pass(machine, store, project, found, limit)
 
 
@@ -156,7 +159,7 @@ def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, proje
 
 
 def _ranked(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
-            mode: str) -> list[Result]:
+            mode: str, notices: list[str] | None = None) -> list[Result]:
     """Ranked or hybrid: best first (scoring in search/ranked.py)."""
     from agentmem.search import ranked, words
 
@@ -170,7 +173,7 @@ def _ranked(machine: str | os.PathLike, store: StoreDescription, project: str, q
                 waiting[entry.id] = pending.load(machine, entry.id)[1]
             except Exception:
                 continue
-    hits = ranked.rank(pdir, query, limit, mode=mode, extra=list(waiting.items()))
+    hits = ranked.rank(pdir, query, limit, mode=mode, extra=list(waiting.items()), notices=notices)
     wanted = set(words.split_query(query)[1])
     out = []
     for hit in hits:
@@ -180,7 +183,7 @@ def _ranked(machine: str | os.PathLike, store: StoreDescription, project: str, q
             continue  # removed since the index last saw it
         parsed = notes.parse(data)
         start = _body_start(data.decode("utf-8", errors="replace"), parsed)
-        result = _result(Candidate(hit.id, data, is_pending), parsed, _excerpts(parsed, wanted, start))
+        result = _result(Candidate(hit.id, data, is_pending), parsed, _excerpts(parsed, wanted, start, hit.passage))
         result.score = hit.score
         out.append(result)
     return out
@@ -191,10 +194,20 @@ def _body_start(text: str, parsed: notes.Parsed) -> int:
     return text.count("\n") - parsed.body.count("\n") + 1
 
 
-def _excerpts(parsed: notes.Parsed, wanted: set[str], start: int) -> list[dict]:
-    """Body lines that share a stemmed word with the query, in order, at most a few."""
+def _excerpts(parsed: notes.Parsed, wanted: set[str], start: int, passage=None) -> list[dict]:
+    """Body lines that share a stemmed word with the query, in order, at most a few.
+
+    With `passage` (hybrid: the (first, last) body lines most like the query), only its lines, and
+    its first lines if none shares a word: the excerpt shows what matched.
+    """
     from agentmem.search import words
 
+    if passage is not None:
+        first, last = passage
+        lines = [(start + i, line) for i, line in enumerate(parsed.body.split("\n")) if first <= i <= last]
+        lines = [(i, line) for i, line in lines if line.strip()]
+        sharing = [(i, line) for i, line in lines if words.has_any_term(line, wanted)]
+        return [{"line": i, "text": line.strip()[:MAX_LINE]} for i, line in (sharing or lines)[:MAX_MATCHES_PER_NOTE]]
     out = []
     for i, line in enumerate(parsed.body.splitlines(), start=start):
         if words.has_any_term(line, wanted):

@@ -18,16 +18,18 @@ import os
 import sqlite3
 import sys
 import time
+import zlib
 from array import array
 from collections import Counter
 
-from agentmem.fsutil import read_bytes, sweep_temp, temp_path_for
+from agentmem.fsutil import read_bytes
 from agentmem.memory import ids, notes
 from agentmem.search import words
 
 INDEX_DIR = "index"
 INDEX_FILE = "ranked.sqlite"
-SCHEMA = "4"
+# 5 (2026-12-01): a CRC-32 per term block; vectors per passage (int8, with their line spans).
+SCHEMA = "5"
 # Blocks are native machine integers: an index is only read where it was written (it is a
 # per-machine cache), and one copied to another kind of machine is rebuilt, not misread.
 _LAYOUT = f"{sys.byteorder}-{array('i').itemsize}"
@@ -56,10 +58,11 @@ _DDL = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE docs(num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, created TEXT NOT NULL,
                   dl INTEGER NOT NULL, terms TEXT NOT NULL);
-CREATE TABLE blocks(term TEXT PRIMARY KEY, df INTEGER NOT NULL, post BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE blocks(term TEXT PRIMARY KEY, df INTEGER NOT NULL, crc INTEGER NOT NULL, post BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE postings(term TEXT NOT NULL, num INTEGER NOT NULL, tf INTEGER NOT NULL, dl INTEGER NOT NULL,
                       PRIMARY KEY(term, num)) WITHOUT ROWID;
-CREATE TABLE vectors(num INTEGER PRIMARY KEY, model TEXT NOT NULL, vec BLOB NOT NULL);
+CREATE TABLE vectors(num INTEGER PRIMARY KEY, model TEXT NOT NULL, spans TEXT NOT NULL, scales BLOB NOT NULL,
+                      vec BLOB NOT NULL);
 """
 
 
@@ -85,7 +88,7 @@ def list_note_ids(ndir) -> list[str]:
 class Doc:
     """What the index keeps of one note."""
 
-    __slots__ = ("id", "created", "dl", "terms", "tf", "text")
+    __slots__ = ("id", "created", "dl", "terms", "tf", "text", "title", "body")
 
     def __init__(self, note_id: str, data: bytes):
         parsed = notes.parse(data)
@@ -99,7 +102,8 @@ class Doc:
         for t in title_terms:
             tf[t] += TITLE_WEIGHT
         self.tf = tf
-        # Short text for optional sentence vectors: the title, then the body.
+        # What sentence vectors are made of (search/passages.py), and a short text for phrase checks.
+        self.title, self.body = parsed.title, parsed.body
         self.text = f"{parsed.title}\n{parsed.body}"[:2000]
 
 
@@ -111,10 +115,32 @@ def read_doc(ndir, note_id: str) -> Doc | None:
     return Doc(note_id, data)
 
 
+class CorruptBlock(sqlite3.DatabaseError):
+    """A term block whose bytes are not the ones written: the index is rebuilt (search/ranked.py)."""
+
+
 def _triples(blob: bytes) -> array:
     post = array("i")
     post.frombytes(blob)
     return post
+
+
+def _checked(term: str, df: int, crc: int, blob: bytes) -> array:
+    """The block's postings, after checking its bytes against the CRC-32 and count written with it.
+
+    SQLite checks its own pages' structure but not the bytes inside a blob, so a damaged block
+    would rank with wrong counts, silently (2026-12-01: CRC-32 of a common word's 110 KB block
+    costs ~10 us, against ~1 ms to score it).
+    """
+    if zlib.crc32(blob) != crc or len(blob) != df * _TRIPLE:
+        raise CorruptBlock(f"the index block of {term!r} is damaged")
+    return _triples(blob)
+
+
+def _block_row(term: str, post) -> tuple:
+    """(term, df, crc, post) as stored for the postings `post` (an array or its bytes)."""
+    blob = post if isinstance(post, bytes) else post.tobytes()
+    return term, len(blob) // _TRIPLE, zlib.crc32(blob), blob
 
 
 def _by_num(post: array) -> array:
@@ -128,10 +154,11 @@ def _by_num(post: array) -> array:
 class Index:
     """An open index. Use `open_index`; every method may raise sqlite3.DatabaseError."""
 
-    def __init__(self, conn: sqlite3.Connection, pdir):
+    def __init__(self, conn: sqlite3.Connection, pdir, on_disk: bool = True):
         self.conn = conn
         self.pdir = os.fspath(pdir)
         self.ndir = os.path.join(self.pdir, "notes")
+        self.on_disk = on_disk  # False: built in memory for one search (the index folder is unusable)
 
     def close(self) -> None:
         self.conn.close()
@@ -142,6 +169,11 @@ class Index:
 
     def _set_meta(self, key: str, value) -> None:
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, str(value)))
+
+    def changed_vectors(self) -> None:
+        """Name the new state of the vectors (inside the transaction that changed them): a snapshot
+        of another state is no longer used (search/vectors.py)."""
+        self._set_meta("vgen", os.urandom(8).hex())
 
     def stats(self) -> tuple[int, int]:
         """(number of notes, total weighted length)."""
@@ -154,12 +186,12 @@ class Index:
         # One statement, so one consistent read: a fold committed between reading the block and
         # the delta could otherwise show a posting twice or not at all. The block row sorts first.
         rows = self.conn.execute(
-            "SELECT NULL, NULL, NULL, post FROM blocks WHERE term=? UNION ALL "
+            "SELECT NULL, df, crc, post FROM blocks WHERE term=? UNION ALL "
             "SELECT num, tf, dl, NULL FROM postings WHERE term=? ORDER BY 1",
             (term, term),
         ).fetchall()
         if rows and rows[0][0] is None:
-            post, delta = _triples(rows[0][3]), rows[1:]
+            post, delta = _checked(term, *rows[0][1:]), rows[1:]
         else:
             post, delta = array("i"), rows
         if delta:
@@ -212,13 +244,14 @@ class Index:
             count, total = count + 1, total + dl
             for term in set(terms.split()):
                 gone.setdefault(term, set()).add(num)
-            self.conn.execute("DELETE FROM vectors WHERE num=?", (num,))
+            if self.conn.execute("DELETE FROM vectors WHERE num=?", (num,)).rowcount:
+                self.changed_vectors()
             self.conn.execute("DELETE FROM docs WHERE num=?", (num,))
         for term, nums in gone.items():
             self.conn.executemany("DELETE FROM postings WHERE term=? AND num=?", [(term, n) for n in nums])
-            found = self.conn.execute("SELECT post FROM blocks WHERE term=?", (term,)).fetchone()
+            found = self.conn.execute("SELECT df, crc, post FROM blocks WHERE term=?", (term,)).fetchone()
             if found:
-                self._rewrite_block(term, _triples(found[0]), nums)
+                self._rewrite_block(term, _checked(term, *found), nums)
         return count, total
 
     def _rewrite_block(self, term: str, post: array, nums: set[int]) -> None:
@@ -238,7 +271,8 @@ class Index:
         if not changed:
             return
         if post:
-            self.conn.execute("UPDATE blocks SET df=?, post=? WHERE term=?", (len(post) // 3, post.tobytes(), term))
+            _, df, crc, blob = _block_row(term, post)
+            self.conn.execute("UPDATE blocks SET df=?, crc=?, post=? WHERE term=?", (df, crc, blob, term))
         else:
             self.conn.execute("DELETE FROM blocks WHERE term=?", (term,))
 
@@ -257,9 +291,9 @@ class Index:
             row = self.conn.execute("SELECT df FROM blocks WHERE term=?", (term,)).fetchone()
             if row and delta * FOLD_SHARE < row[0]:
                 continue
-            post = self.postings(term)
             self.conn.execute(
-                "INSERT OR REPLACE INTO blocks(term, df, post) VALUES(?, ?, ?)", (term, len(post) // 3, post.tobytes())
+                "INSERT OR REPLACE INTO blocks(term, df, crc, post) VALUES(?, ?, ?, ?)",
+                _block_row(term, self.postings(term)),
             )
             self.conn.execute("DELETE FROM postings WHERE term=?", (term,))
 
@@ -311,104 +345,11 @@ def _valid(conn: sqlite3.Connection) -> bool:
     return got == {"schema": SCHEMA, "textproc": words.VERSION, "layout": _LAYOUT}
 
 
-class _BlockWriter:
-    """A rebuild's postings, written as one blob per term. Past SPILL_POSTINGS held in memory they
-    are spilled to a temp table as parts, joined per term at the end: memory stays bounded."""
-
-    def __init__(self, conn: sqlite3.Connection):
-        self.conn = conn
-        self.held: dict[str, array] = {}
-        self.size = self.parts = 0
-
-    def add(self, num: int, doc: Doc) -> None:
-        held = self.held
-        for t, c in doc.tf.items():
-            post = held.get(t)
-            if post is None:
-                post = held[t] = array("i")
-            post.extend((num, c, doc.dl))
-        self.size += len(doc.tf)
-        if self.size >= SPILL_POSTINGS:
-            self._spill()
-
-    def _spill(self) -> None:
-        if not self.parts:
-            self.conn.execute(
-                "CREATE TEMP TABLE parts(term TEXT NOT NULL, part INTEGER NOT NULL, post BLOB NOT NULL,"
-                " PRIMARY KEY(term, part)) WITHOUT ROWID"
-            )
-        self.conn.executemany(
-            "INSERT INTO parts(term, part, post) VALUES(?, ?, ?)",
-            ((t, self.parts, p.tobytes()) for t, p in sorted(self.held.items())),
-        )
-        self.held, self.size, self.parts = {}, 0, self.parts + 1
-
-    def finish(self) -> None:
-        insert = "INSERT INTO blocks(term, df, post) VALUES(?, ?, ?)"
-        if not self.parts:
-            self.conn.executemany(insert, ((t, len(p) // 3, p.tobytes()) for t, p in sorted(self.held.items())))
-            return
-        self._spill()
-        term: str | None = None
-        chunks: list[bytes] = []
-        # Notes were numbered in the order read, so a term's parts in order are its postings by num.
-        for t, post in self.conn.execute("SELECT term, post FROM parts ORDER BY term, part"):
-            if t != term and chunks:
-                blob = b"".join(chunks)
-                self.conn.execute(insert, (term, len(blob) // _TRIPLE, blob))
-                chunks = []
-            term = t
-            chunks.append(post)
-        if chunks:
-            blob = b"".join(chunks)
-            self.conn.execute(insert, (term, len(blob) // _TRIPLE, blob))
-        self.conn.execute("DROP TABLE parts")
-
-
 def rebuild(pdir) -> None:
-    """Build the index from the cached notes into a temp file, then rename it into place."""
-    target = index_path(pdir)
-    os.makedirs(os.path.dirname(target), exist_ok=True)
-    sweep_temp(os.path.dirname(target))  # what earlier rebuilds left when they were killed
-    tmp = temp_path_for(target)
-    try:
-        conn = _connect(tmp)
-        try:
-            conn.execute("PRAGMA journal_mode=OFF")
-            conn.execute("PRAGMA synchronous=OFF")
-            conn.executescript(_DDL)
-            idx = Index(conn, pdir)
-            before = os.stat(idx.ndir).st_mtime_ns if os.path.isdir(idx.ndir) else -1
-            with conn:
-                conn.execute("BEGIN")
-                idx._set_meta("schema", SCHEMA)
-                idx._set_meta("textproc", words.VERSION)
-                idx._set_meta("layout", _LAYOUT)
-                n = total = 0
-                blocks = _BlockWriter(conn)
-                for note_id in sorted(list_note_ids(idx.ndir)):
-                    doc = read_doc(idx.ndir, note_id)
-                    if doc is None:
-                        continue
-                    num = idx._insert_doc(doc)
-                    if num is None:  # an ID listed twice: cannot happen in one folder listing
-                        continue
-                    blocks.add(num, doc)
-                    n, total = n + 1, total + doc.dl
-                blocks.finish()
-                idx._set_meta("n", n)
-                idx._set_meta("total", total)
-                trusted = before if time.time_ns() - before > _RACY_NS else 0
-                idx._set_meta("dir_mtime", trusted)
-        finally:
-            conn.close()
-        os.replace(tmp, target)
-    finally:
-        for leftover in (tmp, tmp + "-journal"):
-            try:
-                os.unlink(leftover)
-            except FileNotFoundError:
-                pass
+    """Build the index from the cached notes into a temp file, then rename it into place (search/build.py)."""
+    from agentmem.search import build
+
+    build.rebuild(pdir)
 
 
 def discard(pdir) -> None:

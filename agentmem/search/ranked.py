@@ -41,15 +41,23 @@ PAIR_BONUS = 1.0
 LEXICAL_WEIGHT = 0.3
 # Notes rescored with the pair bonus and, in hybrid mode, candidates per side.
 RERANK_DEPTH = 200
+# Hybrid: a note that holds no query word is a result only if its best passage's cosine reaches this,
+# so a query related to nothing returns nothing. 2026-12-01, LoCoMo dev (1,520 questions over
+# observations and sessions): 6 first hits hold no query word, at cosines 0.232 (an observation),
+# 0.375, 0.449, 0.518, 0.564, 0.571; nonsense queries ("xyzzy plugh", "asdf jkl", "frobnicate the
+# quux", 15 such) reach at most 0.28 against any of ~2,600 passages, unrelated technical ones 0.19.
+# 0.35 loses the one at 0.232, which any floor above the nonsense loses too.
+SEMANTIC_FLOOR = 0.35
 # Distinct query terms used; the rest of a pasted wall of text is ignored.
 MAX_QUERY_TERMS = 64
 
 
 class Hit:
-    __slots__ = ("id", "score", "created")
+    __slots__ = ("id", "score", "created", "passage")
 
-    def __init__(self, id: str, score: float, created: str):
+    def __init__(self, id: str, score: float, created: str, passage: tuple[int, int] | None = None):
         self.id, self.score, self.created = id, score, created
+        self.passage = passage  # hybrid: (first, last) body line of the passage most like the query
 
     def __repr__(self) -> str:
         return f"Hit({self.id!r}, {self.score!r}, {self.created!r})"
@@ -86,24 +94,50 @@ def update(pdir, added_ids=(), removed_ids=()) -> None:
         finally:
             idx.close()
     except (sqlite3.Error, OSError):
-        index.discard(pdir)
+        try:
+            index.discard(pdir)
+        except OSError:
+            pass  # an unusable index folder: searches answer by a scan and say so
 
 
-def rank(pdir, query: str, limit: int = 10, *, mode: str = "ranked", extra=()) -> list[Hit]:
-    """The `limit` best notes for `query`, best first."""
+def rank(pdir, query: str, limit: int = 10, *, mode: str = "ranked", extra=(), notices=None) -> list[Hit]:
+    """The `limit` best notes for `query`, best first.
+
+    If the index cannot be opened, built or written (an unwritable folder, `ranked.sqlite` not a
+    file), the notes are indexed in memory for this search alone, by words only (hybrid needs the
+    stored vectors), and why is appended to `notices` (a list, if given).
+    """
     if mode not in MODES:
         raise InvalidInput(f"unknown search mode {mode!r}: use literal, {', '.join(MODES)}")
-    for attempt in range(2):
-        idx = index.open_index(pdir)
-        try:
-            return _search(idx, query, limit, mode, list(extra))
-        except sqlite3.DatabaseError:
-            if attempt:
-                raise
-            index.discard(pdir)  # corrupt beyond what open_index noticed: rebuild once
-        finally:
-            idx.close()
+    extra = list(extra)
+    try:
+        for attempt in range(2):
+            idx = index.open_index(pdir)
+            try:
+                return _search(idx, query, limit, mode, extra)
+            except sqlite3.DatabaseError:
+                if attempt:
+                    raise
+                index.discard(pdir)  # corrupt beyond what open_index noticed (a damaged block): rebuild once
+            finally:
+                idx.close()
+    except (sqlite3.Error, OSError) as exc:
+        return _scan(pdir, query, limit, extra, exc, notices)
     raise AssertionError("unreachable")
+
+
+def _scan(pdir, query: str, limit: int, extra, exc: Exception, notices) -> list[Hit]:
+    from agentmem.search import build
+
+    idx = build.in_memory(pdir)
+    try:
+        hits = _search(idx, query, limit, "ranked", extra)
+    finally:
+        idx.close()
+    if notices is not None:
+        why = f"{exc.strerror}: {exc.filename}" if isinstance(exc, OSError) and exc.strerror else str(exc)
+        notices.append(f"the index at {index.index_path(pdir)} cannot be used ({why})")
+    return hits
 
 
 def _search(idx: index.Index, query: str, limit: int, mode: str, extra) -> list[Hit]:
@@ -121,14 +155,16 @@ def _search(idx: index.Index, query: str, limit: int, mode: str, extra) -> list[
     pool = _lexical(idx, qterms, n, avgdl, extra_docs, allowed)
     _pair_bonus(pool, _pairs(qterms))
     final = dict(pool.scores)
+    sim = None
     if mode == "hybrid":
-        final = _blend(idx, query, pool, extra_docs, allowed)
+        final, sim = _blend(idx, query, pool, extra_docs, allowed)
     # Best score first, then newest, then highest ID: stable sorts, least significant key first
     # (a single sort with a descending-string key cost ~2.5 ms a query at 10k notes, 2026-11-30).
     order = sorted(final, key=lambda k: pool.ids[k], reverse=True)
     order.sort(key=lambda k: pool.created.get(k, ""), reverse=True)
     order.sort(key=lambda k: final[k], reverse=True)
-    return [Hit(pool.ids[k], final[k], pool.created.get(k, "")) for k in order[:limit]]
+    return [Hit(pool.ids[k], final[k], pool.created.get(k, ""), sim.passage(k) if sim else None)
+            for k in order[:limit]]
 
 
 def _extra_docs(idx: index.Index, extra) -> list[index.Doc]:
@@ -233,13 +269,13 @@ def _describe(idx, pool: _Pool, keys, extra_docs, with_terms=None) -> None:
             pool.ids[num], pool.created[num] = note_id, created
     for chunk, marks in index.chunks(wanted):
         for num, terms in idx.conn.execute(f"SELECT num, terms FROM docs WHERE num IN ({marks})", chunk):
-            pool.terms[num] = terms.split()
+            pool.terms[num] = f" {terms} "  # the note's terms in order, space-separated and padded
     for k in keys:
         if isinstance(k, str) and k in extra and k not in pool.ids:
             d = extra[k]
             pool.ids[k], pool.created[k] = d.id, d.created
             if with_terms is None or k in with_terms:
-                pool.terms[k] = d.terms
+                pool.terms[k] = f" {' '.join(d.terms)} "
 
 
 def _pair_bonus(pool: _Pool, pairs: set) -> None:
@@ -250,9 +286,13 @@ def _pair_bonus(pool: _Pool, pairs: set) -> None:
     pool.scores.clear()
     pool.scores.update(kept)
     if pairs:
+        # A pair stands side by side exactly where " a b " occurs in the padded term string (terms hold no
+        # spaces): a search in C instead of a set of every neighbouring pair, which cost 8 ms a query over
+        # 200 checkpoint-length candidates (2026-12-01, 10k notes of 3-6 KB).
+        needles = [f" {a} {b} " for a, b in pairs]
         for k, terms in pool.terms.items():  # those holding both words of a pair (see _bonus_candidates)
             if k in kept:
-                pool.scores[k] += PAIR_BONUS * len(pairs & set(zip(terms, terms[1:])))
+                pool.scores[k] += PAIR_BONUS * sum(1 for needle in needles if needle in terms)
 
 
 def _phrase_filter(idx, phrases, qterms, extra_docs) -> set:
@@ -289,17 +329,18 @@ def _has_phrases(path: str, phrases) -> bool:
     return all(p in text for p in phrases)
 
 
-def _blend(idx, query, pool: _Pool, extra_docs, allowed) -> dict:
-    """LEXICAL_WEIGHT * BM25 / max BM25 + (1 - LEXICAL_WEIGHT) * cosine, over both sides' best."""
+def _blend(idx, query, pool: _Pool, extra_docs, allowed):
+    """LEXICAL_WEIGHT * BM25 / max BM25 + (1 - LEXICAL_WEIGHT) * cosine of the best passage, over both
+    sides' best; a note without a query word only if its cosine reaches SEMANTIC_FLOOR. Returns
+    (key -> score, the similarities)."""
     from agentmem.search import vectors
 
-    sims = vectors.similarities(idx, query, extra_docs)  # key -> cosine, every note
-    if allowed is not None:
-        sims = {k: v for k, v in sims.items() if k in allowed}
-    best_sem = _top(sims, RERANK_DEPTH)
+    sim = vectors.Similarity(idx, query, extra_docs)
+    sims = sim.scores(allowed)  # key -> cosine, every note
+    best_sem = _top({k: v for k, v in sims.items() if v >= SEMANTIC_FLOOR}, RERANK_DEPTH)
     _describe(idx, pool, best_sem, extra_docs, with_terms=())  # the pair bonus is already applied
     top = max(pool.scores.values(), default=0.0) or 1.0
     keys = set(pool.scores) | set(best_sem)
     return {
         k: LEXICAL_WEIGHT * pool.scores.get(k, 0.0) / top + (1 - LEXICAL_WEIGHT) * sims.get(k, 0.0) for k in keys
-    }
+    }, sim

@@ -1,0 +1,179 @@
+"""Building a project's ranked index from scratch: into a temp file renamed into place, or in memory.
+
+A rebuild holds the index folder's rebuild lock (`rebuild.lock`, shared) from
+before it creates its temp file until it has renamed or removed it. Before
+starting, a rebuild that can take the lock exclusively knows that no other
+rebuild is live, so every temp file in the folder is a dead one's (a killed
+rebuild leaves its partial file) and is removed whatever its age; one that
+cannot removes only temp files older than `fsutil.STALE_TEMP_SECONDS`. Killed
+rebuilds therefore cannot pile up, and a live rebuild's file is never removed.
+Where there are no advisory locks (Windows), the age rule alone applies.
+
+`in_memory` builds the same index in memory, for one search where the index
+folder cannot be used (unwritable, or `ranked.sqlite` is not a file).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from array import array
+
+from agentmem.fsutil import sweep_temp, temp_path_for
+from agentmem.search import index, words
+
+LOCK_FILE = "rebuild.lock"
+
+
+class _BlockWriter:
+    """A rebuild's postings, written as one blob per term. Past index.SPILL_POSTINGS held in memory they
+    are spilled to a temp table as parts, joined per term at the end: memory stays bounded."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+        self.held: dict[str, array] = {}
+        self.size = self.parts = 0
+
+    def add(self, num: int, doc: index.Doc) -> None:
+        held = self.held
+        for t, c in doc.tf.items():
+            post = held.get(t)
+            if post is None:
+                post = held[t] = array("i")
+            post.extend((num, c, doc.dl))
+        self.size += len(doc.tf)
+        if self.size >= index.SPILL_POSTINGS:
+            self._spill()
+
+    def _spill(self) -> None:
+        if not self.parts:
+            self.conn.execute(
+                "CREATE TEMP TABLE parts(term TEXT NOT NULL, part INTEGER NOT NULL, post BLOB NOT NULL,"
+                " PRIMARY KEY(term, part)) WITHOUT ROWID"
+            )
+        self.conn.executemany(
+            "INSERT INTO parts(term, part, post) VALUES(?, ?, ?)",
+            ((t, self.parts, p.tobytes()) for t, p in sorted(self.held.items())),
+        )
+        self.held, self.size, self.parts = {}, 0, self.parts + 1
+
+    def finish(self) -> None:
+        insert = "INSERT INTO blocks(term, df, crc, post) VALUES(?, ?, ?, ?)"
+        if not self.parts:
+            self.conn.executemany(insert, (index._block_row(t, p) for t, p in sorted(self.held.items())))
+            return
+        self._spill()
+        term: str | None = None
+        chunks: list[bytes] = []
+        # Notes were numbered in the order read, so a term's parts in order are its postings by num.
+        for t, post in self.conn.execute("SELECT term, post FROM parts ORDER BY term, part"):
+            if t != term and chunks:
+                self.conn.execute(insert, index._block_row(str(term), b"".join(chunks)))
+                chunks = []
+            term = t
+            chunks.append(post)
+        if chunks:
+            self.conn.execute(insert, index._block_row(str(term), b"".join(chunks)))
+        self.conn.execute("DROP TABLE parts")
+
+
+def _build(conn: sqlite3.Connection, pdir, on_disk: bool) -> index.Index:
+    """Create the tables in `conn` and index every note of the project's notes folder."""
+    conn.executescript(index._DDL)
+    idx = index.Index(conn, pdir, on_disk=on_disk)
+    before = os.stat(idx.ndir).st_mtime_ns if os.path.isdir(idx.ndir) else -1
+    with conn:
+        conn.execute("BEGIN")
+        idx._set_meta("schema", index.SCHEMA)
+        idx._set_meta("textproc", words.VERSION)
+        idx._set_meta("layout", index._LAYOUT)
+        n = total = 0
+        blocks = _BlockWriter(conn)
+        for note_id in sorted(index.list_note_ids(idx.ndir)):
+            doc = index.read_doc(idx.ndir, note_id)
+            if doc is None:
+                continue
+            num = idx._insert_doc(doc)
+            if num is None:  # an ID listed twice: cannot happen in one folder listing
+                continue
+            blocks.add(num, doc)
+            n, total = n + 1, total + doc.dl
+        blocks.finish()
+        idx._set_meta("n", n)
+        idx._set_meta("total", total)
+        trusted = before if time.time_ns() - before > index._RACY_NS else 0
+        idx._set_meta("dir_mtime", trusted)
+    return idx
+
+
+def in_memory(pdir) -> index.Index:
+    """The project's index built in memory (nothing written to disk); close it when done."""
+    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    try:
+        return _build(conn, pdir, on_disk=False)
+    except BaseException:
+        conn.close()
+        raise
+
+
+def rebuild(pdir) -> None:
+    """Build the index from the cached notes into a temp file, then rename it into place."""
+    target = index.index_path(pdir)
+    folder = os.path.dirname(target)
+    os.makedirs(folder, exist_ok=True)
+    lock = hold_lock(folder)
+    try:
+        tmp = temp_path_for(target)
+        try:
+            conn = index._connect(tmp)
+            try:
+                conn.execute("PRAGMA journal_mode=OFF")
+                conn.execute("PRAGMA synchronous=OFF")
+                _build(conn, pdir, on_disk=True)
+            finally:
+                conn.close()
+            os.replace(tmp, target)
+        finally:
+            for leftover in (tmp, tmp + "-journal"):
+                try:
+                    os.unlink(leftover)
+                except FileNotFoundError:
+                    pass
+    finally:
+        release(lock)
+
+
+def hold_lock(folder: str) -> int | None:
+    """Sweep the dead writers' temp files from the index folder, then hold its lock shared (see above).
+
+    Returns the lock's file descriptor for `release`, or None where there are no advisory locks.
+    Every writer of a temp file in the folder holds it, from before creating the file until it is gone.
+    """
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        sweep_temp(folder)
+        return None
+    fd = os.open(os.path.join(folder, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            sweep_temp(folder)  # another writer is live: its file is young, older ones are dead
+        except OSError:  # a filesystem without locks: the age rule alone, as on Windows
+            sweep_temp(folder)
+            os.close(fd)
+            return None
+        else:
+            sweep_temp(folder, older_than=0)  # no writer is live: every temp file here is a dead one's
+        fcntl.flock(fd, fcntl.LOCK_SH)  # no temp file of ours exists yet, so the gap of this change is harmless
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def release(fd: int | None) -> None:
+    if fd is not None:
+        os.close(fd)  # closing the descriptor drops the lock
