@@ -90,6 +90,12 @@ class NoAccess(AgentmemError):
     kind = "no-access"
 
 
+class NotWritable(NoAccess):
+    """This process may not write the machine folder (an agent's sandbox, a read-only disk, permissions)."""
+
+    kind = "not-writable"
+
+
 class Offline(AgentmemError):
     """The store could not be reached within the network deadline."""
 

@@ -259,7 +259,7 @@ class Machine:
         if tools:
             argv += ["--allow-all-tools", "--allow-all-paths"]
         for pattern in allow or []:
-            argv += ["--allow-tool", pattern]
+            argv += pattern.split("=", 1) if pattern.startswith("--") else ["--allow-tool", pattern]
         return self._run(argv, self.env(stub), cwd)
 
 

@@ -36,8 +36,11 @@ def test_hooks_on_are_merged_into_the_users_files_and_an_update_to_off_takes_onl
     ours = [h["command"] for e in codex["hooks"].values() for g in e for h in g["hooks"] if hooks_config.is_ours(h["command"])]
     assert ours and all(c.startswith(str(m.helper)) for c in ours)
     claude = json.loads(claude_settings.read_text())
-    assert claude["theme"] == "dark" and claude["permissions"] == USER_CLAUDE_SETTINGS["permissions"]
+    # The user's permission rule first, then setup's rule for the helper (machine/permissions.py).
+    with_helper_rule = {**USER_CLAUDE_SETTINGS,
+                        "permissions": {"allow": ["Bash(ls:*)", f"Bash({m.helper}:*)"]}}
+    assert claude["theme"] == "dark" and claude["permissions"] == with_helper_rule["permissions"]
 
     m.copier("update", "--trust", "--defaults", "-r", "v1.0.0", "--data=hooks=false", str(m.folder), cwd=m.user)
     assert json.loads(codex_hooks.read_text()) == USER_CODEX_HOOKS
-    assert json.loads(claude_settings.read_text()) == USER_CLAUDE_SETTINGS
+    assert json.loads(claude_settings.read_text()) == with_helper_rule

@@ -17,7 +17,8 @@ def add_hooks(sp) -> None:
                     help="trust: ask Codex (its app-server) to trust our hooks, and only ours")
     sp.add_argument("--codex", metavar="PATH", help="the codex executable for `trust` (default: codex on PATH)")
     sp.add_argument("--runtime", choices=RUNTIME_NAMES, action="append",
-                    help="codex or claude (repeatable; default: the runtimes enabled in config.toml)")
+                    help="one of " + ", ".join(RUNTIME_NAMES)
+                    + " (repeatable; default: the runtimes enabled in config.toml)")
 
 
 def _runtime_names(args, config_data: dict) -> list[str]:
@@ -30,7 +31,7 @@ def _runtime_names(args, config_data: dict) -> list[str]:
 
 def run_hooks(args) -> Result:
     from agentmem import config
-    from agentmem.hooks import config_files
+    from agentmem.hooks import config_files, runtime_hooks
 
     machine = common.machine()
     data = config.load(machine).data
@@ -41,9 +42,9 @@ def run_hooks(args) -> Result:
         return _trust(args)
     if args.action == "install":
         helper = config_files.helper_command(data)
-        changes = [config_files.install(machine, n, helper) for n in names]
+        changes = [runtime_hooks.install(machine, n, helper) for n in names]
     else:
-        changes = [config_files.remove(machine, n) for n in names]
+        changes = [runtime_hooks.remove(machine, n) for n in names]
     out = {"action": args.action, "changes": [
         {"runtime": c.runtime, "file": str(c.path), "changed": c.changed, "detail": c.detail} for c in changes
     ]}
@@ -56,13 +57,13 @@ def run_hooks(args) -> Result:
 
 def _status(names: list[str], data: dict) -> Result:
     from agentmem.errors import AgentmemError
-    from agentmem.hooks import config_files
+    from agentmem.hooks import config_files, runtime_hooks
 
     try:
         helper = config_files.helper_command(data)
     except AgentmemError:  # no helper recorded yet: still report what is installed
         helper = None
-    found = [config_files.status(n, helper) for n in names]
+    found = [runtime_hooks.status(n, helper) for n in names]
     lines = []
     for s in found:
         state = "installed" if s["installed"] else "not installed"

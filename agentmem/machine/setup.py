@@ -105,7 +105,9 @@ def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: fl
     return True
 
 
-def _runtime_steps(report: SetupReport, machine: Path, names: list[str], helper: str, env, replace: bool) -> None:
+def _runtime_steps(report: SetupReport, machine: Path, names: list[str], helper_cmd: list[str], store, env,
+                   replace: bool) -> None:
+    helper = shlex.join(helper_cmd)
     files = core_skill.render_files(core_skill.skill_source(machine), helper)
     block_body = (machine / BLOCK_SOURCE).read_text("utf-8").replace(core_skill.HELPER_TOKEN, helper)
     for name in names:
@@ -114,23 +116,65 @@ def _runtime_steps(report: SetupReport, machine: Path, names: list[str], helper:
         result = core_skill.install_core_skill(files, dest, machine, name, replace=replace)
         status = {"installed": "changed", "updated": "changed", "unchanged": "ok"}.get(result.status, "warning")
         report.add(f"skill {name}", status, result.detail or f"{result.status}: {result.path}")
+        agents_md_existed = rt.instructions.exists()
         try:
             changed = blocks.apply_block(rt.instructions, block_body)
         except InvalidInput as exc:
             report.add(f"instructions {name}", "warning", exc.one_line())
             continue
         report.add(f"instructions {name}", "changed" if changed else "ok", str(rt.instructions))
+        if name == "opencode":
+            _opencode_claude_md_step(report, machine, env, agents_md_existed)
+        _permissions_step(report, machine, name, helper_cmd, store, env)
+    for name in RUNTIME_NAMES:
+        if name not in names:
+            _withdraw_permissions(report, machine, name, env)
+
+
+def _permissions_step(report: SetupReport, machine: Path, name: str, helper_cmd: list[str], store, env) -> None:
+    """Let the runtime run the helper in its default permission mode (machine/permissions.py)."""
+    from agentmem.machine import permissions
+
+    try:
+        changed, detail = permissions.apply(machine, name, helper_cmd, store, env)
+    except AgentmemError as exc:
+        report.add(f"permissions {name}", "warning", exc.one_line())
+        return
+    report.add(f"permissions {name}", "changed" if changed else "ok", detail)
+
+
+def _withdraw_permissions(report: SetupReport, machine: Path, name: str, env) -> None:
+    """A runtime no longer enabled: take back the permission entries setup added for it."""
+    from agentmem.machine import permissions
+
+    try:
+        if permissions.withdraw(machine, name, env):
+            report.add(f"permissions {name}", "changed", "removed the entries agentmem had added (runtime disabled)")
+    except AgentmemError as exc:
+        report.add(f"permissions {name}", "warning", exc.one_line())
+
+
+def _opencode_claude_md_step(report: SetupReport, machine: Path, env, agents_md_existed: bool) -> None:
+    from agentmem.machine import permissions
+
+    try:
+        outcome = permissions.opencode_keeps_claude_md(machine, env, agents_md_existed=agents_md_existed)
+    except AgentmemError as exc:
+        report.add("instructions opencode: CLAUDE.md", "warning", exc.one_line())
+        return
+    if outcome is not None:
+        report.add("instructions opencode: CLAUDE.md", *outcome)
 
 
 def _hooks_step(report: SetupReport, machine: Path, enabled: bool, names: list[str], helper_cmd: list[str],
                 env) -> None:
     """Install our hooks when asked, else take out any we installed before."""
-    from agentmem.hooks import config_files
+    from agentmem.hooks import config_files, runtime_hooks
 
     for name in names:
         try:
-            change = (config_files.install(machine, name, helper_cmd, env) if enabled
-                      else config_files.remove(machine, name, env))
+            change = (runtime_hooks.install(machine, name, helper_cmd, env) if enabled
+                      else runtime_hooks.remove(machine, name, env))
         except AgentmemError as exc:
             report.add(f"hooks {name}", "warning", exc.one_line())
             continue
@@ -183,7 +227,7 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     agent = settings.agent_name(cfg) or default_agent(names)
     changed = settings.complete(machine, cfg, agent=agent, helper_command=helper_cmd)
     report.add("config", "changed" if changed else "ok", f"{machine / 'config.toml'} (helper: {helper})")
-    _runtime_steps(report, machine, names, helper, env, replace_core_skill)
+    _runtime_steps(report, machine, names, helper_cmd, cfg.store, env, replace_core_skill)
     _hooks_step(report, machine, settings.hooks_enabled(cfg), names, helper_cmd, env)
     _shared_skill_steps(report, machine, cfg, settings.shared_skills(cfg), names, env)
     report.outcome = verification.verification_step(report, machine, env)
