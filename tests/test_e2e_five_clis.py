@@ -183,7 +183,7 @@ def _search_step(request):
 
 
 def test_a_checkpoint_saved_by_any_cli_on_machine_a_is_found_by_every_cli_on_machine_b(world):
-    """Item 3: one memory across five CLIs, each in its default permission mode."""
+    """One memory across five CLIs, each in its default permission mode."""
     saved = {}
     for writer in ALL_CLIS:
         title = f"Zebra handoff from {writer}"
@@ -203,7 +203,8 @@ def test_a_checkpoint_saved_by_any_cli_on_machine_a_is_found_by_every_cli_on_mac
 
 
 def test_codex_exec_in_its_read_only_sandbox_fails_a_save_loudly_and_keeps_nothing_half_saved(world):
-    """Item 2: `codex exec` alone runs commands read-only; no setting makes a folder writable there."""
+    """`codex exec` alone runs commands read-only; no setting makes a folder writable there."""
+    # INV loud-unwritable
     m = world["A"]
     before = {e.id for e in pending.list_entries(m.agentmem_home)}
     title, body = "Read-only zebra", "Goal: show the read-only failure."
