@@ -30,7 +30,7 @@ EXIT_MEANINGS = {
     EXIT_NOT_CONFIGURED: "not configured (no store, or the directory maps to no project)",
     EXIT_NOT_FOUND: "not found",
     EXIT_NOT_AUTHENTICATED: "not authenticated (no Hugging Face token, or a rejected one)",
-    EXIT_NO_ACCESS: "no access (read-only token, someone else's bucket)",
+    EXIT_NO_ACCESS: "no access (read-only token, someone else's bucket; a machine folder this process may not write)",
     EXIT_OFFLINE: "offline (the store could not be reached in time)",
     EXIT_CONFLICT: "conflict (different bytes at an append-only path; a differing installed skill without `--replace`)",
     EXIT_PUBLIC_BUCKET: "the bucket is public (agentmem refuses it and never changes its visibility)",
