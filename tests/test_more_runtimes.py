@@ -280,3 +280,13 @@ def test_a_save_into_a_read_only_machine_folder_fails_in_one_line_and_keeps_noth
     assert not (laptop.home / "pending").exists() or not any((laptop.home / "pending").iterdir())
     store = laptop.home.parent.parent / "shared-store"
     assert "zebra" not in "".join(p.read_text() for p in store.rglob("*.md"))
+
+
+@pytest.mark.parametrize("name", ["gemini", "copilot"])
+def test_the_hand_written_hook_json_survives_quotes_backslashes_and_control_characters(name):
+    # INV runtime-hook-form
+    from agentmem.hooks.dispatch import reminder_output
+
+    text = 'a "quoted" \\ path\nnext line\ttab, é, \x01'
+    data = json.loads(reminder_output(name, "prompt", text))
+    assert (data.get("hookSpecificOutput") or data)["additionalContext"] == text

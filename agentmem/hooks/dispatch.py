@@ -53,17 +53,27 @@ def parse_hook_args(argv: list[str]) -> tuple[str, str, str]:
     return argv[0], opts["--runtime"], opts["--event"]
 
 
+def _json_string(text: str) -> str:
+    """`text` as a JSON string, written by hand: importing json (and the re module it pulls in)
+    costs a reminder more than the rest of its work (bench/hook_latency.py, 2026-12-01)."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch < " ":
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
 def reminder_output(runtime: str, event: str, text: str) -> str:
     """What to print so that `runtime` puts `text` into the model's context."""
     if runtime == "gemini":
-        import json
-
-        return json.dumps({"hookSpecificOutput": {"hookEventName": GEMINI_EVENTS[event],
-                                                  "additionalContext": text}}) + "\n"
+        return ('{"hookSpecificOutput": {"hookEventName": "' + GEMINI_EVENTS[event]
+                + '", "additionalContext": ' + _json_string(text) + "}}\n")
     if runtime == "copilot":
-        import json
-
-        return json.dumps({"additionalContext": text}) + "\n"
+        return '{"additionalContext": ' + _json_string(text) + "}\n"
     return text + "\n"
 
 
