@@ -140,7 +140,8 @@ def _permissions_step(report: SetupReport, machine: Path, name: str, helper_cmd:
     except AgentmemError as exc:
         report.add(f"permissions {name}", "warning", exc.one_line())
         return
-    report.add(f"permissions {name}", "changed" if changed else "ok", detail)
+    status = "changed" if changed else ("skipped" if name in ("opencode", "copilot") else "ok")
+    report.add(f"permissions {name}", status, detail)
 
 
 def _withdraw_permissions(report: SetupReport, machine: Path, name: str, env) -> None:
@@ -181,6 +182,15 @@ def _hooks_step(report: SetupReport, machine: Path, enabled: bool, names: list[s
         if enabled or change.changed:
             note = f" {config_files.CODEX_TRUST_NOTE}" if enabled and name == "codex" else ""
             report.add(f"hooks {name}", "changed" if change.changed else "ok", f"{change.detail}: {change.path}{note}")
+    for name in RUNTIME_NAMES:  # a runtime no longer enabled keeps no hook of ours
+        if name in names:
+            continue
+        try:
+            change = runtime_hooks.remove(machine, name, env)
+        except AgentmemError:
+            continue  # a file of a runtime this machine does not use: not ours to report on
+        if change.changed:
+            report.add(f"hooks {name}", "changed", f"{change.detail} (runtime disabled): {change.path}")
 
 
 def _shared_skill_steps(report: SetupReport, machine: Path, cfg, wanted: list[str], names: list[str], env) -> None:
