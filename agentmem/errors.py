@@ -30,7 +30,8 @@ EXIT_MEANINGS = {
     EXIT_NOT_CONFIGURED: "not configured (no store, or the directory maps to no project)",
     EXIT_NOT_FOUND: "not found",
     EXIT_NOT_AUTHENTICATED: "not authenticated (no Hugging Face token, or a rejected one)",
-    EXIT_NO_ACCESS: "no access (read-only token, someone else's bucket, a file of yours made read-only)",
+    EXIT_NO_ACCESS: ("no access (read-only token, someone else's bucket, a file of yours made read-only, "
+                     "a machine folder this process may not write)"),
     EXIT_OFFLINE: "offline (the store could not be reached in time)",
     EXIT_CONFLICT: "conflict (different bytes at an append-only path; a differing installed skill without `--replace`)",
     EXIT_PUBLIC_BUCKET: "the bucket is public (agentmem refuses it and never changes its visibility)",
@@ -88,6 +89,12 @@ class NoAccess(AgentmemError):
 
     exit_code = EXIT_NO_ACCESS
     kind = "no-access"
+
+
+class NotWritable(NoAccess):
+    """This process may not write the machine folder (an agent's sandbox, a read-only disk, permissions)."""
+
+    kind = "not-writable"
 
 
 class Offline(AgentmemError):

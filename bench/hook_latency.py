@@ -49,6 +49,8 @@ def main() -> None:
             ("python -c pass (helper venv)", [py, "-c", "pass"], b""),
             ("hook reminder (start)", [launcher, "hook", "reminder", "--runtime", "codex"], b"{}"),
             ("hook reminder (prompt)", [launcher, "hook", "reminder", "--event", "prompt", "--runtime", "claude"], b"{}"),
+            ("hook reminder (start, gemini)", [launcher, "hook", "reminder", "--runtime", "gemini"], b"{}"),
+            ("hook reminder (start, copilot)", [launcher, "hook", "reminder", "--runtime", "copilot"], b"{}"),
             ("hook stop (stop_hook_active)", [launcher, "hook", "stop", "--runtime", "claude"], stop_in),
         ]
         print(f"{runs} runs each, {launcher} ({sys.version.split()[0]})")

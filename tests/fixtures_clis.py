@@ -1,17 +1,26 @@
-"""Fixtures that run the real Codex and Claude Code CLIs offline against `modelstub`.
+"""Fixtures that run the real agent CLIs (Codex, Claude Code, Gemini CLI, OpenCode, GitHub
+Copilot CLI) offline against `modelstub`.
 
 The CLIs come from `scripts/install-clis` (pinned versions, in `.cache/clis` or
 `$AGENTMEM_CLI_DIR`); tests that need one skip, naming the reason, when it is
-not installed. Each run gets a throwaway HOME and a clean environment: nothing
-from the developer's own home or credentials reaches the CLI, and the only
-network address it is given is the loopback stand-in.
+not installed, and fail instead under CI (`CI=true`), where a missing CLI is a
+broken install step. Each run gets a throwaway HOME and a clean environment:
+nothing from the developer's own home or credentials reaches the CLI, and the
+only network address it is given is the loopback stand-in.
+
+How each is pointed at the stand-in (shared/reference/more-clis.md, checked 2026-12-01):
+Gemini CLI by `GOOGLE_GEMINI_BASE_URL` plus `security.auth.selectedType` in its
+settings.json; OpenCode by an `@ai-sdk/openai-compatible` provider in its
+opencode.json; Copilot CLI by its BYOK variables (`COPILOT_PROVIDER_*`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,21 +31,27 @@ from tests.fixtures_core import missing_prerequisite
 from tests.modelstub import ModelStub
 
 ROOT = Path(__file__).resolve().parent.parent
-CLI_TIMEOUT = 120  # seconds per CLI run; a healthy scripted run takes 2-10 s here (2026-11-30)
+# Seconds per CLI run; a healthy scripted run takes 2-10 s here (2026-12-01). OpenCode with a
+# plugin and no pre-seeded dependency folder waits ~70 s for npm offline: that would show as slow.
+CLI_TIMEOUT = 120
+ALL_CLIS = ("codex", "claude", "gemini", "opencode", "copilot")
 
 
 def pinned_versions() -> dict[str, str]:
-    """{"codex": "0.171.0", "claude": "2.1.332"}: the pins in scripts/install-clis."""
+    """{"codex": "0.171.0", ...}: the pins in scripts/install-clis."""
     text = (ROOT / "scripts" / "install-clis").read_text()
-    return {
-        "codex": re.search(r'^CODEX_VERSION="([^"]+)"', text, re.M).group(1),
-        "claude": re.search(r'^CLAUDE_VERSION="([^"]+)"', text, re.M).group(1),
-    }
+    return {name: re.search(rf'^{name.upper()}_VERSION="([^"]+)"', text, re.M).group(1) for name in ALL_CLIS}
 
 
 PINNED = pinned_versions()
-# Parametrize over this to get test IDs naming the CLI version: test_x[codex@0.171.0].
-RUNTIME_PARAMS = [pytest.param(name, id=f"{name}@{PINNED[name]}") for name in ("codex", "claude")]
+
+
+def runtime_params(names=ALL_CLIS) -> list:
+    """Parametrize over this to get test IDs naming the CLI version: test_x[codex@0.171.0]."""
+    return [pytest.param(name, id=f"{name}@{PINNED[name]}") for name in names]
+
+
+RUNTIME_PARAMS = runtime_params(("codex", "claude"))
 
 
 def cli_dir() -> Path:
@@ -52,11 +67,20 @@ _versions: dict[str, str] = {}
 
 
 def cli_version(name: str) -> str:
-    """`codex-cli 0.171.0` / `2.1.332 (Claude Code)`, as the binary reports it."""
+    """`codex-cli 0.171.0` / `2.1.332 (Claude Code)` / `0.61.0`..., as the binary reports it."""
     if name not in _versions:
-        out = subprocess.run([str(cli_binary(name)), "--version"], capture_output=True, text=True, timeout=60)
-        _versions[name] = out.stdout.strip() or out.stderr.strip()
+        with tempfile.TemporaryDirectory() as home:  # --version must not touch the developer's home
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "LANG": "C.UTF-8",
+                   "COPILOT_PKG_CACHE_HOME": str(copilot_pkg_cache())}
+            out = subprocess.run([str(cli_binary(name)), "--version"], capture_output=True, text=True,
+                                 timeout=60, env=env, stdin=subprocess.DEVNULL)
+        _versions[name] = out.stdout.strip().splitlines()[0] if out.stdout.strip() else out.stderr.strip()
     return _versions[name]
+
+
+def copilot_pkg_cache() -> Path:
+    """Where Copilot CLI unpacks its 235 MB package once, shared by every throwaway home."""
+    return cli_dir() / "copilot" / "pkg-cache"
 
 
 def require_cli(name: str) -> Path:
@@ -101,9 +125,25 @@ class Machine:
             "ANTHROPIC_API_KEY": "x",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             "DISABLE_AUTOUPDATER": "1",
+            # The XDG folders OpenCode uses, at their defaults but explicit, so nothing leaks from outside.
+            "XDG_CONFIG_HOME": str(self.home / ".config"),
+            "XDG_DATA_HOME": str(self.home / ".local" / "share"),
+            "XDG_CACHE_HOME": str(self.home / ".cache"),
+            "XDG_STATE_HOME": str(self.home / ".local" / "state"),
+            "GEMINI_API_KEY": "dummy",
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "COPILOT_PROVIDER_TYPE": "openai",
+            "COPILOT_PROVIDER_API_KEY": "dummy",
+            "COPILOT_MODEL": "fake-model",
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_AUTO_UPDATE": "false",
+            "COPILOT_PKG_CACHE_HOME": str(copilot_pkg_cache()),
         }
         if stub is not None:
             env["ANTHROPIC_BASE_URL"] = stub.url
+            env["GOOGLE_GEMINI_BASE_URL"] = stub.url
+            env["COPILOT_PROVIDER_BASE_URL"] = f"{stub.url}/v1"
         env.update(self.extra_env)
         return env
 
@@ -157,6 +197,67 @@ class Machine:
         argv = [str(require_cli("claude")), "-p", prompt]
         if tools:
             argv += ["--allowedTools", "Bash"]
+        return self._run(argv, self.env(stub), cwd)
+
+    # -- Gemini CLI, OpenCode, Copilot CLI ----------------------------------------------------
+    def _merge_json(self, path: Path, change) -> None:
+        """Edit a CLI's JSON settings in place, keeping what setup (our hooks) put there."""
+        data = json.loads(path.read_text()) if path.exists() else {}
+        change(data)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=2) + "\n")
+
+    def point_gemini_at(self, stub: ModelStub, cwd: Path | None) -> None:
+        """API-key auth (the base URL comes from the environment), no usage statistics, and the
+        working folder trusted, as a user of Gemini CLI has it after the first run in a project."""
+        def change(data):
+            data.setdefault("security", {}).setdefault("auth", {})["selectedType"] = "gemini-api-key"
+            data.setdefault("privacy", {})["usageStatisticsEnabled"] = False
+
+        gemini = self.home / ".gemini"
+        self._merge_json(gemini / "settings.json", change)
+        self._merge_json(gemini / "trustedFolders.json",
+                         lambda d: d.__setitem__(str(cwd or self.home), "TRUST_FOLDER"))
+
+    def gemini(self, stub: ModelStub, prompt: str, *, cwd: Path | None = None, tools: bool = False) -> Run:
+        self.point_gemini_at(stub, cwd)
+        argv = [str(require_cli("gemini")), "-m", "fake-model", "-p", prompt]
+        if tools:
+            argv += ["--approval-mode", "yolo"]
+        return self._run(argv, self.env(stub), cwd)
+
+    def point_opencode_at(self, stub: ModelStub) -> None:
+        """An OpenAI-compatible provider at the stand-in. Also pre-seeds the config folder's
+        dependency install (test-only, see docs/hooks.md): offline, OpenCode would otherwise
+        wait ~70 s for `npm install @opencode-ai/plugin` whenever a plugin is present."""
+        config = self.home / ".config" / "opencode"
+
+        def change(data):
+            data["provider"] = {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "Fake",
+                                         "options": {"baseURL": f"{stub.url}/v1", "apiKey": "dummy"},
+                                         "models": {"fake-model": {"name": "Fake Model"}}}}
+            data.update({"model": "fake/fake-model", "small_model": "fake/fake-model",
+                         "autoupdate": False, "share": "disabled"})
+
+        self._merge_json(config / "opencode.json", change)
+        (config / "node_modules").mkdir(exist_ok=True)
+        lock = config / "package-lock.json"
+        if not lock.exists():
+            lock.write_text(json.dumps({"lockfileVersion": 3, "packages": {"": {
+                "dependencies": {"@opencode-ai/plugin": "*"}}}}))
+
+    def opencode(self, stub: ModelStub, prompt: str, *, cwd: Path | None = None, tools: bool = False) -> Run:
+        # OpenCode allows its bash tool by default: `tools` needs no flag.
+        self.point_opencode_at(stub)
+        return self._run([str(require_cli("opencode")), "run", prompt], self.env(stub), cwd)
+
+    def copilot(self, stub: ModelStub, prompt: str, *, cwd: Path | None = None, tools: bool = False,
+                allow: list[str] | None = None) -> Run:
+        argv = [str(require_cli("copilot")), "-p", prompt]
+        if tools:
+            argv += ["--allow-all-tools", "--allow-all-paths"]
+        for pattern in allow or []:
+            argv += pattern.split("=", 1) if pattern.startswith("--") else ["--allow-tool", pattern]
         return self._run(argv, self.env(stub), cwd)
 
 

@@ -1,16 +1,26 @@
 """A recording stand-in for the model APIs the real agent CLIs call, on 127.0.0.1.
 
-It speaks just enough of two wire formats:
+It speaks just enough of four wire formats:
 - OpenAI Responses (`POST /v1/responses`, SSE), which Codex uses;
-- Anthropic Messages (`POST /v1/messages`, SSE), which Claude Code uses.
+- Anthropic Messages (`POST /v1/messages`, SSE or JSON), which Claude Code uses;
+- OpenAI Chat Completions (`POST /v1/chat/completions`, SSE or JSON), which OpenCode and
+  GitHub Copilot CLI use;
+- the Gemini API (`POST /v1beta/models/M:streamGenerateContent` / `:generateContent`, plus
+  stubs for `:countTokens` and embeddings), which Gemini CLI uses.
 
-Each model turn is answered from a script: `Text("...")`, `Shell("cmd")` (a
-shell tool call: Codex `exec_command`, Claude `Bash`) or `ToolCall(name, arguments)`
-(any other tool the CLI offers, e.g. an MCP server's). After a tool call the CLI
-runs the command and sends its output in the next request, where a test reads
-it. Every request body is recorded, so tests assert what reached the model.
-A step may also be a function of the request it answers, returning either.
-When the script runs out, the stand-in answers "done.".
+Each model turn is answered from a script: `Text("...")`, `Shell("cmd")`, a call of the
+shell tool the request itself offers (`exec_command`, `Bash`, `bash`, `run_shell_command`,
+...), its arguments filled from that tool's parameter schema, or `ToolCall(name, arguments)`
+(any other tool the CLI offers, e.g. an MCP server's; Responses and Messages formats). After a tool call the CLI runs
+the command and sends its output in the next request, where a test reads it. A step may also
+be a function of the request it answers, returning either. When the script runs out, the
+stand-in answers "done.".
+
+Agent turns (requests that offer tools) are recorded in `requests` and consume the script;
+a `Shell` step for a request offering no shell-like tool is answered as text naming that.
+Side requests that offer no tools at all (OpenCode's title call, a router's JSON-mode call)
+are recorded in `side_requests` and always get text (a JSON object filled from the schema
+when one is asked for), so they never take a scripted step meant for the agent.
 """
 
 from __future__ import annotations
@@ -19,6 +29,8 @@ import json
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+SHELL_TOOLS = ("exec_command", "shell_command", "run_shell_command", "bash", "Bash", "shell")
 
 
 @dataclass(frozen=True)
@@ -41,6 +53,43 @@ class ToolCall:
     namespace: str | None = None
 
 
+def _tool_specs(body: dict) -> list[tuple[str, dict]]:
+    """(name, JSON schema of its parameters) of every function tool the request offers, any format."""
+    specs = []
+    for tool in body.get("tools") or []:
+        if not isinstance(tool, dict):
+            continue
+        if isinstance(tool.get("function"), dict):  # Chat Completions
+            fn = tool["function"]
+            specs.append((fn.get("name", ""), fn.get("parameters") or {}))
+        elif isinstance(tool.get("functionDeclarations"), list):  # Gemini
+            for fn in tool["functionDeclarations"]:
+                if isinstance(fn, dict):
+                    specs.append((fn.get("name", ""), fn.get("parametersJsonSchema") or fn.get("parameters") or {}))
+        elif "name" in tool:  # Responses, Messages
+            specs.append((tool["name"], tool.get("parameters") or tool.get("input_schema") or {}))
+    return specs
+
+
+def shell_tool(body: dict) -> tuple[str, dict] | None:
+    """The shell-like tool the request offers, if any, in SHELL_TOOLS order."""
+    offered = dict(_tool_specs(body))
+    for name in SHELL_TOOLS:
+        if name in offered:
+            return name, offered[name]
+    return None
+
+
+def shell_arguments(name: str, schema: dict, command: str) -> dict:
+    """Arguments for a call of `name` running `command`, filled from its parameter schema."""
+    props = schema.get("properties") or {}
+    key = "cmd" if "cmd" in props or name == "exec_command" else "command"
+    args = {key: command}
+    if "description" in props or "description" in (schema.get("required") or []):
+        args["description"] = "scripted"
+    return args
+
+
 @dataclass
 class Request:
     path: str
@@ -61,6 +110,14 @@ class Request:
             found += [("system", b.get("text", "")) for b in system if isinstance(b, dict)]
         if isinstance(self.body.get("instructions"), str):
             found.append(("system", self.body["instructions"]))
+        gemini_system = self.body.get("systemInstruction")
+        if isinstance(gemini_system, dict):
+            found += [("system", p["text"]) for p in gemini_system.get("parts") or []
+                      if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        for msg in self.body.get("contents") or []:  # Gemini
+            if isinstance(msg, dict):
+                found += [(msg.get("role", ""), p["text"]) for p in msg.get("parts") or []
+                          if isinstance(p, dict) and isinstance(p.get("text"), str)]
         for msg in (self.body.get("input") or []) + (self.body.get("messages") or []):
             if not isinstance(msg, dict):
                 continue
@@ -77,29 +134,51 @@ class Request:
         return [(role, text) for role, text in self.texts() if needle in text]
 
     def tool_outputs(self) -> list[str]:
-        """Outputs of earlier tool calls carried in this request (either wire format)."""
+        """Outputs of earlier tool calls carried in this request (any wire format)."""
         found = []
         for item in self.body.get("input") or []:  # Responses
             if isinstance(item, dict) and item.get("type") == "function_call_output":
                 out = item.get("output")
                 found.append(out if isinstance(out, str) else json.dumps(out))
-        for msg in self.body.get("messages") or []:  # Messages
+        for msg in self.body.get("messages") or []:
+            if not isinstance(msg, dict):
+                continue
             content = msg.get("content")
+            if msg.get("role") == "tool":  # Chat Completions
+                if isinstance(content, list):
+                    content = "".join(b.get("text", "") for b in content if isinstance(b, dict))
+                found.append(content if isinstance(content, str) else json.dumps(content))
+                continue
             if not isinstance(content, list):
                 continue
-            for block in content:
+            for block in content:  # Messages
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     inner = block.get("content")
                     if isinstance(inner, list):
                         inner = "".join(b.get("text", "") for b in inner if isinstance(b, dict))
                     found.append(inner if isinstance(inner, str) else json.dumps(inner))
+        for msg in self.body.get("contents") or []:  # Gemini
+            for part in (msg.get("parts") or []) if isinstance(msg, dict) else []:
+                response = part.get("functionResponse") if isinstance(part, dict) else None
+                if isinstance(response, dict):
+                    inner = response.get("response")
+                    if isinstance(inner, dict) and isinstance(inner.get("output"), str):
+                        found.append(inner["output"])
+                    else:
+                        found.append(json.dumps(inner))
         return found
+
+    def skill_listings(self, name: str) -> int:
+        """How many times a skill called `name` is offered in this request, in any CLI's listing form."""
+        text = "\n".join(t for _, t in self.texts())
+        return text.count(f"<name>{name}</name>") + text.count(f"- {name}: ")
 
 
 @dataclass
 class ModelStub:
     script: list = field(default_factory=list)
     requests: list[Request] = field(default_factory=list)
+    side_requests: list[Request] = field(default_factory=list)
 
     def __post_init__(self):
         self._lock = threading.Lock()
@@ -130,19 +209,42 @@ class ModelStub:
                     body = json.loads(raw or b"{}")
                 except ValueError:
                     body = {"_raw": raw.decode("utf-8", "replace")}
-                path = self.path.split("?", 1)[0]
+                path, _, query = self.path.partition("?")
                 if path.endswith("/responses"):
-                    stub._record(path, body)
-                    self._sse(_responses_events(stub._next_reply(), stub._next_id()))
+                    reply, tool, n = stub._answer(path, body)
+                    self._sse(_responses_events(reply, n, tool))
                 elif path.endswith("/messages/count_tokens"):
                     self._send(200, "application/json", b'{"input_tokens": 1}')
                 elif path.endswith("/messages"):
-                    stub._record(path, body)
-                    events = _messages_events(stub._next_reply(), stub._next_id(), body.get("model", "m"))
+                    reply, tool, n = stub._answer(path, body)
+                    events = _messages_events(reply, n, body.get("model", "m"), tool)
                     if body.get("stream"):
                         self._sse(events)
                     else:
                         self._send(200, "application/json", json.dumps(_messages_json(events)).encode())
+                elif path.endswith("/chat/completions"):
+                    reply, tool, n = stub._answer(path, body)
+                    chunks = _chat_chunks(reply, n, body, tool)
+                    if body.get("stream"):
+                        self._sse([(None, c) for c in chunks] + [(None, "[DONE]")])
+                    else:
+                        self._send(200, "application/json", json.dumps(_chat_json(chunks)).encode())
+                elif path.endswith((":countTokens",)):
+                    self._send(200, "application/json", b'{"totalTokens": 1}')
+                elif path.endswith((":embedContent", ":batchEmbedContents")):
+                    count = max(1, len(body.get("requests") or []))
+                    data = {"embedding": {"values": [0.0] * 8}} if path.endswith(":embedContent") else {
+                        "embeddings": [{"values": [0.0] * 8}] * count}
+                    self._send(200, "application/json", json.dumps(data).encode())
+                elif path.endswith((":streamGenerateContent", ":generateContent")):
+                    reply, tool, n = stub._answer(path, body)
+                    event = _gemini_response(reply, body, tool)
+                    if path.endswith(":streamGenerateContent") and "alt=sse" in query:
+                        self._sse([(None, event)])
+                    elif path.endswith(":streamGenerateContent"):
+                        self._send(200, "application/json", json.dumps([event]).encode())
+                    else:
+                        self._send(200, "application/json", json.dumps(event).encode())
                 else:
                     self._send(404, "application/json", b'{"error": "not found"}')
 
@@ -154,10 +256,11 @@ class ModelStub:
                 self.wfile.write(data)
 
             def _sse(self, events):
-                data = b"".join(
-                    f"event: {name}\ndata: {json.dumps(payload)}\n\n".encode() for name, payload in events
-                )
-                self._send(200, "text/event-stream", data)
+                parts = []
+                for name, payload in events:
+                    data = payload if isinstance(payload, str) else json.dumps(payload)
+                    parts.append((f"event: {name}\n" if name else "") + f"data: {data}\n\n")
+                self._send(200, "text/event-stream", "".join(parts).encode())
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
@@ -180,21 +283,23 @@ class ModelStub:
         return f"http://127.0.0.1:{self.port}"
 
     # -- script ----------------------------------------------------------
-    def _record(self, path, body):
-        with self._lock:
-            self.requests.append(Request(path, body))
-
-    def _next_reply(self):
-        with self._lock:
-            reply = self.script.pop(0) if self.script else Text("done.")
-            request = self.requests[-1] if self.requests else None
-        # A callable step decides from the request it answers, as a model reading its context would.
-        return reply(request) if callable(reply) else reply
-
-    def _next_id(self) -> int:
+    def _answer(self, path: str, body: dict):
+        """(reply, shell tool offered or None, reply number) for one request, recorded."""
+        tool = shell_tool(body)
+        request = Request(path, body)
         with self._lock:
             self._calls += 1
-            return self._calls
+            n = self._calls
+            if not _tool_specs(body) or _json_mode_schema(body) is not None:
+                self.side_requests.append(request)
+                return Text("done."), None, n
+            self.requests.append(request)
+            reply = self.script.pop(0) if self.script else Text("done.")
+        # A callable step decides from the request it answers, as a model reading its context would.
+        reply = reply(request) if callable(reply) else reply
+        if isinstance(reply, Shell) and tool is None:
+            reply = Text(f"NO_SHELL_TOOL_OFFERED: could not run {reply.command!r}")
+        return reply, tool, n
 
     def all_text(self) -> str:
         return "\n".join(r.text for r in self.requests)
@@ -203,16 +308,17 @@ class ModelStub:
         return [out for r in self.requests for out in r.tool_outputs()]
 
 
-def _responses_events(reply, n: int) -> list[tuple[str, dict]]:
+def _call_args(reply: Shell, tool, default: str) -> tuple[str, dict]:
+    name, schema = tool if tool is not None else (default, {})
+    return name, shell_arguments(name, schema, reply.command)
+
+
+def _responses_events(reply, n: int, tool) -> list[tuple[str, dict]]:
     rid = f"resp_{n}"
     if isinstance(reply, Shell):
-        item = {
-            "type": "function_call",
-            "id": f"fc_{n}",
-            "call_id": f"call_{n}",
-            "name": "exec_command",
-            "arguments": json.dumps({"cmd": reply.command}),
-        }
+        name, args = _call_args(reply, tool, "exec_command")
+        item = {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "name": name,
+                "arguments": json.dumps(args)}
     elif isinstance(reply, ToolCall):
         item = {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "name": reply.name,
                 "arguments": json.dumps(reply.arguments)}
@@ -238,7 +344,7 @@ def _responses_events(reply, n: int) -> list[tuple[str, dict]]:
     ]
 
 
-def _messages_events(reply, n: int, model: str) -> list[tuple[str, dict]]:
+def _messages_events(reply, n: int, model: str, tool) -> list[tuple[str, dict]]:
     start = {
         "type": "message_start",
         "message": {
@@ -253,8 +359,9 @@ def _messages_events(reply, n: int, model: str) -> list[tuple[str, dict]]:
         },
     }
     if isinstance(reply, Shell):
-        block = {"type": "tool_use", "id": f"toolu_{n}", "name": "Bash", "input": {}}
-        delta = {"type": "input_json_delta", "partial_json": json.dumps({"command": reply.command})}
+        name, args = _call_args(reply, tool, "Bash")
+        block = {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(args)}
         stop = "tool_use"
     elif isinstance(reply, ToolCall):
         block = {"type": "tool_use", "id": f"toolu_{n}", "name": reply.name, "input": {}}
@@ -289,3 +396,68 @@ def _messages_json(events) -> dict:
     message["content"] = [block]
     message["stop_reason"] = events[4][1]["delta"]["stop_reason"]
     return message
+
+
+def _from_schema(schema: dict):
+    """A value of the JSON schema's type: what a JSON-mode request asks the model for."""
+    kind = str(schema.get("type", "object")).lower()
+    if kind == "object":
+        return {k: _from_schema(v if isinstance(v, dict) else {}) for k, v in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        return []
+    if kind in ("integer", "number"):
+        return 1
+    if kind == "boolean":
+        return False
+    return "simple"
+
+
+def _json_mode_schema(body: dict) -> dict | None:
+    config = body.get("generationConfig") or {}
+    if config.get("responseMimeType") == "application/json":
+        return config.get("responseJsonSchema") or config.get("responseSchema") or {}
+    fmt = body.get("response_format") or {}
+    if fmt.get("type") == "json_schema":
+        return (fmt.get("json_schema") or {}).get("schema") or {}
+    if fmt.get("type") == "json_object":
+        return {}
+    return None
+
+
+def _chat_chunks(reply, n: int, body: dict, tool) -> list[dict]:
+    base = {"id": f"chatcmpl-{n}", "object": "chat.completion.chunk", "created": 0, "model": body.get("model", "m")}
+    schema = _json_mode_schema(body)
+    if isinstance(reply, Shell):
+        name, args = _call_args(reply, tool, "bash")
+        call = {"index": 0, "id": f"call_{n}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+        choice = {"index": 0, "delta": {"role": "assistant", "content": None, "tool_calls": [call]},
+                  "finish_reason": "tool_calls"}
+    else:
+        text = json.dumps(_from_schema(schema)) if schema is not None else reply.text
+        choice = {"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+    chunks = [dict(base, choices=[choice])]
+    if (body.get("stream_options") or {}).get("include_usage"):
+        chunks.append(dict(base, choices=[], usage={"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}))
+    return chunks
+
+
+def _chat_json(chunks: list[dict]) -> dict:
+    """A non-streaming Chat Completions reply built from the same chunks."""
+    choice = chunks[0]["choices"][0]
+    message = {k: v for k, v in choice["delta"].items()}
+    return {"id": chunks[0]["id"], "object": "chat.completion", "created": 0, "model": chunks[0]["model"],
+            "choices": [{"index": 0, "message": message, "finish_reason": choice["finish_reason"]}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+
+
+def _gemini_response(reply, body: dict, tool) -> dict:
+    schema = _json_mode_schema(body)
+    if isinstance(reply, Shell):
+        name, args = _call_args(reply, tool, "run_shell_command")
+        part: dict = {"functionCall": {"name": name, "args": args}}
+    elif schema is not None:
+        part = {"text": json.dumps(_from_schema(schema))}
+    else:
+        part = {"text": reply.text}
+    return {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}}

@@ -35,11 +35,14 @@ def test_hooks_on_are_merged_into_the_users_files_and_an_update_to_off_takes_onl
     ours = [h["command"] for e in codex["hooks"].values() for g in e for h in g["hooks"] if hooks_config.is_ours(h["command"])]
     assert ours and all(c.startswith(str(m.helper)) for c in ours)
     claude = json.loads(claude_settings.read_text())
-    assert claude["theme"] == "dark" and claude["permissions"] == USER_CLAUDE_SETTINGS["permissions"]
+    # The user's permission rule first, then setup's rule for the helper (machine/permissions.py).
+    with_helper_rule = {**USER_CLAUDE_SETTINGS,
+                        "permissions": {"allow": ["Bash(ls:*)", f"Bash({m.helper}:*)"]}}
+    assert claude["theme"] == "dark" and claude["permissions"] == with_helper_rule["permissions"]
 
     m.copier("update", "--trust", "--defaults", "-r", "v1.0.0", "--data=hooks=false", str(m.folder), cwd=m.user)
     assert json.loads(codex_hooks.read_text()) == USER_CODEX_HOOKS
-    assert json.loads(claude_settings.read_text()) == USER_CLAUDE_SETTINGS
+    assert json.loads(claude_settings.read_text()) == with_helper_rule
 
 
 @pytest.mark.slow  # a copy and an update: about 5 s (2026-12-01)
@@ -53,7 +56,7 @@ def test_hooks_installed_by_hand_outlast_setup_and_copier_update(tmp_path):
     project.mkdir()
     m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(tmp_path / "store"), "runtimes": '["claude"]'})
     settings_file = m.user / ".claude" / "settings.json"
-    assert not settings_file.exists()
+    assert hooks_config.our_commands(json.loads(settings_file.read_text())) == []  # only the permission rule
 
     proc = m.run("hooks", "install")
     assert proc.returncode == 0, proc.stderr

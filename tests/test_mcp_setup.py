@@ -300,6 +300,11 @@ def test_setup_registers_the_server_for_each_runtime_keeps_it_and_takes_it_out_w
     off = {s.name: s for s in setup.run_setup(folder, helper_command=HELPER).steps}
     assert off["mcp codex"].status == off["mcp claude"].status == "changed"
     assert (user / ".claude.json").read_text() == CLAUDE_JSON
+    # What remains beside the user's own text is the sandbox's writable roots, another managed entry of
+    # setup's (machine/permissions.py): with them taken out too, the file is the user's, byte for byte.
+    from agentmem.machine import codex_config
+
+    codex_config.remove_list_items(folder, user / ".codex" / "config.toml", "sandbox_workspace_write.writable_roots")
     assert (user / ".codex" / "config.toml").read_text() == CODEX_TOML
     assert "mcp codex" not in {s.name for s in setup.run_setup(folder, helper_command=HELPER).steps}
 

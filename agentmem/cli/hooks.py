@@ -18,7 +18,8 @@ def add_hooks(sp) -> None:
                     help="trust: ask Codex (its app-server) to trust our hooks, and only ours")
     sp.add_argument("--codex", metavar="PATH", help="the codex executable for `trust` (default: codex on PATH)")
     sp.add_argument("--runtime", choices=RUNTIME_NAMES, action="append",
-                    help="codex or claude (repeatable; default: the runtimes enabled in config.toml)")
+                    help="one of " + ", ".join(RUNTIME_NAMES)
+                    + " (repeatable; default: the runtimes enabled in config.toml)")
 
 
 def _runtime_names(args, config_data: dict) -> list[str]:
@@ -32,7 +33,7 @@ def _runtime_names(args, config_data: dict) -> list[str]:
 def run_hooks(args) -> Result:
     from agentmem import config
     from agentmem.errors import EXIT_OK, AgentmemError
-    from agentmem.hooks import config_files
+    from agentmem.hooks import config_files, runtime_hooks
     from agentmem.machine import settings
     from agentmem.machine.runtimes import enabled_names
 
@@ -50,8 +51,8 @@ def run_hooks(args) -> Result:
     failure = None
     for name in names:  # each runtime's file on its own: one left alone does not stop the others
         try:
-            c = (config_files.install(machine, name, helper) if helper is not None
-                 else config_files.remove(machine, name))
+            c = (runtime_hooks.install(machine, name, helper) if helper is not None
+                 else runtime_hooks.remove(machine, name))
         except AgentmemError as exc:
             failure = failure or exc
             path = str(config_files.get_runtime(name).hooks_file)
@@ -89,13 +90,13 @@ def _toml_value(value) -> str:
 
 def _status(names: list[str], data: dict) -> Result:
     from agentmem.errors import AgentmemError
-    from agentmem.hooks import config_files
+    from agentmem.hooks import config_files, runtime_hooks
 
     try:
         helper = config_files.helper_command(data)
     except AgentmemError:  # no helper recorded yet: still report what is installed
         helper = None
-    found = [config_files.status(n, helper) for n in names]
+    found = [runtime_hooks.status(n, helper) for n in names]
     lines = []
     for s in found:
         state = "installed" if s["installed"] else "not installed"

@@ -37,7 +37,7 @@ COMMANDS = {
     "skills": ("skills", "list shared skills and their revisions (QUERY: search names, descriptions)"),
     "read-skill": ("skills", "print a file of a published skill revision (default SKILL.md)"),
     "install-skill": ("skills", "install a shared skill revision for the enabled runtimes"),
-    "hooks": ("hooks", "install, remove, trust or show the optional Codex / Claude Code hooks"),
+    "hooks": ("hooks", "install, remove, trust or show the optional hooks of the enabled agent CLIs"),
     "mcp": ("mcp", "serve this machine's memory to an MCP client over stdio (needs the mcp extra)"),
 }
 DESCRIPTION = "Portable memory and skills for coding agents."
@@ -123,7 +123,7 @@ def run(argv: list[str]) -> int:
     except KeyboardInterrupt:
         return _fail(errors.AgentmemError("interrupted"), want_json)
     except OSError as exc:
-        return _fail(errors.AgentmemError(f"{exc.strerror or exc}: {exc.filename or ''}".strip(": ")), want_json)
+        return _fail(_os_error(exc, argv), want_json)
     warnings = _warnings()
     payload = result.envelope() if want_json else result.text
     if warnings and want_json:
@@ -136,6 +136,29 @@ def run(argv: list[str]) -> int:
 
         keep_parsed_copies()
     return result.exit_code
+
+
+def _os_error(exc: OSError, argv: list[str]) -> errors.AgentmemError:
+    """An OS error as one line; a write refused in the machine folder names its cause and the fix."""
+    import errno
+
+    where = f"{exc.strerror or exc}: {exc.filename or ''}".strip(": ")
+    if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM) or not exc.filename:
+        return errors.AgentmemError(where)
+    from agentmem.paths import machine_dir
+
+    machine = os.path.realpath(machine_dir())
+    target = os.path.realpath(os.fsdecode(exc.filename))
+    if os.path.commonpath([machine, target]) != machine:
+        return errors.AgentmemError(where)
+    command = _command_name(argv)
+    lost = " - nothing was saved" if command == "save" else ""
+    return errors.NotWritable(
+        f"cannot write the agentmem machine folder {machine} ({exc.strerror}){lost}",
+        hint="the agent's sandbox or the folder's permissions forbid it: in Codex run with "
+        "--sandbox workspace-write (agentmem setup lists the folder in sandbox_workspace_write.writable_roots) "
+        "or ask the user to approve running this command outside the sandbox; elsewhere make the folder writable",
+    )
 
 
 def _emit(payload, as_json: bool) -> None:

@@ -85,6 +85,9 @@ def _save_result(outcome, out: dict, text: str) -> Result:
 
 def add_save(sp) -> None:
     sp.add_argument("file", nargs="?", help="Markdown file with the note body; '-' or omitted: stdin")
+    sp.add_argument("--text", metavar="MARKDOWN",
+                    help="the note body as one argument, instead of FILE or stdin (for agent CLIs that "
+                    "pre-approve the helper's own command but ask about a heredoc or pipe)")
     sp.add_argument("--title")
     sp.add_argument("--kind", default="note", help="note (default) or checkpoint")
     sp.add_argument("--tag", action="append", default=[])
@@ -105,7 +108,8 @@ def run_save(args) -> Result:
 
     machine = common.machine()
     if args.retry is not None:
-        if args.file or args.title or args.tag or args.source or args.corrects or args.kind != "note" or args.redact:
+        if (args.file or args.text is not None or args.title or args.tag or args.source or args.corrects
+                or args.kind != "note" or args.redact):
             raise InvalidInput("--retry takes only a note ID: the pending note is resent exactly as saved")
         from agentmem.safety.screening import refuse_argument
 
@@ -116,10 +120,13 @@ def run_save(args) -> Result:
 
     from agentmem.memory import save
 
+    if args.text is not None and args.file is not None:
+        raise InvalidInput("give the note body either with --text or as FILE, not both")
+    raw = args.text.encode("utf-8", errors="surrogateescape") if args.text is not None else _read_body(args.file)
     cfg = common.config()
     project = _project(cfg, args, "save")
-    body = notes.decode_body(_read_body(args.file))
-    if args.file in (None, "-"):
+    body = notes.decode_body(raw)
+    if args.text is None and args.file in (None, "-"):
         check_heredoc_tail(body)
     saved = save.save(machine, cfg, project, body, title=args.title,
                       kind=args.kind, tags=args.tag, sources=args.source, session=args.session,

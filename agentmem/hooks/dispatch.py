@@ -3,6 +3,12 @@
 `hook` is the one command that never fails outward: whatever happens it exits
 0 and prints no decision, because in Claude Code a Stop hook's exit status 2
 would keep the agent from stopping. Problems go to stderr as one line.
+
+The reminder is printed in the form each runtime adds to the model's context
+(checked with the real CLIs, 2026-12-01): plain stdout for Codex, Claude Code
+and OpenCode (whose plugin reads it); Gemini CLI only takes
+`{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}`
+and Copilot CLI only a top-level `{"additionalContext": ...}`.
 """
 
 from __future__ import annotations
@@ -13,10 +19,9 @@ from agentmem.errors import EXIT_OK, AgentmemError, InvalidInput
 
 STDIN_LIMIT = 1024 * 1024  # hook input is a few hundred bytes; never read an unbounded stream
 # The same names as runtimes.RUNTIME_NAMES, spelled out so a hook skips that import (and dataclasses).
-HOOK_RUNTIMES = ("codex", "claude")
-USAGE = "usage: agentmem hook reminder|stop --runtime codex|claude [--event start|prompt]"
-
-
+HOOK_RUNTIMES = ("codex", "claude", "gemini", "opencode", "copilot")
+USAGE = f"usage: agentmem hook reminder|stop --runtime {'|'.join(HOOK_RUNTIMES)} [--event start|prompt]"
+GEMINI_EVENTS = {"start": "SessionStart", "prompt": "BeforeAgent"}  # the Gemini events our reminder runs on
 
 
 def _usage(problem: str) -> InvalidInput:
@@ -48,6 +53,30 @@ def parse_hook_args(argv: list[str]) -> tuple[str, str, str]:
     return argv[0], opts["--runtime"], opts["--event"]
 
 
+def _json_string(text: str) -> str:
+    """`text` as a JSON string, written by hand: importing json (and the re module it pulls in)
+    costs a reminder more than the rest of its work (bench/hook_latency.py, 2026-12-01)."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch < " ":
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def reminder_output(runtime: str, event: str, text: str) -> str:
+    """What to print so that `runtime` puts `text` into the model's context."""
+    if runtime == "gemini":
+        return ('{"hookSpecificOutput": {"hookEventName": "' + GEMINI_EVENTS[event]
+                + '", "additionalContext": ' + _json_string(text) + "}}\n")
+    if runtime == "copilot":
+        return '{"additionalContext": ' + _json_string(text) + "}\n"
+    return text + "\n"
+
+
 def _read_stdin() -> str:
     if sys.stdin is None or sys.stdin.isatty():
         return ""
@@ -63,12 +92,12 @@ def run_hook(argv: list[str]) -> int:
         from agentmem.hooks import actions
         from agentmem.paths import machine_dir
 
-        kind, _runtime, event = parse_hook_args(argv)
+        kind, runtime, event = parse_hook_args(argv)
         machine = machine_dir()
         if kind == "reminder":
             text = actions.reminder(machine, event)
             if text:
-                sys.stdout.write(text + "\n")
+                sys.stdout.write(reminder_output(runtime, event, text))
         else:
             report = actions.stop(machine, actions.parse_hook_input(_read_stdin()))
             message = report.message()

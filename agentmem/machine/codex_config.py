@@ -234,3 +234,8 @@ def read_table(path: Path, dotted: str) -> dict | None:
     doc, _ = _load(path)
     table = _walk(doc, _keys(dotted), create=False, created=[])
     return None if table is None else json.loads(json.dumps(table.unwrap()))
+
+
+def recorded_items(machine: str | os.PathLike, path: Path, dotted_key: str) -> list[str]:
+    """The items agentmem added to the list at `dotted_key` (as recorded), e.g. to see if they changed."""
+    return list((_state(machine).get(str(path)) or {}).get("items", {}).get(dotted_key) or [])

@@ -114,7 +114,9 @@ def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: fl
     return True
 
 
-def _runtime_steps(report: SetupReport, machine: Path, names: list[str], helper: str, env, replace: bool) -> None:
+def _runtime_steps(report: SetupReport, machine: Path, names: list[str], helper_cmd: list[str], store, env,
+                   replace: bool) -> None:
+    helper = shlex.join(helper_cmd)
     files = core_skill.render_files(core_skill.skill_source(machine), helper)
     block_body = (machine / BLOCK_SOURCE).read_text("utf-8").replace(core_skill.HELPER_TOKEN, helper)
     for name in names:
@@ -127,30 +129,82 @@ def _runtime_steps(report: SetupReport, machine: Path, names: list[str], helper:
         else:
             status = {"installed": "changed", "updated": "changed", "unchanged": "ok"}.get(result.status, "warning")
             report.add(f"skill {name}", status, result.detail or f"{result.status}: {result.path}")
+        agents_md_existed = rt.instructions.exists()
         try:
             changed = blocks.apply_block(rt.instructions, block_body)
         except AgentmemError as exc:  # malformed markers, a dangling link, a read-only file
             report.add(f"instructions {name}", "warning", exc.one_line())
             continue
         report.add(f"instructions {name}", "changed" if changed else "ok", str(rt.instructions))
+        if name == "opencode":
+            _opencode_claude_md_step(report, machine, env, agents_md_existed)
+        _permissions_step(report, machine, name, helper_cmd, store, env)
+    for name in RUNTIME_NAMES:
+        if name not in names:
+            _withdraw_permissions(report, machine, name, env)
+
+
+def _permissions_step(report: SetupReport, machine: Path, name: str, helper_cmd: list[str], store, env) -> None:
+    """Let the runtime run the helper in its default permission mode (machine/permissions.py)."""
+    from agentmem.machine import permissions
+
+    try:
+        changed, detail = permissions.apply(machine, name, helper_cmd, store, env)
+    except AgentmemError as exc:
+        report.add(f"permissions {name}", "warning", exc.one_line())
+        return
+    status = "changed" if changed else ("skipped" if name in ("opencode", "copilot") else "ok")
+    report.add(f"permissions {name}", status, detail)
+
+
+def _withdraw_permissions(report: SetupReport, machine: Path, name: str, env) -> None:
+    """A runtime no longer enabled: take back the permission entries setup added for it."""
+    from agentmem.machine import permissions
+
+    try:
+        if permissions.withdraw(machine, name, env):
+            report.add(f"permissions {name}", "changed", "removed the entries agentmem had added (runtime disabled)")
+    except AgentmemError as exc:
+        report.add(f"permissions {name}", "warning", exc.one_line())
+
+
+def _opencode_claude_md_step(report: SetupReport, machine: Path, env, agents_md_existed: bool) -> None:
+    from agentmem.machine import permissions
+
+    try:
+        outcome = permissions.opencode_keeps_claude_md(machine, env, agents_md_existed=agents_md_existed)
+    except AgentmemError as exc:
+        report.add("instructions opencode: CLAUDE.md", "warning", exc.one_line())
+        return
+    if outcome is not None:
+        report.add("instructions opencode: CLAUDE.md", *outcome)
 
 
 def _hooks_step(report: SetupReport, machine: Path, wanted: set[str], names: list[str], helper_cmd: list[str],
                 env) -> None:
     """Install our hooks for the runtimes in `wanted`, and take out any we installed before elsewhere."""
-    from agentmem.hooks import codex_trust, config_files
+    from agentmem.hooks import codex_trust, runtime_hooks
 
     for name in names:
         enabled = name in wanted
         try:
-            change = (config_files.install(machine, name, helper_cmd, env) if enabled
-                      else config_files.remove(machine, name, env))
+            change = (runtime_hooks.install(machine, name, helper_cmd, env) if enabled
+                      else runtime_hooks.remove(machine, name, env))
         except AgentmemError as exc:
             report.add(f"hooks {name}", "warning", exc.one_line())
             continue
         if enabled or change.changed:
             note = f" {codex_trust.trust_hint(helper_cmd)}" if enabled and name == "codex" else ""
             report.add(f"hooks {name}", "changed" if change.changed else "ok", f"{change.detail}: {change.path}{note}")
+    for name in RUNTIME_NAMES:  # a runtime no longer enabled keeps no hook of ours
+        if name in names:
+            continue
+        try:
+            change = runtime_hooks.remove(machine, name, env)
+        except AgentmemError:
+            continue  # a file of a runtime this machine does not use: not ours to report on
+        if change.changed:
+            report.add(f"hooks {name}", "changed", f"{change.detail} (runtime disabled): {change.path}")
 
 
 def _mcp_step(report: SetupReport, machine: Path, enabled: bool, names: list[str], helper_cmd: list[str],
@@ -224,7 +278,7 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     agent = settings.agent_name(cfg) or default_agent(names)
     changed = settings.complete(machine, cfg, agent=agent, helper_command=helper_cmd)
     report.add("config", "changed" if changed else "ok", f"{machine / 'config.toml'} (helper: {helper})")
-    _runtime_steps(report, machine, names, helper, env, replace_core_skill)
+    _runtime_steps(report, machine, names, helper_cmd, cfg.store, env, replace_core_skill)
     _hooks_step(report, machine, settings.hooks_runtimes(cfg, names), names, helper_cmd, env)
     _mcp_step(report, machine, settings.mcp_enabled(cfg), names, helper_cmd, env)
     _shared_skill_steps(report, machine, cfg, settings.shared_skills(cfg), names, env)
