@@ -178,10 +178,10 @@ def remove(machine: str | os.PathLike, note_id: str) -> None:
 
 def deliver(machine: str | os.PathLike, entry: Entry, data: bytes, *, timeout: float | None = None) -> Outcome:
     """Upload a persisted entry to its recorded destination; drop it only on confirmed success."""
-    from agentmem.store.base import open_store
+    from agentmem.store.identity import open_known
 
     try:
-        store = open_store(entry.store, timeout=timeout)
+        store = open_known(machine, entry.store, timeout=timeout)  # INV store-identity: never another store
         store.put(entry.path, data)
     except errors.AgentmemError as exc:
         _record_failure(machine, entry, exc)

@@ -18,7 +18,9 @@ HTTP retries and hf_xet's own. The budget is enforced in three places:
 The budget is per thread (`spending`), so a transfer abandoned at the deadline
 cannot change what a later call is charged to.
 
-Imported only by `store/bucket.py` and `provision.py`, which import huggingface_hub.
+The budget and `call_within` also bound the folder store (a hung network drive);
+this module imports nothing outside the standard library, and huggingface_hub
+only inside the functions that install into it.
 """
 
 from __future__ import annotations
@@ -91,6 +93,33 @@ def spending(budget: Budget):
         yield budget
     finally:
         _local.budget = previous
+
+
+def call_within(budget: Budget, fn, *args):
+    """Run `fn(*args)` on a worker thread; raise BudgetSpent if it has not returned when the budget is.
+
+    For calls that block in the kernel and cannot be given a timeout (a read on a hung
+    network drive, an hf_xet transfer). A call left behind keeps its daemon thread; the
+    caller must not use what it was working on again.
+    """
+    budget.start()
+    budget.check()
+    box: dict = {}
+
+    def run():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, name="agentmem-bounded-call", daemon=True)
+    worker.start()
+    worker.join(max(0.0, budget.remaining()))
+    if worker.is_alive():
+        raise errors.BudgetSpent()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
 
 
 def _make_transport():
