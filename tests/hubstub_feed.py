@@ -39,7 +39,7 @@ class FeedHandler:
         self.send_header("Connection", "close")
         self.end_headers()
         self.close_connection = True
-        self._log(method, split.path, 200, 0, 0)
+        self._log(method, self.path, 200, 0, 0)  # with the query: tests check the resume point sent
         try:
             self._stream(mode, error, replay, events)
         except OSError:

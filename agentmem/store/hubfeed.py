@@ -29,6 +29,9 @@ DEFAULT_ENDPOINT = "https://huggingface.co"
 # once; the server pings only every ~30 s once live, and `ready` comes before that), so a
 # stalled feed falls back to a listing inside the budget (2026-12-01).
 FEED_IDLE_SECONDS = 5.0
+# Seconds the feed may take to reach `ready`, at most half the budget left: the rest is for
+# the listing a stalled feed falls back to (2026-12-01).
+FEED_MAX_SECONDS = 8.0
 MAX_FEED_SESSIONS = 3  # streams ended by `reconnect` before `ready`, then give up and list
 _PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 _ISO = re.compile(r"^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:?\d\d)?$")
@@ -280,10 +283,12 @@ def read_feed(client: Client, bucket_id: str, resume: tuple[str, str]) -> Feed:
     The cursor returned resumes after everything returned. A stream that ends early
     (`reconnect`, a dropped connection) is resumed from the last batch's cursor.
     """
+    import time
     from urllib.parse import quote
 
     state = _FeedState(resume[1] if resume[0] == "cursor" else None)
     kind, value = resume
+    deadline = time.monotonic() + min(FEED_MAX_SECONDS, max(0.0, client.budget.remaining()) / 2)
     for _ in range(MAX_FEED_SESSIONS):
         path = f"/api/buckets/{bucket_id}/events?{kind}={quote(value, safe='')}"
         try:
@@ -296,7 +301,7 @@ def read_feed(client: Client, bucket_id: str, resume: tuple[str, str]) -> Feed:
                 return Feed("unavailable", f"{what} (HTTP {reply.status})")
             if not (reply.headers.get("content-type") or "").startswith("text/event-stream"):
                 return Feed("unavailable", "answered something other than an event stream")
-            end = state.read(reply.lines)
+            end = state.read(_until(reply.lines, deadline))
         except (OSError, ValueError) as exc:  # includes a read timeout: the feed stalled
             return Feed("unavailable", f"stalled ({type(exc).__name__})")
         finally:
@@ -308,6 +313,16 @@ def read_feed(client: Client, bucket_id: str, resume: tuple[str, str]) -> Feed:
         if state.cursor is not None:
             kind, value = "cursor", state.cursor
     return Feed("unavailable", f"ended {MAX_FEED_SESSIONS} times before replaying everything")
+
+
+def _until(lines, deadline: float):
+    """The lines of a stream, until `deadline` (monotonic): keep-alives alone never reach `ready`."""
+    import time
+
+    for line in lines:
+        if time.monotonic() > deadline:
+            raise TimeoutError("the events feed did not reach `ready` in time")
+        yield line
 
 
 class _FeedState:
