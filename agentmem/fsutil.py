@@ -115,11 +115,11 @@ def sweep_temp(folder: str | os.PathLike, older_than: float = STALE_TEMP_SECONDS
         return
     now = time.time()
     for name in names:
-        path = os.path.join(folder, name)
         if not name.startswith(TMP_PREFIX):
             if dirs and not name.startswith("."):
-                sweep_temp(path, older_than)  # an entry folder: only its temp files
+                sweep_temp(os.path.join(folder, name), older_than)  # an entry folder: only its temp files
             continue
+        path = os.path.join(folder, name)
         try:
             st = os.lstat(path)
             if now - st.st_mtime <= older_than or _writer_alive(name):

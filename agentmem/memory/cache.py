@@ -134,6 +134,7 @@ class _Plan:
         self.drop: set[str] = set()
         self.damaged: set[str] = set()  # cached but differing from the store: fetched again
         self.count: int | None = None  # notes in the store, when a full listing told
+        self.temps: list[str] = []  # temp files seen in the notes cache (swept if stale)
 
 
 def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: str, *,
@@ -164,7 +165,7 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     added, problem = _fetch(store, plan, ndir, unreadable, progress)
     removed = _drop(ndir, plan.drop)
     if changes.kind == Changes.FULL:
-        _sweep_local(machine, ndir)
+        _sweep_local(machine, ndir, plan.temps)
     reindexed = sorted((set(added) & plan.damaged) | set(removed))
     if added or removed:
         _notify(pdir, added, reindexed)
@@ -221,7 +222,7 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
     plan.count = len(listed)
     for note_id in set(unreadable) - listed:
         unreadable.pop(note_id)  # gone from the store
-    local = set(cached_ids_in(ndir))
+    local = set(cached_ids_in(ndir, plan.temps))
     plan.fetch = {i: remote[i] for i in sorted(set(remote) - local)}
     plan.drop = {i for i in local - set(remote) if _older_than(ndir, i, started)}
     _check_sizes(plan, remote, local, ndir, store, state)
@@ -287,11 +288,12 @@ def _drop(ndir: str, doomed: set[str]) -> list[str]:
     return removed
 
 
-def _sweep_local(machine: str | os.PathLike, ndir: str) -> None:
+def _sweep_local(machine: str | os.PathLike, ndir: str, temps: list[str]) -> None:
     """Stale temp files of crashed writers: in the notes cache and in pending/ (never a live writer's)."""
     from agentmem.paths import pending_dir
 
-    sweep_temp(ndir)
+    if temps:
+        sweep_temp(ndir)
     sweep_temp(pending_dir(machine), dirs=True)
 
 
@@ -306,11 +308,15 @@ def _note_id(path: str, prefix: str) -> str | None:
     return m.group(1) if head == prefix and m else None
 
 
-def cached_ids_in(ndir: str) -> list[str]:
+def cached_ids_in(ndir: str, temps: list[str] | None = None) -> list[str]:
+    """The cached notes' IDs; temp files' names go into `temps` when given."""
     try:
-        return ids.note_ids(n for n in os.listdir(ndir) if not n.startswith(TMP_PREFIX))
+        names = os.listdir(ndir)
     except FileNotFoundError:
         return []
+    if temps is not None:
+        temps.extend(n for n in names if n.startswith(TMP_PREFIX))
+    return ids.note_ids(names)
 
 
 def _cached_size(ndir: str, note_id: str) -> int | None:
