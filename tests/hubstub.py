@@ -444,6 +444,9 @@ class _Handler(FeedHandler, BaseHTTPRequestHandler):
             )
 
     def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None, *, head: bool = False):
+        # logged before the reply goes out: a client that has its answer finds the request in the log
+        length = int(self.headers.get("Content-Length") or 0)
+        self._log(self.command, urlsplit(self.path).path, status, length, 0 if head else len(body))
         self.send_response(status)
         for key, value in (headers or {}).items():
             self.send_header(key, value)
@@ -452,8 +455,6 @@ class _Handler(FeedHandler, BaseHTTPRequestHandler):
         self.end_headers()
         if not head:
             self.wfile.write(body)
-        length = int(self.headers.get("Content-Length") or 0)
-        self._log(self.command, urlsplit(self.path).path, status, length, 0 if head else len(body))
 
     def _send_json(self, status: int, payload, headers: dict[str, str] | None = None):
         extra = {"Content-Type": "application/json", **(headers or {})}

@@ -33,13 +33,13 @@ class FeedHandler:
         if error == "bad":
             self._send_json(400, {"error": "invalid cursor or since"})
             return
+        self._log(method, self.path, 200, 0, 0)  # with the query: tests check the resume point sent
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")
         self.end_headers()
         self.close_connection = True
-        self._log(method, self.path, 200, 0, 0)  # with the query: tests check the resume point sent
         try:
             self._stream(mode, error, replay, events)
         except OSError:

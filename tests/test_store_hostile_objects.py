@@ -19,6 +19,7 @@ from agentmem.errors import EXIT_INVALID, EXIT_REMOTE_ERROR
 from agentmem.fsutil import STALE_TEMP_SECONDS
 from agentmem.memory import cache, notes
 from agentmem.store import dirwatch
+from agentmem.store.folder import FolderStore
 from tests.fixtures_core import REPO, make_machine, new_folder_store
 
 NOTES = Path("projects") / "app" / "notes"
@@ -144,17 +145,29 @@ def test_a_damaged_cached_note_is_downloaded_again_at_the_next_listing(tmp_path,
         store.put(notes.note_path("app", note_id), data)
         ids.append(note_id)
     cache.refresh(home, store.description, "app")
-    monkeypatch.setattr(cache, "VERIFY_BATCH", 2)  # a rotating batch per listing: found within 3 listings
     damaged = Path(cache.notes_dir(home, store.description, "app")) / f"{ids[-1]}.md"
     damaged.write_bytes(damaged.read_bytes()[:20])
-    repaired = False
-    for round_ in range(3):
-        extra_id, data = note_bytes(f"extra{round_}", "a change, so the next search lists")
-        store.put(notes.note_path("app", extra_id), data)
-        status = cache.refresh(home, store.description, "app")
-        repaired = repaired or ids[-1] in status.added
-    assert repaired
-    assert damaged.read_bytes() == store.get(notes.note_path("app", ids[-1]))
+    extra_id, data = note_bytes("extra", "a change, so the next search lists")
+    store.put(notes.note_path("app", extra_id), data)
+    status = cache.refresh(home, store.description, "app")
+    assert ids[-1] in status.added and damaged.read_bytes() == store.get(notes.note_path("app", ids[-1]))
+
+
+def test_a_listing_without_sizes_asks_the_store_for_a_bounded_batch_of_them(tmp_path, monkeypatch):
+    store = new_folder_store(tmp_path / "store")
+    home = tmp_path / "home"
+    for i in range(6):
+        note_id, data = note_bytes(f"n{i}", f"note {i}")
+        store.put(notes.note_path("app", note_id), data)
+    cache.refresh(home, store.description, "app")
+    monkeypatch.setattr(cache, "VERIFY_BATCH", 2)
+    asked: list[int] = []
+    real = FolderStore.sizes
+    monkeypatch.setattr(FolderStore, "sizes", lambda self, paths: asked.append(len(paths)) or real(self, paths))
+    extra_id, data = note_bytes("extra", "a change")
+    store.put(notes.note_path("app", extra_id), data)
+    cache.refresh(home, store.description, "app")
+    assert asked == [2]
 
 
 def test_a_damaged_cached_note_is_replaced_from_a_bucket_listing(hub, alice_bucket, tmp_path):

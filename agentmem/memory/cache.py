@@ -37,9 +37,9 @@ from agentmem.store.base import Changes, Listed, StoreDescription
 MAX_CACHED_OBJECT = 1024 * 1024
 STATE_FILE = "state.json"
 PROGRESS_MIN = 200  # notes: a sync at least this large reports its progress (a few seconds' work)
-# Cached notes whose size is compared with the store's per listing that carries no sizes (a
-# folder store's names-only listing): 2 x 256 stats, about 2 ms on a local disk, so a damaged
-# cached note is found within (notes / 256) listings (2026-12-01).
+# Cached notes, picked at random, whose size is compared with the store's per listing that
+# carries no sizes (a folder store's names-only listing): 2 x 256 stats, about 2 ms on a local
+# disk, so a damaged cached note is found within about (notes / 256) listings (2026-12-01).
 VERIFY_BATCH = 256
 MAX_REPORTED = 20  # unreadable objects kept in the state and the JSON
 
@@ -161,7 +161,7 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
         return CacheStatus(True, f"could not check the store: {exc.one_line()}; {_checked_words(last_ok)}",
                            exc.kind, checked_at=last_ok, unreadable=unreadable)
 
-    plan = _plan(changes, prefix, ndir, started, store, unreadable, state)
+    plan = _plan(changes, prefix, ndir, started, store, unreadable)
     added, problem = _fetch(store, plan, ndir, unreadable, progress)
     removed = _drop(ndir, plan.drop)
     if changes.kind == Changes.FULL:
@@ -184,7 +184,7 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     return CacheStatus(False, None, None, True, added, removed, started, state["unreadable"], changes.how)
 
 
-def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unreadable: dict, state: dict) -> _Plan:
+def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unreadable: dict) -> _Plan:
     plan = _Plan()
     if changes.kind == Changes.SAME:
         if store.description.kind == "folder":  # cheap to ask again: a fixed permission shows at once
@@ -208,49 +208,55 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
         for note_id in set(unreadable) - set(plan.fetch) - gone:
             plan.fetch[note_id] = Listed(f"{prefix}/{ids.note_file(note_id)}", None)
         return plan
-    remote: dict[str, Listed] = {}
-    listed: set[str] = set()
-    for obj in changes.listing:
-        note_id = _note_id(obj.path, prefix)
+    # FULL: compare file names (they carry the IDs); only the names that differ are parsed
+    head = prefix + "/"
+    remote = {o.path[len(head):]: o for o in changes.listing if o.path.startswith(head)}
+    plan.count = len(remote)
+    for note_id in list(unreadable):
+        if ids.note_file(note_id) not in remote:
+            unreadable.pop(note_id)  # gone from the store
+    names = _cached_names(ndir, plan.temps)
+    for name in remote.keys() - names:
+        note_id = _name_id(name)
         if note_id is None:
             continue  # not a note of this project: never follow it out of the cache folder
-        listed.add(note_id)
+        obj = remote[name]
         if obj.size is not None and obj.size > MAX_CACHED_OBJECT:
             unreadable[note_id] = _too_large(obj)
         else:
-            remote[note_id] = obj
-    plan.count = len(listed)
-    for note_id in set(unreadable) - listed:
-        unreadable.pop(note_id)  # gone from the store
-    local = set(cached_ids_in(ndir, plan.temps))
-    plan.fetch = {i: remote[i] for i in sorted(set(remote) - local)}
-    plan.drop = {i for i in local - set(remote) if _older_than(ndir, i, started)}
-    _check_sizes(plan, remote, local, ndir, store, state)
+            plan.fetch[note_id] = obj
+    for name in names - remote.keys():
+        note_id = _name_id(name)
+        if note_id is not None and _older_than(ndir, note_id, started):
+            plan.drop.add(note_id)
+    _check_sizes(plan, remote, names & remote.keys(), ndir, store)
     return plan
 
 
-def _check_sizes(plan: _Plan, remote: dict[str, Listed], local: set[str], ndir: str, store, state: dict) -> None:
-    """Find cached notes that differ in size from the store's (damaged): all when the listing has sizes,
-    else a rotating batch asked of the store."""
-    both = sorted(local & set(remote))
-    sized = [i for i in both if remote[i].size is not None]
-    if len(sized) < len(both) and hasattr(store, "sizes"):
-        start: str = state["verify_from"] if isinstance(state.get("verify_from"), str) else ""
-        batch = [i for i in both if i > start][:VERIFY_BATCH]
-        batch += both[:VERIFY_BATCH - len(batch)] if len(batch) < VERIFY_BATCH else []
-        state["verify_from"] = batch[-1] if batch else ""
+def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: str, store) -> None:
+    """Find cached notes whose size differs from the store's (damaged): all of them when the listing
+    carries sizes, else a random batch of VERIFY_BATCH whose sizes the store is asked for."""
+    if not both:
+        return
+    pick = list(both)
+    if next(iter(remote.values())).size is None:
+        if not hasattr(store, "sizes"):
+            return
+        import random
+
+        pick = random.sample(pick, min(VERIFY_BATCH, len(pick)))
         try:
-            known = store.sizes([remote[i].path for i in batch])
+            known = store.sizes([remote[name].path for name in pick])
         except errors.AgentmemError:
-            known = {}
-        for note_id in batch:
-            size = known.get(remote[note_id].path)
-            if size is not None:
-                remote[note_id] = Listed(remote[note_id].path, size)
-        sized = [i for i in both if remote[i].size is not None]
-    for note_id in sized:
-        if _cached_size(ndir, note_id) != remote[note_id].size:
-            plan.fetch[note_id] = remote[note_id]
+            return
+        for name in pick:
+            if remote[name].path in known:
+                remote[name] = Listed(remote[name].path, known[remote[name].path])
+    for name in pick:
+        note_id, size = _name_id(name), remote[name].size
+        if note_id is not None and size is not None and size <= MAX_CACHED_OBJECT \
+                and _cached_size(ndir, note_id) != size:
+            plan.fetch[note_id] = remote[name]
             plan.damaged.add(note_id)
 
 
@@ -304,19 +310,22 @@ def _record_failure(pdir: str, state: dict, exc: errors.AgentmemError) -> None:
 
 def _note_id(path: str, prefix: str) -> str | None:
     head, _, name = path.rpartition("/")
+    return _name_id(name) if head == prefix else None
+
+
+def _name_id(name: str) -> str | None:
     m = ids.NOTE_FILE.match(name)
-    return m.group(1) if head == prefix and m else None
+    return m.group(1) if m else None
 
 
-def cached_ids_in(ndir: str, temps: list[str] | None = None) -> list[str]:
-    """The cached notes' IDs; temp files' names go into `temps` when given."""
+def _cached_names(ndir: str, temps: list[str]) -> set[str]:
+    """The file names in the notes cache; temp files' go into `temps`."""
     try:
         names = os.listdir(ndir)
     except FileNotFoundError:
-        return []
-    if temps is not None:
-        temps.extend(n for n in names if n.startswith(TMP_PREFIX))
-    return ids.note_ids(names)
+        return set()
+    temps.extend(n for n in names if n.startswith(TMP_PREFIX))
+    return set(names)
 
 
 def _cached_size(ndir: str, note_id: str) -> int | None:
