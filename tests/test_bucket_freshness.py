@@ -261,3 +261,30 @@ def test_a_note_saved_on_one_machine_is_found_by_the_next_search_on_another_even
     out = json.loads(found.stdout)
     assert [r["title"] for r in out["results"]] == ["zebra"] and out["stale"] is False
     assert out["checked_at"] and out["unreadable"] == []
+
+
+def test_where_the_light_client_cannot_go_the_same_requests_go_through_huggingface_hub(hub, alice_bucket, tmp_path,
+                                                                                     monkeypatch):
+    # a proxy in the environment, an OIDC or refreshable login: huggingface_hub's session sends them
+    monkeypatch.setattr(hubfeed, "_light_token", lambda: hubfeed._HEAVY)
+    home = tmp_path / "b"
+    another_machine_saves(hub, 1)
+    refresh(home)
+    new = another_machine_saves(hub, 2)
+    hub.clear_log()
+    status = refresh(home)
+    assert not status.stale and sorted(status.added) == sorted(new) and status.how.startswith("events feed")
+    assert routes(hub)[:2] == ["GET info", "GET events"]
+
+
+def test_the_bucket_identity_is_the_same_whether_proved_by_a_search_or_by_a_save(hub, alice_bucket, tmp_path):
+    # INV store-identity: a save's check (huggingface_hub's datetime) must match a search's (the raw string)
+    from agentmem.store import identity
+    from agentmem.store.bucket import BucketStore
+
+    home = tmp_path / "b"
+    refresh(home)
+    known = identity.recorded(home, STORE)
+    store = BucketStore(BUCKET, timeout=3, identity=known)
+    store.verify()
+    assert store.identity == known

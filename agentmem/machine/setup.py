@@ -116,7 +116,7 @@ def _folder_store(machine: Path, desc, new_store: bool) -> tuple[str, str]:
         identity.record(machine, desc, folder.write_marker(root))
         return "changed", f"connected to folder {root} and marked it as an agentmem store ({folder.MARKER})"
     identity.record(machine, desc, found)
-    return "ok", f"connected to folder store {root}"
+    return "ok", f"connected to folder {root}"
 
 
 def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: float, new_store: bool = False) -> bool:

@@ -139,7 +139,7 @@ class BucketStore:
         api = self.client()
         info = self.call(api.bucket_info, self.bucket_id)
         created = getattr(info, "created_at", None)
-        self._prove(int(created.timestamp() * 1000) if created is not None else None)
+        self._prove(round(created.timestamp() * 1000) if created is not None else None)
         if info.private is not True:
             raise errors.UnsafeBucket(
                 f"bucket {self.bucket_id} is public; agentmem keeps memory only in private buckets",
