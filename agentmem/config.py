@@ -27,9 +27,10 @@ AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 DEFAULT_NETWORK_TIMEOUT = 20.0
 ENV_NETWORK_TIMEOUT = "AGENTMEM_NETWORK_TIMEOUT"  # overrides [network] timeout
 MIN_NETWORK_TIMEOUT = 0.1  # seconds: below this not even a loopback request completes
-# Seconds. A search within this of the last refresh reads the cache only, so an
-# agent searching several times in one turn pays for one listing.
-DEFAULT_CACHE_MAX_AGE = 30.0
+# Seconds. A search within this of the last refresh reads the cache only (and says it
+# may be stale). 0: every search asks the store what changed, which costs one stat of a
+# folder store's notes folder or one request to a bucket when nothing did (2026-12-01).
+DEFAULT_CACHE_MAX_AGE = 0.0
 SEARCH_MODES = ("ranked", "literal", "hybrid")  # ranked first: the default
 
 SETUP_HINT = ("set this machine up with `copier copy` of the agentmem template "

@@ -125,6 +125,19 @@ class RemoteError(AgentmemError):
     kind = "remote-error"
 
 
+class Unreadable(RemoteError):
+    """One object in the store cannot be read as a note (not a regular file, too large, permission denied).
+
+    The rest of the store is fine: a refresh skips and reports the object, and the other notes arrive.
+    """
+
+    kind = "unreadable-object"
+
+    def __init__(self, message: str, *, hint: str | None = None, too_large: bool = False):
+        super().__init__(message, hint=hint)
+        self.too_large = too_large  # larger than a note may be (the rest: not a regular file, no permission)
+
+
 class SecretFound(InvalidInput):
     """The content carries something that looks like a credential; nothing was written."""
 

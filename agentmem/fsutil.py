@@ -31,16 +31,21 @@ def fsync_dir(directory: str | os.PathLike) -> None:
         os.close(fd)
 
 
-def write_atomic(target: str | os.PathLike, data: bytes, *, mode: int = 0o644) -> None:
-    """Write `data` to `target` through a temp file in the same folder and a rename."""
+def write_atomic(target: str | os.PathLike, data: bytes, *, mode: int = 0o644, durable: bool = True) -> None:
+    """Write `data` to `target` through a temp file in the same folder and a rename.
+
+    `durable=False` skips the fsyncs: still atomic for readers and crashes of the process,
+    for derived files a power cut may lose (a cache's state, written on every search).
+    """
     target = os.fspath(target)
     os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
     tmp = temp_path_for(target)
     try:
         with open(tmp, "xb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
@@ -49,7 +54,8 @@ def write_atomic(target: str | os.PathLike, data: bytes, *, mode: int = 0o644) -
         except FileNotFoundError:
             pass
         raise
-    fsync_dir(os.path.dirname(target) or ".")
+    if durable:
+        fsync_dir(os.path.dirname(target) or ".")
 
 
 def create_exclusive_atomic(target: str | os.PathLike, data: bytes) -> bool:
@@ -94,8 +100,13 @@ def create_exclusive_atomic(target: str | os.PathLike, data: bytes) -> bool:
 STALE_TEMP_SECONDS = 3600.0
 
 
-def sweep_temp(folder: str | os.PathLike, older_than: float = STALE_TEMP_SECONDS) -> None:
-    """Remove the stale temp files (`.tmp-*`) directly inside `folder`; never a complete file."""
+def sweep_temp(folder: str | os.PathLike, older_than: float = STALE_TEMP_SECONDS, *, dirs: bool = False) -> None:
+    """Remove the stale temp files (`.tmp-*`) directly inside `folder`; never a complete file.
+
+    With `dirs`, stale temp folders too (a pending entry being staged or deleted), and the
+    temp files inside each entry folder. A temp entry whose name carries the ID of a process
+    still running on this machine is kept at any age: its writer may be alive (suspended).
+    """
     import time
 
     try:
@@ -104,13 +115,38 @@ def sweep_temp(folder: str | os.PathLike, older_than: float = STALE_TEMP_SECONDS
         return
     now = time.time()
     for name in names:
-        if name.startswith(TMP_PREFIX):
-            path = os.path.join(folder, name)
-            try:
-                if now - os.lstat(path).st_mtime > older_than and not os.path.isdir(path):
-                    os.unlink(path)
-            except OSError:
-                pass
+        if not name.startswith(TMP_PREFIX):
+            if dirs and not name.startswith("."):
+                sweep_temp(os.path.join(folder, name), older_than)  # an entry folder: only its temp files
+            continue
+        path = os.path.join(folder, name)
+        try:
+            st = os.lstat(path)
+            if now - st.st_mtime <= older_than or _writer_alive(name):
+                continue
+            if os.path.isdir(path) and not os.path.islink(path):
+                if dirs:
+                    import shutil
+
+                    shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+def _writer_alive(name: str) -> bool:
+    """Whether the temp name's `.<pid>.<random>` tail names a live process of this machine."""
+    parts = name.rsplit(".", 2)
+    if len(parts) != 3 or not parts[1].isdigit():
+        return False
+    try:
+        os.kill(int(parts[1]), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True  # alive, or we cannot tell: keep it
+    return True
 
 
 def read_bytes(path: str | os.PathLike, limit: int = -1) -> bytes:

@@ -325,7 +325,7 @@ def _search_all(plan: dict, env: dict, writers: int) -> tuple[int, list[str]]:
     home.mkdir(parents=True)
     (home / "config.toml").write_text(
         f'agent = "reader"\n[store]\nkind = "{plan["store"]}"\nlocation = "{plan["location"]}"\n'
-        f'[network]\ntimeout = 60\n[cache]\nmax_age = 3600\n[projects]\n"{src}" = "{PROJECT}"\n'
+        f'[network]\ntimeout = 60\n[projects]\n"{src}" = "{PROJECT}"\n'  # every search asks the store
     )
     env = dict(env, AGENTMEM_HOME=str(home))
     found, problems = 0, []
@@ -360,6 +360,9 @@ def run(store: str, *, writers: int = 8, notes: int = 50, seed: int = 20261130, 
     hub = injector = None
     if store == "folder":
         location = str(work / "store")
+        from agentmem.store.folder import create_store
+
+        create_store(location)  # as setup creates it: a save never creates a store's folder
         env = _env({"work": str(work)})
         kills = [(w, i) for w in range(writers) for i in rng.sample(range(notes), KILLS_PER_FOLDER_WRITER)]
         groups = [str(w) for w in range(writers)]  # one process per writer

@@ -1,8 +1,13 @@
 """Refresh cost through the bucket store, measured by the loopback stand-in's request log.
 
 Claims checked (exit status 1 if one fails):
-- a refresh with no new notes downloads no note bytes and makes only listing requests;
-- a refresh after k new notes downloads exactly those k notes.
+- a refresh with nothing new costs at most 2 requests and no listing: the bucket
+  info alone once its updatedAt is settled, plus one read of the events feed
+  within SETTLE_SECONDS of a change;
+- a refresh after k new notes reads the feed and downloads exactly those k notes,
+  with no listing;
+- with the feed missing (404) or answering `reset`, the refresh falls back to one
+  complete listing (its pages counted) and still downloads exactly the k new notes.
 
 A download is counted by its resolve request (the HEAD that precedes every Xet
 download; the stand-in logs the size of the file behind it). The bytes
@@ -83,18 +88,40 @@ def main() -> int:
                 print("   unrecognised request:", r.method, r.path, r.status)
         return row, status
 
-    first, _ = measured_refresh(f"cold cache, {args.notes} notes")
-    if first["downloads"] != args.notes:
-        failures.append(f"cold refresh downloaded {first['downloads']} notes, expected {args.notes}")
+    def check(row, *, downloads: int, at_most: int | None = None, listing: bool = False, exact=None) -> None:
+        if row["downloads"] != downloads:
+            failures.append(f"{row['case']}: {row['downloads']} downloads, expected {downloads}")
+        if at_most is not None and row["requests"] > at_most:
+            failures.append(f"{row['case']}: {row['requests']} requests, expected at most {at_most}")
+        if ("GET tree" in row["by route"]) != listing:
+            failures.append(f"{row['case']}: {'no ' if listing else ''}listing: {row['by route']}")
+        if exact is not None and row["by route"] != exact:
+            failures.append(f"{row['case']}: requests {row['by route']}, expected {exact}")
 
-    idle, _ = measured_refresh("no new notes")
-    if idle["downloads"] or idle["note bytes"] or set(idle["by route"]) != {"GET tree"}:
-        failures.append(f"a refresh with nothing new did more than list: {idle['by route']}")
+    def long_ago():  # as if the bucket's last change were a minute old: its updatedAt is settled
+        hub.buckets["alice/agent-memory"].updated_ms -= 60_000
+
+    first, _ = measured_refresh(f"cold cache, {args.notes} notes (first look: a listing)")
+    check(first, downloads=args.notes, listing=True)
+    soon, _ = measured_refresh("nothing new, right after a change (feed read once more)")
+    check(soon, downloads=0, at_most=2, exact={"GET info": 1, "GET events": 1})
+    long_ago()
+    measured_refresh("nothing new, updatedAt moved by the clock shift (feed read once more)")
+    idle, _ = measured_refresh("nothing new, settled")
+    check(idle, downloads=0, at_most=2, exact={"GET info": 1})
 
     new_bytes = add_notes(args.new)
-    fresh, _ = measured_refresh(f"{args.new} new notes")
-    if fresh["downloads"] != args.new or fresh["note bytes"] != new_bytes:
-        failures.append(f"expected exactly {args.new} downloads ({new_bytes} bytes), got {fresh['downloads']} ({fresh['note bytes']})")
+    fresh, _ = measured_refresh(f"{args.new} new notes (events feed)")
+    check(fresh, downloads=args.new, listing=False)
+    if fresh["note bytes"] != new_bytes:
+        failures.append(f"expected {new_bytes} note bytes downloaded, got {fresh['note bytes']}")
+
+    for answer in ("404", "reset"):
+        hub.feed = answer
+        add_notes(args.new)
+        fallback, _ = measured_refresh(f"{args.new} new notes, feed answers {answer} (listing fallback)")
+        check(fallback, downloads=args.new, listing=True)
+    hub.feed = "ok"
 
     hub.stop()
     for f in failures:

@@ -83,6 +83,14 @@ def make_machine(root: Path, name: str, store: Path | None = None, projects: dic
     return m
 
 
+def new_folder_store(path: Path):
+    """A new folder store at `path`, created (and marked) as `agentmem setup` creates one."""
+    from agentmem.store.folder import FolderStore, create_store
+
+    create_store(str(path))
+    return FolderStore(path)
+
+
 @pytest.fixture
 def store_dir(tmp_path) -> Path:
     path = tmp_path / "shared-store"

@@ -1,9 +1,12 @@
 """A loopback stand-in for the Hugging Face Hub's bucket endpoints, for driving the real clients.
 
 It speaks the requests huggingface_hub 2.4.0 and hf_xet 1.8.0 make for buckets
-(see /work/shared/reference/hf-buckets.md): create, info, whoami-v2, tree with
-Link pagination, paths-info, batch (ndjson), resolve GET/HEAD and the xet
-read/write token endpoints. The token endpoints answer `casUrl: local:///<dir>`,
+(see /work/shared/reference/hf-buckets.md): create, info (with `updatedAt`),
+whoami-v2, tree with Link pagination, paths-info, batch (ndjson), resolve
+GET/HEAD, the xet read/write token endpoints, and the bucket events feed
+(server-sent events: `changes` batches, `ready`, `reset`, `reconnect`), which
+`Hub.feed` can make answer 404/501/400, `reset`, stall before `ready`, or end a
+first stream with `reconnect`. The token endpoints answer `casUrl: local:///<dir>`,
 so the real hf_xet client chunks, uploads and reconstructs file bytes in a
 folder: no Xet server is involved.
 
@@ -28,6 +31,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from tests.hubstub_feed import FeedHandler
+
 # ----------------------------------------------------------------------------- state
 
 
@@ -46,6 +51,8 @@ class Bucket:
     private: bool
     created_ms: int
     files: dict[str, StoredFile] = field(default_factory=dict)
+    updated_ms: int = 0  # the last change (the info's updatedAt); the creation until then
+    events: list[dict] = field(default_factory=list)  # every change, in order: {"seq", "at_ms", "change"}
 
 
 @dataclass
@@ -152,6 +159,13 @@ class Hub:
         self.port: int | None = None
         self._known_sizes: dict[str, int] = {}
         self._connections: set[socket.socket] = set()
+        # The events feed: "ok", "404", "501", "400", "reset", "stall" (pings, never `ready`),
+        # "reconnect" (the first stream ends with `reconnect` after one batch).
+        self.feed = "ok"
+        self.feed_batch = 2  # changes per `changes` event
+        self.feed_keep: int | None = None  # replay buffer: a cursor older than the last N changes gets `reset`
+        self.info_updated_at = True  # False: the info omits updatedAt, as an older deployment might
+        self._reconnected = False
 
     # -- setup ------------------------------------------------------------------------
 
@@ -169,9 +183,28 @@ class Hub:
 
     def add_bucket(self, bucket_id: str, *, private: bool = True) -> Bucket:
         with self.lock:
-            bucket = Bucket(bucket_id, private, _now_ms())
+            now = _now_ms()
+            bucket = Bucket(bucket_id, private, now, updated_ms=now)
             self.buckets[bucket_id] = bucket
             return bucket
+
+    def record(self, bucket: Bucket, op: str, path: str, stored: StoredFile | None = None) -> None:
+        """Note one change for the info's updatedAt and the events feed (call with the lock held)."""
+        now = _now_ms()
+        change: dict = {"path": path, "op": op}
+        if stored is not None:
+            change.update(size=stored.size, xetHash=stored.xet_hash, uploadedAt=_iso_ms(stored.uploaded_ms),
+                          mtime=_iso_ms(stored.mtime_ms))
+        seq = bucket.events[-1]["seq"] + 1 if bucket.events else 1
+        bucket.events.append({"seq": seq, "at_ms": now, "change": change})
+        bucket.updated_ms = max(now, bucket.updated_ms)
+
+    def delete_file(self, bucket_id: str, path: str) -> None:
+        """Remove a file server-side (as its owner might), recording the change."""
+        with self.lock:
+            bucket = self.buckets[bucket_id]
+            if bucket.files.pop(path, None) is not None:
+                self.record(bucket, "delete", path)
 
     def inject(self, route: str, action: str = "status", **kwargs) -> Fault:
         fault = Fault(route, action, **kwargs)
@@ -276,7 +309,10 @@ class Hub:
         now = _now_ms()
         with self.lock:
             self._known_sizes[info.hash] = info.file_size
-            self.buckets[bucket_id].files[path] = StoredFile(path, info.file_size, info.hash, now, now)
+            bucket = self.buckets[bucket_id]
+            op = "update" if path in bucket.files else "add"
+            bucket.files[path] = StoredFile(path, info.file_size, info.hash, now, now)
+            self.record(bucket, op, path, bucket.files[path])
 
 
 # ----------------------------------------------------------------------------- HTTP
@@ -301,6 +337,7 @@ _ROUTES = [
     ("agent-harnesses", "GET", re.compile(r"^/api/agent-harnesses$")),
     ("xet-token", "GET", re.compile(_BUCKET + r"/xet-(?P<kind>read|write)-token(?:/[^/]*)?$")),
     ("tree", "GET", re.compile(_BUCKET + r"/tree(?:/(?P<prefix>.*))?$")),
+    ("events", "GET", re.compile(_BUCKET + r"/events$")),
     ("paths-info", "POST", re.compile(_BUCKET + r"/paths-info$")),
     ("batch", "POST", re.compile(_BUCKET + r"/batch$")),
     ("create", "POST", re.compile(_BUCKET + r"$")),
@@ -310,7 +347,7 @@ _ROUTES = [
 ]
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(FeedHandler, BaseHTTPRequestHandler):
     hub: Hub
     protocol_version = "HTTP/1.1"
 
@@ -407,6 +444,9 @@ class _Handler(BaseHTTPRequestHandler):
             )
 
     def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None, *, head: bool = False):
+        # logged before the reply goes out: a client that has its answer finds the request in the log
+        length = int(self.headers.get("Content-Length") or 0)
+        self._log(self.command, urlsplit(self.path).path, status, length, 0 if head else len(body))
         self.send_response(status)
         for key, value in (headers or {}).items():
             self.send_header(key, value)
@@ -415,8 +455,6 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if not head:
             self.wfile.write(body)
-        length = int(self.headers.get("Content-Length") or 0)
-        self._log(self.command, urlsplit(self.path).path, status, length, 0 if head else len(body))
 
     def _send_json(self, status: int, payload, headers: dict[str, str] | None = None):
         extra = {"Content-Type": "application/json", **(headers or {})}
@@ -520,16 +558,17 @@ class _Handler(BaseHTTPRequestHandler):
             return
         with self.hub.lock:
             files = list(bucket.files.values())
-        self._send_json(
-            200,
-            {
-                "id": bucket.id,
-                "private": bucket.private,
-                "createdAt": _iso_ms(bucket.created_ms),
-                "size": sum(f.size for f in files),
-                "totalFiles": len(files),
-            },
-        )
+            updated = bucket.updated_ms
+        info = {
+            "id": bucket.id,
+            "private": bucket.private,
+            "createdAt": _iso_ms(bucket.created_ms),
+            "size": sum(f.size for f in files),
+            "totalFiles": len(files),
+        }
+        if self.hub.info_updated_at:
+            info["updatedAt"] = _iso_ms(updated)
+        self._send_json(200, info)
 
     def _file_json(self, f: StoredFile) -> dict:
         return {
@@ -611,10 +650,13 @@ class _Handler(BaseHTTPRequestHandler):
                     failed.append({"path": path, "error": "unknown xet hash"})
                     continue
                 with self.hub.lock:
+                    change = "update" if path in bucket.files else "add"
                     bucket.files[path] = StoredFile(path, size, op["xetHash"], int(op.get("mtime") or now), now)
+                    self.hub.record(bucket, change, path, bucket.files[path])
             elif op.get("type") == "deleteFile":
                 with self.hub.lock:
-                    bucket.files.pop(path, None)
+                    if bucket.files.pop(path, None) is not None:
+                        self.hub.record(bucket, "delete", path)
             else:
                 failed.append({"path": path, "error": f"unsupported operation {op.get('type')!r}"})
         if drop_reply:

@@ -74,7 +74,8 @@ def test_a_listing_cut_off_midway_keeps_the_previous_cache(hub, alice_bucket, tm
     assert cache.refresh(other, STORE, "app", timeout=2).stale is False
     assert sorted(cache.cached_ids(other, STORE, "app")) == sorted(ids)
     for note_id in ids[:2]:  # two notes vanish server-side: a complete listing would prune them
-        del _remote(hub)[f"{PREFIX}/{note_id}.md"]
+        hub.delete_file("alice/agent-memory", f"{PREFIX}/{note_id}.md")
+    hub.feed = "404"  # no events feed: the refresh must list the project
     hub.inject("tree", "drop", page=2)
     status = cache.refresh(other, STORE, "app", timeout=2)
     assert status.stale and status.error in ("offline", "remote-error")

@@ -1,4 +1,5 @@
-"""The project cache: complete listings, atomic downloads, and a cache kept through failures."""
+"""The project cache against a folder store: an O(1) change check, complete listings, atomic downloads,
+and a cache kept through failures."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import sys
 import time
 
 from agentmem.memory import cache, notes
+from agentmem.store import dirwatch
+from agentmem.store.base import Changes, Listed
 from agentmem.store.folder import FolderStore
-from tests.fixtures_core import REPO
+from tests.fixtures_core import REPO, new_folder_store
 
 
 def put_notes(store: FolderStore, project: str, count: int, size: int = 40) -> list[str]:
@@ -23,7 +26,7 @@ def put_notes(store: FolderStore, project: str, count: int, size: int = 40) -> l
 
 
 def test_refresh_downloads_only_missing_notes_and_prunes_only_after_a_complete_listing(tmp_path):
-    store = FolderStore(tmp_path / "store")
+    store = new_folder_store(tmp_path / "store")
     home = tmp_path / "home"
     ids = put_notes(store, "app", 3)
     put_notes(store, "other", 2)  # another project's history is never downloaded
@@ -39,53 +42,168 @@ def test_refresh_downloads_only_missing_notes_and_prunes_only_after_a_complete_l
     assert third.removed == [ids[0]]
 
 
+def test_a_refresh_with_nothing_new_asks_one_stat_and_lists_nothing(tmp_path, monkeypatch):
+    store = new_folder_store(tmp_path / "store")
+    home = tmp_path / "home"
+    put_notes(store, "app", 3)
+    monkeypatch.setattr(dirwatch, "RACY_SECONDS", 0.0)  # as if the last change were long ago (tested below)
+    assert cache.refresh(home, store.description, "app").how == "listing"
+    listed = []
+    monkeypatch.setattr(FolderStore, "_names", lambda self, *a: listed.append(a) or [])
+    status = cache.refresh(home, store.description, "app")
+    assert not status.stale and status.how == "unchanged (one stat)" and listed == []
+
+
+def test_a_change_right_after_a_listing_is_looked_for_again_until_the_folder_times_settle(tmp_path, monkeypatch):
+    # INV read-your-writes: a second write in the same timestamp granule leaves the folder's times as
+    # they were, so a signature first seen less than RACY_SECONDS before a listing is never trusted
+    store = new_folder_store(tmp_path / "store")
+    home = tmp_path / "home"
+    put_notes(store, "app", 1)
+    clock = [time.time()]
+    monkeypatch.setattr("agentmem.store.folder.time.time", lambda: clock[0])
+    assert cache.refresh(home, store.description, "app").how == "listing"
+    clock[0] += dirwatch.RACY_SECONDS / 2
+    assert cache.refresh(home, store.description, "app").how == "listing"  # same signature, not yet trusted
+    clock[0] += dirwatch.RACY_SECONDS
+    assert cache.refresh(home, store.description, "app").how == "listing"  # this listing began late enough
+    assert cache.refresh(home, store.description, "app").how == "unchanged (one stat)"
+
+
+def test_a_folder_signature_is_trusted_only_after_a_listing_that_began_a_granule_later():
+    sig = [1, 2, 3, 4, 5]
+    first = dirwatch.next_token(None, sig, "ext4", now=1000.0)
+    assert not first["settled"] and not dirwatch.unchanged(first, sig, "ext4")
+    soon = dirwatch.next_token(first, sig, "ext4", now=1000.0 + dirwatch.RACY_SECONDS - 0.1)
+    assert not soon["settled"] and soon["seen"] == 1000.0
+    later = dirwatch.next_token(soon, sig, "ext4", now=1000.0 + dirwatch.RACY_SECONDS)
+    assert later["settled"] and dirwatch.unchanged(later, sig, "ext4")
+    assert not dirwatch.unchanged(later, [1, 2, 3, 9, 5], "ext4")  # ctime moved: a sync tool reset mtime
+    assert not dirwatch.unchanged(later, [1, 7, 3, 4, 5], "ext4")  # another folder at the same path
+    back = dirwatch.next_token(first, sig, "ext4", now=900.0)  # the wall clock stepped back
+    assert not back["settled"]
+
+
+def test_network_and_unknown_filesystems_are_listed_on_every_search(tmp_path, monkeypatch):
+    store = new_folder_store(tmp_path / "store")
+    home = tmp_path / "home"
+    put_notes(store, "app", 2)
+    monkeypatch.setattr(dirwatch, "RACY_SECONDS", 0.0)
+    monkeypatch.setattr(dirwatch, "filesystem_type", lambda folder: "nfs4")
+    for _ in range(3):
+        status = cache.refresh(home, store.description, "app")
+        assert not status.stale and status.how == "listing (nfs4: folder times not trusted)"
+    monkeypatch.setattr(dirwatch, "filesystem_type", lambda folder: "ext4")
+    monkeypatch.setenv(dirwatch.ENV_CHECK, "list")
+    cache.refresh(home, store.description, "app")
+    assert cache.refresh(home, store.description, "app").how.startswith("listing")
+
+
+def test_the_filesystem_type_comes_from_the_longest_mount_point_holding_the_folder(tmp_path):
+    found = subprocess.run(["findmnt", "-n", "-o", "FSTYPE", "--target", str(tmp_path)],
+                           capture_output=True, text=True).stdout.strip()
+    assert dirwatch.filesystem_type(str(tmp_path)) == found
+    assert dirwatch.filesystem_type("/proc/self") == "proc"
+    assert not dirwatch.trusted_type("proc") and not dirwatch.trusted_type("fuse.sshfs")
+
+
+def test_a_note_arriving_while_a_refresh_lists_is_found_by_the_next_refresh_and_never_dropped(tmp_path, monkeypatch):
+    # INV read-your-writes, INV change-token: the folder is stat'ed before it is listed, so a note landing
+    # during the listing moves the times past the token's (racy window off: this alone must catch it)
+    monkeypatch.setattr(dirwatch, "RACY_SECONDS", 0.0)
+    store = new_folder_store(tmp_path / "store")
+    home = tmp_path / "home"
+    put_notes(store, "app", 2)
+    cache.refresh(home, store.description, "app")
+    writer = FolderStore(store.root)
+    late: list[str] = []
+    real_names = FolderStore._names
+
+    def names_then_another_machine_saves(self, prefix, base):
+        listed = real_names(self, prefix, base)
+        if not late:
+            late.extend(put_notes(writer, "app", 1))
+        return listed
+
+    monkeypatch.setattr(FolderStore, "_names", names_then_another_machine_saves)
+    put_notes(writer, "app", 1)  # a change, so the next refresh lists
+    during = cache.refresh(home, store.description, "app")
+    assert late and late[0] not in during.added  # it landed after the listing
+    monkeypatch.undo()
+    after = cache.refresh(home, store.description, "app")
+    assert after.added == late and late[0] in cache.cached_ids(home, store.description, "app")
+
+
+def test_a_note_another_process_caches_during_a_listing_is_not_pruned_by_it(tmp_path, monkeypatch):
+    # INV cache-kept-on-failure: a listing that could not have seen a note never removes it
+    store = new_folder_store(tmp_path / "store")
+    home = tmp_path / "home"
+    put_notes(store, "app", 1)
+    cache.refresh(home, store.description, "app")
+    fresh = notes.build(body="saved while the other search listed", title="t", kind="note", project="app", agent="t")
+    real_names = FolderStore._names
+
+    def names_then_this_machine_saves(self, prefix, base):
+        listed = real_names(self, prefix, base)
+        time.sleep(0.01)
+        FolderStore(store.root).put(notes.note_path("app", fresh.id), fresh.render())
+        cache.add_confirmed(home, store.description, "app", fresh.id, fresh.render())
+        return listed
+
+    monkeypatch.setattr(FolderStore, "_names", names_then_this_machine_saves)
+    put_notes(FolderStore(store.root), "app", 1)
+    status = cache.refresh(home, store.description, "app")
+    assert fresh.id not in status.removed
+    assert fresh.id in cache.cached_ids(home, store.description, "app")
+
+
 def test_failed_listing_keeps_the_previous_cache_and_says_why(tmp_path):
     # INV cache-kept-on-failure
     drive = tmp_path / "drive"
     drive.mkdir()
-    store = FolderStore(drive / "store")
+    store = new_folder_store(drive / "store")
     home = tmp_path / "home"
     ids = put_notes(store, "app", 4)
     cache.refresh(home, store.description, "app")
     before = {i: cache.read_cached(home, store.description, "app", i) for i in ids}
     drive.rename(tmp_path / "unplugged")  # the store vanishes
     status = cache.refresh(home, store.description, "app")
-    assert status.stale and status.error == "offline" and "could not list" in status.reason
+    assert status.stale and status.error == "offline" and "could not check the store" in status.reason
+    assert "last checked" in status.reason and status.checked_at is not None
     assert {i: cache.read_cached(home, store.description, "app", i) for i in ids} == before
 
 
 def test_offline_mode_uses_the_cache_and_says_it_may_be_stale(tmp_path):
-    store = FolderStore(tmp_path / "store")
+    store = new_folder_store(tmp_path / "store")
     home = tmp_path / "home"
     put_notes(store, "app", 1)
-    never = cache.ensure_fresh(home, store.description, "app", max_age=30, offline=True)
+    never = cache.ensure_fresh(home, store.description, "app", max_age=0, offline=True)
     assert never.stale and "never refreshed" in never.reason
     cache.refresh(home, store.description, "app")
-    status = cache.ensure_fresh(home, store.description, "app", max_age=30, offline=True)
-    assert status.stale and "offline" in status.reason
+    status = cache.ensure_fresh(home, store.description, "app", max_age=0, offline=True)
+    assert status.stale and "offline" in status.reason and status.checked_at is not None
 
 
-def test_a_recent_refresh_is_not_repeated_within_max_age(tmp_path):
-    store = FolderStore(tmp_path / "store")
+def test_within_max_age_the_store_is_not_asked_and_the_answer_says_it_may_be_stale(tmp_path):
+    store = new_folder_store(tmp_path / "store")
     home = tmp_path / "home"
     cache.refresh(home, store.description, "app")
     put_notes(store, "app", 1)
-    assert cache.ensure_fresh(home, store.description, "app", max_age=3600).refreshed is False
+    skipped = cache.ensure_fresh(home, store.description, "app", max_age=3600)
+    assert skipped.refreshed is False and skipped.stale and skipped.error == "not-checked"
+    assert "max_age" in skipped.reason
     assert cache.ensure_fresh(home, store.description, "app", max_age=0).added != []
 
 
 def test_hostile_listing_entries_never_escape_the_cache_folder(tmp_path):
     class HostileStore(FolderStore):
-        def list(self, prefix):
-            from agentmem.store.base import ObjectInfo
+        def changes(self, prefix, token):
+            found = super().changes(prefix, None)
+            hostile = [Listed(p, 3) for p in ("projects/app/notes/../../../../evil.md", "projects/other/notes/x.md",
+                                               "projects/app/notes/sub/deep.md", "projects/app/notes/.hidden.md")]
+            return Changes(Changes.FULL, found.token, found.how, listing=found.listing + hostile)
 
-            return super().list(prefix) + [
-                ObjectInfo("projects/app/notes/../../../../evil.md", 3),
-                ObjectInfo("projects/other/notes/x.md", 3),
-                ObjectInfo("projects/app/notes/sub/deep.md", 3),
-                ObjectInfo("projects/app/notes/.hidden.md", 3),
-            ]
-
+    new_folder_store(tmp_path / "store")
     store = HostileStore(tmp_path / "store")
     home = tmp_path / "home"
     ids = put_notes(store, "app", 1)
@@ -95,8 +213,9 @@ def test_hostile_listing_entries_never_escape_the_cache_folder(tmp_path):
 
 
 def test_an_interrupted_download_never_appears_as_a_complete_cached_note(tmp_path):
-    # INV atomic-cache: kill a refresh mid-way, repeatedly; every cached note is whole
-    store = FolderStore(tmp_path / "store")
+    # INV atomic-cache, INV change-token: kill a refresh mid-way, repeatedly; every cached note is whole,
+    # and the next refresh, from the token the killed ones never replaced, brings the rest
+    store = new_folder_store(tmp_path / "store")
     home = tmp_path / "home"
     put_notes(store, "app", 300, size=20000)
     script = (

@@ -184,7 +184,10 @@ def _search_step(request):
 
 @pytest.mark.parametrize("reader", RUNTIME_PARAMS)
 def test_a_checkpoint_saved_by_codex_on_one_machine_is_found_by_an_agent_on_another(world, model_stub, reader):
+    # INV read-your-writes: the reader is set up (and has searched: setup's verification) before the save,
+    # and still finds the checkpoint at once; before, its cache window hid it for up to 30 s.
     writer = world("m1", checkout_rel="src/app", runtimes=("codex",))
+    other = world("m2", checkout_rel="work/app-clone", runtimes=(reader,))
 
     model_stub.script += [_save_checkpoint_step, Text("Checkpoint saved.")]
     run_cli(writer, "codex", model_stub, "Save a checkpoint of the zebra migration.", tools=True)
@@ -192,9 +195,6 @@ def test_a_checkpoint_saved_by_codex_on_one_machine_is_found_by_an_agent_on_anot
     assert "saved " in saved_output and "to shared memory" in saved_output, saved_output
     note_id = saved_output.split("saved ", 1)[1].split()[0]
 
-    # Set up after the save: setup's own verification search starts a fresh cache window
-    # (config [cache] max_age), within which a search does not look at the store again.
-    other = world("m2", checkout_rel="work/app-clone", runtimes=(reader,))
     assert writer.checkout != other.checkout
 
     reader_stub = type(model_stub)(script=[_search_step, Text("Found it.")]).start()

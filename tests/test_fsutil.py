@@ -54,7 +54,8 @@ def test_exclusive_create_lets_exactly_one_of_two_writers_win(tmp_path):
 
 
 def test_stale_temp_files_are_swept_and_fresh_ones_and_notes_are_kept(tmp_path):
-    stale, fresh, note = tmp_path / ".tmp-a.md.1.ab", tmp_path / ".tmp-b.md.2.cd", tmp_path / "c.md"
+    # pid 999999999 is above any pid_max: its writer is surely gone (a live writer keeps its temp file)
+    stale, fresh, note = tmp_path / ".tmp-a.md.999999999.ab", tmp_path / ".tmp-b.md.2.cd", tmp_path / "c.md"
     for p in (stale, fresh, note):
         p.write_bytes(b"x")
     old = os.stat(stale).st_mtime - fsutil.STALE_TEMP_SECONDS - 10

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentmem.memory import cache, notes
-from agentmem.store.base import ObjectInfo, StoreDescription, open_store
+from agentmem.store.base import Changes, Listed, ObjectInfo, StoreDescription, open_store
 
 
 def snapshot(*roots: Path) -> dict[str, str]:
@@ -241,7 +241,11 @@ class LyingListing:
     def list(self, prefix):
         return self.inner.list(prefix) + self.extra
 
-    def get(self, path):
+    def changes(self, prefix, token):
+        listed = [Listed(o.path, o.size) for o in self.list(prefix)]
+        return Changes(Changes.FULL, {}, "listing", listing=listed)
+
+    def get(self, path, limit=None):
         self.fetched.append(path)
         return self.inner.get(path)
 

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 from tests.fixtures_core import REPO
 
@@ -54,25 +51,25 @@ def test_the_per_turn_commands_never_import_the_mcp_sdk_even_where_it_is_install
         assert "mcp" not in heavy.split(",") and "pydantic" not in heavy.split(","), (args, heavy)
 
 
-def test_search_against_a_bucket_store_with_a_fresh_cache_makes_no_network_call(machines, tmp_path):
+def test_a_bucket_search_that_finds_nothing_new_asks_the_hub_without_importing_huggingface_hub(
+        machines, tmp_path, hub, alice, alice_bucket):
+    # INV read-your-writes at per-turn cost: the bucket's updatedAt is asked through the standard library
     checkout = tmp_path / "app"
     checkout.mkdir()
     m = machines("laptop", {checkout: "app"})
     cfg = (m.home / "config.toml").read_text()
     start = cfg.index("[store]")
     end = cfg.index("[projects]")
-    m.write_config(cfg[:start] + '[store]\nkind = "bucket"\nlocation = "someone/agent-memory"\n\n' + cfg[end:])
-    from agentmem.memory import cache
-    from agentmem.store.base import StoreDescription
-
-    pdir = Path(cache.project_dir(m.home, StoreDescription("bucket", "someone/agent-memory"), "app"))
-    pdir.mkdir(parents=True)
-    (pdir / "state.json").write_text(json.dumps({"refreshed_at": time.time()}))
-    # no HF endpoint is reachable here: a network call would fail and mark the result stale
-    m.env["HF_ENDPOINT"] = "http://127.0.0.1:9"
+    m.write_config(cfg[:start] + '[store]\nkind = "bucket"\nlocation = "alice/agent-memory"\n\n' + cfg[end:])
+    m.env.update(HF_ENDPOINT=hub.url, HF_TOKEN=alice)
+    assert m.json("search", "anything", cwd=checkout)[0] == 0  # the first look lists the project (huggingface_hub)
+    hub.buckets["alice/agent-memory"].updated_ms -= 60_000  # its last change long ago: updatedAt is settled
+    assert m.json("search", "anything", cwd=checkout)[0] == 0
+    hub.clear_log()
     status, heavy, err = run_probe(m, "search", "anything", "--json", cwd=checkout)
     assert status == 0, err
     assert heavy == ""
+    assert [r.route for r in hub.requests() if r.route != "agent-harnesses"] == ["info"]
 
 
 def test_a_per_turn_search_or_read_imports_neither_argparse_nor_pathlib(machines, tmp_path):

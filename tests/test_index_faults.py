@@ -203,7 +203,7 @@ def test_a_folder_without_advisory_locks_still_rebuilds_and_sweeps_by_age(tmp_pa
     write_note(pdir, "the build uses ninja", minutes=1)
     folder = pdir / "index"
     folder.mkdir()
-    young, old = folder / ".tmp-ranked.sqlite.1.young", folder / ".tmp-ranked.sqlite.2.old"
+    young, old = folder / ".tmp-ranked.sqlite.1.young", folder / ".tmp-ranked.sqlite.999999999.old"
     young.write_bytes(b"x")
     old.write_bytes(b"x")
     os.utime(old, (time.time() - 7200, time.time() - 7200))

@@ -84,7 +84,7 @@ def test_update_changes_block_and_skill_and_keeps_local_edits(template_repo, tmp
     agents = m.user / ".codex" / "AGENTS.md"
     agents.write_text(agents.read_text() + "\n## Added after setup\nKeep me.\n")
     config = m.folder / "config.toml"
-    config.write_text(config.read_text().replace("max_age = 30", "max_age = 99  # my tuning"))
+    config.write_text(config.read_text().replace("max_age = 0", "max_age = 99  # my tuning"))
     git(m.folder, "commit", "-qam", "my tuning")
 
     block = template_repo / "template" / "instructions-block.md"

@@ -15,8 +15,7 @@ from agentmem.search import index as rindex
 from agentmem.search import ranked
 from agentmem.search import words as textproc
 from agentmem.search.stemmer import stem
-from agentmem.store.folder import FolderStore
-from tests.fixtures_core import missing_prerequisite
+from tests.fixtures_core import missing_prerequisite, new_folder_store
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -121,7 +120,7 @@ def test_a_note_added_to_the_cache_is_found_by_the_very_next_search(pdir):
 
 def test_a_cache_refresh_updates_the_index_incrementally(tmp_path):
     # INV index-derived
-    store = FolderStore(tmp_path / "store")
+    store = new_folder_store(tmp_path / "store")
     home = tmp_path / "home"
     first = notes.build(body="the deploy key lives in vault", title=None, kind="note", project="app", agent="t")
     store.put(notes.note_path("app", first.id), first.render())

@@ -57,7 +57,7 @@ def test_retry_reuses_the_id_and_bytes_and_creates_no_duplicate(machines, tmp_pa
     assert status == EXIT_PENDING and out["status"] == "pending"
     note_id = out["id"]
     kept = (m.home / "pending" / note_id / "note.md").read_bytes()
-    drive.mkdir()  # the drive comes back
+    target.mkdir(parents=True)  # the drive comes back, with the store's folder on it
     status, again, _ = m.json("save", "--retry", note_id)
     assert status == 0 and again["status"] == "saved" and again["id"] == note_id
     assert [p.read_bytes() for p in store_files(target)] == [kept]
@@ -94,7 +94,7 @@ def test_pending_upload_keeps_its_destination_after_the_config_changes(machines,
     m.write_config(cfg.replace(str(tmp_path / "shared-store"), str(first)))
     _, out, _ = m.json("save", input="goes to the first store", cwd=checkout)
     m.write_config(cfg.replace(str(tmp_path / "shared-store"), str(second)).replace('"app"', '"renamed"'))
-    (tmp_path / "drive1").mkdir()
+    first.mkdir(parents=True)  # the first drive comes back, with its store folder
     status, again, _ = m.json("save", "--retry", out["id"])
     assert status == 0
     assert (first / "projects" / "app" / "notes" / f"{out['id']}.md").exists()

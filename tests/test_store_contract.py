@@ -6,11 +6,13 @@ import pytest
 
 from agentmem import errors
 from agentmem.store.base import StoreDescription, open_store
+from agentmem.store.folder import create_store
 
 
 @pytest.fixture(params=["folder", "bucket"])
 def store(request, tmp_path):
     if request.param == "folder":
+        create_store(str(tmp_path / "store"))
         return open_store(StoreDescription("folder", str(tmp_path / "store")))
     request.getfixturevalue("alice_bucket")
     return open_store(StoreDescription("bucket", "alice/agent-memory"), timeout=3)

@@ -52,12 +52,16 @@ def add_setup(sp) -> None:
                     help="exit 0 when the verification note is only pending (Copier's tasks use it: a "
                     "failed setup still exits non-zero)")
     sp.add_argument("--exit-zero", action="store_true", help="exit 0 whatever the outcome")
+    sp.add_argument("--new-store", action="store_true",
+                    help="the store at the configured location is new on purpose: create a missing folder store, "
+                    "and accept a store there that differs from the one this machine used")
 
 
 def run_setup(args) -> Result:
     from agentmem.machine import setup
 
-    report = setup.run_setup(common.machine_path(), replace_core_skill=args.replace_core_skill)
+    report = setup.run_setup(common.machine_path(), replace_core_skill=args.replace_core_skill,
+                             new_store=args.new_store)
     status = {"confirmed": EXIT_OK, "pending": EXIT_OK if args.pending_ok else EXIT_PENDING}.get(
         report.outcome, report.exit_code)
     return Result(report.to_dict(), report.text(), EXIT_OK if args.exit_zero else status)

@@ -215,9 +215,58 @@ def run_search(args) -> Result:
 
     cfg = common.config()
     project = _project(cfg, args, "search")
-    out = recall.search(common.machine(), cfg, project, " ".join(args.query or []), limit=args.limit,
-                        mode=args.mode, refresh=args.refresh, offline=args.offline, timeout=common.timeout(cfg))
+    progress = _Progress.for_terminal(args.json)
+    try:
+        out = recall.search(common.machine(), cfg, project, " ".join(args.query or []), limit=args.limit,
+                            mode=args.mode, refresh=args.refresh, offline=args.offline, timeout=common.timeout(cfg),
+                            progress=progress)
+    finally:
+        if progress is not None:
+            progress.finish()
     return Result(out, search_text(out, args.project))
+
+
+class _Progress:
+    """A count of a long first sync on stderr, only when stderr is a terminal and the output is text."""
+
+    def __init__(self):
+        self.last, self.shown = 0.0, False
+
+    @classmethod
+    def for_terminal(cls, as_json: bool) -> _Progress | None:
+        try:
+            return None if as_json or sys.stderr is None or not sys.stderr.isatty() else cls()
+        except (AttributeError, ValueError):
+            return None
+
+    def __call__(self, done: int, total: int) -> None:
+        import time
+
+        now = time.monotonic()
+        if done < total and now - self.last < 0.2:
+            return
+        self.last, self.shown = now, True
+        sys.stderr.write(f"\ragentmem: syncing notes from the store: {done}/{total}")
+        sys.stderr.flush()
+
+    def finish(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _freshness_lines(out: dict, what: str) -> list[str]:
+    """The lines that say an answer could miss notes (INV read-your-writes: say it whenever it can)."""
+    lines = []
+    if out.get("stale"):
+        lines.append(f"warning: {what} may be stale - {out['stale_reason']}")
+    skipped = out.get("unreadable") or []
+    if skipped:
+        named = "; ".join(f"{u['id']}: {u['message']}" for u in skipped[:2])
+        more = f"; and {len(skipped) - 2} more" if len(skipped) > 2 else ""
+        lines.append(f"warning: {len(skipped)} note(s) in the store could not be read and are missing here "
+                     f"({named}{more})")
+    return lines
 
 
 def search_text(out: dict, explicit_project: str | None = None, *, read_hint: str | None = None,
@@ -225,9 +274,7 @@ def search_text(out: dict, explicit_project: str | None = None, *, read_hint: st
     """Search results as text, note content framed as data; the MCP server passes its own hints."""
     from agentmem.safety.framing import frame_lines
 
-    lines = []
-    if out["stale"]:
-        lines.append(f"warning: results may be stale - {out['stale_reason']}")
+    lines = _freshness_lines(out, "results")
     if out.get("scan"):
         words_only = ", ranked by words only" if out["mode"] == "hybrid" else ""
         lines.append(f"note: searched without the index{words_only} - {out['scan_reason']}")
@@ -276,4 +323,6 @@ def run_read(args) -> Result:
     text = frame_note(data.decode("utf-8", errors="replace").rstrip("\n"), note_id=note_id).rstrip("\n")
     if out["source"] == "pending":
         text += f"\n\n(note {note_id} is pending upload on this machine)"
+    if out.get("stale"):  # the note is what the store holds; what could not be asked is said
+        text += f"\nwarning: {out['stale_reason']}"
     return Result(out, text)

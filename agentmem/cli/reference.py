@@ -39,6 +39,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "stale": "true when the store could not be checked: results may miss notes",
         "stale_reason": "why (null when fresh)", "stale_error": "the error kind (null when fresh)",
         "refreshed": "whether this search refreshed the cache",
+        "checked_at": "when this machine last checked the store (seconds since the epoch), or null",
+        "unreadable?": "[{id, error, message}] objects in the store that could not be read (skipped)",
         "scan": "true when the index could not be used and every note was scanned (not the same as stale)",
         "scan_reason": "why (null when the index was used)",
         "withheld?": "[{where: query, kind}] when the query held a credential (then `query` shows it redacted)",
@@ -46,6 +48,9 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     "read": ("ok", {
         "id": "the note's ID", "project": "its project", "source": "pending | cache | store",
         "meta": "the frontmatter", "body": "the Markdown body",
+        "stale": "true when the store could not be asked", "stale_reason": "why (null when fresh)",
+        "stale_error": "the error kind (null when fresh)", "refreshed": "whether the cache was refreshed",
+        "checked_at": "when this machine last checked the store, or null",
     }),
     "map": ("ok", {
         "directory": "the canonical directory mapped", "project": "its project",
@@ -118,7 +123,7 @@ CONFIG_KEYS = [
     ("network", "timeout", f"`{config.DEFAULT_NETWORK_TIMEOUT:g}`",
      f"seconds: the network budget of one helper call (`{config.ENV_NETWORK_TIMEOUT}` overrides)"),
     ("cache", "max_age", f"`{config.DEFAULT_CACHE_MAX_AGE:g}`",
-     "seconds: a search within this of the last refresh uses the cache only"),
+     "seconds: a search this soon after the last check of the store skips asking it again (and says so)"),
     ("search", "mode", f"`{config.SEARCH_MODES[0]}`", "default search mode: " + ", ".join(config.SEARCH_MODES)),
     ("projects", '"DIR"', "the directory copier ran in", "directory -> project; the longest containing directory wins"),
     ("runtimes", "enabled", "`[\"codex\"]`", "where setup puts the skill, the block and the hooks"),

@@ -17,7 +17,7 @@ import socket
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from agentmem.errors import EXIT_UNEXPECTED, AgentmemError, NotConfigured
+from agentmem.errors import EXIT_UNEXPECTED, AgentmemError, InvalidInput, NotConfigured
 from agentmem.launch import helper_command, shell_line
 from agentmem.machine import blocks, core_skill
 from agentmem.machine.reach import store_reach
@@ -76,28 +76,64 @@ def default_helper_command() -> list[str]:
     return helper_command()
 
 
-def _store_step(report: SetupReport, machine: Path, cfg, timeout: float) -> bool:
-    """Authenticate and connect to (or create) the store. False when setup cannot go on."""
+def _store_step(report: SetupReport, machine: Path, cfg, timeout: float, new_store: bool = False) -> bool:
+    """Authenticate and connect to (or create) the store, and record its identity. False when setup cannot go on.
+
+    INV store-identity: a folder store is created only on this machine's first setup for
+    it, or with `new_store`; a store this machine knew is never replaced by another one at
+    its location unless `new_store` says so.
+    """
     raw = cfg.data.get("store") or {}
     if raw.get("kind") == "bucket":
-        return _bucket_step(report, machine, str(raw.get("location") or ""), timeout)
-    desc = cfg.store
+        return _bucket_step(report, machine, str(raw.get("location") or ""), timeout, new_store)
     report.add("auth", "skipped", "folder store: no account needed")
-    root = Path(desc.location)
-    if root.is_dir():
-        report.add("store", "ok", f"connected to folder {root}")
-    elif root.exists():
-        report.add("store", "failed", f"{root} exists and is not a folder")
+    try:
+        step = _folder_store(machine, cfg.store, new_store)
+    except AgentmemError as exc:
+        report.add("store", "failed", exc.one_line())
+        report.exit_code = exc.exit_code
         return False
-    else:
-        root.mkdir(parents=True)
-        report.add("store", "changed", f"created folder {root}")
+    report.add("store", *step)
     return True
 
 
-def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: float) -> bool:
+def _folder_store(machine: Path, desc, new_store: bool) -> tuple[str, str]:
+    """Connect to, mark or create the folder store; (status, detail) for the report."""
+    import os
+
+    from agentmem.errors import Offline
+    from agentmem.store import folder, identity
+
+    root, known = desc.location, identity.recorded(machine, desc)
+    if not os.path.lexists(root):
+        if not new_store and identity.has_trace(machine, desc):
+            raise Offline(f"folder store {root} is not there (an unmounted drive or a moved folder?); "
+                          "this machine used a store there before, so no new one was created",
+                          hint=folder.NEW_STORE_HINT)
+        identity.record(machine, desc, folder.create_store(root))
+        return "changed", f"created folder store {root}"
+    if not os.path.isdir(root):
+        raise InvalidInput(f"{root} exists and is not a folder")
+    found = folder.read_marker(root)
+    if found is not None and known is not None and found != known and not new_store:
+        raise Offline(f"folder store {root} is another store than the one this machine used (marker "
+                      f"{found[:12]}, expected {known[:12]})", hint=folder.NEW_STORE_HINT)
+    if found is None:
+        if known is not None and not new_store:
+            raise Offline(f"folder store {root} has no {folder.MARKER} marker any more: the folder was replaced "
+                          "or is not the store this machine used", hint=folder.NEW_STORE_HINT)
+        identity.record(machine, desc, folder.write_marker(root))
+        return "changed", f"connected to folder {root} and marked it as an agentmem store ({folder.MARKER})"
+    identity.record(machine, desc, found)
+    return "ok", f"connected to folder {root}"
+
+
+def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: float, new_store: bool = False) -> bool:
     """Connect to the configured bucket; with none configured, create or reuse `<user>/agent-memory`."""
     from agentmem.machine import provision  # imports huggingface_hub
+    from agentmem.store import identity
+    from agentmem.store.base import StoreDescription
+    from agentmem.store.bucket import BucketStore
 
     try:
         if bucket_id:
@@ -105,6 +141,12 @@ def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: fl
         else:
             done = provision.create(None, timeout=timeout)
             provision.save_to_config(machine, done.bucket_id)
+        desc = StoreDescription("bucket", done.bucket_id)
+        store = BucketStore(done.bucket_id, timeout=timeout,
+                            identity=None if new_store else identity.recorded(machine, desc))
+        store.verify()  # INV store-identity: a bucket deleted and created again is not the one this machine knew
+        if store.identity is not None:
+            identity.record(machine, desc, store.identity)
     except AgentmemError as exc:
         report.add("auth" if exc.kind == "not-authenticated" else "store", "failed", exc.one_line())
         report.exit_code = exc.exit_code
@@ -250,7 +292,7 @@ def _shared_skill_steps(report: SetupReport, machine: Path, cfg, wanted: list[st
 
 
 def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: bool = False,
-              helper_command: list[str] | None = None) -> SetupReport:
+              helper_command: list[str] | None = None, new_store: bool = False) -> SetupReport:
     """Bring this machine folder's setup to the state its config describes, and verify the store."""
     from agentmem import config
     from agentmem.machine import settings, verification
@@ -271,7 +313,7 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     except AgentmemError:
         pass  # a bucket store not provisioned yet: the store step says what happens
 
-    if not _store_step(report, machine, cfg, cfg.network_timeout):
+    if not _store_step(report, machine, cfg, cfg.network_timeout, new_store):
         return report
     cfg = config.require(machine)  # provisioning may have recorded the bucket
     report.store = store_reach(cfg.store)

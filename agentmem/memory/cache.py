@@ -1,10 +1,22 @@
 """The per-store, per-project cache of notes, and its refresh.
 
+INV read-your-writes: every search, and every read of an ID the cache lacks,
+first asks the store what changed since this machine last looked and fetches
+exactly that, so a note the store confirmed to any machine is in this machine's
+next answer, or the answer says it is stale and why. (`[cache] max_age` > 0
+trades this for speed, and the answer says so too.)
+INV change-token: what lets the next refresh ask only for what changed (a
+folder's signature, a bucket's feed cursor) is kept only once every change it
+covers is in the cache; a refresh cut short keeps the previous token and
+replays, so it loses nothing.
 INV atomic-cache: a cached note is written to a temp file and renamed into
 place, so an interrupted download never appears as a complete cached file.
 INV cache-kept-on-failure: cached notes are pruned only after a complete
-listing of the project; on any error the previous cache stays as it was and
-the result says the data may be stale, and why.
+listing of the project or a delete the store's feed reported; on any error the
+previous cache stays as it was and the result says the data may be stale, and why.
+INV unreadable-skipped: one object the store holds but agentmem cannot read (a
+FIFO, a device, an oversized or unreadable file) is skipped and reported; the
+other notes still arrive.
 
 Only the project asked for is listed and downloaded, never every project.
 """
@@ -16,15 +28,20 @@ import os
 import time
 
 from agentmem import errors
-from agentmem.fsutil import read_bytes, sweep_temp, write_atomic
+from agentmem.fsutil import TMP_PREFIX, read_bytes, sweep_temp, write_atomic
 from agentmem.memory import ids
 from agentmem.paths import cache_root
-from agentmem.store.base import StoreDescription
+from agentmem.store.base import Changes, Listed, StoreDescription
 
-# Objects larger than this in a listing are not notes we wrote (notes are <= 64 KiB);
-# they are skipped rather than downloaded.
+# Objects larger than this are not notes we wrote (notes are <= 64 KiB); never downloaded.
 MAX_CACHED_OBJECT = 1024 * 1024
 STATE_FILE = "state.json"
+PROGRESS_MIN = 200  # notes: a sync at least this large reports its progress (a few seconds' work)
+# Cached notes, picked at random, whose size is compared with the store's per listing that
+# carries no sizes (a folder store's names-only listing): 2 x 256 stats, about 2 ms on a local
+# disk, so a damaged cached note is found within about (notes / 256) listings (2026-12-01).
+VERIFY_BATCH = 256
+MAX_REPORTED = 20  # unreadable objects kept in the state and the JSON
 
 
 def project_dir(machine: str | os.PathLike, store: StoreDescription, project: str) -> str:
@@ -39,17 +56,22 @@ class CacheStatus:
     """How current the cache is after ensure_fresh/refresh."""
 
     def __init__(self, stale: bool, reason: str | None = None, error: str | None = None,
-                 refreshed: bool = False, added: list[str] | None = None, removed: list[str] | None = None):
+                 refreshed: bool = False, added: list[str] | None = None, removed: list[str] | None = None,
+                 checked_at: float | None = None, unreadable: dict | None = None, how: str | None = None):
         self.stale = stale
-        self.reason = reason  # why it may be stale: what failed
-        self.error = error  # the error kind, e.g. "offline", "not-authenticated"
-        self.refreshed = refreshed
+        self.reason = reason  # why it may be stale: what failed, or why the store was not asked
+        self.error = error  # the error kind, e.g. "offline", "not-authenticated"; "not-checked" for max_age
+        self.refreshed = refreshed  # the store was asked during this call
         self.added = added or []
         self.removed = removed or []
+        self.checked_at = checked_at  # when the cache was last brought up to date with the store
+        self.unreadable = unreadable or {}  # note id -> {"error", "message"}: in the store, not readable
+        self.how = how  # how the store was asked ("unchanged (one stat)", "events feed (2 change(s))", ...)
 
     def to_json(self) -> dict:
         return {"stale": self.stale, "stale_reason": self.reason, "stale_error": self.error,
-                "refreshed": self.refreshed}
+                "refreshed": self.refreshed, "checked_at": _iso(self.checked_at),
+                "unreadable": [{"id": k, **v} for k, v in sorted(self.unreadable.items())]}
 
 
 def cached_ids(machine: str | os.PathLike, store: StoreDescription, project: str) -> list[str]:
@@ -69,13 +91,18 @@ def read_cached(machine: str | os.PathLike, store: StoreDescription, project: st
 
 def _read_state(pdir: str) -> dict:
     try:
-        return json.loads(read_bytes(os.path.join(pdir, STATE_FILE)))
+        state = json.loads(read_bytes(os.path.join(pdir, STATE_FILE)))
     except (OSError, ValueError):
         return {}
+    return state if isinstance(state, dict) else {}
 
 
-def _write_state(pdir: str, state: dict) -> None:
-    write_atomic(os.path.join(pdir, STATE_FILE), (json.dumps(state, sort_keys=True) + "\n").encode())
+def _safe_state(pdir: str, state: dict) -> None:
+    try:
+        write_atomic(os.path.join(pdir, STATE_FILE), (json.dumps(state, sort_keys=True) + "\n").encode(),
+                     durable=False)  # derived: after a power cut a lost state only costs one full listing
+    except OSError:
+        pass
 
 
 def _notify(pdir: str, added: list[str], removed: list[str]) -> None:
@@ -94,70 +121,232 @@ def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: 
     _notify(project_dir(machine, store, project), [note_id], [])
 
 
+def last_checked(machine: str | os.PathLike, store: StoreDescription, project: str) -> float | None:
+    value = _read_state(project_dir(machine, store, project)).get("refreshed_at")
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+class _Plan:
+    """What one refresh does to the cache: fetch these objects, drop these notes."""
+
+    def __init__(self):
+        self.fetch: dict[str, Listed] = {}  # note id -> object
+        self.drop: set[str] = set()
+        self.damaged: set[str] = set()  # cached but differing from the store: fetched again
+        self.count: int | None = None  # notes in the store, when a full listing told
+        self.temps: list[str] = []  # temp files seen in the notes cache (swept if stale)
+
+
 def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: str, *,
-            timeout: float | None = None, store=None) -> CacheStatus:
-    """List the project's notes completely, download the missing ones, prune the vanished ones."""
-    from agentmem.store.base import open_store
+            timeout: float | None = None, store=None, progress=None) -> CacheStatus:
+    """Ask the store what changed in the project since the last refresh, and bring the cache up to date.
+
+    `progress(done, total)` is called while a large sync downloads (PROGRESS_MIN notes or more).
+    """
+    from agentmem.store import identity
 
     pdir = project_dir(machine, store_desc, project)
     ndir = os.path.join(pdir, "notes")
     prefix = f"projects/{project}/notes"
     state = _read_state(pdir)
+    last_ok = state.get("refreshed_at") if isinstance(state.get("refreshed_at"), (int, float)) else None
+    unreadable: dict = state["unreadable"] if isinstance(state.get("unreadable"), dict) else {}
+    started = time.time()
     try:
-        store = store or open_store(store_desc, timeout=timeout)
-        listing = store.list(prefix)
+        store = store or identity.open_known(machine, store_desc, timeout=timeout)
+        token = state.get("token") if isinstance(state.get("token"), dict) else None
+        changes = store.changes(prefix, token)
     except errors.AgentmemError as exc:
-        state.update(last_error=exc.kind, last_error_message=exc.one_line(), last_attempt=time.time())
-        _safe_state(pdir, state)
-        return CacheStatus(True, f"could not list the store: {exc.one_line()}", exc.kind)
+        _record_failure(pdir, state, exc)
+        return CacheStatus(True, f"could not check the store: {exc.one_line()}; {_checked_words(last_ok)}",
+                           exc.kind, checked_at=last_ok, unreadable=unreadable)
 
-    remote: dict[str, int] = {}
-    for obj in listing:
-        head, _, name = obj.path.rpartition("/")
-        m = ids.NOTE_FILE.match(name)
-        if head != prefix or not m or obj.size > MAX_CACHED_OBJECT:
+    plan = _plan(changes, prefix, ndir, started, store, unreadable)
+    added, problem = _fetch(store, plan, ndir, unreadable, progress)
+    removed = _drop(ndir, plan.drop)
+    if changes.kind == Changes.FULL:
+        _sweep_local(machine, ndir, plan.temps)
+    reindexed = sorted((set(added) & plan.damaged) | set(removed))
+    if added or removed:
+        _notify(pdir, added, reindexed)
+    state["unreadable"] = dict(sorted(unreadable.items())[:MAX_REPORTED])
+    if problem is not None:  # INV change-token: keep the previous token, so the next refresh replays
+        _record_failure(pdir, state, problem)
+        return CacheStatus(True, f"some notes could not be downloaded: {problem.one_line()}; "
+                           f"{_checked_words(last_ok)}", problem.kind, True,
+                           added, removed, last_ok, state["unreadable"], changes.how)
+    state.update(token=changes.token, refreshed_at=started, how=changes.how)
+    for key in ("last_error", "last_error_message", "last_attempt"):
+        state.pop(key, None)
+    if plan.count is not None:
+        state["notes"] = plan.count
+    _safe_state(pdir, state)
+    return CacheStatus(False, None, None, True, added, removed, started, state["unreadable"], changes.how)
+
+
+def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unreadable: dict) -> _Plan:
+    plan = _Plan()
+    if changes.kind == Changes.SAME:
+        if store.description.kind == "folder":  # cheap to ask again: a fixed permission shows at once
+            plan.fetch = {i: Listed(f"{prefix}/{ids.note_file(i)}", None) for i in unreadable}
+        return plan
+    if changes.kind == Changes.DELTA:
+        for obj in changes.added:
+            note_id = _note_id(obj.path, prefix)
+            if note_id is not None and (obj.size is None or obj.size <= MAX_CACHED_OBJECT):
+                size = _cached_size(ndir, note_id)
+                if size is None or (obj.size is not None and size != obj.size):
+                    plan.fetch[note_id] = obj
+                    if size is not None:
+                        plan.damaged.add(note_id)
+            elif note_id is not None:
+                unreadable[note_id] = _too_large(obj)
+        gone = {i for i in (_note_id(p, prefix) for p in changes.removed) if i is not None}
+        plan.drop = {i for i in gone if _cached_size(ndir, i) is not None}
+        for note_id in gone:
+            unreadable.pop(note_id, None)
+        for note_id in set(unreadable) - set(plan.fetch) - gone:
+            plan.fetch[note_id] = Listed(f"{prefix}/{ids.note_file(note_id)}", None)
+        return plan
+    # FULL: compare file names (they carry the IDs); only the names that differ are parsed
+    head = prefix + "/"
+    remote = {o.path[len(head):]: o for o in changes.listing if o.path.startswith(head)}
+    plan.count = len(remote)
+    for note_id in list(unreadable):
+        if ids.note_file(note_id) not in remote:
+            unreadable.pop(note_id)  # gone from the store
+    names = _cached_names(ndir, plan.temps)
+    for name in remote.keys() - names:
+        note_id = _name_id(name)
+        if note_id is None:
             continue  # not a note of this project: never follow it out of the cache folder
-        remote[m.group(1)] = obj.size
+        obj = remote[name]
+        if obj.size is not None and obj.size > MAX_CACHED_OBJECT:
+            unreadable[note_id] = _too_large(obj)
+        else:
+            plan.fetch[note_id] = obj
+    for name in names - remote.keys():
+        note_id = _name_id(name)
+        if note_id is not None and _older_than(ndir, note_id, started):
+            plan.drop.add(note_id)
+    _check_sizes(plan, remote, names & remote.keys(), ndir, store)
+    return plan
 
-    local = set(cached_ids(machine, store_desc, project))
-    added: list[str] = []
-    problem: errors.AgentmemError | None = None
-    for note_id in sorted(set(remote) - local):
+
+def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: str, store) -> None:
+    """Find cached notes whose size differs from the store's (damaged): all of them when the listing
+    carries sizes, else a random batch of VERIFY_BATCH whose sizes the store is asked for."""
+    if not both:
+        return
+    pick = list(both)
+    if next(iter(remote.values())).size is None:
+        if not hasattr(store, "sizes"):
+            return
+        import random
+
+        pick = random.sample(pick, min(VERIFY_BATCH, len(pick)))
         try:
-            data = store.get(f"{prefix}/{note_id}.md")
-        except errors.NotFound:
-            continue  # deleted since the listing
-        except errors.AgentmemError as exc:
-            problem = exc
-            break
-        write_atomic(os.path.join(ndir, ids.note_file(note_id)), data)
-        added.append(note_id)
+            known = store.sizes([remote[name].path for name in pick])
+        except errors.AgentmemError:
+            return
+        for name in pick:
+            if remote[name].path in known:
+                remote[name] = Listed(remote[name].path, known[remote[name].path])
+    for name in pick:
+        note_id, size = _name_id(name), remote[name].size
+        if note_id is not None and size is not None and size <= MAX_CACHED_OBJECT \
+                and _cached_size(ndir, note_id) != size:
+            plan.fetch[note_id] = remote[name]
+            plan.damaged.add(note_id)
 
-    removed = sorted(local - set(remote))
-    for note_id in removed:
+
+def _fetch(store, plan: _Plan, ndir: str, unreadable: dict, progress) -> tuple[list[str], errors.AgentmemError | None]:
+    """Download the plan's objects; an unreadable one is skipped and reported, a store failure stops."""
+    added: list[str] = []
+    total = len(plan.fetch)
+    report = progress if progress is not None and total >= PROGRESS_MIN else None
+    for done, (note_id, obj) in enumerate(sorted(plan.fetch.items()), start=1):
+        try:
+            data = store.get(obj.path, MAX_CACHED_OBJECT)
+        except errors.NotFound:
+            unreadable.pop(note_id, None)  # deleted since it was listed
+        except errors.Unreadable as exc:  # INV unreadable-skipped
+            unreadable[note_id] = {"error": exc.kind, "message": exc.one_line()}
+        except errors.AgentmemError as exc:
+            return added, exc
+        else:
+            write_atomic(os.path.join(ndir, ids.note_file(note_id)), data)
+            unreadable.pop(note_id, None)
+            added.append(note_id)
+        if report is not None:
+            report(done, total)
+    return added, None
+
+
+def _drop(ndir: str, doomed: set[str]) -> list[str]:
+    removed = []
+    for note_id in sorted(doomed):
         try:
             os.unlink(os.path.join(ndir, ids.note_file(note_id)))
+            removed.append(note_id)
         except FileNotFoundError:
             pass
-    sweep_temp(ndir)
-    if added or removed:
-        _notify(pdir, added, removed)
+    return removed
 
-    if problem is not None:
-        state.update(last_error=problem.kind, last_error_message=problem.one_line(), last_attempt=time.time())
-        _safe_state(pdir, state)
-        return CacheStatus(True, f"some notes could not be downloaded: {problem.one_line()}", problem.kind,
-                           True, added, removed)
-    state = {"refreshed_at": time.time(), "notes": len(remote)}
+
+def _sweep_local(machine: str | os.PathLike, ndir: str, temps: list[str]) -> None:
+    """Stale temp files of crashed writers: in the notes cache and in pending/ (never a live writer's)."""
+    from agentmem.paths import pending_dir
+
+    if temps:
+        sweep_temp(ndir)
+    sweep_temp(pending_dir(machine), dirs=True)
+
+
+def _record_failure(pdir: str, state: dict, exc: errors.AgentmemError) -> None:
+    state.update(last_error=exc.kind, last_error_message=exc.one_line(), last_attempt=time.time())
     _safe_state(pdir, state)
-    return CacheStatus(False, None, None, True, added, removed)
 
 
-def _safe_state(pdir: str, state: dict) -> None:
+def _note_id(path: str, prefix: str) -> str | None:
+    head, _, name = path.rpartition("/")
+    return _name_id(name) if head == prefix else None
+
+
+def _name_id(name: str) -> str | None:
+    m = ids.NOTE_FILE.match(name)
+    return m.group(1) if m else None
+
+
+def _cached_names(ndir: str, temps: list[str]) -> set[str]:
+    """The file names in the notes cache; temp files' go into `temps`."""
     try:
-        _write_state(pdir, state)
+        names = os.listdir(ndir)
+    except FileNotFoundError:
+        return set()
+    temps.extend(n for n in names if n.startswith(TMP_PREFIX))
+    return set(names)
+
+
+def _cached_size(ndir: str, note_id: str) -> int | None:
+    try:
+        return os.stat(os.path.join(ndir, ids.note_file(note_id))).st_size
     except OSError:
-        pass
+        return None
+
+
+def _older_than(ndir: str, note_id: str, moment: float) -> bool:
+    """A cached note written before `moment`: one another process just placed is not pruned by an
+    older listing that could not have seen it."""
+    try:
+        return os.stat(os.path.join(ndir, ids.note_file(note_id))).st_mtime < moment
+    except OSError:
+        return False
+
+
+def _too_large(obj: Listed) -> dict:
+    return {"error": errors.Unreadable.kind,
+            "message": f"{obj.path} is too large ({obj.size} bytes, over 1 MiB); not downloaded"}
 
 
 def ensure_fresh(
@@ -169,24 +358,38 @@ def ensure_fresh(
     timeout: float | None = None,
     force: bool = False,
     offline: bool = False,
+    progress=None,
 ) -> CacheStatus:
-    """Refresh unless the last good refresh is younger than `max_age` seconds."""
+    """Refresh, unless offline or the last good refresh is younger than `max_age` seconds (then say so)."""
     pdir = project_dir(machine, store_desc, project)
     state = _read_state(pdir)
-    last = state.get("refreshed_at")
+    last = state.get("refreshed_at") if isinstance(state.get("refreshed_at"), (int, float)) else None
+    unreadable = state.get("unreadable") if isinstance(state.get("unreadable"), dict) else {}
     if offline:
         if last is None:
-            return CacheStatus(True, "offline mode: the cache was never refreshed", "offline")
-        return CacheStatus(True, f"offline mode: cache last refreshed {_ago(last)}", "offline")
-    if not force and isinstance(last, (int, float)) and 0 <= time.time() - last < max_age:
-        return CacheStatus(False)
-    return refresh(machine, store_desc, project, timeout=timeout)
+            return CacheStatus(True, "offline mode: the cache was never refreshed", "offline", unreadable=unreadable)
+        return CacheStatus(True, f"offline mode: cache last refreshed {ago(last)}", "offline", checked_at=last,
+                           unreadable=unreadable)
+    if not force and last is not None and max_age > 0 and 0 <= time.time() - last < max_age:
+        return CacheStatus(True, f"the store was not asked: last checked {ago(last)}, within [cache] max_age "
+                           f"({max_age:g} s)", "not-checked", checked_at=last, unreadable=unreadable)
+    return refresh(machine, store_desc, project, timeout=timeout, progress=progress)
 
 
-def _ago(ts: float) -> str:
+def ago(ts: float) -> str:
     seconds = max(0, int(time.time() - ts))
     if seconds < 120:
         return f"{seconds} s ago"
     if seconds < 7200:
         return f"{seconds // 60} min ago"
     return f"{seconds // 3600} h ago"
+
+
+def _checked_words(ts: float | None) -> str:
+    return "never checked before" if ts is None else f"last checked {ago(ts)}"
+
+
+def _iso(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ts)) + f".{int(ts * 1000) % 1000:03d}Z"

@@ -272,12 +272,12 @@ def deliver(machine: str | os.PathLike, entry: Entry, data: bytes, *, timeout: f
     With `receipt`, a confirmed upload leaves a receipt (see the module docstring). An entry whose
     destination is unknown (damaged) is never sent: it stays pending with that as the reason.
     """
-    from agentmem.store.base import open_store
+    from agentmem.store.identity import open_known
 
     if entry.store is None:
         return Outcome(entry, "pending", _unknown_destination(entry))
     try:
-        store = open_store(entry.store, timeout=timeout)
+        store = open_known(machine, entry.store, timeout=timeout)  # INV store-identity: never another store
         store.put(entry.path, data)
     except errors.AgentmemError as exc:
         _record_failure(machine, entry, exc)

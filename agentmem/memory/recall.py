@@ -11,8 +11,13 @@ MAX_LIMIT = 200
 
 
 def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode: str | None = None,
-           refresh: bool = False, offline: bool = False, timeout: float | None = None) -> dict:
-    """Refresh the project's cache unless told otherwise, then find `query` in `mode` (default: config's)."""
+           refresh: bool = False, offline: bool = False, timeout: float | None = None, progress=None) -> dict:
+    """Ask the store what changed (INV read-your-writes) unless `offline` or within `[cache] max_age`,
+    then find `query` in `mode` (default: config's). `progress(done, total)` hears a long first sync.
+
+    The result says how current it is: `stale` (could miss notes), `stale_reason`, `stale_error`,
+    `checked_at` (when the cache last matched the store), `unreadable` (objects skipped).
+    """
     from agentmem.memory import cache, pending
     from agentmem.search import find
 
@@ -20,7 +25,7 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
         raise InvalidInput(f"--limit must be between 1 and {MAX_LIMIT}")
     shown, withheld = _withhold(query)
     status = cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
-                                force=refresh, offline=offline)
+                                force=refresh, offline=offline, progress=progress)
     mode = mode or cfg.search_mode
     notices: list[str] = []
     results = [r.to_json() for r in find.find(machine, cfg.store, project, query, limit, mode, notices)]
@@ -51,17 +56,21 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
          timeout: float | None = None) -> tuple[dict, bytes]:
     """One note of `project`: this machine's pending copy, else the cache, else the store.
 
-    Returns the JSON shape and the note's bytes (for framing). `fresh` reads the store itself.
+    An ID the cache lacks first brings the cache up to date with the store (INV
+    read-your-writes), then the store itself is asked for it. Notes never change,
+    so a cached or pending copy is current: `stale` is true only when the store could
+    not be asked. Returns the JSON shape and the note's bytes (for framing). `fresh`
+    reads the store itself.
     """
     from agentmem.memory import cache, notes, pending
-    from agentmem.store.base import open_store
+    from agentmem.store import identity
 
     if isinstance(note_id, str) and not notes.ALLOCATED.match(note_id):  # an allocated ID holds no credential
         from agentmem.safety import screening
 
         screening.refuse_argument(note_id, "the note ID", "read")  # never echoed, never sent to the store
     note_id = notes.check_id(note_id)
-    data, source = None, None
+    data, source, status = None, None, None
     if not fresh:
         try:
             entry, pdata = pending.load(machine, note_id)
@@ -72,16 +81,28 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
         if data is None:
             data = cache.read_cached(machine, cfg.store, project, note_id)
             source = "cache" if data is not None else None
+        if data is None:
+            status = cache.refresh(machine, cfg.store, project, timeout=timeout)
+            data = cache.read_cached(machine, cfg.store, project, note_id)
+            source = "cache" if data is not None else None
     if data is None:
-        data = open_store(cfg.store, timeout=timeout).get(notes.note_path(project, note_id))
+        store = identity.open_known(machine, cfg.store, timeout=timeout)
+        try:
+            data = store.get(notes.note_path(project, note_id), cache.MAX_CACHED_OBJECT)
+        except errors.Unreadable as exc:
+            if exc.too_large:  # not a note agentmem wrote (notes are <= 64 KiB)
+                raise InvalidInput(exc.one_line()) from None
+            raise
         source = "store"
-        if len(data) > cache.MAX_CACHED_OBJECT:  # not a note agentmem wrote (notes are <= 64 KiB)
-            raise InvalidInput(f"{notes.note_path(project, note_id)} is {len(data)} bytes, too large for a note "
-                               "(over 1 MiB); not shown")
         if not fresh:
             cache.add_confirmed(machine, cfg.store, project, note_id, data)
     parsed = notes.parse(data)
-    return {"id": note_id, "project": project, "source": source, "meta": parsed.meta, "body": parsed.body}, data
+    if status is None:
+        status = cache.CacheStatus(False, checked_at=cache.last_checked(machine, cfg.store, project))
+    freshness = status.to_json()
+    freshness.pop("unreadable", None)
+    return {"id": note_id, "project": project, "source": source, "meta": parsed.meta, "body": parsed.body,
+            **freshness}, data
 
 
 def _withhold(text, typed: list[tuple[str, str]] | None = None) -> tuple[str, list[str]]:

@@ -4,6 +4,8 @@ INV append-only: `put` of bytes to a path that already holds the same bytes is a
 no-op; a path that holds different bytes is never replaced (Conflict).
 INV complete-listing: `list` returns every object under a prefix or raises; it
 never returns a partial listing as if it were complete.
+INV store-identity: a store that is not there (an unmounted drive, a replaced
+folder, a vanished bucket) raises; it is never answered as an empty store.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from agentmem.errors import InvalidInput
 # printable ASCII letters, digits and a few punctuation marks.
 _SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._@+-]{0,199}$")
 MAX_PATH_LENGTH = 1024
+# Bytes. The most `get` reads unless told less: agentmem writes nothing larger than 1 MiB
+# (a skill file; notes are <= 64 KiB), so anything far beyond is not ours (2026-12-01).
+MAX_OBJECT = 16 * 1024 * 1024
 
 
 def check_object_path(path: str) -> str:
@@ -92,17 +97,61 @@ class ObjectInfo:
         return f"ObjectInfo({self.path!r}, {self.size})"
 
 
+class Listed:
+    """An object named by `Store.changes`: its path, and its size where the store said it for free."""
+
+    __slots__ = ("path", "size")
+
+    def __init__(self, path: str, size: int | None):
+        self.path, self.size = path, size
+
+    def __repr__(self) -> str:
+        return f"Listed({self.path!r}, {self.size})"
+
+
+class Changes:
+    """What changed below a prefix since the state a `token` describes (what `Store.changes` returns).
+
+    kind SAME: nothing changed. DELTA: exactly `added` (Listed: size None when unknown) and
+    `removed` (paths) changed. FULL: `listing` is the complete listing (INV complete-listing); the
+    caller reconciles against it. `token` is the state to hand back next time, once every change
+    was applied: a caller that stops part-way keeps its previous token, so nothing is skipped.
+    `how` says in a few words how the store was asked (for reports and benchmarks).
+    """
+
+    SAME, DELTA, FULL = "same", "delta", "full"
+    __slots__ = ("kind", "listing", "added", "removed", "token", "how")
+
+    def __init__(self, kind: str, token: dict, how: str, *, listing: list[Listed] | None = None,
+                 added: list[Listed] | None = None, removed: list[str] | None = None):
+        self.kind, self.token, self.how = kind, token, how
+        self.listing = listing if listing is not None else []
+        self.added = added if added is not None else []
+        self.removed = removed if removed is not None else []
+
+    def __repr__(self) -> str:
+        return f"Changes({self.kind!r}, {self.how!r}, +{len(self.added)} -{len(self.removed)} ={len(self.listing)})"
+
+
 class Store:
-    """The interface each backend provides (FolderStore, BucketStore); documentation, not a base class."""
+    """The interface each backend provides (FolderStore, BucketStore); documentation, not a base class.
+
+    `identity` is what proves the store is the one this machine knew: a folder store's marker ID,
+    a bucket's creation time. A backend opened with an expected identity raises Offline when the
+    store at the location is another one (or none), and calls `remember(found)` the first time it
+    proves an identity no one expected.
+    """
 
     description: StoreDescription
+    identity: str | None
 
     def put(self, path: str, data: bytes) -> None:
         """Store `data` at `path` atomically and append-only (see INV append-only)."""
         raise NotImplementedError
 
-    def get(self, path: str) -> bytes:
-        """Return the bytes at `path`; raise NotFound if there are none."""
+    def get(self, path: str, limit: int = MAX_OBJECT) -> bytes:
+        """Return the bytes at `path`; NotFound if there are none, Unreadable if they are not an object
+        agentmem could have written (not a regular file, larger than `limit`, not readable)."""
         raise NotImplementedError
 
     def info(self, path: str) -> ObjectInfo | None:
@@ -110,22 +159,32 @@ class Store:
         raise NotImplementedError
 
     def list(self, prefix: str) -> list[ObjectInfo]:
-        """Every object whose path starts with `prefix` + "/" (recursively), or raise."""
+        """Every object whose path starts with `prefix` + "/" (recursively), with sizes, or raise."""
+        raise NotImplementedError
+
+    def changes(self, prefix: str, token: dict | None) -> Changes:
+        """The notes directly below `prefix` that changed since `token` (None: never looked), at a
+        cost that does not grow with the store when nothing changed. Raises like `list`."""
         raise NotImplementedError
 
 
-def open_store(desc: StoreDescription, *, timeout: float | None = None) -> Store:
-    """Open the store a description names. `timeout` bounds a bucket store's network time in seconds.
+def open_store(desc: StoreDescription, *, timeout: float | None = None, identity: str | None = None,
+               remember=None) -> Store:
+    """Open the store a description names. `timeout` bounds its network (or network drive) time in
+    seconds; `identity` and `remember` are described on `Store`.
 
-    The bucket backend is imported only when a bucket store is opened, so the
-    folder-store and cache-only paths never import huggingface_hub.
+    Neither backend imports anything heavy on opening: the bucket backend imports
+    huggingface_hub only for a transfer or a listing, so a search that finds nothing new
+    never does.
     """
     if desc.kind == "folder":
         from agentmem.store.folder import FolderStore
 
-        return FolderStore(desc.location)  # type: ignore[return-value]
+        return FolderStore(desc.location, timeout=timeout, identity=identity,  # type: ignore[return-value]
+                           remember=remember)
     if desc.kind == "bucket":
-        from agentmem.store.bucket import BucketStore  # heavy: huggingface_hub
+        from agentmem.store.bucket import BucketStore
 
-        return BucketStore(desc.location, timeout=timeout)  # type: ignore[return-value]
+        return BucketStore(desc.location, timeout=timeout, identity=identity,  # type: ignore[return-value]
+                           remember=remember)
     raise InvalidInput(f"unknown store kind {desc.kind!r}; expected 'folder' or 'bucket'")

@@ -7,24 +7,45 @@ a no-op. Every call is charged to one network budget (see network.py), and every
 failure is raised as an `agentmem.errors` class.
 
 Credentials come from HF_TOKEN or the local HF login (huggingface_hub's
-`get_token`), are resolved on each store opening, and never leave this module.
+`get_token`), are resolved on each store opening, and never leave this module
+(and hubfeed.py, which sends the same token).
+
+Opening a BucketStore imports nothing heavy: `changes` asks the bucket's info and
+events feed through hubfeed.py, so a search that finds nothing new never imports
+huggingface_hub; listings and transfers import it when they run.
+
+INV store-identity: a bucket's identity is its creation time. A bucket deleted and
+created again under the same ID is another store (Offline, like a replaced
+folder), and a bucket that is gone is NotFound on every call, never an empty
+listing.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-import threading
-from pathlib import Path
-from typing import Any
 
 from agentmem.store import network  # first: it sets the environment huggingface_hub reads at import
 
 # isort: split
-from huggingface_hub import HfApi, get_token
-
 from agentmem import errors
-from agentmem.store.base import ObjectInfo, StoreDescription, check_object_path
+from agentmem.store import hubfeed
+from agentmem.store.base import MAX_OBJECT, Changes, Listed, ObjectInfo, StoreDescription, check_object_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from huggingface_hub import HfApi
+
+# Seconds. An `updatedAt` this much older than the Hub's own clock (its Date header) is trusted
+# to mean "nothing since": how long a write takes to reach the listing and the feed on the real
+# Hub is unmeasured, so a search within this of a change reads the feed once more (one request)
+# rather than trust equality (2026-12-01).
+SETTLE_SECONDS = 5.0
+_Objects = list[ObjectInfo]  # the method `list` hides the builtin inside the class
+_Changes = list[dict]
+_Listed = list[Listed]
+_Paths = list[str]
+NEW_STORE_HINT = "if the new bucket is the one to use, run `agentmem setup --new-store`"
 
 
 def check_bucket_id(bucket_id: str) -> str:
@@ -41,6 +62,8 @@ def check_bucket_id(bucket_id: str) -> str:
 
 def hub_token() -> str:
     """The local HF credential, or NotAuthenticated with login instructions (never a request for it)."""
+    from huggingface_hub import get_token
+
     token = get_token()
     if not token:
         raise errors.NotAuthenticated("no Hugging Face credentials on this machine", hint=network.LOGIN_HINT)
@@ -50,22 +73,44 @@ def hub_token() -> str:
 class BucketStore:
     """A Store on `hf://buckets/<bucket_id>`. `timeout` is the invocation's network budget in seconds."""
 
-    def __init__(self, bucket_id: str, timeout: float | None = None):
+    def __init__(self, bucket_id: str, timeout: float | None = None, *, identity: str | None = None,
+                 remember=None):
         self.bucket_id = check_bucket_id(bucket_id)
         self.description = StoreDescription("bucket", bucket_id)
         self.budget = network.Budget(network.resolve_timeout(timeout))
         network.configure_xet(self.budget.seconds)
-        network.install()
+        self.expected = identity
+        self.identity: str | None = None
+        self._remember = remember
         self._api: HfApi | None = None
+        self._feed: hubfeed.Client | None = None
         self._verified = False
-        self._listed: dict[str, Any] = {}  # path -> BucketFile from the last listing, saves a request per get
+        self._listed: dict = {}  # path -> BucketFile from the last listing, saves a request per get
+        self._announced: dict[str, dict] = {}  # path -> the feed's entry for it (size, xetHash, dates)
 
     # -- plumbing -----------------------------------------------------------------------
 
     def client(self) -> HfApi:
         if self._api is None:
+            from huggingface_hub import HfApi
+
+            network.install()
             self._api = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or None, token=hub_token())
         return self._api
+
+    def _prove(self, created) -> None:
+        """Check the bucket is the one this machine knew (INV store-identity); remember it the first time."""
+        found = str(created) if created is not None else None
+        if found is None:
+            return
+        if self.expected is not None and found != self.expected:
+            raise errors.Offline(
+                f"bucket {self.bucket_id} was deleted and created again: it is not the bucket this machine used",
+                hint=NEW_STORE_HINT)
+        self.identity = found
+        if self.expected is None and self._remember is not None:
+            remember, self._remember = self._remember, None
+            remember(found)
 
     def call(self, fn, *args, xet: str | None = None, **kwargs):
         """Run one Hub call within the budget, translating its failures.
@@ -93,6 +138,8 @@ class BucketStore:
             return
         api = self.client()
         info = self.call(api.bucket_info, self.bucket_id)
+        created = getattr(info, "created_at", None)
+        self._prove(round(created.timestamp() * 1000) if created is not None else None)
         if info.private is not True:
             raise errors.UnsafeBucket(
                 f"bucket {self.bucket_id} is public; agentmem keeps memory only in private buckets",
@@ -131,11 +178,17 @@ class BucketStore:
             raise errors.Conflict(f"{self.description.label()}/{path} already holds different bytes")
         self.call(self.client().batch_bucket_files, self.bucket_id, add=[(bytes(data), path)], xet="write")
 
-    def get(self, path: str) -> bytes:
+    def get(self, path: str, limit: int = MAX_OBJECT) -> bytes:
+        from pathlib import Path
+
         check_object_path(path)
-        remote = self._listed.pop(path, None) or self._remote(path)
+        remote = self._listed.pop(path, None) or self._from_feed(path) or self._remote(path)
         if remote is None:
             raise errors.NotFound(f"{self.description.label()}/{path} does not exist")
+        if int(remote.size) > limit:
+            unit = f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit} bytes"
+            raise errors.Unreadable(f"{self.description.label()}/{path} is too large ({remote.size} bytes, over "
+                                    f"{unit}); not downloaded", too_large=True)
         with tempfile.TemporaryDirectory(prefix="agentmem-get-") as tmp:
             target = Path(tmp) / "object"
             self.call(self.client().download_bucket_files, self.bucket_id, [(remote, target)], xet="read")
@@ -167,6 +220,69 @@ class BucketStore:
             self._listed[entry.path] = entry
         return [found[p] for p in sorted(found)]
 
+    def _from_feed(self, path: str):
+        """A BucketFile built from what the feed said about `path`, saving a paths-info request."""
+        entry = self._announced.pop(path, None)
+        if not entry or not isinstance(entry.get("xetHash"), str) or not isinstance(entry.get("size"), int):
+            return None
+        from huggingface_hub import BucketFile
+
+        try:
+            return BucketFile(type="file", path=path, size=entry["size"], xetHash=entry["xetHash"],
+                              mtime=entry.get("mtime"), uploadedAt=entry.get("uploadedAt"))
+        except (ValueError, TypeError):
+            return None
+
+    def changes(self, prefix: str, token: dict | None) -> Changes:
+        """What changed below `prefix`: one info request when nothing did; the feed, else a listing.
+
+        `updatedAt` equal to the token's, observed long enough after it (SETTLE_SECONDS by the
+        Hub's clock), means nothing changed. Otherwise the events feed from the token's cursor
+        (or `since`) gives the changes; a feed that is missing, refuses the resume point or
+        answers `reset` falls back to a complete listing.
+        """
+        check_object_path(prefix)
+        if self._feed is None:
+            self._feed = hubfeed.Client(self.budget, self.description.label())
+        info = hubfeed.bucket_info(self._feed, self.bucket_id)
+        self._prove(hubfeed.iso_ms(info.get("createdAt")))
+        updated = info.get("updatedAt") if isinstance(info.get("updatedAt"), str) else None
+        old = token if isinstance(token, dict) and token.get("v") == 1 else {}
+        fresh = {"v": 1, "updated_at": updated, "settled": _settled(updated, info.get("_server_time"))}
+        if updated is not None and old.get("updated_at") == updated and old.get("settled") is True:
+            return Changes(Changes.SAME, old, "unchanged (bucket updatedAt)")
+        resume = (("cursor", old["cursor"]) if isinstance(old.get("cursor"), str)
+                  else ("since", old["since"]) if isinstance(old.get("since"), str) else None)
+        how = "listing (first look)"
+        if resume is not None:
+            feed = hubfeed.read_feed(self._feed, self.bucket_id, resume)
+            if feed.outcome == "ready":
+                added, removed = self._net_changes(prefix, feed.changes)
+                kept = {"cursor": feed.cursor} if feed.cursor else {k: old[k] for k in ("cursor", "since") if k in old}
+                return Changes(Changes.DELTA, fresh | kept, f"events feed ({len(feed.changes)} change(s))",
+                               added=added, removed=removed)
+            how = f"listing (the events feed {feed.detail})"
+        listing = [Listed(o.path, o.size) for o in self.list(prefix)]
+        since = updated or _iso_before(info.get("_server_time"))
+        return Changes(Changes.FULL, fresh | ({"since": since} if since else {}), how, listing=listing)
+
+    def _net_changes(self, prefix: str, changes: _Changes) -> tuple[_Listed, _Paths]:
+        """The feed's changes below `prefix/`, last one per path winning: what to fetch and what to drop."""
+        final: dict[str, dict] = {}
+        for change in changes:
+            if change["path"].startswith(prefix + "/"):
+                final[change["path"]] = change
+        added: _Listed = []
+        removed: _Paths = []
+        for path, change in sorted(final.items()):
+            if change["op"] == "delete":
+                removed.append(path)
+                continue
+            size = change.get("size") if isinstance(change.get("size"), int) else None
+            added.append(Listed(path, size))
+            self._announced[path] = change
+        return added, removed
+
     # -- classification of hf_xet failures ---------------------------------------------
 
     def _explain_xet_failure(self, exc: BaseException, *, write: bool) -> errors.AgentmemError:
@@ -189,6 +305,21 @@ class BucketStore:
         except errors.AgentmemError as probe:
             return probe
         return errors.RemoteError(f"{self.description.label()}: the Xet transfer failed ({type(exc).__name__})")
+
+
+def _settled(updated: str | None, server_time: float | None) -> bool:
+    """Whether `updatedAt` is old enough, by the Hub's clock, to trust "nothing since"."""
+    stamp = hubfeed.iso_ms(updated)
+    return stamp is not None and server_time is not None and server_time - stamp / 1000 >= SETTLE_SECONDS
+
+
+def _iso_before(server_time: float | None) -> str | None:
+    """A `since=` instant safely before a listing that had no `updatedAt` to start from."""
+    if server_time is None:
+        return None
+    import time
+
+    return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(server_time - SETTLE_SECONDS))
 
 
 def _tree_or_empty(api: HfApi, bucket_id: str, prefix: str) -> list:
@@ -214,23 +345,12 @@ def _within(budget: network.Budget, fn, *args, **kwargs):
     left behind may still finish: that is an unknown outcome, and the caller keeps
     the note pending (a retry with the same bytes is then a no-op).
     """
-    box: dict = {}
 
     def run():
-        try:
-            with network.spending(budget):
-                box["value"] = fn(*args, **kwargs)
-        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
-            box["error"] = exc
+        with network.spending(budget):
+            return fn(*args, **kwargs)
 
-    worker = threading.Thread(target=run, name="agentmem-xet-transfer", daemon=True)
-    worker.start()
-    worker.join(max(0.0, budget.remaining()))
-    if worker.is_alive():
-        raise errors.BudgetSpent()
-    if "error" in box:
-        raise box["error"]
-    return box.get("value")
+    return network.call_within(budget, run)
 
 
 def _is_xet_failure(exc: BaseException) -> bool:
@@ -245,6 +365,8 @@ def _same_content(data: bytes, remote) -> bool:
     """Whether `data` is what the bucket holds, by size and Xet hash (computed locally, nothing uploaded)."""
     if len(data) != int(remote.size):
         return False
+    from pathlib import Path
+
     import hf_xet
 
     with tempfile.TemporaryDirectory(prefix="agentmem-hash-") as tmp:

@@ -3,33 +3,106 @@
 The embedded default: it needs no account. Writes are atomic and append-only
 through a hard link from a complete temp file, so concurrent writers on one
 filesystem never clobber each other and readers never see a partial object.
+
+INV store-identity: a folder store carries a marker (`.agentmem-store`, an ID
+written once when the store is created). A missing root, a missing marker where
+this machine saw one, or another store's marker is an unreachable store
+(Offline): nothing is read as empty, and no write recreates the folder. A store
+made before markers existed (no marker, and this machine never saw one) works as
+before until `agentmem setup` marks it.
+
+Every operation runs within the invocation's network budget (a hung network
+drive makes it Offline, never a hang), and only regular files of object size are
+read (a FIFO, a device or a huge file is Unreadable, never a hang or a
+MemoryError).
 """
 
 from __future__ import annotations
 
 import os
+import stat
+import time
 
-from agentmem.errors import Conflict, InvalidInput, NoAccess, NotFound, Offline, RemoteError
-from agentmem.fsutil import TMP_PREFIX, create_exclusive_atomic, read_bytes
-from agentmem.store.base import ObjectInfo, StoreDescription, check_object_path
+from agentmem import errors
+from agentmem.errors import Conflict, InvalidInput, NoAccess, NotFound, Offline, Unreadable
+from agentmem.fsutil import STALE_TEMP_SECONDS, TMP_PREFIX, create_exclusive_atomic
+from agentmem.store import dirwatch, network
+from agentmem.store.base import MAX_OBJECT, Changes, Listed, ObjectInfo, StoreDescription, check_object_path
+
+MARKER = ".agentmem-store"
+MARKER_LIMIT = 4096
+NEW_STORE_HINT = ("mount the drive or share that holds it and try again; if a new store there is what you "
+                  "want, run `agentmem setup --new-store`")
+_NOTE_SUFFIX = ".md"
+_Objects = list[ObjectInfo]  # the method `list` hides the builtin inside the class
+_Names = list[Listed]
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+_OBJECT_ERRNOS = {"EACCES", "EPERM", "ELOOP", "ENXIO", "EISDIR"}  # about this object, not the store
 
 
 class FolderStore:
-    def __init__(self, location: str | os.PathLike):
+    def __init__(self, location: str | os.PathLike, *, timeout: float | None = None, identity: str | None = None,
+                 remember=None):
         # os.path, not pathlib: a search that refreshes from a folder store stays off pathlib's import.
         root = os.path.expanduser(os.fspath(location))
         if not os.path.isabs(root):
             raise InvalidInput(f"a folder store needs an absolute path, not {str(location)!r}")
         self.root = os.path.normpath(root)
         self.description = StoreDescription("folder", self.root)
+        self.expected = identity
+        self.identity: str | None = None
+        self._remember = remember
+        self._checked = False
+        self._timeout = timeout
+        self._budget: network.Budget | None = None
+        self._stuck = False
 
-    def _available(self) -> None:
-        # A missing root is created on first write; a root that exists but is not a
-        # folder, or a parent that vanished (an unmounted drive), is an outage.
-        if os.path.exists(self.root) and not os.path.isdir(self.root):
+    # -- the budget ---------------------------------------------------------------------
+
+    def _bounded(self, fn, *args):
+        """Run one operation on the folder within the invocation's budget (a hung drive is Offline)."""
+        if self._stuck:
+            raise Offline(f"folder store {self.root} stopped answering earlier in this command")
+        if self._budget is None:
+            self._budget = network.Budget(network.resolve_timeout(self._timeout))
+        budget = self._budget
+        try:
+            result = network.call_within(budget, fn, *args)
+        except errors.BudgetSpent:
+            self._stuck = True
+            raise Offline(f"folder store {self.root} did not answer within {budget.seconds:g} s "
+                          "(a network drive that hangs?)") from None
+        if self.identity is not None and self.expected is None and self._remember is not None:
+            remember, self._remember = self._remember, None
+            remember(self.identity)
+        return result
+
+    # -- identity -----------------------------------------------------------------------
+
+    def _check(self) -> None:
+        """Prove the folder is the store (see INV store-identity). Runs once per opened store."""
+        if self._checked:
+            return
+        try:
+            st = os.stat(self.root)
+        except FileNotFoundError:
+            raise Offline(f"folder store {self.root} is not there (an unmounted drive or a moved folder?)",
+                          hint=NEW_STORE_HINT) from None
+        except OSError as exc:
+            raise _classify(exc, f"cannot reach folder store {self.root}") from None
+        if not stat.S_ISDIR(st.st_mode):
             raise InvalidInput(f"folder store {self.root} is not a directory")
-        if not os.path.exists(os.path.dirname(self.root)):
-            raise Offline(f"folder store {self.root} is not reachable (its parent folder is missing)")
+        found = read_marker(self.root)
+        if found is None and self.expected is not None:
+            raise Offline(f"folder store {self.root} has no {MARKER} marker any more: the folder was replaced "
+                          "or is not the store this machine used", hint=NEW_STORE_HINT)
+        if found is not None and self.expected is not None and found != self.expected:
+            raise Offline(f"folder store {self.root} is another store (marker {found[:12]}, this machine "
+                          f"used {self.expected[:12]})", hint=NEW_STORE_HINT)
+        self.identity = found
+        self._checked = True
+
+    # -- paths --------------------------------------------------------------------------
 
     def _file(self, path: str) -> str:
         return os.path.join(self.root, *check_object_path(path).split("/"))
@@ -42,14 +115,31 @@ class FolderStore:
 
     def _contained(self, target: str, path: str) -> str:
         if not self._inside(os.path.dirname(target)):
-            raise RemoteError(f"{path} in folder store {self.root} leads outside the store (a symbolic link)")
+            raise errors.RemoteError(f"{path} in folder store {self.root} leads outside the store (a symbolic link)")
         return target
+
+    def _make_below_root(self, folder: str) -> None:
+        """Create `folder`'s missing parts below the root, never the root itself (INV store-identity)."""
+        rel = os.path.relpath(folder, self.root)
+        current = self.root
+        for part in [] if rel == "." else rel.split(os.sep):
+            current = os.path.join(current, part)
+            try:
+                os.mkdir(current)
+            except FileExistsError:
+                pass
+
+    # -- Store --------------------------------------------------------------------------
 
     def put(self, path: str, data: bytes) -> None:
         target = self._file(path)
-        self._available()
+        self._bounded(self._put, path, target, data)
+
+    def _put(self, path: str, target: str, data: bytes) -> None:
+        self._check()
         self._contained(target, path)
         try:
+            self._make_below_root(os.path.dirname(target))
             created = create_exclusive_atomic(target, data)
         except PermissionError as exc:
             raise NoAccess(f"cannot write to folder store {self.root}: {exc.strerror}") from None
@@ -57,64 +147,257 @@ class FolderStore:
             raise Offline(f"cannot write to folder store {self.root}: {exc.strerror}") from None
         if not created:
             try:
-                existing = read_bytes(target)
-            except OSError as exc:
-                raise Offline(f"cannot read {path} in folder store {self.root}: {exc.strerror}") from None
+                existing = self._read(path, target, MAX_OBJECT)
+            except NotFound:
+                raise Offline(f"{path} in folder store {self.root} appeared and vanished during the write") from None
             if existing != data:
                 raise Conflict(f"{path} already exists in the store with different content")
 
-    def get(self, path: str) -> bytes:
+    def get(self, path: str, limit: int = MAX_OBJECT) -> bytes:
         target = self._file(path)
+        return self._bounded(self._get, path, target, limit)
+
+    def _get(self, path: str, target: str, limit: int) -> bytes:
+        self._check()
         if not self._inside(target):
             raise NotFound(f"{path} is not in the store")
+        return self._read(path, target, limit)
+
+    def _read(self, path: str, target: str, limit: int) -> bytes:
+        """The bytes of a regular file of at most `limit` bytes. Opening never blocks (O_NONBLOCK: a FIFO)."""
+        where = f"{path} in folder store {self.root}"
         try:
-            return read_bytes(target)
-        except FileNotFoundError:
+            fd = os.open(target, _READ_FLAGS)
+        except (FileNotFoundError, NotADirectoryError):
             raise NotFound(f"{path} is not in the store") from None
-        except IsADirectoryError:
-            raise NotFound(f"{path} is not in the store") from None
-        except PermissionError as exc:
-            raise NoAccess(f"cannot read {path} in folder store {self.root}: {exc.strerror}") from None
         except OSError as exc:
-            raise Offline(f"cannot read {path} in folder store {self.root}: {exc.strerror}") from None
+            raise _classify(exc, f"cannot read {where}") from None
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISDIR(st.st_mode):
+                raise NotFound(f"{path} is not in the store")
+            if not stat.S_ISREG(st.st_mode):
+                raise Unreadable(f"{where} is not a regular file ({_file_kind(st.st_mode)}); not read")
+            if st.st_size > limit:
+                raise Unreadable(f"{where} is too large ({st.st_size} bytes, over {_size(limit)}); not read",
+                                 too_large=True)
+            chunks, total = [], 0
+            while True:
+                chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+                if total > limit:
+                    raise Unreadable(f"{where} is too large (over {_size(limit)}); not read", too_large=True)
+            return b"".join(chunks)
+        except OSError as exc:
+            raise _classify(exc, f"cannot read {where}") from None
+        finally:
+            os.close(fd)
 
     def info(self, path: str) -> ObjectInfo | None:
         target = self._file(path)
+        return self._bounded(self._info, path, target)
+
+    def _info(self, path: str, target: str) -> ObjectInfo | None:
+        self._check()
         if not self._inside(target):
             return None
         try:
-            st = os.stat(target)
-        except FileNotFoundError:
+            st = os.stat(target, follow_symlinks=False)
+        except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as exc:
-            raise Offline(f"cannot reach {path} in folder store {self.root}: {exc.strerror}") from None
-        if not os.path.isfile(target):
-            return None
-        return ObjectInfo(path, st.st_size)
+            raise _classify(exc, f"cannot reach {path} in folder store {self.root}") from None
+        return ObjectInfo(path, st.st_size) if stat.S_ISREG(st.st_mode) else None
+
+    def sizes(self, paths: list[str]) -> dict[str, int]:
+        """The sizes of those of `paths` that are regular files (one bounded call for all of them)."""
+        targets = [(p, self._file(p)) for p in paths]
+        return self._bounded(self._sizes, targets)
+
+    def _sizes(self, targets: list[tuple[str, str]]) -> dict[str, int]:
+        self._check()
+        out = {}
+        for path, target in targets:
+            try:
+                st = os.stat(target, follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                out[path] = st.st_size
+        return out
 
     def list(self, prefix: str) -> list[ObjectInfo]:
+        """Every regular file below `prefix/`, with its size. INV complete-listing."""
         base = self._file(prefix)
-        self._available()
-        out: list[ObjectInfo] = []
-        if not os.path.exists(base):
-            return out
+        return self._bounded(self._list, prefix, base)
+
+    def _list(self, prefix: str, base: str) -> _Objects:
+        self._check()
+        if not os.path.isdir(base):
+            return []  # nothing was ever written below this prefix
         self._contained(os.path.join(base, "x"), prefix)
-
-        def onerror(exc: OSError) -> None:
-            raise exc
-
+        out: _Objects = []
+        pending = [(base, prefix)]
         try:
-            for dirpath, dirnames, filenames in os.walk(base, onerror=onerror, followlinks=False):
-                dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-                rel_dir = os.path.relpath(dirpath, self.root).replace(os.sep, "/")
-                for name in filenames:
-                    if name.startswith(".") or name.startswith(TMP_PREFIX):
-                        continue
-                    full = os.path.join(dirpath, name)
-                    if os.path.islink(full):
-                        continue
-                    out.append(ObjectInfo(f"{rel_dir}/{name}", os.stat(full).st_size))
+            while pending:
+                folder, rel = pending.pop()
+                with os.scandir(folder) as entries:
+                    for entry in entries:
+                        if entry.name.startswith("."):
+                            continue  # temp files, the marker, anything hidden
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append((entry.path, f"{rel}/{entry.name}"))
+                        elif entry.is_file(follow_symlinks=False):
+                            out.append(ObjectInfo(f"{rel}/{entry.name}", entry.stat(follow_symlinks=False).st_size))
         except OSError as exc:
-            raise Offline(f"cannot list {prefix} in folder store {self.root}: {exc.strerror}") from None
+            raise _classify(exc, f"cannot list {prefix} in folder store {self.root}", store_level=True) from None
         out.sort(key=lambda o: o.path)
         return out
+
+    def changes(self, prefix: str, token: dict | None) -> Changes:
+        """One `stat` of the prefix's folder when nothing changed; its names otherwise (see dirwatch)."""
+        base = self._file(prefix)
+        return self._bounded(self._changes, prefix, base, token)
+
+    def _changes(self, prefix: str, base: str, token: dict | None) -> Changes:
+        self._check()
+        now = time.time()  # before the stat: see dirwatch.next_token
+        try:
+            sig = dirwatch.signature(base)
+        except OSError as exc:
+            raise _classify(exc, f"cannot reach {prefix} in folder store {self.root}", store_level=True) from None
+        fs_type = dirwatch.known_type(token, sig, base if sig is not None else self.root)
+        if dirwatch.unchanged(token, sig, fs_type):
+            return Changes(Changes.SAME, token or {}, "unchanged (one stat)")
+        new_token = dirwatch.next_token(token, sig, fs_type, now)
+        how = "listing" if dirwatch.trusted_type(fs_type) else f"listing ({fs_type}: folder times not trusted)"
+        listing = self._names(prefix, base) if sig is not None else []
+        return Changes(Changes.FULL, new_token, how, listing=listing)
+
+    def _names(self, prefix: str, base: str) -> _Names:
+        """The note files directly in `base`, by name only (no stat per file); sweeps stale temp files."""
+        self._contained(os.path.join(base, "x"), prefix)
+        out: _Names = []
+        temps: list[str] = []
+        try:
+            with os.scandir(base) as entries:
+                for entry in entries:
+                    name = entry.name
+                    if name.startswith(TMP_PREFIX):
+                        temps.append(name)
+                    elif (name.endswith(_NOTE_SUFFIX) and not name.startswith(".")
+                          and not entry.is_symlink() and not entry.is_dir(follow_symlinks=False)):
+                        out.append(Listed(f"{prefix}/{name}", None))  # FIFOs too: get() reports them
+        except OSError as exc:
+            raise _classify(exc, f"cannot list {prefix} in folder store {self.root}", store_level=True) from None
+        if temps:
+            sweep_store_temp(base, temps)
+        return out
+
+
+def sweep_store_temp(folder: str, names: list[str], older_than: float = STALE_TEMP_SECONDS) -> None:
+    """Remove temp files a crashed writer left in a store folder, never one a live writer may own.
+
+    Writers on other machines share the folder, so their process IDs mean nothing here and
+    their clocks may differ: a temp file goes only when it is older than `older_than` both by
+    this machine's clock and by the folder's own (its ctime, set by the same filesystem when a
+    later entry changed). Best effort: a read-only share keeps its leftovers.
+    """
+    try:
+        folder_ctime = os.stat(folder).st_ctime
+    except OSError:
+        return
+    now = time.time()
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            st = os.lstat(path)
+            if stat.S_ISREG(st.st_mode) and now - st.st_mtime > older_than and folder_ctime - st.st_mtime > older_than:
+                os.unlink(path)
+        except OSError:
+            continue
+
+
+# -- the marker ---------------------------------------------------------------------------
+
+
+def read_marker(root: str) -> str | None:
+    """The store ID in `root`'s marker, None if there is none; Offline if it is not one agentmem wrote."""
+    import json
+
+    path = os.path.join(root, MARKER)
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise Offline(f"folder store {root}: cannot read its {MARKER} marker ({exc.strerror})") from None
+    try:
+        st = os.fstat(fd)
+        raw = os.read(fd, MARKER_LIMIT + 1) if stat.S_ISREG(st.st_mode) else b""
+    except OSError as exc:
+        raise Offline(f"folder store {root}: cannot read its {MARKER} marker ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+    try:
+        data = json.loads(raw) if 0 < len(raw) <= MARKER_LIMIT else None
+    except ValueError:
+        data = None
+    store_id = data.get("id") if isinstance(data, dict) and data.get("agentmem") == "store" else None
+    if not isinstance(store_id, str) or not 8 <= len(store_id) <= 64 or not store_id.isalnum():
+        raise Offline(f"folder store {root} carries a {MARKER} marker that agentmem did not write",
+                      hint=f"if this folder is the store, remove {path} and run `agentmem setup`")
+    return store_id
+
+
+def write_marker(root: str) -> str:
+    """Give `root` (an existing folder) its marker; returns the store ID (another writer's, if it won)."""
+    import json
+
+    store_id = os.urandom(16).hex()
+    when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    body = json.dumps({"agentmem": "store", "id": store_id, "created": when}, sort_keys=True) + "\n"
+    if create_exclusive_atomic(os.path.join(root, MARKER), body.encode()):
+        return store_id
+    found = read_marker(root)
+    if found is None:
+        raise Offline(f"folder store {root}: its {MARKER} marker vanished while it was written")
+    return found
+
+
+def create_store(root: str) -> str:
+    """Make a new folder store at `root` (its parents too) and mark it; returns its ID."""
+    os.makedirs(root, exist_ok=True)
+    found = read_marker(root)
+    return found if found is not None else write_marker(root)
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _classify(exc: OSError, what: str, *, store_level: bool = False) -> errors.AgentmemError:
+    """An OSError as what it is: about one object (Unreadable), no access, or an unreachable store."""
+    import errno
+
+    name = errno.errorcode.get(exc.errno or 0, "")
+    detail = f"{what}: {exc.strerror or name or type(exc).__name__}"
+    if store_level:
+        return NoAccess(detail) if isinstance(exc, PermissionError) else Offline(detail)
+    if name in _OBJECT_ERRNOS:
+        return Unreadable(detail)
+    return Offline(detail)
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a link")):
+        if test(mode):
+            return kind
+    return "a special file"
+
+
+def _size(limit: int) -> str:
+    return f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 and limit % (1024 * 1024) == 0 else f"{limit} bytes"

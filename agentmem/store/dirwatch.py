@@ -1,0 +1,117 @@
+"""Knowing in O(1) whether a folder store's notes folder changed, and when that answer can be trusted.
+
+Adding or removing a file changes its folder's modification and change times
+(mtime, ctime), so one `stat` of the notes folder tells a search whether to list
+it. The signature compared is (device, inode, mtime, ctime, size): the inode
+catches a folder replaced by another, ctime catches a sync tool that sets mtime
+back to a remote value (no tool can set ctime), and on several filesystems the
+folder's size moves with its entries too.
+
+Two things make a bare comparison wrong, and both are handled here:
+
+- Coarse timestamps. Filesystems store times in granules (2 s on FAT, one
+  kernel tick on ext4), so a second change landing in the granule of the first
+  leaves the signature as it was. A signature is therefore *settled* only when
+  a listing started at least RACY_SECONDS after this machine first saw it: any
+  change sharing the granule happened before that listing, which saw it. Until
+  then every search lists again (git's "racy timestamp" rule, with elapsed local
+  time instead of clock comparisons, so a network drive's skewed clock does not
+  matter).
+- Filesystems whose folder times do not reflect other machines' changes when
+  read: NFS and SMB clients cache attributes for up to a minute, FUSE mounts (sshfs,
+  rclone, most sync clients' virtual drives) for their attribute timeout. There,
+  and on any filesystem type not known to be local, every search lists the
+  folder's names (no `stat` per file). `AGENTMEM_FOLDER_CHECK=list` forces that
+  everywhere.
+
+Only Linux says what filesystem a folder is on without a subprocess
+(`/proc/self/mountinfo`); elsewhere the folder is listed on every search.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Seconds. The widest timestamp granule of a local filesystem is FAT's 2 s; one more
+# for wall-clock steps between two processes' readings (2026-12-01).
+RACY_SECONDS = 3.0
+
+# Filesystem types whose folder times change, for every reader on this machine, when an
+# entry is added or removed, and are read uncached (mountinfo's type field).
+LOCAL_TYPES = frozenset({
+    "ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "ramfs", "zfs", "f2fs", "jfs", "reiserfs",
+    "bcachefs", "nilfs2", "overlay", "vfat", "msdos", "exfat", "ntfs3", "hfsplus", "hfs", "apfs",
+})
+ENV_CHECK = "AGENTMEM_FOLDER_CHECK"  # "list": never trust folder times
+
+
+def signature(folder: str) -> list | None:
+    """The folder's change signature, or None if it does not exist. Raises OSError otherwise."""
+    try:
+        st = os.stat(folder)
+    except FileNotFoundError:
+        return None
+    return [st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size]
+
+
+def filesystem_type(folder: str) -> str:
+    """The type of the filesystem holding `folder` ("ext4", "nfs4", "fuse.sshfs"), or "unknown"."""
+    if not sys.platform.startswith("linux"):
+        return "unknown"
+    try:
+        with open("/proc/self/mountinfo", "rb") as fh:
+            table = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return "unknown"
+    real = os.path.realpath(folder)
+    best, best_type = -1, "unknown"
+    for line in table.splitlines():
+        # "36 35 98:0 /root /mount/point opts [optional...] - fstype source superopts"
+        left, sep, right = line.partition(" - ")
+        fields, tail = left.split(" "), right.split(" ")
+        if not sep or len(fields) < 5 or not tail:
+            continue
+        point = _unescape(fields[4])
+        inside = real == point or real.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= best:  # later lines mount over earlier ones at the same point
+            best, best_type = len(point), tail[0]
+    return best_type
+
+
+def _unescape(field: str) -> str:
+    """mountinfo writes space, tab, newline and backslash in paths as octal escapes."""
+    if "\\" not in field:
+        return field
+    for code, char in (("\\040", " "), ("\\011", "\t"), ("\\012", "\n"), ("\\134", "\\")):
+        field = field.replace(code, char)
+    return field
+
+
+def trusted_type(fs_type: str) -> bool:
+    return fs_type in LOCAL_TYPES and os.environ.get(ENV_CHECK, "auto") != "list"
+
+
+def known_type(token: dict | None, sig: list | None, folder: str) -> str:
+    """The filesystem type, reusing the token's while the device is the same (mountinfo costs a read)."""
+    fs = token.get("fs") if isinstance(token, dict) else None
+    if sig is not None and isinstance(fs, list) and len(fs) == 2 and fs[0] == sig[0] and isinstance(fs[1], str):
+        return fs[1]
+    return filesystem_type(folder)
+
+
+def unchanged(token: dict | None, sig: list | None, fs_type: str) -> bool:
+    """True when the folder is exactly as a settled earlier listing saw it (nothing to list)."""
+    return (isinstance(token, dict) and token.get("v") == 1 and token.get("sig") == sig
+            and token.get("settled") is True and trusted_type(fs_type))
+
+
+def next_token(token: dict | None, sig: list | None, fs_type: str, now: float) -> dict:
+    """The token to keep after a listing that started at `now` (local time, taken before the stat)."""
+    seen = now
+    if isinstance(token, dict) and token.get("v") == 1 and token.get("sig") == sig:
+        earlier = token.get("seen")
+        seen = float(earlier) if isinstance(earlier, (int, float)) else now
+    settled = trusted_type(fs_type) and 0 <= now - seen and now - seen >= RACY_SECONDS
+    dev = sig[0] if sig is not None else None
+    return {"v": 1, "sig": sig, "seen": seen, "settled": settled, "fs": [dev, fs_type]}

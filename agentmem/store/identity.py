@@ -1,0 +1,59 @@
+"""Which store this machine knows at a configured location, so another one there is never taken for it.
+
+INV store-identity: the first time this machine proves a store's identity (a
+folder store's marker ID, a bucket's creation time) it records it in
+`cache/<store key>/store.json`; from then on every open of that location expects
+it, and a store without it is unreachable: saves stay pending, searches answer
+from the cache marked stale, nothing is pruned. `agentmem setup --new-store`
+records whatever store is there now (the only way to accept a replaced one).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from agentmem.fsutil import read_bytes, write_atomic
+from agentmem.paths import cache_root, pending_dir
+from agentmem.store.base import StoreDescription, open_store
+
+FILE = "store.json"
+
+
+def record_path(machine: str | os.PathLike, desc: StoreDescription) -> str:
+    return os.path.join(cache_root(machine), desc.key, FILE)
+
+
+def recorded(machine: str | os.PathLike, desc: StoreDescription) -> str | None:
+    """The identity this machine recorded for `desc`, or None (never proved one, or the record is unreadable)."""
+    try:
+        data = json.loads(read_bytes(record_path(machine, desc), 4096))
+    except (OSError, ValueError):
+        return None
+    found = data.get("identity") if isinstance(data, dict) else None
+    return found if isinstance(found, str) and found else None
+
+
+def record(machine: str | os.PathLike, desc: StoreDescription, identity: str) -> None:
+    """Remember `identity` as the store at `desc` (best effort: a failure only delays the protection)."""
+    body = {"identity": identity, "kind": desc.kind, "location": desc.location}
+    try:
+        write_atomic(record_path(machine, desc), (json.dumps(body, sort_keys=True) + "\n").encode())
+    except OSError:
+        pass
+
+
+def has_trace(machine: str | os.PathLike, desc: StoreDescription) -> bool:
+    """Whether this machine ever used the store at `desc`: a cache for it, or a pending upload to it."""
+    if os.path.isdir(os.path.join(cache_root(machine), desc.key)):
+        return True
+    from agentmem.memory import pending
+
+    return any(entry.store == desc for entry in pending.list_entries(machine)) if os.path.isdir(
+        pending_dir(machine)) else False
+
+
+def open_known(machine: str | os.PathLike, desc: StoreDescription, *, timeout: float | None = None):
+    """Open the store at `desc`, expecting the identity this machine recorded (recording it the first time)."""
+    return open_store(desc, timeout=timeout, identity=recorded(machine, desc),
+                      remember=lambda found: record(machine, desc, found))
