@@ -149,6 +149,31 @@ def _writer_alive(name: str) -> bool:
     return True
 
 
+def read_state(path: str | os.PathLike) -> dict:
+    """A small JSON record agentmem keeps in the machine folder (what it added where); {} when the
+    file is missing or damaged: such records only say what to take out again, never hold a note."""
+    import json
+
+    try:
+        data = json.loads(read_bytes(path))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_state(path: str | os.PathLike, state: dict) -> None:
+    """Write such a record atomically; an empty one removes the file."""
+    import json
+
+    if state:
+        write_atomic(path, (json.dumps(state, indent=2, sort_keys=True) + "\n").encode())
+    else:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+
 def read_bytes(path: str | os.PathLike, limit: int = -1) -> bytes:
     """A file's bytes, or at most its first `limit` bytes."""
     with open(path, "rb") as fh:

@@ -178,8 +178,9 @@ def _save_step(title, body, runtime):
 
 
 def _search_step(request):
-    # --refresh: the skill's advice when picking up a handoff another machine just saved
-    return Shell(f"{helper_from_context(request.texts())} search 'zebra handoff' --refresh --limit 20")
+    # A plain search: every search asks the store what changed first (INV read-your-writes), so B,
+    # set up and searched before A's saves, finds them with no --refresh.
+    return Shell(f"{helper_from_context(request.texts())} search 'zebra handoff' --limit 20")
 
 
 def test_a_checkpoint_saved_by_any_cli_on_machine_a_is_found_by_every_cli_on_machine_b(world):

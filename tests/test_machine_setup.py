@@ -251,12 +251,12 @@ def test_a_conflicting_update_of_config_toml_keeps_the_machine_working_until_res
     project.mkdir()
     m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(store)})
     config = m.folder / "config.toml"
-    config.write_text(config.read_text().replace("max_age = 30", "max_age = 99  # my tuning"))
+    config.write_text(config.read_text().replace("max_age = 0", "max_age = 99  # my tuning"))
     git(m.folder, "commit", "-qam", "my tuning")
     assert m.run("search", "verification", cwd=project).returncode == 0  # the working config, parsed and kept
     jinja = template_repo / "template" / "config.toml.jinja"
     release(template_repo, "v2.0.0", {"template/config.toml.jinja": jinja.read_text().replace(
-        "max_age = 30", "max_age = 45")})
+        "max_age = 0", "max_age = 45")})
 
     update = m.update(ref="v2.0.0", check=False)
     assert update.returncode != 0 and "<<<<<<<" in config.read_text()

@@ -27,7 +27,7 @@ def edited_machine(tmp_path):
     assert subprocess.run(["git", "var", "GIT_AUTHOR_IDENT"], cwd=m.folder, env=m.env,
                           capture_output=True).returncode != 0  # really no identity
     config = m.folder / "config.toml"
-    config.write_text(config.read_text().replace("max_age = 30", "max_age = 99  # my tuning"))
+    config.write_text(config.read_text().replace("max_age = 0", "max_age = 99  # my tuning"))
     block = template / "template" / "instructions-block.md"
     release(template, "v2.0.0", {"template/instructions-block.md": block.read_text() + "Release two.\n"})
     m.copy_output = proc.stdout + proc.stderr

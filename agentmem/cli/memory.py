@@ -176,21 +176,27 @@ def run_pending(args) -> Result:
     out: dict = {"pending": [e.to_json() | {"retry": e.retry_command()} for e in entries]}
     if broken:
         out["unreadable"] = broken
+    return Result(out, pending_text(entries, broken, lambda e: e.retry_command()))
+
+
+def pending_text(entries: list, broken: list[dict], retry) -> str:
+    """What waits for upload, for a person; `retry(entry)` says how to retry one (the MCP server passes
+    its tool call)."""
     if not entries and not broken:
-        return Result(out, "no pending uploads")
+        return "no pending uploads"
     lines = [f"{len(entries)} pending upload(s):"] if entries else []
     for e in entries:
-        if e.store is None:
+        if e.store is None:  # a damaged entry: its destination is not guessed
             lines.append(f"  {e.id}  {e.project}  -> destination unknown: {e.damaged}")
             lines.append(f"    send it to this machine's configured store: {e.retry_command()}")
             continue
         why = f" - last error: {e.last_error['message']}" if e.last_error else ""
         lines.append(f"  {e.id}  {e.project}  -> {e.store.label()}{why}")
-        lines.append(f"    retry: {e.retry_command()}")
+        lines.append(f"    retry: {retry(e)}")
     if broken:
         lines.append(f"{len(broken)} pending folder(s) hold no note that can be sent (left untouched):")
         lines.extend(f"  {b['id']}: {b['problem']}" for b in broken)
-    return Result(out, "\n".join(lines))
+    return "\n".join(lines)
 
 
 # --- search / read --------------------------------------------------------

@@ -25,19 +25,10 @@ import os
 from pathlib import Path
 
 from agentmem.errors import InvalidInput
-from agentmem.fsutil import read_bytes, write_atomic
+from agentmem.fsutil import read_bytes, read_state, write_atomic, write_state
+from agentmem.machine.userfiles import Change
 
 STATE_FILE = "claude-config-state.json"
-
-
-class Change:
-    __slots__ = ("path", "changed", "detail")
-
-    def __init__(self, path: Path, changed: bool, detail: str):
-        self.path, self.changed, self.detail = path, changed, detail
-
-    def to_json(self) -> dict:
-        return {"file": str(self.path), "changed": self.changed, "detail": self.detail}
 
 
 # --- reading: spans of an object's members in the text -------------------------------------------
@@ -192,21 +183,12 @@ def _save(path: Path, text: str, existed: bool) -> None:
     write_atomic(target, text.encode("utf-8"), mode=mode)
 
 
-def _state(machine) -> dict:
-    try:
-        data = json.loads(read_bytes(os.path.join(machine, STATE_FILE)))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+def _state(machine: str | os.PathLike) -> dict:
+    return read_state(os.path.join(machine, STATE_FILE))
 
 
-def _save_state(machine, state: dict) -> None:
-    path = os.path.join(machine, STATE_FILE)
-    state = {k: v for k, v in state.items() if v.get("members")}
-    if state:
-        write_atomic(path, (json.dumps(state, indent=2, sort_keys=True) + "\n").encode())
-    elif os.path.exists(path):
-        os.unlink(path)
+def _save_state(machine: str | os.PathLike, state: dict) -> None:
+    write_state(os.path.join(machine, STATE_FILE), {k: v for k, v in state.items() if v.get("members")})
 
 
 def is_managed(machine, path: Path, container: str, name: str) -> bool:

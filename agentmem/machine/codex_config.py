@@ -23,19 +23,10 @@ import os
 from pathlib import Path
 
 from agentmem.errors import InvalidInput
-from agentmem.fsutil import read_bytes, write_atomic
+from agentmem.fsutil import read_bytes, read_state, write_atomic, write_state
+from agentmem.machine.userfiles import Change
 
 STATE_FILE = "codex-config-state.json"
-
-
-class Change:
-    __slots__ = ("path", "changed", "detail")
-
-    def __init__(self, path: Path, changed: bool, detail: str):
-        self.path, self.changed, self.detail = path, changed, detail
-
-    def to_json(self) -> dict:
-        return {"file": str(self.path), "changed": self.changed, "detail": self.detail}
 
 
 def _keys(dotted: str) -> list[str]:
@@ -82,20 +73,12 @@ def _mode(target: Path) -> int:
 
 
 def _state(machine: str | os.PathLike) -> dict:
-    try:
-        data = json.loads(read_bytes(os.path.join(machine, STATE_FILE)))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return read_state(os.path.join(machine, STATE_FILE))
 
 
 def _save_state(machine: str | os.PathLike, state: dict) -> None:
-    path = os.path.join(machine, STATE_FILE)
-    state = {k: v for k, v in state.items() if any(v.values())}  # drop files with nothing of ours left
-    if state:
-        write_atomic(path, (json.dumps(state, indent=2, sort_keys=True) + "\n").encode())
-    elif os.path.exists(path):
-        os.unlink(path)
+    kept = {k: v for k, v in state.items() if any(v.values())}  # drop files with nothing of ours left
+    write_state(os.path.join(machine, STATE_FILE), kept)
 
 
 def _record(machine, path: Path) -> tuple[dict, dict]:

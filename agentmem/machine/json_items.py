@@ -17,31 +17,21 @@ INV outside-untouched: no key or item agentmem did not add is changed.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from agentmem.errors import InvalidInput
-from agentmem.fsutil import read_bytes, write_atomic
+from agentmem.fsutil import read_state, write_state
 
 STATE_FILE = "json-items-state.json"
 
 
 def _state(machine: str | os.PathLike) -> dict:
-    try:
-        data = json.loads(read_bytes(os.path.join(machine, STATE_FILE)))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return read_state(os.path.join(machine, STATE_FILE))
 
 
 def _save_state(machine: str | os.PathLike, state: dict) -> None:
-    path = os.path.join(machine, STATE_FILE)
-    state = {f: keys for f, keys in state.items() if keys}
-    if state:
-        write_atomic(path, (json.dumps(state, indent=2, sort_keys=True) + "\n").encode())
-    elif os.path.exists(path):
-        os.unlink(path)
+    write_state(os.path.join(machine, STATE_FILE), {f: keys for f, keys in state.items() if keys})
 
 
 def recorded(machine: str | os.PathLike, path: Path, dotted: str) -> list[str]:

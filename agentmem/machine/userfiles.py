@@ -22,6 +22,18 @@ from agentmem.errors import InvalidInput, NoAccess
 from agentmem.fsutil import write_atomic
 
 
+class Change:
+    """What one edit of a managed entry in a user's file did (codex_config, claude_config)."""
+
+    __slots__ = ("path", "changed", "detail")
+
+    def __init__(self, path, changed: bool, detail: str):
+        self.path, self.changed, self.detail = path, changed, detail
+
+    def to_json(self) -> dict:
+        return {"file": str(self.path), "changed": self.changed, "detail": self.detail}
+
+
 def _dangling(path: str) -> str | None:
     """The first existing-but-broken entry on the way to `path` (a link leading nowhere), if any."""
     current = os.path.abspath(path)

@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 
 from agentmem.errors import InvalidInput
-from agentmem.machine import claude_config, codex_config
+from agentmem.machine import claude_config, codex_config, userfiles
 from agentmem.machine.runtimes import runtime as get_runtime
 
 NAME = "agentmem"
@@ -93,7 +93,7 @@ def register(machine, runtime: str, helper: list[str], env=None) -> Change:
     if current != wanted:
         _refuse_read_only(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    done: claude_config.Change | codex_config.Change
+    done: userfiles.Change
     if runtime == "claude":
         done = claude_config.set_member(machine, path, CLAUDE_CONTAINER, NAME, wanted)
     else:
@@ -110,7 +110,7 @@ def unregister(machine, runtime: str, env=None) -> Change:
     if current is not None and not recorded and not looks_like_ours(current):
         return Change(runtime, path, False, f"the {NAME} MCP server there is not agentmem's; left alone")
     _refuse_read_only(path)
-    done: claude_config.Change | codex_config.Change
+    done: userfiles.Change
     if runtime == "claude":
         if not recorded:  # ours by its command, from a machine folder that lost its records: adopt it first
             claude_config.set_member(machine, path, CLAUDE_CONTAINER, NAME, current)  # type: ignore[arg-type]

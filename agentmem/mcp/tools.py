@@ -275,26 +275,13 @@ def _save(machine, cfg, project, args) -> Reply:
 
 
 def _pending(machine, args) -> Reply:
+    from agentmem.cli.memory import pending_text
     from agentmem.memory import pending
 
     entries, broken = pending.list_entries(machine), pending.unreadable(machine)
     items = [e.to_json() | {"retry": e.retry_command(), "retry_tool": retry_call(e.id)} for e in entries]
     data: dict = {"status": "ok", "pending": items} | ({"unreadable": broken} if broken else {})
-    if not entries and not broken:
-        return Reply("no pending uploads", data)
-    lines = [f"{len(entries)} pending upload(s):"] if entries else []
-    for e in entries:
-        if e.store is None:  # a damaged entry: its destination is not guessed (see `agentmem pending`)
-            lines.append(f"  {e.id}  {e.project}  -> destination unknown: {e.damaged}")
-            lines.append(f"    send it to this machine's configured store: {e.retry_command()}")
-            continue
-        why = f" - last error: {e.last_error['message']}" if e.last_error else ""
-        lines.append(f"  {e.id}  {e.project}  -> {e.store.label()}{why}")
-        lines.append(f"    retry: {_retry_text(e.id)}")
-    if broken:
-        lines.append(f"{len(broken)} pending folder(s) hold no note that can be sent (left untouched):")
-        lines.extend(f"  {b['id']}: {b['problem']}" for b in broken)
-    return Reply("\n".join(lines), data)
+    return Reply(pending_text(entries, broken, lambda e: _retry_text(e.id)), data)
 
 
 def _retry(machine, args) -> Reply:
