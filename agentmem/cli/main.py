@@ -102,6 +102,11 @@ def _command_name(argv: list[str]) -> str | None:
 def run(argv: list[str]) -> int:
     """Run one command line (without the `hook` entry, which `agentmem.launch.main` handles)."""
     want_json = "--json" in argv
+    if argv == ["--version"]:  # without building every command's parser (and importing its module)
+        from agentmem.version import __version__
+
+        print(f"agentmem {__version__}")
+        return EXIT_OK
     try:
         args = quick.parse(argv)  # search and read, the per-turn commands, skip argparse
         if args is not None:
