@@ -2,7 +2,7 @@
 
 INV skill-entrypoint-last (the reading side): a revision without `SKILL.md` does not exist here.
 INV core-skill-reserved: the core skill is never listed from a store.
-JSON shapes: the docstring of `skills/publish.py`.
+JSON shapes: `cli/reference.py` (docs/cli.md).
 """
 
 from __future__ import annotations

@@ -13,22 +13,7 @@ existing only once its `SKILL.md` does.
 INV skill-entrypoint-last: SKILL.md of a revision is uploaded only after every other file of it.
 INV skill-immutable: a published revision is never modified; an update is a new revision.
 
-JSON shapes (`--json`):
-
-publish-skill / publish-skill --resume:
-    {"status": "published" | "pending", "name": str, "revision": str, "store": str,
-     "files": [str, ...], "skipped": [str, ...], "pending": str | null, "message": str}
-    "skipped": hidden entries of the source, left out. "pending": the frozen folder kept for
-    `--resume` (null once published).
-skills [QUERY]:
-    {"status": "ok", "store": str, "query": str | null,
-     "skills": [{"name": str, "installed": [{"runtime": str, "revision": str | null}],
-                 "revisions": [{"revision": str, "description": str | null, "files": int,
-                                "bytes": int, "problem": str | null}]}],   # newest revision first
-     "pending": [{"name": str, "revision": str, "store": str, "created": str}]}
-read-skill NAME REVISION [PATH]:
-    {"status": "ok", "name": str, "revision": str, "path": str, "content": str,
-     "files": [str, ...]}
+The JSON shapes of the skill commands are written once, in `cli/reference.py` (docs/cli.md).
 """
 
 from __future__ import annotations
