@@ -400,3 +400,25 @@ def test_every_command_we_install_is_recognised_as_ours():
         data = config_files.add_ours({}, "claude", helper)
         commands = [h["command"] for groups in data["hooks"].values() for g in groups for h in g["hooks"]]
         assert len(commands) == 3 and all(config_files.is_ours(c) for c in commands)
+
+
+def test_gemini_hooks_follow_the_same_user_files_rule_on_install_and_remove(env, agentmem_home, tmp_path):
+    # INV user-files: Gemini's settings.json goes through the one install and remove of config_files
+    # (only its entries are Gemini's), so a symlink is written through and a read-only file left alone.
+    from agentmem.errors import NoAccess
+    from agentmem.hooks import gemini_hooks
+
+    real = tmp_path / "dotfiles" / "gemini.json"
+    write(real, '{"theme": "dark"}\n')
+    link = hooks_file(env, "gemini")
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(real)
+    gemini_hooks.install(agentmem_home, HELPER, env)
+    assert link.is_symlink() and "agentmem-reminder" in real.read_text()
+    real.chmod(0o444)
+    with pytest.raises(NoAccess, match="read-only"):
+        gemini_hooks.remove(agentmem_home, env)
+    assert "agentmem-reminder" in real.read_text()
+    real.chmod(0o644)
+    assert gemini_hooks.remove(agentmem_home, env).changed
+    assert link.is_symlink() and json.loads(real.read_text()) == {"theme": "dark"}

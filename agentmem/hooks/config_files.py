@@ -48,11 +48,6 @@ ENTRIES = (
     ("Stop", None, ["stop"], int(STOP_BUDGET + STOP_GRACE) + 3),
 )
 
-CODEX_TRUST_NOTE = (
-    "Codex skips hooks it has not been told to trust, without a warning: open Codex, run /hooks "
-    "and trust the agentmem entries (again after any change of their command)."
-)
-
 
 @dataclass
 class Change:
@@ -168,7 +163,20 @@ def strip_ours(data: dict) -> tuple[dict, int, list[str]]:
     return out, removed, emptied
 
 
+def _events(runtime: str) -> list[str]:
+    """The events our entries use in `runtime`'s file."""
+    if runtime == "gemini":
+        from agentmem.hooks import gemini_hooks
+
+        return [e for e, *_ in gemini_hooks.ENTRIES]
+    return [e for e, *_ in ENTRIES]
+
+
 def add_ours(data: dict, runtime: str, helper: list[str]) -> dict:
+    if runtime == "gemini":  # its own events, names and millisecond timeouts (hooks/gemini_hooks.py)
+        from agentmem.hooks import gemini_hooks
+
+        return gemini_hooks.add_ours(data, helper)
     out = copy.deepcopy(data)
     hooks = out.setdefault("hooks", {})
     for event, matcher, args, timeout in ENTRIES:
@@ -242,7 +250,7 @@ def install(machine: str | os.PathLike, runtime: str, helper: list[str], env: di
         "created_file": data is None or bool(previous and previous.get("created_file")),
         "created_hooks": "hooks" not in base or bool(previous and previous.get("created_hooks")),
         "created_events": sorted(
-            {e for e, *_ in ENTRIES if e not in (base.get("hooks") or {})}
+            {e for e in _events(runtime) if e not in (base.get("hooks") or {})}
             | set((previous or {}).get("created_events") or [])
         ),
     }
@@ -299,5 +307,7 @@ def status(runtime: str, helper: list[str] | None, env: dict | None = None) -> d
         "current": found == current if current is not None else None,
     }
     if runtime == "codex" and found:
-        out["note"] = CODEX_TRUST_NOTE
+        from agentmem.hooks.codex_trust import trust_hint
+
+        out["note"] = trust_hint(helper)
     return out

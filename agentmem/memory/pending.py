@@ -200,24 +200,31 @@ def list_entries(machine: str | os.PathLike) -> list[Entry]:
     return [entry for _, entry, _ in _scan(machine) if entry is not None]
 
 
+def project_notes(machine: str | os.PathLike, project: str) -> dict[str, bytes]:
+    """The bytes of this machine's pending notes of `project`, by ID, oldest first (one read each)."""
+    return {entry.id: data for _, entry, data in _scan(machine, with_data=True)
+            if entry is not None and entry.project == project}
+
+
 def unreadable(machine: str | os.PathLike) -> list[dict]:
     """Pending folders that hold no usable note: {"id": folder name, "problem": one line}."""
     return [{"id": name, "problem": problem} for name, entry, problem in _scan(machine) if entry is None]
 
 
-def _scan(machine: str | os.PathLike) -> list[tuple[str, Entry | None, str]]:
-    """(folder name, entry, "") or (folder name, None, problem) for every pending folder, oldest first."""
+def _scan(machine: str | os.PathLike, *, with_data: bool = False) -> list:
+    """(folder name, entry, "") or (folder name, None, problem) for every pending folder, oldest first;
+    `with_data`: the note's bytes in place of "" for a usable entry."""
     root = pending_dir(machine)
     try:
         names = sorted(os.listdir(root))
     except FileNotFoundError:
         return []
-    out: list[tuple[str, Entry | None, str]] = []
+    out: list = []
     for name in names:
         if name.startswith("."):
             continue
         try:
-            entry, _ = load(machine, name)
+            entry, data = load(machine, name)
         except errors.NotFound:
             continue  # finished meanwhile
         except errors.AgentmemError as exc:
@@ -225,7 +232,7 @@ def _scan(machine: str | os.PathLike) -> list[tuple[str, Entry | None, str]]:
         except OSError as exc:
             out.append((name, None, f"{exc.strerror or exc}: {exc.filename or name}"))
         else:
-            out.append((name, entry, ""))
+            out.append((name, entry, data if with_data else ""))
     return out
 
 

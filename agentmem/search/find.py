@@ -53,7 +53,8 @@ class Result:
         return out
 
 
-def candidates(machine: str | os.PathLike, store: StoreDescription, project: str) -> list[Candidate]:
+def candidates(machine: str | os.PathLike, store: StoreDescription, project: str,
+               waiting: dict[str, bytes] | None = None) -> list[Candidate]:
     """Cached notes of the project, and pending notes of this machine for it (cache wins on overlap)."""
     out: dict[str, Candidate] = {}
     ndir = cache.notes_dir(machine, store, project)
@@ -62,14 +63,9 @@ def candidates(machine: str | os.PathLike, store: StoreDescription, project: str
             out[note_id] = Candidate(note_id, read_bytes(os.path.join(ndir, ids.note_file(note_id))), False)
         except OSError:
             continue
-    for entry in pending.list_entries(machine):
-        if entry.project != project or entry.id in out:
-            continue
-        try:
-            _, data = pending.load(machine, entry.id)
-        except Exception:
-            continue
-        out[entry.id] = Candidate(entry.id, data, True)
+    for note_id, data in (pending.project_notes(machine, project) if waiting is None else waiting).items():
+        if note_id not in out:
+            out[note_id] = Candidate(note_id, data, True)
     return list(out.values())
 
 
@@ -121,31 +117,26 @@ def find(machine: str | os.PathLike, store: StoreDescription, project: str, quer
 
     If the index could not be used (the notes were scanned instead), why is appended to `notices`.
     """
+    waiting = pending.project_notes(machine, project)  # read once, for the search and its corrections pass
     if mode == "literal":
-        found = literal(candidates(machine, store, project), query, limit)
+        found = literal(candidates(machine, store, project, waiting), query, limit)
     else:
-        found = _ranked(machine, store, project, query, limit, mode, notices)
-    return _corrections_pass(machine, store, project, found, limit)
+        found = _ranked(machine, store, project, query, limit, mode, notices, waiting)
+    return _corrections_pass(machine, store, project, found, limit, waiting)
 
 
 def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, project: str, found: list[Result],
-                      limit: int) -> list[Result]:
+                      limit: int, waiting: dict[str, bytes]) -> list[Result]:
     """Mark corrected notes and list each below its correction (INV corrections-visible)."""
     from agentmem.search import corrections
 
     if not found:
         return found
     pairs = dict(corrections.cached_pairs(cache.project_dir(machine, store, project)))
-    waiting: dict[str, bytes] = {}
-    for entry in pending.list_entries(machine):
-        if entry.project == project:
-            try:
-                waiting[entry.id] = pending.load(machine, entry.id)[1]
-            except Exception:
-                continue
-            fixed = notes.parse(waiting[entry.id]).meta.get("corrects")
-            if isinstance(fixed, str):
-                pairs[entry.id] = fixed
+    for note_id, data in waiting.items():
+        fixed = notes.parse(data).meta.get("corrects")
+        if isinstance(fixed, str):
+            pairs[note_id] = fixed
 
     def fetch(note_id: str) -> Result | None:
         data = cache.read_cached(machine, store, project, note_id)
@@ -159,20 +150,13 @@ def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, proje
 
 
 def _ranked(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
-            mode: str, notices: list[str] | None = None) -> list[Result]:
+            mode: str, notices: list[str] | None, waiting: dict[str, bytes]) -> list[Result]:
     """Ranked or hybrid: best first (scoring in search/ranked.py)."""
     from agentmem.search import ranked, words
 
     if not query.strip():
-        return literal(candidates(machine, store, project), "", limit)
+        return literal(candidates(machine, store, project, waiting), "", limit)
     pdir = cache.project_dir(machine, store, project)
-    waiting = {}
-    for entry in pending.list_entries(machine):
-        if entry.project == project:
-            try:
-                waiting[entry.id] = pending.load(machine, entry.id)[1]
-            except Exception:
-                continue
     hits = ranked.rank(pdir, query, limit, mode=mode, extra=list(waiting.items()), notices=notices)
     wanted = set(words.split_query(query)[1])
     out = []
