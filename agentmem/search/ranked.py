@@ -48,6 +48,10 @@ RERANK_DEPTH = 200
 # quux", 15 such) reach at most 0.28 against any of ~2,600 passages, unrelated technical ones 0.19.
 # 0.35 loses the one at 0.232, which any floor above the nonsense loses too.
 SEMANTIC_FLOOR = 0.35
+# Hybrid: the best candidates by the int8 blend, beyond the results asked for, rescored at full precision
+# (search/vectors.py). 2026-12-02, LoCoMo dev observations: int8 rounding cost 2 questions at the top-5
+# edge; rescoring the results asked for wins them back, and 5 to 40 beyond changed nothing more.
+RESCORE_MARGIN = 10
 # Distinct query terms used; the rest of a pasted wall of text is ignored.
 MAX_QUERY_TERMS = 64
 
@@ -157,7 +161,7 @@ def _search(idx: index.Index, query: str, limit: int, mode: str, extra) -> list[
     final = dict(pool.scores)
     sim = None
     if mode == "hybrid":
-        final, sim = _blend(idx, query, pool, extra_docs, allowed)
+        final, sim = _blend(idx, query, pool, extra_docs, allowed, limit)
     # Best score first, then newest, then highest ID: stable sorts, least significant key first
     # (a single sort with a descending-string key cost ~2.5 ms a query at 10k notes, 2026-11-30).
     order = sorted(final, key=lambda k: pool.ids[k], reverse=True)
@@ -329,18 +333,25 @@ def _has_phrases(path: str, phrases) -> bool:
     return all(p in text for p in phrases)
 
 
-def _blend(idx, query, pool: _Pool, extra_docs, allowed):
+def _blend(idx, query, pool: _Pool, extra_docs, allowed, limit: int):
     """LEXICAL_WEIGHT * BM25 / max BM25 + (1 - LEXICAL_WEIGHT) * cosine of the best passage, over both
-    sides' best; a note without a query word only if its cosine reaches SEMANTIC_FLOOR. Returns
-    (key -> score, the similarities)."""
+    sides' best; a note without a query word only if its cosine reaches SEMANTIC_FLOOR. The best
+    candidates are then rescored with full-precision cosines. Returns (key -> score, the similarities)."""
     from agentmem.search import vectors
 
     sim = vectors.Similarity(idx, query, extra_docs)
-    sims = sim.scores(allowed)  # key -> cosine, every note
+    sims = sim.scores(allowed)  # key -> cosine (int8), every note
     best_sem = _top({k: v for k, v in sims.items() if v >= SEMANTIC_FLOOR}, RERANK_DEPTH)
     _describe(idx, pool, best_sem, extra_docs, with_terms=())  # the pair bonus is already applied
     top = max(pool.scores.values(), default=0.0) or 1.0
     keys = set(pool.scores) | set(best_sem)
-    return {
-        k: LEXICAL_WEIGHT * pool.scores.get(k, 0.0) / top + (1 - LEXICAL_WEIGHT) * sims.get(k, 0.0) for k in keys
-    }, sim
+
+    def blend(k, cosine: float) -> float:
+        return LEXICAL_WEIGHT * pool.scores.get(k, 0.0) / top + (1 - LEXICAL_WEIGHT) * cosine
+
+    final = {k: blend(k, sims.get(k, 0.0)) for k in keys}
+    # The candidates come from exact int8 scores (ties at the cut included), so they are the same notes
+    # for an updated and a rebuilt index, and their rescoring is exact (INV index-derived).
+    for k, cosine in sim.rescore(_top(final, limit + RESCORE_MARGIN)).items():
+        final[k] = blend(k, cosine)
+    return final, sim
