@@ -105,6 +105,23 @@ def test_a_query_related_to_nothing_returns_nothing_in_hybrid_mode(pdir):
 
 
 @needs_model
+def test_a_weakly_related_note_comes_back_when_the_query_is_related_while_nonsense_still_returns_nothing(pdir):
+    caroline = write_note(pdir, "Caroline visited her grandmother in the summer.", title="Caroline, 3 June 2023",
+                          minutes=1)
+    # No query word, cosine ~0.24: below any floor that keeps nonsense out, yet it answers the question.
+    lisbon = write_note(pdir, "Melanie flew to Lisbon for a holiday and explored the town.",
+                        title="Melanie, 8 May 2023", minutes=2)
+    for i, text in enumerate(["The release train leaves on Thursday.", "Lunch was a large pizza with olives."]):
+        write_note(pdir, text, minutes=3 + i)
+    # "jjjj kkkk" reaches cosine 0.358 with this note, past the floor of 0.35 this replaced (LoCoMo conv-41).
+    write_note(pdir, "John practices taekwondo.", title="John, 22 December 2022", minutes=5)
+    got = ids(ranked.rank(pdir, "which city did Caroline visit last summer", 10, mode="hybrid"))
+    assert got == [caroline, lisbon]  # the note sharing a word makes the query related; unrelated notes stay out
+    for query in ("jjjj kkkk", "xyzzy plugh", "asdf jkl", "klaatu barada nikto"):
+        assert ranked.rank(pdir, query, 10, mode="hybrid") == [], query
+
+
+@needs_model
 def test_hybrid_scores_use_full_precision_cosines_not_the_int8_ones(pdir):
     texts = ["Lunch was a large pizza with olives.", "Caroline went hiking with her dog after lunch.",
              "The release train leaves after lunch on Thursday.", "We moved the build to a faster runner before lunch."]
