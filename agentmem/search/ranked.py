@@ -349,10 +349,10 @@ def _blend(idx, query, pool: _Pool, extra_docs, allowed, limit: int):
     from agentmem.search import vectors
 
     sim = vectors.Similarity(idx, query, extra_docs)
-    sims = sim.scores(allowed)  # key -> cosine (int8), every note
-    related = max((sims[k] for k in pool.scores if k in sims), default=-1.0) >= RELATED_COSINE
-    floor = RELATED_FLOOR if related else SEMANTIC_FLOOR
-    best_sem = _top({k: v for k, v in sims.items() if v >= floor}, RERANK_DEPTH)
+    sims = sim.of(pool.scores)  # key -> cosine (int8)
+    related = max(sims.values(), default=-1.0) >= RELATED_COSINE
+    best_sem = sim.above(RELATED_FLOOR if related else SEMANTIC_FLOOR, RERANK_DEPTH, allowed)
+    sims.update(best_sem)
     _describe(idx, pool, best_sem, extra_docs, with_terms=())  # the pair bonus is already applied
     top = max(pool.scores.values(), default=0.0) or 1.0
     keys = set(pool.scores) | set(best_sem)

@@ -133,12 +133,40 @@ class Similarity:
             spans = [(p.first, p.last) for p in found]
             self._extra["x:" + d.id] = (float(cos[at]), spans[at], (comps_x, scales_x, resid_x, spans))
 
-    def scores(self, allowed=None) -> dict:
-        """key -> similarity, every note (those in `allowed` only, if given)."""
-        out = dict(zip(self.nums.tolist(), self.best.tolist()))
-        out.update((k, v[0]) for k, v in self._extra.items())
+    def of(self, keys) -> dict:
+        """key -> similarity of each of `keys` that has vectors."""
+        import numpy as np
+
+        out = {}
+        nums = [k for k in keys if not isinstance(k, str)]
+        if nums and len(self.nums):
+            wanted = np.array(nums, dtype=np.int64)
+            at = np.minimum(np.searchsorted(self.nums, wanted), len(self.nums) - 1)
+            found = self.nums[at] == wanted
+            out = dict(zip(wanted[found].tolist(), self.best[at[found]].tolist()))
+        out.update((k, self._extra[k][0]) for k in keys if isinstance(k, str) and k in self._extra)
+        return out
+
+    def above(self, floor: float, depth: int, allowed=None) -> dict:
+        """key -> similarity of the notes at `floor` or above (those in `allowed` only, if given): the
+        `depth` best and any tied with the last, so the cut never depends on storage order. Selected in
+        numpy: a dict of every note's similarity cost ~1.5 ms a search at 10k notes (2026-12-02)."""
+        import numpy as np
+
+        keep = self.best.astype(np.float64) >= floor  # compared as the Python floats they become
         if allowed is not None:
-            out = {k: v for k, v in out.items() if k in allowed}
+            keep &= np.isin(self.nums, np.array([k for k in allowed if not isinstance(k, str)], dtype=np.int64))
+        at = np.flatnonzero(keep)
+        values = self.best[at].astype(np.float64)
+        extra = {k: v[0] for k, v in self._extra.items() if v[0] >= floor and (allowed is None or k in allowed)}
+        total = len(at) + len(extra)
+        if total > depth:
+            every = np.concatenate([values, np.array(list(extra.values()), dtype=np.float64)])
+            cut = float(np.partition(every, total - depth)[total - depth])  # the depth-th largest
+            at, values = at[values >= cut], values[values >= cut]
+            extra = {k: v for k, v in extra.items() if v >= cut}
+        out = dict(zip(self.nums[at].tolist(), values.tolist()))
+        out.update(extra)
         return out
 
     def rescore(self, keys) -> dict:
