@@ -1,4 +1,4 @@
-"""Hybrid search: long notes by their passages, a relevance floor, exact vectors, the vector snapshot."""
+"""Hybrid search: long notes by their passages, the relevance gate, exact vectors and their rescoring, the snapshot."""
 
 from __future__ import annotations
 
@@ -104,8 +104,45 @@ def test_a_query_related_to_nothing_returns_nothing_in_hybrid_mode(pdir):
     assert len(ranked.rank(pdir, "pipeline lunch", 10, mode="hybrid")) >= 2  # a shared word always counts
 
 
-def _answers(pdir, queries, extra=()):
-    return [[(h.id, h.score.hex(), h.passage) for h in ranked.rank(pdir, q, 100, mode="hybrid", extra=extra)]
+@needs_model
+def test_a_weakly_related_note_comes_back_when_the_query_is_related_while_nonsense_still_returns_nothing(pdir):
+    caroline = write_note(pdir, "Caroline visited her grandmother in the summer.", title="Caroline, 3 June 2023",
+                          minutes=1)
+    # No query word, cosine ~0.24: below any floor that keeps nonsense out, yet it answers the question.
+    lisbon = write_note(pdir, "Melanie flew to Lisbon for a holiday and explored the town.",
+                        title="Melanie, 8 May 2023", minutes=2)
+    for i, text in enumerate(["The release train leaves on Thursday.", "Lunch was a large pizza with olives."]):
+        write_note(pdir, text, minutes=3 + i)
+    # "jjjj kkkk" reaches cosine 0.358 with this note, past the floor of 0.35 this replaced (LoCoMo conv-41).
+    write_note(pdir, "John practices taekwondo.", title="John, 22 December 2022", minutes=5)
+    got = ids(ranked.rank(pdir, "which city did Caroline visit last summer", 10, mode="hybrid"))
+    assert got == [caroline, lisbon]  # the note sharing a word makes the query related; unrelated notes stay out
+    for query in ("jjjj kkkk", "xyzzy plugh", "asdf jkl", "klaatu barada nikto"):
+        assert ranked.rank(pdir, query, 10, mode="hybrid") == [], query
+
+
+@needs_model
+def test_hybrid_scores_use_full_precision_cosines_not_the_int8_ones(pdir):
+    texts = ["Lunch was a large pizza with olives.", "Caroline went hiking with her dog after lunch.",
+             "The release train leaves after lunch on Thursday.", "We moved the build to a faster runner before lunch."]
+    made = {write_note(pdir, t, minutes=i): t for i, t in enumerate(texts)}
+    query = "what did we have for lunch"
+    hits = ranked.rank(pdir, query, 10, mode="hybrid")
+    lexical = ranked.rank(pdir, query, 10, mode="ranked")
+    assert {h.id for h in hits} == {h.id for h in lexical} == set(made)  # every note holds "lunch"
+    qvec = semantic.encode_note([query])[0].astype("float64")
+    bm25 = {h.id: h.score / lexical[0].score for h in lexical}
+    for h in hits:
+        doc = rindex.read_doc(pdir / "notes", h.id)
+        [text] = [p.text for p in vectors.note_passages(doc.title, doc.body)]
+        exact = float(semantic.encode_note([text])[0].astype("float64") @ qvec)
+        blend = ranked.LEXICAL_WEIGHT * bm25[h.id] + (1 - ranked.LEXICAL_WEIGHT) * exact
+        # int8 components and query move a cosine by ~1e-3; the rescored one is within ~1e-5.
+        assert abs(h.score - blend) < 3e-5, (made[h.id], h.score, blend)
+
+
+def _answers(pdir, queries, extra=(), limit=100):
+    return [[(h.id, h.score.hex(), h.passage) for h in ranked.rank(pdir, q, limit, mode="hybrid", extra=extra)]
             for q in queries]
 
 
@@ -122,6 +159,8 @@ def test_hybrid_answers_of_an_updated_index_equal_a_rebuilt_ones_to_the_last_bit
         new = write_note(live, t, title=f"note {i}", minutes=i)
         ranked.update(live, [new], [])
         made.append(new)
+    early = write_note(live, "Lunch was sushi with the team.", title="note early", minutes=-1)  # numbered last here,
+    ranked.update(live, [early], [])  # first in a rebuild
     os.unlink(live / "notes" / f"{made[0]}.md")
     ranked.update(live, [], [made[0]])
     fresh = _project(tmp_path, "fresh")
@@ -130,6 +169,8 @@ def test_hybrid_answers_of_an_updated_index_equal_a_rebuilt_ones_to_the_last_bit
     got = _answers(live, queries)
     assert got == _answers(fresh, queries)
     assert all(got) and made[0] not in {h[0] for a in got for h in a}
+    # With one result asked for, only the best few candidates are rescored at full precision: the same ones.
+    assert _answers(live, queries, limit=1) == _answers(fresh, queries, limit=1)
 
 
 @needs_model

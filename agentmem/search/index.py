@@ -29,7 +29,8 @@ from agentmem.search import words
 INDEX_DIR = "index"
 INDEX_FILE = "ranked.sqlite"
 # 5 (2026-12-01): a CRC-32 per term block; vectors per passage (int8, with their line spans).
-SCHEMA = "5"
+# 6 (2026-12-02): each passage's int8 rounding residual beside its components (search/vectors.py rescore).
+SCHEMA = "6"
 # Blocks are native machine integers: an index is only read where it was written (it is a
 # per-machine cache), and one copied to another kind of machine is rebuilt, not misread.
 _LAYOUT = f"{sys.byteorder}-{array('i').itemsize}"
@@ -62,7 +63,7 @@ CREATE TABLE blocks(term TEXT PRIMARY KEY, df INTEGER NOT NULL, crc INTEGER NOT 
 CREATE TABLE postings(term TEXT NOT NULL, num INTEGER NOT NULL, tf INTEGER NOT NULL, dl INTEGER NOT NULL,
                       PRIMARY KEY(term, num)) WITHOUT ROWID;
 CREATE TABLE vectors(num INTEGER PRIMARY KEY, model TEXT NOT NULL, spans TEXT NOT NULL, scales BLOB NOT NULL,
-                      vec BLOB NOT NULL);
+                      vec BLOB NOT NULL, fine BLOB NOT NULL);
 """
 
 

@@ -41,13 +41,25 @@ PAIR_BONUS = 1.0
 LEXICAL_WEIGHT = 0.3
 # Notes rescored with the pair bonus and, in hybrid mode, candidates per side.
 RERANK_DEPTH = 200
-# Hybrid: a note that holds no query word is a result only if its best passage's cosine reaches this,
-# so a query related to nothing returns nothing. 2026-12-01, LoCoMo dev (1,520 questions over
-# observations and sessions): 6 first hits hold no query word, at cosines 0.232 (an observation),
-# 0.375, 0.449, 0.518, 0.564, 0.571; nonsense queries ("xyzzy plugh", "asdf jkl", "frobnicate the
-# quux", 15 such) reach at most 0.28 against any of ~2,600 passages, unrelated technical ones 0.19.
-# 0.35 loses the one at 0.232, which any floor above the nonsense loses too.
-SEMANTIC_FLOOR = 0.35
+# Hybrid: is the query related to anything? It is when a note holding a query word has a best passage
+# at RELATED_COSINE or above; then a note without a query word comes in from RELATED_FLOOR. Otherwise
+# such a note must reach SEMANTIC_FLOOR on its own. 2026-12-02, LoCoMo dev (1,520 questions, observations
+# and sessions) and 110 queries of our own asked in each of its 10 projects (55 nonsense: "xyzzy plugh",
+# "jjjj kkkk", "42 17 99"; 55 unrelated technical: "kubernetes pod crashloopbackoff", "kernel module
+# signing"): every real question shares a word with a note; the one first hit without a query word below
+# SEMANTIC_FLOOR (an observation at 0.232) is asked by a query whose word-sharing note is at 0.325; of
+# the 1,100 asks of our queries, those sharing a word reach 0.371 on that note once ("signing", a
+# session about a contract), whose notes without a query word then reach 0.183; those sharing none reach
+# 0.358 ("jjjj kkkk", past the 0.35 floor of 2026-12-01), then 0.346 and 0.331; a natural query sharing no
+# word with its note ("what food did we eat" to "Lunch was a large pizza with olives.") 0.387. Thin
+# margins on both sides of 0.37: cosine alone does not tell nonsense from a loose paraphrase.
+RELATED_COSINE = 0.30
+RELATED_FLOOR = 0.21
+SEMANTIC_FLOOR = 0.37
+# Hybrid: the best candidates by the int8 blend, beyond the results asked for, rescored at full precision
+# (search/vectors.py). 2026-12-02, LoCoMo dev observations: int8 rounding cost 2 questions at the top-5
+# edge; rescoring the results asked for wins them back, and 5 to 40 beyond changed nothing more.
+RESCORE_MARGIN = 10
 # Distinct query terms used; the rest of a pasted wall of text is ignored.
 MAX_QUERY_TERMS = 64
 
@@ -157,7 +169,7 @@ def _search(idx: index.Index, query: str, limit: int, mode: str, extra) -> list[
     final = dict(pool.scores)
     sim = None
     if mode == "hybrid":
-        final, sim = _blend(idx, query, pool, extra_docs, allowed)
+        final, sim = _blend(idx, query, pool, extra_docs, allowed, limit)
     # Best score first, then newest, then highest ID: stable sorts, least significant key first
     # (a single sort with a descending-string key cost ~2.5 ms a query at 10k notes, 2026-11-30).
     order = sorted(final, key=lambda k: pool.ids[k], reverse=True)
@@ -329,18 +341,28 @@ def _has_phrases(path: str, phrases) -> bool:
     return all(p in text for p in phrases)
 
 
-def _blend(idx, query, pool: _Pool, extra_docs, allowed):
+def _blend(idx, query, pool: _Pool, extra_docs, allowed, limit: int):
     """LEXICAL_WEIGHT * BM25 / max BM25 + (1 - LEXICAL_WEIGHT) * cosine of the best passage, over both
-    sides' best; a note without a query word only if its cosine reaches SEMANTIC_FLOOR. Returns
-    (key -> score, the similarities)."""
+    sides' best. A note without a query word comes in from RELATED_FLOOR if the query is related (a note
+    with one of its words reaches RELATED_COSINE), else from SEMANTIC_FLOOR. The best candidates are
+    then rescored with full-precision cosines. Returns (key -> score, the similarities)."""
     from agentmem.search import vectors
 
     sim = vectors.Similarity(idx, query, extra_docs)
-    sims = sim.scores(allowed)  # key -> cosine, every note
-    best_sem = _top({k: v for k, v in sims.items() if v >= SEMANTIC_FLOOR}, RERANK_DEPTH)
+    sims = sim.of(pool.scores)  # key -> cosine (int8)
+    related = max(sims.values(), default=-1.0) >= RELATED_COSINE
+    best_sem = sim.above(RELATED_FLOOR if related else SEMANTIC_FLOOR, RERANK_DEPTH, allowed)
+    sims.update(best_sem)
     _describe(idx, pool, best_sem, extra_docs, with_terms=())  # the pair bonus is already applied
     top = max(pool.scores.values(), default=0.0) or 1.0
     keys = set(pool.scores) | set(best_sem)
-    return {
-        k: LEXICAL_WEIGHT * pool.scores.get(k, 0.0) / top + (1 - LEXICAL_WEIGHT) * sims.get(k, 0.0) for k in keys
-    }, sim
+
+    def blend(k, cosine: float) -> float:
+        return LEXICAL_WEIGHT * pool.scores.get(k, 0.0) / top + (1 - LEXICAL_WEIGHT) * cosine
+
+    final = {k: blend(k, sims.get(k, 0.0)) for k in keys}
+    # The candidates come from exact int8 scores (ties at the cut included), so they are the same notes
+    # for an updated and a rebuilt index, and their rescoring is exact (INV index-derived).
+    for k, cosine in sim.rescore(_top(final, limit + RESCORE_MARGIN)).items():
+        final[k] = blend(k, cosine)
+    return final, sim
