@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-# 2026-12-02: the smallest real key body (an Ed25519 OpenSSH key) is about 350
+# 2026-12-01: the smallest real key body (an Ed25519 OpenSSH key) is about 350
 # base64 characters and an EC P-256 PEM 160; 64 leaves room for a key cut short
 # while a documented block with a 32-character real-looking prefix stays clean.
 MIN_MATERIAL = 64

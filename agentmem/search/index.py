@@ -29,7 +29,7 @@ from agentmem.search import words
 INDEX_DIR = "index"
 INDEX_FILE = "ranked.sqlite"
 # 5 (2026-12-01): a CRC-32 per term block; vectors per passage (int8, with their line spans).
-# 6 (2026-12-02): each passage's int8 rounding residual beside its components (search/vectors.py rescore).
+# 6 (2026-12-01): each passage's int8 rounding residual beside its components (search/vectors.py rescore).
 SCHEMA = "6"
 # Blocks are native machine integers: an index is only read where it was written (it is a
 # per-machine cache), and one copied to another kind of machine is rebuilt, not misread.

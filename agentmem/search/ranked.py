@@ -43,7 +43,7 @@ LEXICAL_WEIGHT = 0.3
 RERANK_DEPTH = 200
 # Hybrid: is the query related to anything? It is when a note holding a query word has a best passage
 # at RELATED_COSINE or above; then a note without a query word comes in from RELATED_FLOOR. Otherwise
-# such a note must reach SEMANTIC_FLOOR on its own. 2026-12-02, LoCoMo dev (1,520 questions, observations
+# such a note must reach SEMANTIC_FLOOR on its own. 2026-12-01, LoCoMo dev (1,520 questions, observations
 # and sessions) and 110 queries of our own asked in each of its 10 projects (55 nonsense: "xyzzy plugh",
 # "jjjj kkkk", "42 17 99"; 55 unrelated technical: "kubernetes pod crashloopbackoff", "kernel module
 # signing"): every real question shares a word with a note; the one first hit without a query word below
@@ -57,7 +57,7 @@ RELATED_COSINE = 0.30
 RELATED_FLOOR = 0.21
 SEMANTIC_FLOOR = 0.37
 # Hybrid: the best candidates by the int8 blend, beyond the results asked for, rescored at full precision
-# (search/vectors.py). 2026-12-02, LoCoMo dev observations: int8 rounding cost 2 questions at the top-5
+# (search/vectors.py). 2026-12-01, LoCoMo dev observations: int8 rounding cost 2 questions at the top-5
 # edge; rescoring the results asked for wins them back, and 5 to 40 beyond changed nothing more.
 RESCORE_MARGIN = 10
 # Distinct query terms used; the rest of a pasted wall of text is ignored.

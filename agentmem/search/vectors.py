@@ -150,7 +150,7 @@ class Similarity:
     def above(self, floor: float, depth: int, allowed=None) -> dict:
         """key -> similarity of the notes at `floor` or above (those in `allowed` only, if given): the
         `depth` best and any tied with the last, so the cut never depends on storage order. Selected in
-        numpy: a dict of every note's similarity cost ~1.5 ms a search at 10k notes (2026-12-02)."""
+        numpy: a dict of every note's similarity cost ~1.5 ms a search at 10k notes (2026-12-01)."""
         import numpy as np
 
         keep = self.best.astype(np.float64) >= floor  # compared as the Python floats they become
