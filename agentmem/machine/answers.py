@@ -1,0 +1,31 @@
+"""Turning on an optional Copier answer (`hybrid`, `mcp`) on this machine, as one printed command.
+
+On a machine folder that Copier set up, and for the helper running from that folder's venv, the
+durable way to add an extra is the update that changes the answer: it installs the extra into the
+helper venv, records the choice (so the next `copier update` keeps it) and reruns setup. `copier`
+need not be on PATH: `agentmem upgrade` finds the one that ran. Anywhere else (a helper installed
+by pip, a checkout's venv) the caller falls back to pip. Light on purpose: the search path asks.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+ANSWERS_FILE = ".copier-answers.yml"  # where Copier records the answers (its default name)
+
+
+def set_up_by_copier(machine: str) -> bool:
+    """Whether `machine` is a Copier-rendered folder and this interpreter is its helper venv's."""
+    answers = os.path.join(machine, ANSWERS_FILE)
+    venv = os.path.join(machine, ".venv")
+    return os.path.isfile(answers) and os.path.realpath(sys.prefix) == os.path.realpath(venv)
+
+
+def turn_on(machine: str, answer: str) -> str | None:
+    """The helper command that sets the boolean Copier `answer` to true, or None off a Copier machine."""
+    if not set_up_by_copier(machine):
+        return None
+    from agentmem.launch import shell_line
+
+    return shell_line("upgrade", "--vcs-ref=:current:", "--data", f"{answer}=true")
