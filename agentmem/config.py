@@ -146,9 +146,12 @@ class Config:
         out = {}
         for directory, name in raw.items():
             if not os.path.isabs(os.path.expanduser(directory)):  # "." or "" would match every directory
+                from agentmem.launch import shell_line
+
                 raise InvalidInput(
                     f"{self.path}: [projects] key {_quoted(directory)} is not an absolute directory",
-                    hint="write the full path (\"/home/me/src/app\" = \"app\") or use `agentmem map DIR PROJECT`",
+                    hint="write the full path (\"/home/me/src/app\" = \"app\") or use "
+                    f"`{shell_line('map')} DIR PROJECT`",
                 )
             if not isinstance(name, str):
                 raise InvalidInput(f"{self.path}: project for {directory!r} must be a string")

@@ -109,7 +109,7 @@ def _folder_store(machine: Path, desc, new_store: bool) -> tuple[str, str]:
         if not new_store and identity.has_trace(machine, desc):
             raise Offline(f"folder store {root} is not there (an unmounted drive or a moved folder?); "
                           "this machine used a store there before, so no new one was created",
-                          hint=folder.NEW_STORE_HINT)
+                          hint=folder.new_store_hint())
         identity.record(machine, desc, folder.create_store(root))
         return "changed", f"created folder store {root}"
     if not os.path.isdir(root):
@@ -117,11 +117,11 @@ def _folder_store(machine: Path, desc, new_store: bool) -> tuple[str, str]:
     found = folder.read_marker(root)
     if found is not None and known is not None and found != known and not new_store:
         raise Offline(f"folder store {root} is another store than the one this machine used (marker "
-                      f"{found[:12]}, expected {known[:12]})", hint=folder.NEW_STORE_HINT)
+                      f"{found[:12]}, expected {known[:12]})", hint=folder.new_store_hint())
     if found is None:
         if known is not None and not new_store:
             raise Offline(f"folder store {root} has no {folder.MARKER} marker any more: the folder was replaced "
-                          "or is not the store this machine used", hint=folder.NEW_STORE_HINT)
+                          "or is not the store this machine used", hint=folder.new_store_hint())
         identity.record(machine, desc, folder.write_marker(root))
         return "changed", f"connected to folder {root} and marked it as an agentmem store ({folder.MARKER})"
     identity.record(machine, desc, found)

@@ -45,7 +45,14 @@ _Objects = list[ObjectInfo]  # the method `list` hides the builtin inside the cl
 _Changes = list[dict]
 _Listed = list[Listed]
 _Paths = list[str]
-NEW_STORE_HINT = "if the new bucket is the one to use, run `agentmem setup --new-store`"
+
+
+def new_store_hint() -> str:
+    """What to do about a bucket that is not the one this machine used."""
+    from agentmem.launch import shell_line
+
+    return f"if the new bucket is the one to use, run `{shell_line('setup', '--new-store')}`"
+
 
 
 def check_bucket_id(bucket_id: str) -> str:
@@ -106,7 +113,7 @@ class BucketStore:
         if self.expected is not None and found != self.expected:
             raise errors.Offline(
                 f"bucket {self.bucket_id} was deleted and created again: it is not the bucket this machine used",
-                hint=NEW_STORE_HINT)
+                hint=new_store_hint())
         self.identity = found
         if self.expected is None and self._remember is not None:
             remember, self._remember = self._remember, None

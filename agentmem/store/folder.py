@@ -31,8 +31,16 @@ from agentmem.store.base import MAX_OBJECT, Changes, Listed, ObjectInfo, StoreDe
 
 MARKER = ".agentmem-store"
 MARKER_LIMIT = 4096
-NEW_STORE_HINT = ("mount the drive or share that holds it and try again; if a new store there is what you "
-                  "want, run `agentmem setup --new-store`")
+
+
+def new_store_hint() -> str:
+    """What to do about a folder store that is missing or not the one this machine used."""
+    from agentmem.launch import shell_line
+
+    return ("mount the drive or share that holds it and try again; if a new store there is what you "
+            f"want, run `{shell_line('setup', '--new-store')}`")
+
+
 _NOTE_SUFFIX = ".md"
 _Objects = list[ObjectInfo]  # the method `list` hides the builtin inside the class
 _Names = list[Listed]
@@ -87,7 +95,7 @@ class FolderStore:
             st = os.stat(self.root)
         except FileNotFoundError:
             raise Offline(f"folder store {self.root} is not there (an unmounted drive or a moved folder?)",
-                          hint=NEW_STORE_HINT) from None
+                          hint=new_store_hint()) from None
         except OSError as exc:
             raise _classify(exc, f"cannot reach folder store {self.root}") from None
         if not stat.S_ISDIR(st.st_mode):
@@ -95,10 +103,10 @@ class FolderStore:
         found = read_marker(self.root)
         if found is None and self.expected is not None:
             raise Offline(f"folder store {self.root} has no {MARKER} marker any more: the folder was replaced "
-                          "or is not the store this machine used", hint=NEW_STORE_HINT)
+                          "or is not the store this machine used", hint=new_store_hint())
         if found is not None and self.expected is not None and found != self.expected:
             raise Offline(f"folder store {self.root} is another store (marker {found[:12]}, this machine "
-                          f"used {self.expected[:12]})", hint=NEW_STORE_HINT)
+                          f"used {self.expected[:12]})", hint=new_store_hint())
         self.identity = found
         self._checked = True
 
@@ -348,8 +356,10 @@ def read_marker(root: str) -> str | None:
         data = None
     store_id = data.get("id") if isinstance(data, dict) and data.get("agentmem") == "store" else None
     if not isinstance(store_id, str) or not 8 <= len(store_id) <= 64 or not store_id.isalnum():
+        from agentmem.launch import shell_line
+
         raise Offline(f"folder store {root} carries a {MARKER} marker that agentmem did not write",
-                      hint=f"if this folder is the store, remove {path} and run `agentmem setup`")
+                      hint=f"if this folder is the store, remove {path} and run `{shell_line('setup')}`")
     return store_id
 
 
