@@ -116,3 +116,21 @@ def laptop(machines, tmp_path):
     m = machines("laptop", {checkout: "app"})
     m.checkout = checkout
     return m
+
+
+@pytest.fixture
+def offline_machine(tmp_path):
+    """A machine whose folder store's parent is missing (an unmounted drive): saves stay pending."""
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    store = tmp_path / "drive" / "store"
+    m = make_machine(tmp_path, "laptop", store, {checkout: "app"})
+    m.checkout, m.store = checkout, store
+    return m
+
+
+def save_pending(m, text="a finding worth keeping", title="t") -> str:
+    """Save `text` on `m`, whose store is out of reach; return the pending note's ID."""
+    status, out, err = m.json("save", "--title", title, input=text, cwd=m.checkout)
+    assert status == 10, (out, err)
+    return out["id"]

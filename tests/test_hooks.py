@@ -14,24 +14,7 @@ import pytest
 
 from agentmem.hooks import actions
 from agentmem.memory import pending
-from tests.fixtures_core import make_machine
-
-
-@pytest.fixture
-def offline_machine(tmp_path):
-    """A machine whose folder store's parent is missing (an unmounted drive): saves stay pending."""
-    checkout = tmp_path / "app"
-    checkout.mkdir()
-    store = tmp_path / "drive" / "store"
-    m = make_machine(tmp_path, "laptop", store, {checkout: "app"})
-    m.checkout, m.store = checkout, store
-    return m
-
-
-def save_pending(m, text="a finding worth keeping") -> str:
-    status, out, err = m.json("save", "--title", "t", input=text, cwd=m.checkout)
-    assert status == 10, (out, err)
-    return out["id"]
+from tests.fixtures_core import save_pending
 
 
 def stop_input(**extra) -> str:

@@ -16,24 +16,17 @@ import sys
 import pytest
 
 from agentmem.memory import notes, pending
-from tests.fixtures_core import make_machine
+from tests import fixtures_core
 
 
 @pytest.fixture
-def machine(tmp_path):
+def machine(offline_machine):
     """A machine whose folder store is on a drive not mounted yet: saves stay pending."""
-    checkout = tmp_path / "app"
-    checkout.mkdir()
-    store = tmp_path / "drive" / "store"
-    m = make_machine(tmp_path, "laptop", store, {checkout: "app"})
-    m.checkout, m.store = checkout, store
-    return m
+    return offline_machine
 
 
 def save_pending(m, text="the build needs ninja") -> str:
-    status, out, err = m.json("save", "--title", "Build", input=text, cwd=m.checkout)
-    assert status == 10, (out, err)
-    return out["id"]
+    return fixtures_core.save_pending(m, text, title="Build")
 
 
 DAMAGE = {
