@@ -222,22 +222,31 @@ def _opencode_claude_md_step(report: SetupReport, machine: Path, env, agents_md_
         report.add("instructions opencode: CLAUDE.md", *outcome)
 
 
+def _managed_entries(report: SetupReport, label: str, names: list[str], wanted, apply, note=lambda name: "") -> None:
+    """Put our entries in for each runtime in `names` that `wanted` names, take them out for the others,
+    and report each runtime where they are wanted or something changed (`note` adds to a wanted one)."""
+    for name in names:
+        on = wanted(name)
+        try:
+            change = apply(name, on)
+        except AgentmemError as exc:
+            report.add(f"{label} {name}", "warning", exc.one_line())
+            continue
+        if on or change.changed:
+            report.add(f"{label} {name}", "changed" if change.changed else "ok",
+                       f"{change.detail}: {change.path}{note(name) if on else ''}")
+
+
 def _hooks_step(report: SetupReport, machine: Path, wanted: set[str], names: list[str], helper_cmd: list[str],
                 env) -> None:
     """Install our hooks for the runtimes in `wanted`, and take out any we installed before elsewhere."""
     from agentmem.hooks import codex_trust, runtime_hooks
 
-    for name in names:
-        enabled = name in wanted
-        try:
-            change = (runtime_hooks.install(machine, name, helper_cmd, env) if enabled
-                      else runtime_hooks.remove(machine, name, env))
-        except AgentmemError as exc:
-            report.add(f"hooks {name}", "warning", exc.one_line())
-            continue
-        if enabled or change.changed:
-            note = f" {codex_trust.trust_hint(helper_cmd)}" if enabled and name == "codex" else ""
-            report.add(f"hooks {name}", "changed" if change.changed else "ok", f"{change.detail}: {change.path}{note}")
+    def apply(name: str, on: bool):
+        return runtime_hooks.install(machine, name, helper_cmd, env) if on else runtime_hooks.remove(machine, name, env)
+
+    _managed_entries(report, "hooks", names, lambda name: name in wanted, apply,
+                     note=lambda name: f" {codex_trust.trust_hint(helper_cmd)}" if name == "codex" else "")
     for name in RUNTIME_NAMES:  # a runtime no longer enabled keeps no hook of ours
         if name in names:
             continue
@@ -254,15 +263,12 @@ def _mcp_step(report: SetupReport, machine: Path, enabled: bool, names: list[str
     """Register our MCP server with the runtimes that take one when asked, else take out any we registered."""
     from agentmem.mcp import registration
 
-    for name in (n for n in names if n in registration.RUNTIMES):
-        try:
-            change = (registration.register(machine, name, helper_cmd, env) if enabled
-                      else registration.unregister(machine, name, env))
-        except AgentmemError as exc:
-            report.add(f"mcp {name}", "warning", exc.one_line())
-            continue
-        if enabled or change.changed:
-            report.add(f"mcp {name}", "changed" if change.changed else "ok", f"{change.detail}: {change.path}")
+    def apply(name: str, on: bool):
+        if on:
+            return registration.register(machine, name, helper_cmd, env)
+        return registration.unregister(machine, name, env)
+
+    _managed_entries(report, "mcp", [n for n in names if n in registration.RUNTIMES], lambda name: enabled, apply)
     if enabled:
         from agentmem.mcp import extra
 
