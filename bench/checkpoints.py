@@ -44,6 +44,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 SEED = 20261201
 QUERIES = [
@@ -143,6 +144,8 @@ def main(argv=None) -> int:
                     help="notes encoded for real (the rest get copies of their vectors); default 1000")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    from search_latency import folder_machine
+
     from agentmem.machine import helper_venv
     from agentmem.memory import cache
     from agentmem.search import encoder, index, ranked
@@ -156,13 +159,7 @@ def main(argv=None) -> int:
     report: dict = {"python": sys.executable, "notes": args.notes}
     with tempfile.TemporaryDirectory(prefix="agentmem-checkpoints-") as tmp:
         root = Path(tmp)
-        home, store, work = root / "home", root / "store", root / "work"
-        for d in (home, store, work):
-            d.mkdir()
-        (home / "config.toml").write_text(
-            f'agent = "bench"\n\n[store]\nkind = "folder"\nlocation = "{store}"\n\n[projects]\n"{work}" = "big"\n'
-            "\n[cache]\nmax_age = 86400\n"  # the whole run stays on the no-network path
-        )
+        home, store, work = folder_machine(root)
         pdir = Path(cache.project_dir(home, StoreDescription("folder", str(store)), "big"))
         ndir = pdir / "notes"
         ndir.mkdir(parents=True)

@@ -49,7 +49,7 @@ def main(argv=None) -> int:
     rg = shutil.which("rg")
     if not rg:
         raise SystemExit("ripgrep (rg) is needed for the comparison")
-    from search_latency import Generator
+    from search_latency import Generator, folder_machine
 
     from agentmem.machine import helper_venv
     from agentmem.memory import cache
@@ -63,12 +63,8 @@ def main(argv=None) -> int:
     report: dict = {"python": sys.executable, "rg": rg, "sizes": []}
     with tempfile.TemporaryDirectory(prefix="agentmem-freshness-") as tmp:
         root = Path(tmp)
-        home, store, work = root / "home", root / "store", root / "work"
-        home.mkdir()
-        work.mkdir()
+        home, store, work = folder_machine(root, cache_only=False, store_exists=False)
         create_store(str(store))
-        (home / "config.toml").write_text(
-            f'agent = "bench"\n\n[store]\nkind = "folder"\nlocation = "{store}"\n\n[projects]\n"{work}" = "big"\n')
         desc = StoreDescription("folder", str(store))
         sdir = store / "projects" / "big" / "notes"
         sdir.mkdir(parents=True)

@@ -76,6 +76,19 @@ class Generator:
         return n.id, n.render()
 
 
+def folder_machine(root: Path, *, cache_only: bool = True, store_exists: bool = True) -> tuple[Path, Path, Path]:
+    """A throwaway machine folder under `root`: (machine, folder store, project checkout "big").
+
+    `cache_only`: a one-day `[cache] max_age`, so searches stay on the no-network path."""
+    home, store, work = root / "home", root / "store", root / "work"
+    for d in (home, work, *((store,) if store_exists else ())):
+        d.mkdir()
+    (home / "config.toml").write_text(
+        f'agent = "bench"\n\n[store]\nkind = "folder"\nlocation = "{store}"\n\n[projects]\n"{work}" = "big"\n'
+        + ("\n[cache]\nmax_age = 86400\n" if cache_only else ""))
+    return home, store, work
+
+
 def median_seconds(fn, repeat: int) -> float:
     times = []
     for _ in range(repeat):
@@ -103,13 +116,7 @@ def main(argv=None) -> int:
     report = {"python": sys.executable, "rg": rg, "sizes": []}
     with tempfile.TemporaryDirectory(prefix="agentmem-latency-") as tmp:
         root = Path(tmp)
-        home, store, work = root / "home", root / "store", root / "work"
-        for d in (home, store, work):
-            d.mkdir()
-        (home / "config.toml").write_text(
-            f'agent = "bench"\n\n[store]\nkind = "folder"\nlocation = "{store}"\n\n[projects]\n"{work}" = "big"\n'
-            "\n[cache]\nmax_age = 86400\n"  # the whole run stays on the no-network path
-        )
+        home, store, work = folder_machine(root)
         desc = StoreDescription("folder", str(store))
         pdir = Path(cache.project_dir(home, desc, "big"))
         ndir = pdir / "notes"
