@@ -122,15 +122,6 @@ def _transplant(sample_db: str, target_db: str, rng: random.Random) -> None:
     dst.close()
 
 
-def median_seconds(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def folder_mb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.iterdir() if f.is_file()) / 1e6
 
@@ -144,7 +135,7 @@ def main(argv=None) -> int:
                     help="notes encoded for real (the rest get copies of their vectors); default 1000")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    from search_latency import folder_machine
+    from search_latency import folder_machine, median_seconds
 
     from agentmem.machine import helper_venv
     from agentmem.memory import cache
