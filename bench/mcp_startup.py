@@ -63,7 +63,8 @@ def main() -> None:
         for d in (home, store, app):
             d.mkdir()
         (home / "config.toml").write_text(f'agent = "bench@host"\n[store]\nkind = "folder"\nlocation = "{store}"\n'
-                                          f'[projects]\n"{app}" = "app"\n')
+                                          f'[projects]\n"{app}" = "app"\n'
+                                          "[mcp]\nenabled = true\n")  # the answer mcp=true: the SDK goes into the venv
         from agentmem.machine import helper_venv
 
         [launcher] = helper_venv.install(home, ROOT)
