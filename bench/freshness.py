@@ -1,6 +1,6 @@
 """What asking the store on every search costs, on a folder store, as the note count grows.
 
-    python bench/freshness.py [--sizes 1000,10000,100000] [--repeat 7] [--json]
+    python bench/freshness.py [--sizes 1000,10000,100000] [--repeat 7] [--new 1,10,100] [--json]
 
 Run it with the interpreter agentmem is installed in. The CLI is timed as setup
 installs it (the launcher of a helper venv built from this checkout, as in
@@ -44,6 +44,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--new", default="1,10,100", help="how many new notes each round adds, per case")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     rg = shutil.which("rg")
@@ -119,7 +120,7 @@ def main(argv=None) -> int:
                                                  stdout=subprocess.DEVNULL)) for _ in range(args.repeat)),
                 "after_new_s": {},
             }
-            for k in (1, 10, 100):
+            for k in [int(n) for n in args.new.split(",")]:
                 times = []
                 for _ in range(3):
                     for _ in range(k):

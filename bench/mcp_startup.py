@@ -34,17 +34,30 @@ def _send(proc, message) -> None:
     proc.stdin.flush()
 
 
+def _answer(proc, what: str) -> dict:
+    """The server's next line as a JSON-RPC result; a server that ended or erred ends the bench."""
+    line = proc.stdout.readline()
+    try:
+        result = json.loads(line)["result"]
+    except (ValueError, KeyError, TypeError):
+        proc.kill()
+        raise SystemExit(f"mcp_startup: no answer to {what} from `agentmem mcp` (got {line[:200]!r})") from None
+    return result
+
+
 def serve_once(launcher, env, cwd) -> tuple[float, float]:
     start = time.perf_counter()
     proc = subprocess.Popen([launcher, "mcp"], env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)
     _send(proc, INITIALIZE)
-    proc.stdout.readline()
+    _answer(proc, "initialize")
     ready = time.perf_counter()
     _send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
     _send(proc, SEARCH)
-    proc.stdout.readline()
+    found = _answer(proc, "memory_search")
     searched = time.perf_counter()
+    if found.get("isError") or "Zebra cache" not in json.dumps(found):
+        raise SystemExit(f"mcp_startup: memory_search did not find the note: {json.dumps(found)[:300]}")
     proc.stdin.close()
     proc.wait()
     return (ready - start) * 1000, (searched - start) * 1000
