@@ -97,6 +97,19 @@ class NotWritable(NoAccess):
     kind = "not-writable"
 
 
+UNWRITABLE_HINT = ("the agent's sandbox or the folder's permissions forbid it: in Codex run with "
+                   "--sandbox workspace-write (agentmem setup lists the folder in "
+                   "sandbox_workspace_write.writable_roots) or ask the user to approve running this command "
+                   "outside the sandbox; elsewhere make the folder writable")
+
+
+def cannot_write(exc: OSError) -> bool:
+    """Whether `exc` is a write refused (read-only file system, permissions), not a broken disk."""
+    import errno
+
+    return exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
 class Offline(AgentmemError):
     """The store could not be reached within the network deadline."""
 

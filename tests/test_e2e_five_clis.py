@@ -224,6 +224,44 @@ def test_codex_exec_in_its_read_only_sandbox_fails_a_save_loudly_and_keeps_nothi
     assert title not in "".join(p.read_text() for p in world["store"].rglob("*.md"))
 
 
+def test_codex_exec_in_its_read_only_sandbox_still_searches_and_reads_and_says_what_it_may_miss(world):
+    """Reading memory needs no write: in `codex exec`'s read-only sandbox a search answers from the cache,
+    saying it may miss what the store gained and how to fix that, and a read of a new note's ID gets it."""
+    # INV loud-unwritable
+    a, b = world["A"], world["B"]
+    status, out, err = _helper(b, "save", "--title", "Zebra seen before", "-", input="Zebra: cached on A.\n")
+    assert status == 0, (out, err)
+    status, out, err = _helper(a, "search", "zebra")  # A's cache is current...
+    assert status == 0 and "Zebra seen before" in out, (out, err)
+    status, out, err = _helper(b, "save", "--title", "Giraffe from B", "--json", "-",
+                               input="Giraffe: the read-only sandbox still reads.\n")
+    assert status == 0, (out, err)
+    new_id = json.loads(out)["id"]  # ...and B has just saved a note that A has not seen
+
+    def search_step(request):
+        return Shell(f"{helper_from_context(request.texts())} search zebra --limit 20")
+
+    def read_step(request):
+        return Shell(f"{helper_from_context(request.texts())} read {new_id}")
+
+    stub = ModelStub(script=[search_step, read_step, Text("done")]).start()
+    try:
+        run = _codex_workspace_write(a, stub, "Look it up.", sandbox=None)
+    finally:
+        stub.stop()
+    assert run.returncode == 0, run.stderr[-2000:]
+    searched, read = stub.requests[-1].tool_outputs()
+    assert "Process exited with code 0" in searched, searched
+    assert "results may be stale - the cache could not be written" in searched  # what it may miss, and why
+    assert "--sandbox workspace-write" in searched  # the fix, on the same line
+    assert "Zebra seen before" in searched, searched  # what the cache holds is still found
+    assert "without the index" not in searched, searched
+    assert "Process exited with code 0" in read and "Giraffe: the read-only sandbox still reads." in read, read
+    status, out, err = _helper(a, "search", "giraffe", "--json")  # outside the sandbox the next search catches up
+    found = json.loads(out)
+    assert status == 0 and not found["stale"] and [r["id"] for r in found["results"]] == [new_id], (out, err)
+
+
 def test_copilot_prompt_mode_without_the_allow_flags_refuses_the_helper_and_nothing_is_reported_saved(world):
     m = world["A"]
     stub = run_cli(m, "copilot", [_save_step("Denied zebra", "Goal: none.", "copilot"), Text("denied")],

@@ -145,10 +145,8 @@ def run(argv: list[str]) -> int:
 
 def _os_error(exc: OSError, argv: list[str]) -> errors.AgentmemError:
     """An OS error as one line; a write refused in the machine folder names its cause and the fix."""
-    import errno
-
     where = f"{exc.strerror or exc}: {exc.filename or ''}".strip(": ")
-    if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM) or not exc.filename:
+    if not errors.cannot_write(exc) or not exc.filename:
         return errors.AgentmemError(where)
     from agentmem.paths import machine_dir
 
@@ -159,11 +157,7 @@ def _os_error(exc: OSError, argv: list[str]) -> errors.AgentmemError:
     command = _command_name(argv)
     lost = " - nothing was saved" if command == "save" else ""
     return errors.NotWritable(
-        f"cannot write the agentmem machine folder {machine} ({exc.strerror}){lost}",
-        hint="the agent's sandbox or the folder's permissions forbid it: in Codex run with "
-        "--sandbox workspace-write (agentmem setup lists the folder in sandbox_workspace_write.writable_roots) "
-        "or ask the user to approve running this command outside the sandbox; elsewhere make the folder writable",
-    )
+        f"cannot write the agentmem machine folder {machine} ({exc.strerror}){lost}", hint=errors.UNWRITABLE_HINT)
 
 
 def _emit(payload, as_json: bool) -> None:

@@ -163,7 +163,8 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
 
     plan = _plan(changes, prefix, ndir, started, store, unreadable)
     added, problem = _fetch(store, plan, ndir, unreadable, progress)
-    removed = _drop(ndir, plan.drop)
+    removed, unwritable = _drop(ndir, plan.drop)
+    problem = problem or unwritable
     if changes.kind == Changes.FULL:
         _sweep_local(machine, ndir, plan.temps)
     reindexed = sorted((set(added) & plan.damaged) | set(removed))
@@ -172,8 +173,9 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     state["unreadable"] = dict(sorted(unreadable.items())[:MAX_REPORTED])
     if problem is not None:  # INV change-token: keep the previous token, so the next refresh replays
         _record_failure(pdir, state, problem)
-        return CacheStatus(True, f"some notes could not be downloaded: {problem.one_line()}; "
-                           f"{_checked_words(last_ok)}", problem.kind, True,
+        what = ("the cache could not be written, so changes in the store are missing here"
+                if isinstance(problem, errors.NotWritable) else "some notes could not be downloaded")
+        return CacheStatus(True, f"{what}: {problem.one_line()}; {_checked_words(last_ok)}", problem.kind, True,
                            added, removed, last_ok, state["unreadable"], changes.how)
     state.update(token=changes.token, refreshed_at=started, how=changes.how)
     for key in ("last_error", "last_error_message", "last_attempt"):
@@ -275,7 +277,12 @@ def _fetch(store, plan: _Plan, ndir: str, unreadable: dict, progress) -> tuple[l
         except errors.AgentmemError as exc:
             return added, exc
         else:
-            write_atomic(os.path.join(ndir, ids.note_file(note_id)), data)
+            try:
+                write_atomic(os.path.join(ndir, ids.note_file(note_id)), data)
+            except OSError as exc:  # INV loud-unwritable: an agent's read-only sandbox; answer from the cache
+                if not errors.cannot_write(exc):
+                    raise
+                return added, _unwritable(ndir, exc)
             unreadable.pop(note_id, None)
             added.append(note_id)
         if report is not None:
@@ -283,7 +290,7 @@ def _fetch(store, plan: _Plan, ndir: str, unreadable: dict, progress) -> tuple[l
     return added, None
 
 
-def _drop(ndir: str, doomed: set[str]) -> list[str]:
+def _drop(ndir: str, doomed: set[str]) -> tuple[list[str], errors.AgentmemError | None]:
     removed = []
     for note_id in sorted(doomed):
         try:
@@ -291,7 +298,15 @@ def _drop(ndir: str, doomed: set[str]) -> list[str]:
             removed.append(note_id)
         except FileNotFoundError:
             pass
-    return removed
+        except OSError as exc:
+            if not errors.cannot_write(exc):
+                raise
+            return removed, _unwritable(ndir, exc)
+    return removed, None
+
+
+def _unwritable(ndir: str, exc: OSError) -> errors.NotWritable:
+    return errors.NotWritable(f"cannot write the cache in {ndir} ({exc.strerror})", hint=errors.UNWRITABLE_HINT)
 
 
 def _sweep_local(machine: str | os.PathLike, ndir: str, temps: list[str]) -> None:

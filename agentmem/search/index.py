@@ -330,8 +330,13 @@ class Index:
         if added or removed:
             self.apply(added, removed)
         trusted = mtime if time.time_ns() - mtime > _RACY_NS else 0
-        with self.conn:
-            self._set_meta("dir_mtime", trusted)
+        try:
+            with self.conn:
+                self._set_meta("dir_mtime", trusted)
+        except sqlite3.OperationalError:
+            # Read-only (an agent's sandbox): the index matches the folder, only the shortcut for the next
+            # open is not recorded. Anything it had to apply was written above, or raised there.
+            pass
         return bool(added or removed)
 
 
