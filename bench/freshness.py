@@ -27,7 +27,6 @@ import argparse
 import json
 import os
 import random
-import shutil
 import statistics
 import subprocess
 import sys
@@ -47,10 +46,7 @@ def main(argv=None) -> int:
     ap.add_argument("--new", default="1,10,100", help="how many new notes each round adds, per case")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    rg = shutil.which("rg")
-    if not rg:
-        raise SystemExit("ripgrep (rg) is needed for the comparison")
-    from search_latency import Generator, folder_machine
+    from search_latency import Generator, folder_machine, ripgrep
 
     from agentmem.machine import helper_venv
     from agentmem.memory import cache
@@ -59,6 +55,7 @@ def main(argv=None) -> int:
     from agentmem.store.base import StoreDescription
     from agentmem.store.folder import create_store
 
+    rg = ripgrep()
     gen = Generator()
     failures: list[str] = []
     report: dict = {"python": sys.executable, "rg": rg, "sizes": []}

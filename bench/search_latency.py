@@ -89,6 +89,14 @@ def folder_machine(root: Path, *, cache_only: bool = True, store_exists: bool = 
     return home, store, work
 
 
+def ripgrep() -> str:
+    """The `rg` the latency benchmarks compare with; they are not run without it."""
+    rg = shutil.which("rg")
+    if not rg:
+        raise SystemExit("ripgrep (rg) is needed for the comparison")
+    return rg
+
+
 def median_seconds(fn, repeat: int) -> float:
     times = []
     for _ in range(repeat):
@@ -105,9 +113,7 @@ def main(argv=None) -> int:
     ap.add_argument("--queries", type=int, default=5)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    rg = shutil.which("rg")
-    if not rg:
-        raise SystemExit("ripgrep (rg) is needed for the comparison")
+    rg = ripgrep()
     from agentmem.memory import cache
     from agentmem.search import index, ranked
     from agentmem.store.base import StoreDescription

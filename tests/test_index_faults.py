@@ -13,7 +13,7 @@ import pytest
 
 from agentmem.search import build, ranked
 from agentmem.search import index as rindex
-from tests.test_ranked import _project, write_note
+from tests.test_ranked import _project, painting_machine, write_note
 
 
 def _scores(pdir, query: str) -> list[tuple[str, str]]:
@@ -40,12 +40,7 @@ def test_a_damaged_posting_block_is_detected_and_the_index_rebuilt(tmp_path):
 
 
 def _scan_machine(machines, tmp_path):
-    checkout = tmp_path / "app"
-    checkout.mkdir()
-    m = machines("laptop", {checkout: "app"})
-    m.run("save", "--title", "Painting class", input="Melanie painted a sunrise over the lake.", cwd=checkout,
-          check_status=0)
-    m.run("save", input="Caroline went hiking.", cwd=checkout, check_status=0)
+    m, checkout = painting_machine(machines, tmp_path)
     status, out, _ = m.json("search", "what did Melanie paint", cwd=checkout)
     assert status == 0 and out["scan"] is False and out["scan_reason"] is None
     [pdir] = [p for p in (m.home / "cache").glob("*/projects/app")]

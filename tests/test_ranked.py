@@ -338,13 +338,19 @@ def test_an_unknown_mode_is_invalid_input(pdir):
         ranked.rank(pdir, "x", 5, mode="fuzzy")
 
 
-def test_cli_search_ranks_by_default_and_keeps_literal_mode(machines, tmp_path):
+def painting_machine(machines, tmp_path):
+    """A machine with `app` mapped and two notes saved through the CLI; returns (machine, checkout)."""
     checkout = tmp_path / "app"
     checkout.mkdir()
     m = machines("laptop", {checkout: "app"})
     m.run("save", "--title", "Painting class", input="Melanie painted a sunrise over the lake.", cwd=checkout,
           check_status=0)
     m.run("save", input="Caroline went hiking.", cwd=checkout, check_status=0)
+    return m, checkout
+
+
+def test_cli_search_ranks_by_default_and_keeps_literal_mode(machines, tmp_path):
+    m, checkout = painting_machine(machines, tmp_path)
     status, out, _ = m.json("search", "what did Melanie paint", cwd=checkout)
     assert status == 0 and out["mode"] == "ranked"
     assert [r["title"] for r in out["results"]] == ["Painting class"]
