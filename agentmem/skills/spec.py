@@ -11,7 +11,7 @@ import re
 
 from agentmem.errors import InvalidInput
 from agentmem.machine.runtimes import CORE_SKILL
-from agentmem.memory.ids import ALLOCATED, new_id
+from agentmem.memory.ids import new_id
 from agentmem.store.base import check_object_path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
@@ -62,10 +62,6 @@ def check_revision(revision: object) -> str:
         raise InvalidInput(f"invalid skill revision {revision!r}")
     check_object_path(revision)
     return revision
-
-
-def is_allocated_revision(revision: str) -> bool:
-    return bool(ALLOCATED.match(revision))
 
 
 def new_revision(now: datetime | None = None) -> str:
