@@ -33,6 +33,15 @@ def run_export(args) -> Result:
 def add_import(sp) -> None:
     from agentmem.exchange.native import FORMATS
 
+    sp.epilog = (
+        "Formats, as each tool's own code or documentation describes them (checked 2026-12-01): claude-code, "
+        "Claude Code 2.1.332's auto memory (its binary's memory-file template: name, description, metadata.type; "
+        "MEMORY.md the index; the project folder named by the directory with non-alphanumerics as '-'); codex, "
+        "Codex 0.171.0's memories (its MEMORY.md format: blocks opened by '# Task Group:'; ad hoc notes under "
+        "extensions/ad_hoc/notes; the folder's location under CODEX_HOME is the documented one, not read from "
+        "the binary); gemini, the '## Gemini Added Memories' section save_memory wrote (Gemini CLI's docs; "
+        "0.61.0 keeps a private MEMORY.md folder instead, read when given as PATH); cline, the memory bank "
+        "convention of Cline's docs (Cline is not one of the five CLIs installed here).")
     sp.add_argument("--from", dest="fmt", required=True, choices=FORMATS,
                     help="what to read: an agentmem export, or another tool's own memory files")
     sp.add_argument("path", nargs="?", metavar="PATH",
