@@ -31,6 +31,8 @@ COMMANDS = {
     "export": ("exchange", "write the notes as plain Markdown files: a folder per project, an index, a manifest"),
     "import": ("exchange", "import memories from an agentmem export or another agent CLI's memory files (dry run "
                "unless --apply)"),
+    "doctor": ("doctor", "check this machine's memory: store, pending notes, index, helper and each agent CLI's "
+               "wiring, each with its fix"),
     "map": ("machine", "map a directory (and its subdirectories) to a project"),
     "setup": ("machine", "check and complete this machine's setup, then verify the store"),
     "bucket": ("machine", "connect to, create or verify the Hugging Face bucket (private only)"),

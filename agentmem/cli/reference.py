@@ -67,6 +67,11 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "stale": "true when the store could not be checked (an item reported new may be there)",
         "stale_projects": "{project: why}",
     }),
+    "doctor": ("ok | broken", {
+        "checks": "[{name, status: ok | warn | fail, detail, fix, command}] in the order to fix them; command: "
+                  "the helper command that fixes it, or null",
+        "failed": "checks that failed (then the exit status is 12)", "warned": "checks that need a look",
+    }),
     "map": ("ok", {
         "directory": "the canonical directory mapped", "project": "its project",
         "changed": "whether config.toml changed",
