@@ -75,3 +75,31 @@ def test_the_fix_command_runs_exactly_as_printed(offline_machine):
     assert argv[-3:-1] == ["save", "--retry"]
     done = subprocess.run(argv, env=offline_machine.env, capture_output=True, cwd=offline_machine.checkout)
     assert done.returncode == 0, done.stderr
+
+
+def _age_pending(m, note_id, hours):
+    entry = m.home / "pending" / note_id / "entry.json"
+    data = json.loads(entry.read_text())
+    data["created"] = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() - hours * 3600))
+    entry.write_text(json.dumps(data))
+
+
+def test_the_session_start_reminder_adds_a_line_only_when_a_note_waited_over_an_hour(offline_machine):
+    note_id = save_pending(offline_machine)
+    _, fresh, _ = offline_machine.run("hook", "reminder", "--runtime", "codex")
+    assert "over an hour" not in fresh
+    _age_pending(offline_machine, note_id, 2)
+    status, out, _ = offline_machine.run("hook", "reminder", "--runtime", "codex")
+    assert status == 0 and "1 memory note(s) have waited over an hour" in out and " doctor`" in out
+    _, prompt, _ = offline_machine.run("hook", "reminder", "--event", "prompt", "--runtime", "codex")
+    assert "over an hour" not in prompt  # once a session, not every prompt
+
+
+def test_the_session_start_reminder_says_when_the_store_has_not_answered_for_a_day(laptop):
+    laptop.run("search", "x", cwd=laptop.checkout, check_status=0)
+    (state,) = list(laptop.home.rglob("state.json"))
+    data = json.loads(state.read_text())
+    data["refreshed_at"] = time.time() - 2 * 86400
+    state.write_text(json.dumps(data))
+    status, out, _ = laptop.run("hook", "reminder", "--runtime", "claude")
+    assert status == 0 and "has not answered for 2 days" in out

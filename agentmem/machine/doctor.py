@@ -230,20 +230,31 @@ def broken(checks: list[Check]) -> bool:
     return any(c.status == "fail" for c in checks)
 
 
-def reminder_line(machine: str, cfg, now: float | None = None) -> str | None:
+def reminder_line(machine: str, doctor_command: str, now: float | None = None) -> str | None:
     """The one line the session-start reminder adds when something has been wrong for long: notes pending
-    for over an hour, or no project's store answering for a day. Reads only local files."""
-    from agentmem.memory import cache, pending
+    for over an hour, or the store not answering for a day. Reads only local files (no config, no network):
+    the pending folder, and each cached project's last good check."""
+    import glob
+    import json
 
     now = time.time() if now is None else now
-    entries = pending.list_entries(machine)
-    old = [e for e in entries if now - _created(e) > PENDING_TOO_LONG]
-    if old:
-        return (f"agentmem: {len(old)} note(s) have waited over an hour for upload (the store has not confirmed "
-                "them); tell the user, and run the helper's doctor command to see why")
-    checked = [cache.last_checked(machine, cfg.store, p) for p in cfg.project_names()]
-    known = [t for t in checked if t]
-    if known and now - max(known) > STORE_SILENT_TOO_LONG:
-        return (f"agentmem: the store has not answered for {_age(now - max(known))}; searches may miss notes "
-                "saved elsewhere; run the helper's doctor command to see why")
+    if os.path.isdir(os.path.join(machine, "pending")):
+        from agentmem.memory import pending
+
+        old = [e for e in pending.list_entries(machine) if now - _created(e) > PENDING_TOO_LONG]
+        if old:
+            return (f"{len(old)} memory note(s) have waited over an hour for upload: the store has not confirmed "
+                    f"them. Tell the user; `{doctor_command}` says why.")
+    last = None
+    for path in glob.glob(os.path.join(machine, "cache", "*", "projects", "*", "state.json")):
+        try:
+            with open(path, encoding="utf-8") as f:
+                seen = json.load(f).get("refreshed_at")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(seen, (int, float)) and (last is None or seen > last):
+            last = seen
+    if last is not None and now - last > STORE_SILENT_TOO_LONG:
+        return (f"The memory store has not answered for {_age(now - last)}: searches may miss notes saved "
+                f"elsewhere. `{doctor_command}` says why.")
     return None
