@@ -14,7 +14,7 @@ def add_doctor(sp) -> None:
 
 
 def run_doctor(args) -> Result:
-    from agentmem.launch import shell_line
+    from agentmem import render
     from agentmem.machine import doctor
 
     machine = common.machine()
@@ -23,7 +23,7 @@ def run_doctor(args) -> Result:
     rows = []
     for c in checks:
         data = c.to_json()
-        data["command"] = shell_line(*c.command) if c.command else None
+        data["command"] = render.command(c.command) if c.command else None
         rows.append(data)
     lines = []
     for row in rows:

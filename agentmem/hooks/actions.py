@@ -62,10 +62,10 @@ def reminder(machine: str | os.PathLike, event: str = "start") -> str:
     if event == "prompt":
         return pending_line(count) if count else ""
     text = GUIDANCE + ("\n" + pending_line(count) if count else "")
-    from agentmem.launch import shell_line
+    from agentmem.errors import Command
     from agentmem.machine.doctor import reminder_line
 
-    trouble = reminder_line(os.fspath(machine), shell_line("doctor"))
+    trouble = reminder_line(os.fspath(machine), Command("doctor").line())
     return text + ("\n" + trouble if trouble else "")
 
 

@@ -2,8 +2,8 @@
 
 The checks are data (`Check`: name, status, detail, fix) so the CLI prints them, `--json` returns them,
 setup's report shows the same ones, and the session-start reminder asks the cheap two (pending too long,
-store silent too long) without running the rest. `fix` is either words or a helper command as its
-argument list (`next_step`), which each front end renders (the CLI as a quoted shell line).
+store silent too long) without running the rest. `fix` is words and `command` a helper command
+(`errors.Command`), which each front end spells (the CLI as a quoted shell line, render.command).
 
 Statuses: `ok`; `warn` (works, but something needs a look: a note pending, an index to rebuild on the
 next search); `fail` (broken: the store unreachable, a runtime's wiring missing). `doctor` exits non-zero
@@ -16,6 +16,7 @@ import os
 import time
 
 from agentmem import errors
+from agentmem.errors import Command
 
 PENDING_TOO_LONG = 3600.0  # an hour: the Stop hook or the next save retries far sooner when the store answers
 STORE_SILENT_TOO_LONG = 86400.0  # a day without one good check of the store is worth a line at session start
@@ -25,13 +26,13 @@ class Check:
     __slots__ = ("name", "status", "detail", "fix", "command")
 
     def __init__(self, name: str, status: str, detail: str, fix: str | None = None,
-                 command: list[str] | None = None):
+                 command: Command | None = None):
         self.name, self.status, self.detail = name, status, detail
-        self.fix, self.command = fix, command  # words, and/or the helper's arguments that fix it
+        self.fix, self.command = fix, command  # words, and/or the helper command that fixes it
 
     def to_json(self) -> dict:
         return {"name": self.name, "status": self.status, "detail": self.detail, "fix": self.fix,
-                "command": self.command}
+                "command": list(self.command.args) if self.command else None}
 
 
 def _age(seconds: float) -> str:
@@ -74,7 +75,7 @@ def pending_check(machine: str, now: float | None = None) -> Check:
     if broken:
         detail += f"; {len(broken)} pending folder(s) hold no note that can be sent"
     status = "fail" if age > PENDING_TOO_LONG or broken else "warn"
-    command = ["save", "--retry", oldest.id] if oldest is not None else ["pending"]
+    command = Command("save", "--retry", oldest.id) if oldest is not None else Command("pending")
     return Check("pending", status, detail, "retry once the store answers (the Stop hook retries too)", command)
 
 
@@ -90,7 +91,7 @@ def store_checks(machine: str, cfg, projects: list[str], timeout: float | None) 
         status = cache.refresh(machine, cfg.store, project, timeout=timeout)
         if status.stale:
             out.append(Check(f"store {project}", "fail", f"{label}: {status.reason}",
-                             _store_fix(status.error), ["setup"] if status.error == "not-found" else None))
+                             _store_fix(status.error), Command("setup") if status.error == "not-found" else None))
         else:
             marker = f"identity {known}" if known else "no identity recorded yet"
             out.append(Check(f"store {project}", "ok", f"{label} answered ({status.how or 'checked'}; {marker})"))
@@ -100,7 +101,7 @@ def store_checks(machine: str, cfg, projects: list[str], timeout: float | None) 
                              "look at them in the store; a note agentmem wrote is never one"))
     if not projects:
         out.append(Check("projects", "warn", "no project is mapped on this machine", "map a directory",
-                         ["map", os.getcwd(), os.path.basename(os.getcwd()) or "project"]))
+                         Command("map", os.getcwd(), os.path.basename(os.getcwd()) or "project")))
     return out
 
 
@@ -158,7 +159,7 @@ def hybrid_check(machine: str, cfg, project: str) -> Check | None:
 
         vectors.require()
     except errors.AgentmemError as exc:
-        return Check(f"hybrid {project}", "fail", exc.one_line(), exc.hint or "install the hybrid extra")
+        return Check(f"hybrid {project}", "fail", exc.one_line(), str(exc.hint or "install the hybrid extra"))
     path = index.index_path(cache.project_dir(machine, cfg.store, project))
     if not os.path.exists(path):
         return Check(f"hybrid {project}", "ok", "no index yet", "the next search builds it")
@@ -200,10 +201,10 @@ def helper_check(machine: str) -> Check:
     where = f"template {template}" if template else "no template answers in the machine folder"
     if installed is None:
         return Check("helper", "warn", f"agentmem {__version__}; {where}; no helper installed in "
-                     f"{os.path.join(machine, '.venv')}", "rerun setup from the machine folder", ["setup"])
+                     f"{os.path.join(machine, '.venv')}", "rerun setup from the machine folder", Command("setup"))
     if installed != __version__:
         return Check("helper", "warn", f"agentmem {__version__} runs, but the machine folder's helper is "
-                     f"{installed} ({where})", "run the machine folder's helper, or upgrade it", ["upgrade"])
+                     f"{installed} ({where})", "run the machine folder's helper, or upgrade it", Command("upgrade"))
     return Check("helper", "ok", f"agentmem {__version__}, installed from {where}")
 
 
