@@ -28,6 +28,11 @@ COMMANDS = {
     "pending": ("memory", "list notes saved locally whose upload is not confirmed"),
     "search": ("memory", "search the project's notes (empty query: most recent)"),
     "read": ("memory", "print a note"),
+    "export": ("exchange", "write the notes as plain Markdown files: a folder per project, an index, a manifest"),
+    "import": ("exchange", "import memories from an agentmem export or another agent CLI's memory files (dry run "
+               "unless --apply)"),
+    "doctor": ("doctor", "check this machine's memory: store, pending notes, index, helper and each agent CLI's "
+               "wiring, each with its fix"),
     "map": ("machine", "map a directory (and its subdirectories) to a project"),
     "setup": ("machine", "check and complete this machine's setup, then verify the store"),
     "bucket": ("machine", "connect to, create or verify the Hugging Face bucket (private only)"),

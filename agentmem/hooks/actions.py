@@ -61,7 +61,12 @@ def reminder(machine: str | os.PathLike, event: str = "start") -> str:
     count = pending_count(machine)
     if event == "prompt":
         return pending_line(count) if count else ""
-    return GUIDANCE + ("\n" + pending_line(count) if count else "")
+    text = GUIDANCE + ("\n" + pending_line(count) if count else "")
+    from agentmem.errors import Command
+    from agentmem.machine.doctor import reminder_line
+
+    trouble = reminder_line(os.fspath(machine), Command("doctor").line())
+    return text + ("\n" + trouble if trouble else "")
 
 
 class StopReport:
