@@ -58,6 +58,8 @@ def freshness_lines(out: dict, what: str) -> list[str]:
     lines = []
     if out.get("stale"):
         lines.append(f"warning: {what} may be stale - {out['stale_reason']}")
+    if out.get("not_cached"):  # current, but read from the store into memory: the next call reads it again
+        lines.append(f"warning: {out['not_cached']}")
     skipped = out.get("unreadable") or []
     if skipped:
         named = "; ".join(f"{u['id']}: {u['message']}" for u in skipped[:2])

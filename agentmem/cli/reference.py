@@ -41,6 +41,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "refreshed": "whether this search refreshed the cache",
         "checked_at": "when this machine last checked the store (seconds since the epoch), or null",
         "unreadable?": "[{id, error, message}] objects in the store that could not be read (skipped)",
+        "not_cached": "why nothing was cached (a read-only sandbox), or null: the store still answered and what "
+                      "it sent was searched in memory, so `stale` stays false",
         "scan": "true when the index could not be used and every note was scanned (not the same as stale)",
         "scan_reason": "why (null when the index was used)",
         "withheld?": "[{where: query, kind}] when the query held a credential (then `query` shows it redacted)",

@@ -14,6 +14,10 @@ place, so an interrupted download never appears as a complete cached file.
 INV cache-kept-on-failure: cached notes are pruned only after a complete
 listing of the project or a delete the store's feed reported; on any error the
 previous cache stays as it was and the result says the data may be stale, and why.
+INV loud-unwritable: where the cache cannot be written (a read-only sandbox), what
+changed is read from the store into memory and answers this call alone
+(`CacheStatus.uncached`, `not_cached` in the JSON); the token stays as it was, so the
+next refresh that can write caches it.
 INV unreadable-skipped: one object the store holds but agentmem cannot read (a
 FIFO, a device, an oversized or unreadable file) is skipped and reported; the
 other notes still arrive.
@@ -57,7 +61,8 @@ class CacheStatus:
 
     def __init__(self, stale: bool, reason: str | None = None, error: str | None = None,
                  refreshed: bool = False, added: list[str] | None = None, removed: list[str] | None = None,
-                 checked_at: float | None = None, unreadable: dict | None = None, how: str | None = None):
+                 checked_at: float | None = None, unreadable: dict | None = None, how: str | None = None,
+                 uncached: Uncached | None = None):
         self.stale = stale
         self.reason = reason  # why it may be stale: what failed, or why the store was not asked
         self.error = error  # the error kind, e.g. "offline", "not-authenticated"; "not-checked" for max_age
@@ -67,11 +72,21 @@ class CacheStatus:
         self.checked_at = checked_at  # when the cache was last brought up to date with the store
         self.unreadable = unreadable or {}  # note id -> {"error", "message"}: in the store, not readable
         self.how = how  # how the store was asked ("unchanged (one stat)", "events feed (2 change(s))", ...)
+        self.uncached = uncached  # what the store answered that the cache could not keep
 
     def to_json(self) -> dict:
         return {"stale": self.stale, "stale_reason": self.reason, "stale_error": self.error,
                 "refreshed": self.refreshed, "checked_at": _iso(self.checked_at),
-                "unreadable": [{"id": k, **v} for k, v in sorted(self.unreadable.items())]}
+                "unreadable": [{"id": k, **v} for k, v in sorted(self.unreadable.items())],
+                "not_cached": self.uncached.reason if self.uncached is not None else None}
+
+
+class Uncached:
+    """What a refresh got from the store but could not write to the cache: the notes that arrived (kept
+    in memory for this answer), the cached notes the store no longer holds, and why (`reason`)."""
+
+    def __init__(self, reason: str, notes: dict[str, bytes], gone: set[str]):
+        self.reason, self.notes, self.gone = reason, notes, gone
 
 
 def cached_ids(machine: str | os.PathLike, store: StoreDescription, project: str) -> list[str]:
@@ -162,20 +177,23 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
                            exc.kind, checked_at=last_ok, unreadable=unreadable)
 
     plan = _plan(changes, prefix, ndir, started, store, unreadable)
-    added, problem = _fetch(store, plan, ndir, unreadable, progress)
+    kept: dict[str, bytes] = {}  # fetched notes the cache could not take
+    added, problem = _fetch(store, plan, ndir, unreadable, progress, kept)
     removed, unwritable = _drop(ndir, plan.drop)
-    problem = problem or unwritable
-    if changes.kind == Changes.FULL:
+    refused = problem if isinstance(problem, errors.NotWritable) else None if problem else unwritable
+    if changes.kind == Changes.FULL and refused is None:
         _sweep_local(machine, ndir, plan.temps)
     reindexed = sorted((set(added) & plan.damaged) | set(removed))
     if added or removed:
         _notify(pdir, added, reindexed)
+    if refused is not None:  # the store answered in full; only the cache could not keep it
+        return _uncached(pdir, state, refused, kept, plan.drop - set(removed), started,
+                         added, removed, unreadable, changes.how)
     state["unreadable"] = dict(sorted(unreadable.items())[:MAX_REPORTED])
     if problem is not None:  # INV change-token: keep the previous token, so the next refresh replays
         _record_failure(pdir, state, problem)
-        what = ("the cache could not be written, so changes in the store are missing here"
-                if isinstance(problem, errors.NotWritable) else "some notes could not be downloaded")
-        return CacheStatus(True, f"{what}: {problem.one_line()}; {_checked_words(last_ok)}", problem.kind, True,
+        return CacheStatus(True, f"some notes could not be downloaded: {problem.one_line()}; "
+                           f"{_checked_words(last_ok)}", problem.kind, True,
                            added, removed, last_ok, state["unreadable"], changes.how)
     state.update(token=changes.token, refreshed_at=started, how=changes.how)
     for key in ("last_error", "last_error_message", "last_attempt"):
@@ -262,9 +280,25 @@ def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: s
             plan.damaged.add(note_id)
 
 
-def _fetch(store, plan: _Plan, ndir: str, unreadable: dict, progress) -> tuple[list[str], errors.AgentmemError | None]:
-    """Download the plan's objects; an unreadable one is skipped and reported, a store failure stops."""
+def _uncached(pdir: str, state: dict, why: errors.AgentmemError, kept: dict[str, bytes], gone: set[str],
+              started: float, added: list[str], removed: list[str], unreadable: dict, how) -> CacheStatus:
+    """The store answered in full but the cache could not keep it: current, from memory, and saying so."""
+    state["unreadable"] = dict(sorted(unreadable.items())[:MAX_REPORTED])
+    _record_failure(pdir, state, why)  # INV change-token: the previous token stays, the next refresh replays
+    reason = f"nothing was cached: {why.one_line()}"
+    if kept:
+        reason += f"; {len(kept)} note(s) read from the store for this answer only"
+    return CacheStatus(False, None, None, True, added, removed, started, state["unreadable"], how,
+                       Uncached(reason, kept, gone))
+
+
+def _fetch(store, plan: _Plan, ndir: str, unreadable: dict, progress,
+           kept: dict[str, bytes]) -> tuple[list[str], errors.AgentmemError | None]:
+    """Download the plan's objects; an unreadable one is skipped and reported, a store failure stops.
+
+    Once the cache refuses a write, the rest go into `kept` (and the NotWritable is returned)."""
     added: list[str] = []
+    refused: errors.NotWritable | None = None
     total = len(plan.fetch)
     report = progress if progress is not None and total >= PROGRESS_MIN else None
     for done, (note_id, obj) in enumerate(sorted(plan.fetch.items()), start=1):
@@ -277,17 +311,20 @@ def _fetch(store, plan: _Plan, ndir: str, unreadable: dict, progress) -> tuple[l
         except errors.AgentmemError as exc:
             return added, exc
         else:
-            try:
-                write_atomic(os.path.join(ndir, ids.note_file(note_id)), data)
-            except OSError as exc:  # INV loud-unwritable: an agent's read-only sandbox; answer from the cache
-                if not errors.cannot_write(exc):
-                    raise
-                return added, _unwritable(ndir, exc)
             unreadable.pop(note_id, None)
-            added.append(note_id)
+            if refused is None:
+                try:
+                    write_atomic(os.path.join(ndir, ids.note_file(note_id)), data)
+                    added.append(note_id)
+                except OSError as exc:  # INV loud-unwritable: an agent's read-only sandbox; answer from memory
+                    if not errors.cannot_write(exc):
+                        raise
+                    refused = _unwritable(ndir, exc)
+            if refused is not None:
+                kept[note_id] = data
         if report is not None:
             report(done, total)
-    return added, None
+    return added, refused
 
 
 def _drop(ndir: str, doomed: set[str]) -> tuple[list[str], errors.AgentmemError | None]:

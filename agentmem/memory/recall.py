@@ -16,7 +16,8 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     then find `query` in `mode` (default: config's). `progress(done, total)` hears a long first sync.
 
     The result says how current it is: `stale` (could miss notes), `stale_reason`, `stale_error`,
-    `checked_at` (when the cache last matched the store), `unreadable` (objects skipped).
+    `checked_at` (when the cache last matched the store), `unreadable` (objects skipped), `not_cached`
+    (the cache could not be written: what the store answered was searched in memory, and why).
     """
     from agentmem.memory import cache, pending
     from agentmem.search import find
@@ -28,7 +29,8 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
                                 force=refresh, offline=offline, progress=progress)
     mode = mode or cfg.search_mode
     notices: list[str] = []
-    results = [r.to_json() for r in find.find(machine, cfg.store, project, query, limit, mode, notices)]
+    results = [r.to_json() for r in find.find(machine, cfg.store, project, query, limit, mode, notices,
+                                              status.uncached)]
     out = {
         "project": project,
         "query": shown,
@@ -106,6 +108,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
         status = cache.CacheStatus(False, checked_at=cache.last_checked(machine, cfg.store, project))
     freshness = status.to_json()
     freshness.pop("unreadable", None)
+    freshness.pop("not_cached", None)
     return {"id": note_id, "project": project, "source": source, "meta": parsed.meta, "body": parsed.body,
             **freshness}, data
 

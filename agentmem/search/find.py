@@ -1,4 +1,5 @@
-"""Find notes in a project's memory: the cached notes plus this machine's pending notes.
+"""Find notes in a project's memory: the cached notes plus this machine's pending notes (and, where the
+cache could not be written, what the store answered in memory: `cache.Uncached`).
 
 `find` is what `agentmem search` runs, in any mode. Literal mode (here):
 case-insensitive substring matching, newest first, bounded. Ranked and hybrid
@@ -54,11 +55,16 @@ class Result:
 
 
 def candidates(machine: str | os.PathLike, store: StoreDescription, project: str,
-               waiting: dict[str, bytes] | None = None) -> list[Candidate]:
-    """Cached notes of the project, and pending notes of this machine for it (cache wins on overlap)."""
+               waiting: dict[str, bytes] | None = None, uncached: cache.Uncached | None = None) -> list[Candidate]:
+    """Cached notes of the project, and pending notes of this machine for it (cache wins on overlap);
+    with `uncached`, its notes too and not the ones it says are gone."""
     out: dict[str, Candidate] = {}
     ndir = cache.notes_dir(machine, store, project)
+    if uncached is not None:
+        out.update((i, Candidate(i, data, False)) for i, data in uncached.notes.items())
     for note_id in cache.cached_ids(machine, store, project):
+        if note_id in out or (uncached is not None and note_id in uncached.gone):
+            continue
         try:
             out[note_id] = Candidate(note_id, read_bytes(os.path.join(ndir, ids.note_file(note_id))), False)
         except OSError:
@@ -112,34 +118,46 @@ def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
 
 
 def find(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
-         mode: str = "ranked", notices: list[str] | None = None) -> list[Result]:
+         mode: str = "ranked", notices: list[str] | None = None,
+         uncached: cache.Uncached | None = None) -> list[Result]:
     """The project's notes that match `query` in `mode`, at most `limit`; an empty query lists recent notes.
 
     If the index could not be used (the notes were scanned instead), why is appended to `notices`.
+    `uncached`: what a refresh read from the store but could not cache (searched as if cached).
     """
     waiting = pending.project_notes(machine, project)  # read once, for the search and its corrections pass
     if mode == "literal":
-        found = literal(candidates(machine, store, project, waiting), query, limit)
+        found = literal(candidates(machine, store, project, waiting, uncached), query, limit)
     else:
-        found = _ranked(machine, store, project, query, limit, mode, notices, waiting)
-    return _corrections_pass(machine, store, project, found, limit, waiting)
+        found = _ranked(machine, store, project, query, limit, mode, notices, waiting, uncached)
+    return _corrections_pass(machine, store, project, found, limit, waiting, uncached)
+
+
+def _cached(machine: str | os.PathLike, store: StoreDescription, project: str, note_id: str,
+            uncached: cache.Uncached | None) -> bytes | None:
+    """A note as the store has it: what the refresh kept in memory, else the cache (unless the store lost it)."""
+    if uncached is None:
+        return cache.read_cached(machine, store, project, note_id)
+    if note_id in uncached.notes:
+        return uncached.notes[note_id]
+    return None if note_id in uncached.gone else cache.read_cached(machine, store, project, note_id)
 
 
 def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, project: str, found: list[Result],
-                      limit: int, waiting: dict[str, bytes]) -> list[Result]:
+                      limit: int, waiting: dict[str, bytes], uncached: cache.Uncached | None) -> list[Result]:
     """Mark corrected notes and list each below its correction (INV corrections-visible)."""
     from agentmem.search import corrections
 
     if not found:
         return found
     pairs = dict(corrections.cached_pairs(cache.project_dir(machine, store, project)))
-    for note_id, data in waiting.items():
+    for note_id, data in [*waiting.items(), *(uncached.notes.items() if uncached is not None else ())]:
         fixed = notes.parse(data).meta.get("corrects")
         if isinstance(fixed, str):
             pairs[note_id] = fixed
 
     def fetch(note_id: str) -> Result | None:
-        data = cache.read_cached(machine, store, project, note_id)
+        data = _cached(machine, store, project, note_id, uncached)
         is_pending = data is None
         data = waiting.get(note_id) if data is None else data
         if data is None:
@@ -150,19 +168,23 @@ def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, proje
 
 
 def _ranked(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
-            mode: str, notices: list[str] | None, waiting: dict[str, bytes]) -> list[Result]:
+            mode: str, notices: list[str] | None, waiting: dict[str, bytes],
+            uncached: cache.Uncached | None = None) -> list[Result]:
     """Ranked or hybrid: best first (scoring in search/ranked.py)."""
     from agentmem.search import ranked, words
 
     if not query.strip():
-        return literal(candidates(machine, store, project, waiting), "", limit)
+        return literal(candidates(machine, store, project, waiting, uncached), "", limit)
     pdir = cache.project_dir(machine, store, project)
-    hits = ranked.rank(pdir, query, limit, mode=mode, extra=list(waiting.items()), notices=notices)
+    extra = [*(uncached.notes.items() if uncached is not None else ()), *waiting.items()]
+    gone = len(uncached.gone) if uncached is not None else 0  # asked for beyond `limit`: dropped below
+    hits = ranked.rank(pdir, query, limit + gone, mode=mode, extra=extra, notices=notices)
     wanted = set(words.split_query(query)[1])
     out = []
     for hit in hits:
-        is_pending = hit.id in waiting and cache.read_cached(machine, store, project, hit.id) is None
-        data = waiting.get(hit.id) if is_pending else cache.read_cached(machine, store, project, hit.id)
+        stored = _cached(machine, store, project, hit.id, uncached)
+        is_pending = stored is None and hit.id in waiting
+        data = waiting.get(hit.id) if is_pending else stored
         if data is None:
             continue  # removed since the index last saw it
         parsed = notes.parse(data)
@@ -170,7 +192,7 @@ def _ranked(machine: str | os.PathLike, store: StoreDescription, project: str, q
         result = _result(Candidate(hit.id, data, is_pending), parsed, _excerpts(parsed, wanted, start, hit.passage))
         result.score = hit.score
         out.append(result)
-    return out
+    return out[:limit]
 
 
 def _body_start(text: str, parsed: notes.Parsed) -> int:
