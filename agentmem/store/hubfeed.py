@@ -17,9 +17,11 @@ stream early. Facts: /work/shared/reference/hf-buckets.md, last section.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
+import time
 
 from agentmem import errors
 from agentmem.store import network
@@ -33,9 +35,21 @@ FEED_IDLE_SECONDS = 5.0
 # the listing a stalled feed falls back to (2026-12-01).
 FEED_MAX_SECONDS = 8.0
 MAX_FEED_SESSIONS = 3  # streams ended by `reconnect` before `ready`, then give up and list
+# Bytes. The most one answer may carry, so a misbehaving Hub (or anything answering on its port)
+# cannot grow memory without bound. Bucket info is a few hundred bytes. A feed line is one event's
+# data: a `changes` batch of about 250 bytes a change, so 4 MiB holds a batch of 16k changes; the
+# whole replay is bounded by 64 MiB (about 250k changes). Past either, the feed counts as unusable
+# and the refresh lists instead (2026-12-01, an endless line grew a search to 3.4 GB in 33 s).
+MAX_INFO_BYTES = 1024 * 1024
+MAX_LINE_BYTES = 4 * 1024 * 1024
+MAX_FEED_BYTES = 64 * 1024 * 1024
 _PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 _ISO = re.compile(r"^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:?\d\d)?$")
 _HEAVY = object()  # "let huggingface_hub resolve the token"
+
+
+class TooLarge(ValueError):
+    """An answer, or one line of it, longer than this client reads."""
 
 
 class Reply:
@@ -72,67 +86,167 @@ class LightHttp:
             return http.client.HTTPSConnection(host, port, timeout=timeout, context=ssl.create_default_context())
         return http.client.HTTPConnection(host, port, timeout=timeout)
 
-    def request(self, path: str, accept: str = "application/json", stream: bool = False) -> Reply:
+    def request(self, path: str, accept: str = "application/json", stream: bool = False,
+                deadline: float | None = None) -> Reply:
+        """One GET. Every read waits at most until `deadline` (monotonic; default: the budget's end),
+        so a reply that trickles a byte at a time ends there too, and carries at most its byte limit."""
         from agentmem.version import __version__
 
         self.budget.start()
         left = self.budget.remaining()
         if left <= 0:
             raise errors.BudgetSpent()
-        conn = self._connection(min(left, FEED_IDLE_SECONDS) if stream else left)
+        end = time.monotonic() + left if deadline is None else min(deadline, time.monotonic() + left)
+        idle = FEED_IDLE_SECONDS if stream else left
+        conn = self._connection(max(0.01, min(left, idle)))
         headers = {"Authorization": f"Bearer {self.token}", "Accept": accept,
                    "User-Agent": f"agentmem/{__version__}"}
         try:
+            conn.connect()
+            conn.sock = _BoundedSocket(conn.sock, end, idle, MAX_FEED_BYTES if stream else MAX_INFO_BYTES)
             conn.request("GET", (self.url.path.rstrip("/") or "") + path, headers=headers)
             resp = conn.getresponse()
-        except Exception:
+            head = {k.lower(): v for k, v in resp.getheaders()}
+            body = b"" if stream else resp.read()
+        except BaseException:
             conn.close()
             raise
-        head = {k.lower(): v for k, v in resp.getheaders()}
         if not stream:
-            try:
-                return Reply(resp.status, head, resp.read())
-            finally:
-                conn.close()
+            conn.close()
+            return Reply(resp.status, head, body)
 
         def lines():
             while True:
-                if conn.sock is not None:
-                    conn.sock.settimeout(max(0.01, min(FEED_IDLE_SECONDS, self.budget.remaining())))
-                line = resp.readline()
+                line = resp.readline(MAX_LINE_BYTES + 1)
                 if not line:
                     return
+                if len(line) > MAX_LINE_BYTES:
+                    raise TooLarge(f"a line of the events feed is longer than {MAX_LINE_BYTES} bytes")
                 yield line
 
-        return Reply(resp.status, head, lines=lines(), close=conn.close)
+        def close():
+            resp.close()  # with `Connection: close` the response holds the socket, not the connection
+            conn.close()
+
+        return Reply(resp.status, head, lines=lines(), close=close)
+
+
+class _BoundedSocket:
+    """A connected socket whose reads end at an absolute deadline and stop at a byte limit.
+
+    Each receive waits at most until `deadline` (and `idle` seconds), so the deadline holds
+    inside a line, not only between lines; http.client reads through `makefile`.
+    """
+
+    def __init__(self, sock, deadline: float, idle: float, limit: int):
+        self.sock, self.deadline, self.idle, self.limit = sock, deadline, idle, limit
+        self.received = 0
+        self._files, self._closing = 0, False  # as a socket's makefile: closed once its files are
+
+    def makefile(self, mode: str = "rb", *args, **kwargs):
+        self._files += 1
+        return io.BufferedReader(_BoundedReader(self))
+
+    def file_closed(self) -> None:
+        self._files -= 1
+        if self._closing and self._files <= 0:
+            self.sock.close()
+
+    def recv_into(self, buffer) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the Hub's answer did not arrive in time")
+        self.sock.settimeout(max(0.01, min(left, self.idle)))
+        count = self.sock.recv_into(buffer)
+        self.received += count
+        if self.received > self.limit:
+            raise TooLarge(f"the Hub's answer is larger than {self.limit} bytes")
+        return count
+
+    def sendall(self, data) -> None:
+        self.sock.sendall(data)
+
+    def settimeout(self, value) -> None:
+        self.sock.settimeout(value)
+
+    def close(self) -> None:
+        self._closing = True
+        if self._files <= 0:
+            self.sock.close()
+
+
+class _BoundedReader(io.RawIOBase):
+    def __init__(self, owner: _BoundedSocket):
+        super().__init__()
+        self.owner = owner
+
+    def close(self) -> None:
+        if not self.closed:
+            self.owner.file_closed()
+        super().close()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        return self.owner.recv_into(buffer)
 
 
 class HubHttp:
-    """huggingface_hub's HTTP session through the budget transport (network.install)."""
+    """huggingface_hub's HTTP session through the budget transport (network.install), read as bounded
+    as the light way: at most the byte limit, and no read after `deadline`."""
 
     def __init__(self, endpoint: str, budget: network.Budget):
         self.endpoint, self.budget = endpoint.rstrip("/"), budget
 
-    def request(self, path: str, accept: str = "application/json", stream: bool = False) -> Reply:
+    def request(self, path: str, accept: str = "application/json", stream: bool = False,
+                deadline: float | None = None) -> Reply:
         from huggingface_hub.utils import build_hf_headers, get_session
 
         network.install()
         headers = {**build_hf_headers(), "accept": accept}
         with network.spending(self.budget):
-            session = get_session()
-            if not stream:
-                resp = session.get(self.endpoint + path, headers=headers)
-                return Reply(resp.status_code, {k.lower(): v for k, v in resp.headers.items()}, resp.content)
-            ctx = session.stream("GET", self.endpoint + path, headers=headers)
+            end = time.monotonic() + self.budget.remaining()
+            end = end if deadline is None else min(end, deadline)
+            ctx = get_session().stream("GET", self.endpoint + path, headers=headers)
             resp = ctx.__enter__()
+        head = {k.lower(): v for k, v in resp.headers.items()}
+        chunks = _bounded(resp.iter_bytes(), end, MAX_FEED_BYTES if stream else MAX_INFO_BYTES)
+        if stream:
+            return Reply(resp.status_code, head, lines=_split_lines(chunks),
+                         close=lambda: ctx.__exit__(None, None, None))
+        try:
+            return Reply(resp.status_code, head, b"".join(chunks))
+        finally:
+            ctx.__exit__(None, None, None)
 
-        def lines():
-            with network.spending(self.budget):
-                for line in resp.iter_lines():
-                    yield line.encode() + b"\n"
 
-        return Reply(resp.status_code, {k.lower(): v for k, v in resp.headers.items()}, lines=lines(),
-                     close=lambda: ctx.__exit__(None, None, None))
+def _bounded(chunks, deadline: float, limit: int):
+    """`chunks` until `deadline` (monotonic) and at most `limit` bytes, else TimeoutError / TooLarge."""
+    received = 0
+    for chunk in chunks:
+        received += len(chunk)
+        if received > limit:
+            raise TooLarge(f"the Hub's answer is larger than {limit} bytes")
+        if time.monotonic() > deadline:
+            raise TimeoutError("the Hub's answer did not arrive in time")
+        yield chunk
+
+
+def _split_lines(chunks):
+    """The lines (each with its newline) of a byte stream, none longer than MAX_LINE_BYTES."""
+    buf = bytearray()
+    for chunk in chunks:
+        scan = len(buf)
+        buf += chunk
+        while (cut := buf.find(b"\n", scan)) >= 0:
+            yield bytes(buf[: cut + 1])
+            del buf[: cut + 1]
+            scan = 0
+        if len(buf) > MAX_LINE_BYTES:
+            raise TooLarge(f"a line of the events feed is longer than {MAX_LINE_BYTES} bytes")
+    if buf:
+        yield bytes(buf)
 
 
 class Client:
@@ -147,12 +261,16 @@ class Client:
         self._light = LightHttp(self.endpoint, token, budget) if isinstance(token, str) else None
         self._heavy: HubHttp | None = None
 
-    def request(self, path: str, *, accept: str = "application/json", stream: bool = False) -> Reply:
+    def request(self, path: str, *, accept: str = "application/json", stream: bool = False,
+                deadline: float | None = None) -> Reply:
+        """GET `path`; `deadline` (monotonic) ends every read of the answer, default the budget's end."""
         if _offline_mode():
             raise errors.Offline(f"{self.label}: HF_HUB_OFFLINE is set, so the Hub is not asked")
         if self._light is not None:
             try:
-                reply = self._light.request(path, accept, stream)
+                reply = self._light.request(path, accept, stream, deadline)
+            except TooLarge as exc:
+                raise errors.RemoteError(f"{self.label}: {exc}") from None
             except errors.BudgetSpent:
                 raise errors.Offline(f"{self.label}: the network time budget ran out before the Hub answered") from None
             except (OSError, http_errors()) as exc:
@@ -164,16 +282,20 @@ class Client:
                     return reply
                 reply.close()
                 self._light = None  # let huggingface_hub find (or refresh) the token
-        return self._heavy_request(path, accept, stream)
+        return self._heavy_request(path, accept, stream, deadline)
 
-    def _heavy_request(self, path: str, accept: str, stream: bool) -> Reply:
+    def _heavy_request(self, path: str, accept: str, stream: bool, deadline: float | None) -> Reply:
         from agentmem.store.bucket import hub_token
 
         hub_token()  # NotAuthenticated with login instructions when there is none at all
         if self._heavy is None:
             self._heavy = HubHttp(self.endpoint, self.budget)
         try:
-            return self._heavy.request(path, accept, stream)
+            return self._heavy.request(path, accept, stream, deadline)
+        except TooLarge as exc:
+            raise errors.RemoteError(f"{self.label}: {exc}") from None
+        except TimeoutError:
+            raise self._transport_error(TimeoutError()) from None
         except Exception as exc:  # noqa: BLE001 - classified like every Hub call
             raise network.classify(exc, self.label.removeprefix("hf://buckets/")) from None
 
@@ -283,7 +405,6 @@ def read_feed(client: Client, bucket_id: str, resume: tuple[str, str]) -> Feed:
     The cursor returned resumes after everything returned. A stream that ends early
     (`reconnect`, a dropped connection) is resumed from the last batch's cursor.
     """
-    import time
     from urllib.parse import quote
 
     state = _FeedState(resume[1] if resume[0] == "cursor" else None)
@@ -292,7 +413,7 @@ def read_feed(client: Client, bucket_id: str, resume: tuple[str, str]) -> Feed:
     for _ in range(MAX_FEED_SESSIONS):
         path = f"/api/buckets/{bucket_id}/events?{kind}={quote(value, safe='')}"
         try:
-            reply = client.request(path, accept="text/event-stream", stream=True)
+            reply = client.request(path, accept="text/event-stream", stream=True, deadline=deadline)
         except errors.Offline as exc:
             return Feed("unavailable", f"did not answer ({exc.one_line()})")
         try:
@@ -301,11 +422,15 @@ def read_feed(client: Client, bucket_id: str, resume: tuple[str, str]) -> Feed:
                 return Feed("unavailable", f"{what} (HTTP {reply.status})")
             if not (reply.headers.get("content-type") or "").startswith("text/event-stream"):
                 return Feed("unavailable", "answered something other than an event stream")
-            end = state.read(_until(reply.lines, deadline))
+            end = state.read(reply.lines)
+        except TooLarge as exc:
+            return Feed("unavailable", f"sent more than this client reads ({exc})")
         except (OSError, ValueError) as exc:  # includes a read timeout: the feed stalled
-            return Feed("unavailable", f"stalled ({type(exc).__name__})")
+            return Feed("unavailable", f"stalled ({type(exc).__name__}: no `ready` in time)")
         finally:
             reply.close()
+        if end == "malformed":  # INV read-your-writes: a batch not understood may hold a note
+            return Feed("unavailable", "sent a change batch this client cannot read")
         if end == "ready":
             return Feed("ready", changes=state.changes, cursor=state.cursor)
         if end == "reset":
@@ -313,16 +438,6 @@ def read_feed(client: Client, bucket_id: str, resume: tuple[str, str]) -> Feed:
         if state.cursor is not None:
             kind, value = "cursor", state.cursor
     return Feed("unavailable", f"ended {MAX_FEED_SESSIONS} times before replaying everything")
-
-
-def _until(lines, deadline: float):
-    """The lines of a stream, until `deadline` (monotonic): keep-alives alone never reach `ready`."""
-    import time
-
-    for line in lines:
-        if time.monotonic() > deadline:
-            raise TimeoutError("the events feed did not reach `ready` in time")
-        yield line
 
 
 class _FeedState:
@@ -334,32 +449,40 @@ class _FeedState:
         self.reason: str | None = None
 
     def read(self, lines) -> str:
-        """Apply a stream's events until ready/reset/reconnect ("ready", "reset", "ended")."""
+        """Apply a stream's events until ready/reset/reconnect ("ready", "reset", "ended"), or
+        "malformed" at the first event of those kinds this client cannot read whole."""
         for name, data in _sse(lines):
+            if name not in ("changes", "ready", "reconnect", "reset"):
+                continue  # an event this client does not know is skipped, as huggingface_hub does
             try:
                 payload = json.loads(data) if data.strip() else {}
             except ValueError:
-                continue  # an event this client does not understand is skipped, as huggingface_hub does
+                return "malformed"
             if not isinstance(payload, dict):
-                continue
+                return "malformed"
             cursor = payload.get("cursor")
             if name == "changes":
                 batch = payload.get("changes")
-                if not isinstance(batch, list) or not isinstance(cursor, str):
-                    continue
-                self.changes.extend(item for item in batch if isinstance(item, dict)
-                                    and item.get("op") in ("add", "update", "delete")
-                                    and isinstance(item.get("path"), str))
+                if not isinstance(batch, list) or not isinstance(cursor, str) or not all(map(_is_change, batch)):
+                    return "malformed"
+                self.changes.extend(batch)
                 self.cursor = cursor
             elif name in ("ready", "reconnect"):
                 if isinstance(cursor, str):  # absent: the feed has seen no change yet; keep ours
                     self.cursor = cursor
+                elif cursor is not None:
+                    return "malformed"
                 return "ready" if name == "ready" else "ended"
-            elif name == "reset":
+            else:
                 reason = payload.get("reason")
                 self.reason = reason if isinstance(reason, str) else None
                 return "reset"
         return "ended"
+
+
+def _is_change(item) -> bool:
+    return isinstance(item, dict) and item.get("op") in ("add", "update", "delete") \
+        and isinstance(item.get("path"), str)
 
 
 def _sse(lines):

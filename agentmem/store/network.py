@@ -36,6 +36,10 @@ from agentmem import errors
 # huggingface_hub 2.4.0 max_wait_time=8).
 _RETRY_HEADROOM = 10.0
 _RETRY_STATUSES = (408, 429, 500, 502, 503, 504)
+# Bytes. The most one answer read through huggingface_hub may carry: a tree page or a paths-info
+# answer of 1000 entries is about 300 KB, and the events feed read this way is bounded by its own
+# 64 MiB; past this the answer is refused rather than held in memory (2026-12-01).
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 
 # agentmem's calls send no usage telemetry unless the user asked for it: with telemetry on,
 # huggingface_hub 2.4.0 fetches /api/agent-harnesses once a day to build its user agent (one
@@ -156,7 +160,28 @@ def _make_transport():
             if response.status_code in _RETRY_STATUSES and budget.remaining() < _RETRY_HEADROOM:
                 response.close()
                 raise errors.GaveUp(f"the Hub answered HTTP {response.status_code}", response.status_code)
+            response.stream = _BoundedStream(response.stream, time.monotonic() + left)
             return response
+
+        def close(self):
+            self._inner.close()
+
+    class _BoundedStream(httpx2.SyncByteStream):
+        """An answer's body, read until the budget's end and up to MAX_RESPONSE_BYTES: each read
+        waits at most the request's timeout (the budget left), and no read starts after the end."""
+
+        def __init__(self, inner, deadline: float):
+            self._inner, self._deadline = inner, deadline
+
+        def __iter__(self):
+            received = 0
+            for chunk in self._inner:
+                received += len(chunk)
+                if received > MAX_RESPONSE_BYTES:
+                    raise errors.RemoteError(f"the Hub's answer is larger than {MAX_RESPONSE_BYTES} bytes")
+                if time.monotonic() > self._deadline:
+                    raise errors.BudgetSpent()
+                yield chunk
 
         def close(self):
             self._inner.close()
