@@ -121,6 +121,21 @@ def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: 
     _notify(project_dir(machine, store, project), [note_id], [])
 
 
+def forget_changes(machine: str | os.PathLike, store: StoreDescription) -> None:
+    """Drop every project's change token for `store`, because another store was accepted at its
+    location (INV store-identity): the next refresh lists it whole and prunes what the old one held."""
+    root = os.path.join(cache_root(machine), store.key, "projects")
+    try:
+        projects = os.listdir(root)
+    except OSError:
+        return
+    for name in projects:
+        pdir = os.path.join(root, name)
+        state = _read_state(pdir)
+        if state.pop("token", None) is not None:
+            _safe_state(pdir, state)
+
+
 def last_checked(machine: str | os.PathLike, store: StoreDescription, project: str) -> float | None:
     value = _read_state(project_dir(machine, store, project)).get("refreshed_at")
     return float(value) if isinstance(value, (int, float)) else None

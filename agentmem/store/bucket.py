@@ -244,7 +244,8 @@ class BucketStore:
         """What changed below `prefix`: one info request when nothing did; the feed, else a listing.
 
         `updatedAt` equal to the token's, observed long enough after it (SETTLE_SECONDS by the
-        Hub's clock), means nothing changed. Otherwise the events feed from the token's cursor
+        Hub's clock), means nothing changed. A token is only ever read for the bucket it was taken
+        from (its creation time, the identity, is in it). Otherwise the events feed from the token's cursor
         (or `since`) gives the changes; a feed that is missing, refuses the resume point or
         answers `reset` falls back to a complete listing.
         """
@@ -255,7 +256,10 @@ class BucketStore:
         self._prove(hubfeed.iso_ms(info.get("createdAt")))
         updated = info.get("updatedAt") if isinstance(info.get("updatedAt"), str) else None
         old = token if isinstance(token, dict) and token.get("v") == 1 else {}
-        fresh = {"v": 1, "updated_at": updated, "settled": _settled(updated, info.get("_server_time"))}
+        if old.get("store") != self.identity:
+            old = {}  # INV store-identity: another bucket's cursor says nothing about this one: list it whole
+        fresh = {"v": 1, "store": self.identity, "updated_at": updated,
+                 "settled": _settled(updated, info.get("_server_time"))}
         if updated is not None and old.get("updated_at") == updated and old.get("settled") is True:
             return Changes(Changes.SAME, old, "unchanged (bucket updatedAt)")
         resume = (("cursor", old["cursor"]) if isinstance(old.get("cursor"), str)
