@@ -26,6 +26,7 @@ only inside the functions that install into it.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 
@@ -45,6 +46,22 @@ MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 # huggingface_hub 2.4.0 fetches /api/agent-harnesses once a day to build its user agent (one
 # more request, up to 3 s, on some save) and caches it under HF_HOME. Must precede its import.
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+# huggingface_hub 2.4.0 draws hf_xet uploads' progress bars (tqdm, XetUploadProgressReporter: about
+# 1 KB of terminal codes a save) on stderr whether or not stderr is a terminal, and agents read
+# stderr. Off unless stderr is a terminal or the user chose (2026-12-01). Read at its import; and
+# set again through its API in `install`, in case it was imported first.
+_PROGRESS_VAR = "HF_HUB_DISABLE_PROGRESS_BARS"
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (OSError, ValueError):  # a closed or detached stderr
+        return False
+
+
+if not _stderr_is_terminal():
+    os.environ.setdefault(_PROGRESS_VAR, "1")
 
 LOGIN_HINT = "log in on this machine with `hf auth login`, or set HF_TOKEN in the environment"
 
@@ -199,7 +216,11 @@ def install() -> None:
         return
     import httpx2
     from huggingface_hub import set_client_factory
+    from huggingface_hub.utils import disable_progress_bars
     from huggingface_hub.utils._http import hf_request_event_hook
+
+    if os.environ.get(_PROGRESS_VAR) == "1":
+        disable_progress_bars()  # the same choice, made through the API (see _PROGRESS_VAR)
 
     def factory():
         return httpx2.Client(
