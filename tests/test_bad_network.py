@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agentmem.memory import cache
-from agentmem.store import hubfeed
+from agentmem.store import hubfeed, hubhttp
 from tests.test_bucket_freshness import STORE, another_machine_saves, refresh
 
 MiB = 1024 * 1024
@@ -44,7 +44,7 @@ def within(seconds: float, fn, *args):
 def client_path(request, monkeypatch):
     """Both ways the info and the feed are asked: http.client, and huggingface_hub's session."""
     if request.param == "huggingface_hub":
-        monkeypatch.setattr(hubfeed, "_light_token", lambda: hubfeed._HEAVY)
+        monkeypatch.setattr(hubhttp, "_light_token", lambda: hubhttp._HEAVY)
     return request.param
 
 
@@ -84,8 +84,8 @@ def test_a_feed_that_streams_one_endless_line_is_read_only_up_to_its_bound(hub, 
     new = another_machine_saves(hub, 1)
     fault = hub.inject("events", "endless")
     status, _ = within(30, refresh, home)
-    # the client stops at hubfeed.MAX_LINE_BYTES; the rest is what the sockets' buffers took
-    assert fault.sent < hubfeed.MAX_LINE_BYTES + 16 * MiB
+    # the client stops at hubhttp.MAX_LINE_BYTES; the rest is what the sockets' buffers took
+    assert fault.sent < hubhttp.MAX_LINE_BYTES + 16 * MiB
     assert not status.stale and status.added == new and "more than this client reads" in status.how
 
 
@@ -96,7 +96,7 @@ def test_bucket_info_without_end_is_refused_after_its_bound(hub, alice_bucket, t
     refresh(home)
     fault = hub.inject("info", "endless")
     status, _ = within(30, refresh, home)
-    assert fault.sent < hubfeed.MAX_INFO_BYTES + 16 * MiB
+    assert fault.sent < hubhttp.MAX_INFO_BYTES + 16 * MiB
     assert status.stale and status.error == "remote-error" and "larger than" in status.reason
 
 

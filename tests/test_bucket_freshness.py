@@ -10,7 +10,7 @@ from urllib.parse import unquote
 import pytest
 
 from agentmem.memory import cache, notes
-from agentmem.store import hubfeed
+from agentmem.store import hubfeed, hubhttp
 from agentmem.store.base import StoreDescription
 
 STORE = StoreDescription("bucket", "alice/agent-memory")
@@ -266,7 +266,7 @@ def test_a_note_saved_on_one_machine_is_found_by_the_next_search_on_another_even
 def test_where_the_light_client_cannot_go_the_same_requests_go_through_huggingface_hub(hub, alice_bucket, tmp_path,
                                                                                      monkeypatch):
     # a proxy in the environment, an OIDC or refreshable login: huggingface_hub's session sends them
-    monkeypatch.setattr(hubfeed, "_light_token", lambda: hubfeed._HEAVY)
+    monkeypatch.setattr(hubhttp, "_light_token", lambda: hubhttp._HEAVY)
     home = tmp_path / "b"
     another_machine_saves(hub, 1)
     refresh(home)

@@ -153,11 +153,13 @@ class _Plan:
 
 
 def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: str, *,
-            timeout: float | None = None, store=None, progress=None) -> CacheStatus:
+            timeout: float | None = None, store=None, progress=None, check_timeout: float | None = None) -> CacheStatus:
     """Ask the store what changed in the project since the last refresh, and bring the cache up to date.
 
     `progress(done, total)` is called while a large sync downloads (PROGRESS_MIN notes or more).
+    `check_timeout`: a search's wait for the store's answer (see memory/holdoff.py).
     """
+    from agentmem.memory import holdoff
     from agentmem.store import identity
 
     pdir = project_dir(machine, store_desc, project)
@@ -170,11 +172,18 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     try:
         store = store or identity.open_known(machine, store_desc, timeout=timeout)
         token = state.get("token") if isinstance(state.get("token"), dict) else None
-        changes = store.changes(prefix, token)
+        changes = store.changes(prefix, token) if check_timeout is None else store.changes(prefix, token,
+                                                                                          wait=check_timeout)
     except errors.AgentmemError as exc:
         _record_failure(pdir, state, exc)
-        return CacheStatus(True, f"could not check the store: {exc.one_line()}; {_checked_words(last_ok)}",
+        what = "could not check the store"
+        if isinstance(exc, errors.NoAnswer) and check_timeout is not None:  # INV bounded-network
+            holdoff.hold(machine, store_desc, exc.one_line())
+            what = (f"the store did not answer within {check_timeout:g} s ([network] check_timeout), so searches "
+                    f"answer from the cache for the next {holdoff.HOLD_SECONDS:g} s")
+        return CacheStatus(True, f"{what}: {exc.one_line()}; {_checked_words(last_ok)}",
                            exc.kind, checked_at=last_ok, unreadable=unreadable)
+    holdoff.release(machine, store_desc)
 
     plan = _plan(changes, prefix, ndir, started, store, unreadable)
     added, problem = _fetch(store, plan, ndir, unreadable, progress)
@@ -389,8 +398,12 @@ def ensure_fresh(
     force: bool = False,
     offline: bool = False,
     progress=None,
+    check_timeout: float | None = None,
 ) -> CacheStatus:
-    """Refresh, unless offline or the last good refresh is younger than `max_age` seconds (then say so)."""
+    """Refresh, unless offline or the last good refresh is younger than `max_age` seconds (then say so).
+
+    With `check_timeout` (a search) the store's check waits at most that long, and a store that
+    recently did not answer in time is not asked (memory/holdoff.py) unless `force`."""
     pdir = project_dir(machine, store_desc, project)
     state = _read_state(pdir)
     last = state.get("refreshed_at") if isinstance(state.get("refreshed_at"), (int, float)) else None
@@ -403,7 +416,14 @@ def ensure_fresh(
     if not force and last is not None and max_age > 0 and 0 <= time.time() - last < max_age:
         return CacheStatus(True, f"the store was not asked: last checked {ago(last)}, within [cache] max_age "
                            f"({max_age:g} s)", "not-checked", checked_at=last, unreadable=unreadable)
-    return refresh(machine, store_desc, project, timeout=timeout, progress=progress)
+    if check_timeout is not None and not force:
+        from agentmem.memory import holdoff
+
+        recent = holdoff.held(machine, store_desc)
+        if recent is not None:
+            return CacheStatus(True, f"{holdoff.words(*recent)}; {_checked_words(last)}", errors.Offline.kind,
+                               checked_at=last, unreadable=unreadable)
+    return refresh(machine, store_desc, project, timeout=timeout, progress=progress, check_timeout=check_timeout)
 
 
 def ago(ts: float) -> str:

@@ -8,7 +8,7 @@ failure is raised as an `agentmem.errors` class.
 
 Credentials come from HF_TOKEN or the local HF login (huggingface_hub's
 `get_token`), are resolved on each store opening, and never leave this module
-(and hubfeed.py, which sends the same token).
+(and hubhttp.py, which sends the same token).
 
 Opening a BucketStore imports nothing heavy: `changes` asks the bucket's info and
 events feed through hubfeed.py, so a search that finds nothing new never imports
@@ -29,7 +29,7 @@ from agentmem.store import network  # first: it sets the environment huggingface
 
 # isort: split
 from agentmem import errors
-from agentmem.store import hubfeed
+from agentmem.store import hubfeed, hubhttp
 from agentmem.store.base import MAX_OBJECT, Changes, Listed, ObjectInfo, StoreDescription, check_object_path
 
 TYPE_CHECKING = False
@@ -90,7 +90,7 @@ class BucketStore:
         self.identity: str | None = None
         self._remember = remember
         self._api: HfApi | None = None
-        self._feed: hubfeed.Client | None = None
+        self._feed: hubhttp.Client | None = None
         self._verified = False
         self._listed: dict = {}  # path -> BucketFile from the last listing, saves a request per get
         self._announced: dict[str, dict] = {}  # path -> the feed's entry for it (size, xetHash, dates)
@@ -240,7 +240,7 @@ class BucketStore:
         except (ValueError, TypeError):
             return None
 
-    def changes(self, prefix: str, token: dict | None) -> Changes:
+    def changes(self, prefix: str, token: dict | None, *, wait: float | None = None) -> Changes:
         """What changed below `prefix`: one info request when nothing did; the feed, else a listing.
 
         `updatedAt` equal to the token's, observed long enough after it (SETTLE_SECONDS by the
@@ -248,10 +248,15 @@ class BucketStore:
         from (its creation time, the identity, is in it). Otherwise the events feed from the token's cursor
         (or `since`) gives the changes; a feed that is missing, refuses the resume point or
         answers `reset` falls back to a complete listing.
+
+        `wait` bounds the check (the info request and the feed read, not a listing or a download):
+        a Hub that has not answered the info by then raises NoAnswer; a feed then lists instead.
         """
         check_object_path(prefix)
-        if self._feed is None:
-            self._feed = hubfeed.Client(self.budget, self.description.label())
+        self.budget.start()
+        check = self.budget if wait is None else network.Budget(min(wait, max(0.0, self.budget.remaining())))
+        if self._feed is None or self._feed.budget is not check:
+            self._feed = hubhttp.Client(check, self.description.label())
         info = hubfeed.bucket_info(self._feed, self.bucket_id)
         self._prove(hubfeed.iso_ms(info.get("createdAt")))
         updated = info.get("updatedAt") if isinstance(info.get("updatedAt"), str) else None
