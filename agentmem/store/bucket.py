@@ -186,28 +186,50 @@ class BucketStore:
         self.call(self.client().batch_bucket_files, self.bucket_id, add=[(bytes(data), path)], xet="write")
 
     def get(self, path: str, limit: int = MAX_OBJECT) -> bytes:
+        found = self.get_many([path], limit)[path]
+        if isinstance(found, errors.AgentmemError):
+            raise found
+        return found
+
+    def get_many(self, paths: _Paths, limit: int = MAX_OBJECT) -> dict[str, bytes | errors.AgentmemError]:
+        """The bytes of each of `paths`, in one hf_xet transfer: what `get` would return or raise, per path.
+
+        Objects the last listing or the feed described cost no request; the others, one paths-info
+        request for all of them. The transfer costs one metadata request and one read token whatever
+        the count (a refresh of k notes: k + 3 requests at most, instead of 2 + 3k one by one). A
+        failure of the transfer itself raises, as `get` would.
+        """
         from pathlib import Path
 
-        check_object_path(path)
-        remote = self._listed.pop(path, None) or self._from_feed(path) or self._remote(path)
-        if remote is None:
-            raise errors.NotFound(f"{self.description.label()}/{path} does not exist")
-        if int(remote.size) > limit:
-            unit = f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit} bytes"
-            raise errors.Unreadable(f"{self.description.label()}/{path} is too large ({remote.size} bytes, over "
-                                    f"{unit}); not downloaded", too_large=True)
+        out: dict[str, bytes | errors.AgentmemError] = {}
+        remote = {}
+        for path in paths:
+            check_object_path(path)
+            known = self._listed.pop(path, None) or self._from_feed(path)
+            if known is not None:
+                remote[path] = known
+        unknown = [p for p in paths if p not in remote]
+        if unknown:
+            found = self.call(lambda: list(self.client().get_bucket_paths_info(self.bucket_id, unknown)))
+            remote.update((f.path, f) for f in found if f.path in unknown)
+        label = self.description.label()
+        for path in paths:
+            if path not in remote:
+                out[path] = errors.NotFound(f"{label}/{path} does not exist")
+            elif int(remote[path].size) > limit:
+                size = remote.pop(path).size
+                unit = f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit} bytes"
+                out[path] = errors.Unreadable(f"{label}/{path} is too large ({size} bytes, over {unit}); "
+                                              "not downloaded", too_large=True)
+        if not remote:
+            return out
         with tempfile.TemporaryDirectory(prefix="agentmem-get-") as tmp:
-            target = Path(tmp) / "object"
-            self.call(self.client().download_bucket_files, self.bucket_id, [(remote, target)], xet="read")
-            try:
-                data = target.read_bytes()
-            except FileNotFoundError:
-                raise errors.RemoteError(f"{self.description.label()}/{path}: download produced no file") from None
-        if len(data) != int(remote.size):
-            raise errors.RemoteError(
-                f"{self.description.label()}/{path}: downloaded {len(data)} bytes, expected {remote.size}"
-            )
-        return data
+            targets = {path: Path(tmp) / f"object-{n}" for n, path in enumerate(remote)}
+            self.call(self.client().download_bucket_files, self.bucket_id,
+                      [(remote[path], targets[path]) for path in remote], xet="read")
+            for path, target in targets.items():
+                out[path] = _downloaded(target, int(remote[path].size), f"{label}/{path}")
+        return out
 
     def list(self, prefix: str) -> list[ObjectInfo]:
         """Every file under `prefix/`, reading every page, or raise. INV complete-listing."""
@@ -321,6 +343,17 @@ class BucketStore:
         except errors.AgentmemError as probe:
             return probe
         return errors.RemoteError(f"{self.description.label()}: the Xet transfer failed ({type(exc).__name__})")
+
+
+def _downloaded(target, size: int, label: str) -> bytes | errors.AgentmemError:
+    """The bytes a transfer wrote to `target`, or the RemoteError of a file missing or of another size."""
+    try:
+        data = target.read_bytes()
+    except FileNotFoundError:
+        return errors.RemoteError(f"{label}: download produced no file")
+    if len(data) != size:
+        return errors.RemoteError(f"{label}: downloaded {len(data)} bytes, expected {size}")
+    return data
 
 
 def _settled(updated: str | None, server_time: float | None) -> bool:
