@@ -93,15 +93,18 @@ class LightHttp:
         conn = self._connection(max(0.01, min(left, idle)))
         headers = {"Authorization": f"Bearer {self.token}", "Accept": accept,
                    "User-Agent": f"agentmem/{__version__}"}
+        bounded = None
         try:
             conn.connect()
-            conn.sock = _BoundedSocket(conn.sock, end, idle, MAX_FEED_BYTES if stream else MAX_INFO_BYTES)
+            bounded = conn.sock = _BoundedSocket(conn.sock, end, idle, MAX_FEED_BYTES if stream else MAX_INFO_BYTES)
             conn.request("GET", (self.url.path.rstrip("/") or "") + path, headers=headers)
             resp = conn.getresponse()
             head = {k.lower(): v for k, v in resp.getheaders()}
             body = b"" if stream else resp.read()
         except BaseException:
             conn.close()
+            if bounded is not None:
+                bounded.sock.close()  # a response cut short may still hold it
             raise
         if not stream:
             conn.close()
