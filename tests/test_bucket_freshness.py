@@ -322,3 +322,21 @@ def test_a_listing_of_new_notes_is_fetched_in_one_transfer_and_a_lost_one_is_fet
     assert not status.stale and sorted(status.added) == sorted(first) and sorted(asked) == sorted(
         notes.note_path("app", i) for i in first)
     assert len([r for r in routes(hub) if r != "GET tree"]) <= 3  # info, one HEAD, one read token; the pages aside
+
+
+def test_a_note_whose_transfer_fails_keeps_none_of_the_notes_before_it_out(hub, alice_bucket, tmp_path):
+    # INV change-token, INV nothing-lost: the batch is read again one note at a time
+    from tests.hubstub import StoredFile
+
+    home = tmp_path / "b"
+    refresh(home)
+    good = another_machine_saves(hub, 3)
+    broken = "29991231T235959999Z-zzzzzzzz"  # sorts after the others; its bytes are in no CAS
+    with hub.lock:
+        bucket = hub.buckets[BUCKET]
+        path = notes.note_path("app", broken)
+        bucket.files[path] = StoredFile(path, 200, "ab" * 32, 0, 0)
+        hub.record(bucket, "add", path, bucket.files[path])
+    status = refresh(home)
+    assert status.stale and sorted(status.added) == sorted(good)
+    assert broken not in cache.cached_ids(home, STORE, "app")

@@ -318,18 +318,27 @@ def _fetch(store, plan: _Plan, ndir: str, unreadable: dict, progress) -> tuple[l
 
 def _read_each(store, items: list[tuple[str, Listed]]):
     """(note id, its bytes or the error reading it raised), in order. A store that reads many at once
-    (`get_many`) is asked FETCH_BATCH at a time; any other, one `get` at a time."""
+    (`get_many`) is asked FETCH_BATCH at a time, and a batch that fails other than offline is read
+    again one `get` at a time, so one object it cannot transfer keeps none of the others out."""
     many = getattr(store, "get_many", None)
     step = FETCH_BATCH if many is not None else 1
     for start in range(0, len(items), step):
         batch = items[start:start + step]
         try:
-            got = many([obj.path for _, obj in batch], MAX_CACHED_OBJECT) if many is not None \
-                else {batch[0][1].path: store.get(batch[0][1].path, MAX_CACHED_OBJECT)}
-        except errors.AgentmemError as exc:
+            got = many([obj.path for _, obj in batch], MAX_CACHED_OBJECT) if many is not None else None
+        except errors.Offline as exc:
             got = {obj.path: exc for _, obj in batch}
+        except errors.AgentmemError:
+            got = None
         for note_id, obj in batch:
-            yield note_id, got[obj.path]
+            if got is not None:
+                yield note_id, got[obj.path]
+                continue
+            try:
+                data: bytes | errors.AgentmemError = store.get(obj.path, MAX_CACHED_OBJECT)
+            except errors.AgentmemError as exc:
+                data = exc
+            yield note_id, data
 
 
 def _drop(ndir: str, doomed: set[str]) -> tuple[list[str], errors.AgentmemError | None]:
