@@ -14,10 +14,8 @@ place, so an interrupted download never appears as a complete cached file.
 INV cache-kept-on-failure: cached notes are pruned only after a complete
 listing of the project or a delete the store's feed reported; on any error the
 previous cache stays as it was and the result says the data may be stale, and why.
-INV loud-unwritable: where the cache cannot be written (a read-only sandbox), what
-changed is read from the store into memory and answers this call alone
-(`CacheStatus.uncached`, `not_cached` in the JSON); the token stays as it was, so the
-next refresh that can write caches it.
+INV loud-unwritable: a cache that cannot be written still gets what changed, in memory
+(`CacheStatus.uncached`, memory/uncached.py).
 INV unreadable-skipped: one object the store holds but agentmem cannot read (a
 FIFO, a device, an oversized or unreadable file) is skipped and reported; the
 other notes still arrive.
@@ -34,6 +32,7 @@ import time
 from agentmem import errors
 from agentmem.fsutil import TMP_PREFIX, read_bytes, sweep_temp, write_atomic
 from agentmem.memory import ids
+from agentmem.memory.uncached import Uncached
 from agentmem.paths import cache_root
 from agentmem.store.base import Changes, Listed, StoreDescription
 
@@ -83,14 +82,6 @@ class CacheStatus:
                 "refreshed": self.refreshed, "checked_at": _iso(self.checked_at),
                 "unreadable": [{"id": k, **v} for k, v in sorted(self.unreadable.items())],
                 "not_cached": self.uncached.reason if self.uncached is not None else None}
-
-
-class Uncached:
-    """What a refresh got from the store but could not write to the cache: the notes that arrived (kept
-    in memory for this answer), the cached notes the store no longer holds, and why (`reason`)."""
-
-    def __init__(self, reason: str, notes: dict[str, bytes], gone: set[str]):
-        self.reason, self.notes, self.gone = reason, notes, gone
 
 
 def cached_ids(machine: str | os.PathLike, store: StoreDescription, project: str) -> list[str]:
@@ -214,10 +205,11 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     reindexed = sorted((set(added) & plan.damaged) | set(removed))
     if added or removed:
         _notify(pdir, added, reindexed)
-    if refused is not None:  # the store answered in full; only the cache could not keep it
-        return _uncached(pdir, state, refused, kept, plan.drop - set(removed), started,
-                         added, removed, unreadable, changes.how)
     state["unreadable"] = dict(sorted(unreadable.items())[:MAX_REPORTED])
+    if refused is not None:  # the store answered in full; only the cache could not keep it
+        _record_failure(pdir, state, refused)  # INV change-token: the previous token stays; the next one replays
+        return CacheStatus(False, None, None, True, added, removed, started, state["unreadable"], changes.how,
+                           Uncached(refused, kept, plan.drop - set(removed)))
     if problem is not None:  # INV change-token: keep the previous token, so the next refresh replays
         _record_failure(pdir, state, problem)
         return CacheStatus(True, f"some notes could not be downloaded: {problem.one_line()}; "
@@ -306,18 +298,6 @@ def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: s
                 and _cached_size(ndir, note_id) != size:
             plan.fetch[note_id] = remote[name]
             plan.damaged.add(note_id)
-
-
-def _uncached(pdir: str, state: dict, why: errors.AgentmemError, kept: dict[str, bytes], gone: set[str],
-              started: float, added: list[str], removed: list[str], unreadable: dict, how) -> CacheStatus:
-    """The store answered in full but the cache could not keep it: current, from memory, and saying so."""
-    state["unreadable"] = dict(sorted(unreadable.items())[:MAX_REPORTED])
-    _record_failure(pdir, state, why)  # INV change-token: the previous token stays, the next refresh replays
-    reason = f"nothing was cached: {why.one_line()}"
-    if kept:
-        reason += f"; {len(kept)} note(s) read from the store for this answer only"
-    return CacheStatus(False, None, None, True, added, removed, started, state["unreadable"], how,
-                       Uncached(reason, kept, gone))
 
 
 def _fetch(store, plan: _Plan, ndir: str, unreadable: dict, progress,

@@ -1,5 +1,5 @@
 """Find notes in a project's memory: the cached notes plus this machine's pending notes (and, where the
-cache could not be written, what the store answered in memory: `cache.Uncached`).
+cache could not be written, what the store answered in memory: memory/uncached.py).
 
 `find` is what `agentmem search` runs, in any mode. Literal mode (here):
 case-insensitive substring matching, newest first, bounded. Ranked and hybrid
@@ -14,6 +14,7 @@ import os
 
 from agentmem.fsutil import read_bytes
 from agentmem.memory import cache, ids, notes, pending
+from agentmem.memory.uncached import Uncached
 from agentmem.store.base import StoreDescription
 
 MAX_MATCHES_PER_NOTE = 5
@@ -55,7 +56,7 @@ class Result:
 
 
 def candidates(machine: str | os.PathLike, store: StoreDescription, project: str,
-               waiting: dict[str, bytes] | None = None, uncached: cache.Uncached | None = None) -> list[Candidate]:
+               waiting: dict[str, bytes] | None = None, uncached: Uncached | None = None) -> list[Candidate]:
     """Cached notes of the project, and pending notes of this machine for it (cache wins on overlap);
     with `uncached`, its notes too and not the ones it says are gone."""
     out: dict[str, Candidate] = {}
@@ -119,7 +120,7 @@ def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
 
 def find(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
          mode: str = "ranked", notices: list[str] | None = None,
-         uncached: cache.Uncached | None = None) -> list[Result]:
+         uncached: Uncached | None = None) -> list[Result]:
     """The project's notes that match `query` in `mode`, at most `limit`; an empty query lists recent notes.
 
     If the index could not be used (the notes were scanned instead), why is appended to `notices`.
@@ -134,7 +135,7 @@ def find(machine: str | os.PathLike, store: StoreDescription, project: str, quer
 
 
 def _cached(machine: str | os.PathLike, store: StoreDescription, project: str, note_id: str,
-            uncached: cache.Uncached | None) -> bytes | None:
+            uncached: Uncached | None) -> bytes | None:
     """A note as the store has it: what the refresh kept in memory, else the cache (unless the store lost it)."""
     if uncached is None:
         return cache.read_cached(machine, store, project, note_id)
@@ -144,7 +145,7 @@ def _cached(machine: str | os.PathLike, store: StoreDescription, project: str, n
 
 
 def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, project: str, found: list[Result],
-                      limit: int, waiting: dict[str, bytes], uncached: cache.Uncached | None) -> list[Result]:
+                      limit: int, waiting: dict[str, bytes], uncached: Uncached | None) -> list[Result]:
     """Mark corrected notes and list each below its correction (INV corrections-visible)."""
     from agentmem.search import corrections
 
@@ -169,7 +170,7 @@ def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, proje
 
 def _ranked(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
             mode: str, notices: list[str] | None, waiting: dict[str, bytes],
-            uncached: cache.Uncached | None = None) -> list[Result]:
+            uncached: Uncached | None = None) -> list[Result]:
     """Ranked or hybrid: best first (scoring in search/ranked.py)."""
     from agentmem.search import ranked, words
 
