@@ -59,6 +59,26 @@ def mcp_enabled(cfg: config.Config) -> bool:
     return bool((cfg.data.get("mcp") or {}).get("enabled"))
 
 
+def trust_projects(cfg: config.Config) -> bool:
+    """[trust] projects: write what the CLIs' own trust prompts write for the mapped folders."""
+    return (cfg.data.get("trust") or {}).get("projects") is True
+
+
+def record_trust_projects(machine, on: bool) -> bool:
+    """Record `[trust] projects = on` in config.toml and commit that change alone; True if it changed."""
+    def change(doc):
+        import tomlkit
+
+        if doc.get("trust") is None:
+            doc["trust"] = tomlkit.table()
+        doc["trust"]["projects"] = on
+
+    from agentmem import config_edit
+
+    changed, _, _ = config_edit.update_and_commit(machine, change, f"Trust projects {'on' if on else 'off'}")
+    return changed
+
+
 def shared_skills(cfg: config.Config) -> list[str]:
     return [str(s) for s in (cfg.data.get("skills") or {}).get("install") or []]
 
