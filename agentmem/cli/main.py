@@ -93,7 +93,8 @@ def build_parser(only: str | None = None):
         if only is not None and name != only:
             continue
         sp = sub.add_parser(name, help=help_text, description=help_text)
-        sp.add_argument("--json", action="store_true", help="machine-readable output")
+        if name != "mcp":  # the server speaks JSON-RPC on stdout; it has no JSON result of its own
+            sp.add_argument("--json", action="store_true", help="machine-readable output")
         sp.set_defaults(func=handler(name))
         getattr(_group(name), "add_" + name.replace("-", "_"))(sp)
     return p

@@ -44,6 +44,7 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "scan": "true when the index could not be used and every note was scanned (not the same as stale)",
         "scan_reason": "why (null when the index was used)",
         "withheld?": "[{where: query, kind}] when the query held a credential (then `query` shows it redacted)",
+        "more?": "an empty query: how many of the project's notes the list left out (raise --limit to see them)",
     }),
     "read": ("ok", {
         "id": "the note's ID", "project": "its project", "source": "pending | cache | store",

@@ -40,6 +40,9 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
         "scan": bool(notices),
         "scan_reason": notices[0] if notices else None,
     } | status.to_json()
+    if not query.strip():  # the list of recent notes says how many it left out
+        listed = set(cache.cached_ids(machine, cfg.store, project)) | set(pending.project_notes(machine, project))
+        out["more"] = max(0, len(listed) - len(results))
     if withheld:  # INV no-credentials: a query holding a credential is never echoed, nor what it matched
         out["withheld"] = [{"where": "query", "kind": kind} for kind in withheld]
         from agentmem.safety import credentials
