@@ -94,6 +94,8 @@ def add_save(sp) -> None:
     sp.add_argument("--source", action="append", default=[], help="a source reference (file, URL, commit)")
     sp.add_argument("--session", help="optional session or task reference")
     sp.add_argument("--corrects", metavar="ID", help="the ID of an earlier note this one corrects")
+    sp.add_argument("--review-by", metavar="DATE",
+                    help="an ISO date (YYYY-MM-DD) after which the note is due for review (a past date: due now)")
     sp.add_argument("--project", help="a configured project name (default: from the current directory)")
     sp.add_argument("--retry", metavar="ID", help="resend a pending note exactly as it was saved")
     sp.add_argument("--repair", action="store_true",
@@ -109,7 +111,7 @@ def run_save(args) -> Result:
     machine = common.machine()
     if args.retry is not None:
         if (args.file or args.text is not None or args.title or args.tag or args.source or args.corrects
-                or args.kind != "note" or args.redact):
+                or args.kind != "note" or args.redact or args.review_by):
             raise InvalidInput("--retry takes only a note ID: the pending note is resent exactly as saved")
         from agentmem.safety.screening import refuse_argument
 
@@ -130,7 +132,8 @@ def run_save(args) -> Result:
         check_heredoc_tail(body)
     saved = save.save(machine, cfg, project, body, title=args.title,
                       kind=args.kind, tags=args.tag, sources=args.source, session=args.session,
-                      corrects=args.corrects, redact=args.redact, timeout=common.timeout(cfg))
+                      corrects=args.corrects, review_by=args.review_by, redact=args.redact,
+                      timeout=common.timeout(cfg))
     out = saved.to_json(with_redacted=args.redact)
     text = _save_text(out)
     if saved.redacted:
@@ -208,6 +211,8 @@ def add_search(sp) -> None:
     sp.add_argument("--project")
     sp.add_argument("--refresh", action="store_true", help="refresh the cache even if it is recent")
     sp.add_argument("--offline", action="store_true", help="use the cache only")
+    sp.add_argument("--include-retracted", action="store_true",
+                    help="also list retracted notes (marked); purged notes are gone for good")
     sp.add_argument(
         "--mode", choices=("literal", "ranked", "hybrid"), default=None,
         help="ranked (default, or [search] mode in config.toml): best match first, by words and their "
@@ -225,7 +230,7 @@ def run_search(args) -> Result:
     try:
         out = recall.search(common.machine(), cfg, project, " ".join(args.query or []), limit=args.limit,
                             mode=args.mode, refresh=args.refresh, offline=args.offline, timeout=common.timeout(cfg),
-                            progress=progress)
+                            progress=progress, include_retracted=args.include_retracted)
     finally:
         if progress is not None:
             progress.finish()
@@ -294,6 +299,12 @@ def search_text(out: dict, explicit_project: str | None = None, *, read_hint: st
         corr = f" (corrects {r['corrects']})" if r.get("corrects") else ""
         if r.get("corrected_by"):  # INV corrections-visible: listed below its correction, and marked
             corr += f" [CORRECTED by {', '.join(r['corrected_by'])}: read that first]"
+        if r.get("retracted"):
+            corr += f" [RETRACTED {r['retracted']['created'][:10]}: no longer true]"
+        if r.get("review_due"):
+            corr += " [REVIEW DUE: may be stale]"
+        if r.get("pinned"):
+            corr += " [pinned]"
         found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}: {r['title']}{flag}{corr}")
         for m in r["matches"]:
             found.append(f"    {m['line']}: {m['text']}")
@@ -318,6 +329,23 @@ def add_read(sp) -> None:
     sp.add_argument("--fresh", action="store_true", help="read from the store, bypassing the cache")
 
 
+def states_text(out: dict) -> str:
+    """What `read` says before the note: its retraction (who, when, why), a review that is due, a pin."""
+    from agentmem.safety.framing import clean
+
+    lines = []
+    gone = out.get("retracted")
+    if gone:
+        why = clean(gone["reason"] or "no reason given")
+        lines.append(f"RETRACTED on {gone['created'][:10]} by {gone['agent']} (record {gone['record']}): {why}")
+        lines.append("This note is no longer true; do not rely on it.")
+    if out.get("review_due"):
+        lines.append(f"REVIEW DUE since {out['review_by']}: this note may be stale; check it before relying on it.")
+    if out.get("pinned"):
+        lines.append("This note is pinned: it is shown in every session-start reminder of the project.")
+    return "\n".join(lines) + "\n" if lines else ""
+
+
 def run_read(args) -> Result:
     from agentmem.memory import recall
     from agentmem.safety.framing import frame_note
@@ -326,7 +354,8 @@ def run_read(args) -> Result:
     project = _project(cfg, args, "read")
     out, data = recall.read(common.machine(), cfg, project, args.id, fresh=args.fresh, timeout=common.timeout(cfg))
     note_id = out["id"]
-    text = frame_note(data.decode("utf-8", errors="replace").rstrip("\n"), note_id=note_id).rstrip("\n")
+    text = states_text(out) + frame_note(data.decode("utf-8", errors="replace").rstrip("\n"),
+                                         note_id=note_id).rstrip("\n")
     if out["source"] == "pending":
         text += f"\n\n(note {note_id} is pending upload on this machine)"
     if out.get("stale"):  # the note is what the store holds; what could not be asked is said

@@ -18,6 +18,11 @@ INV unreadable-skipped: one object the store holds but agentmem cannot read (a
 FIFO, a device, an oversized or unreadable file) is skipped and reported; the
 other notes still arrive.
 
+Records (retractions, pins, purges: memory/records.py) arrive through the same
+changes as the notes they sit beside, into `records/`, and are fetched before the
+notes: a note a purge record names is never downloaded, and leaves this machine's
+cache, index and pending folder in the same refresh (`forget_purged`).
+
 Only the project asked for is listed and downloaded, never every project.
 """
 
@@ -121,6 +126,36 @@ def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: 
     _notify(project_dir(machine, store, project), [note_id], [])
 
 
+def add_confirmed_record(machine: str | os.PathLike, store: StoreDescription, project: str, data: bytes) -> None:
+    """Place a record this machine just saved, and the store confirmed, into the cache."""
+    from agentmem.memory import records
+
+    record = records.parse(data)
+    if record is not None:
+        records.add_cached(project_dir(machine, store, project), record, data)
+
+
+def forget_purged(machine: str | os.PathLike, store: StoreDescription, project: str, note_ids) -> list[str]:
+    """Remove purged notes' bytes from this machine: the cached file, the index (scrubbed, so no freed page
+    keeps their words) and any pending copy. Returns the IDs whose cached file was removed."""
+    from agentmem.memory import pending
+    from agentmem.search import ranked
+
+    note_ids = sorted(set(note_ids))
+    if not note_ids:
+        return []
+    pdir = project_dir(machine, store, project)
+    removed, problem = _drop(os.path.join(pdir, "notes"), set(note_ids))
+    ranked.update(pdir, [], note_ids, scrub=True)
+    waiting = pending.project_notes(machine, project)
+    for note_id in note_ids:
+        if note_id in waiting:
+            pending.remove(machine, note_id)
+    if problem is not None:
+        raise problem
+    return removed
+
+
 def last_checked(machine: str | os.PathLike, store: StoreDescription, project: str) -> float | None:
     value = _read_state(project_dir(machine, store, project)).get("refreshed_at")
     return float(value) if isinstance(value, (int, float)) else None
@@ -135,6 +170,8 @@ class _Plan:
         self.damaged: set[str] = set()  # cached but differing from the store: fetched again
         self.count: int | None = None  # notes in the store, when a full listing told
         self.temps: list[str] = []  # temp files seen in the notes cache (swept if stale)
+        self.records: dict[str, Listed] = {}  # record file name -> object, to fetch before the notes
+        self.new_purges: set[str] = set()  # notes named by purge records this refresh brought
 
 
 def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: str, *,
@@ -161,8 +198,13 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
         return CacheStatus(True, f"could not check the store: {exc.one_line()}; {_checked_words(last_ok)}",
                            exc.kind, checked_at=last_ok, unreadable=unreadable)
 
+    from agentmem.memory import records
+
     plan = _plan(changes, prefix, ndir, started, store, unreadable)
-    added, problem = _fetch(store, plan, ndir, unreadable, progress)
+    plan.records, gone = records.to_fetch(changes, prefix, pdir)  # records first: a purge is known before notes
+    plan.new_purges, problem = records.fetch(store, plan.records, gone, pdir)
+    purged = _purged_in(plan, pdir, ndir, unreadable) if problem is None else set()
+    added, problem = _fetch(store, plan, ndir, unreadable, progress) if problem is None else ([], problem)
     removed, unwritable = _drop(ndir, plan.drop)
     problem = problem or unwritable
     if changes.kind == Changes.FULL:
@@ -170,6 +212,8 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     reindexed = sorted((set(added) & plan.damaged) | set(removed))
     if added or removed:
         _notify(pdir, added, reindexed)
+    if purged and problem is None:  # last: its scrub compacts the index after every other change
+        forget_purged(machine, store_desc, project, purged)
     state["unreadable"] = dict(sorted(unreadable.items())[:MAX_REPORTED])
     if problem is not None:  # INV change-token: keep the previous token, so the next refresh replays
         _record_failure(pdir, state, problem)
@@ -213,7 +257,7 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
     # FULL: compare file names (they carry the IDs); only the names that differ are parsed
     head = prefix + "/"
     remote = {o.path[len(head):]: o for o in changes.listing if o.path.startswith(head)}
-    plan.count = len(remote)
+    plan.count = sum(1 for name in remote if ids.NOTE_FILE.match(name))
     for note_id in list(unreadable):
         if ids.note_file(note_id) not in remote:
             unreadable.pop(note_id)  # gone from the store
@@ -233,6 +277,22 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
             plan.drop.add(note_id)
     _check_sizes(plan, remote, names & remote.keys(), ndir, store)
     return plan
+
+
+def _purged_in(plan: _Plan, pdir: str, ndir: str, unreadable: dict) -> set[str]:
+    """The purged notes this refresh must not fetch and must remove here (INV: a purged ID never returns)."""
+    from agentmem.memory import records
+
+    if not (plan.fetch or plan.drop or plan.records):
+        return set()  # nothing arrives or leaves: the per-turn cost stays one stat of the notes folder
+    purged = set(records.states(pdir).purged)
+    if not purged:
+        return set()
+    for note_id in purged:
+        plan.fetch.pop(note_id, None)
+        plan.damaged.discard(note_id)
+        unreadable.pop(note_id, None)
+    return (purged & (plan.drop | plan.new_purges)) | {i for i in purged if _cached_size(ndir, i) is not None}
 
 
 def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: str, store) -> None:

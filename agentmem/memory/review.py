@@ -1,0 +1,261 @@
+"""The review queue (`agentmem review`): what in a project's memory may no longer be true, each item
+with the commands that resolve it. Deterministic: no model, the same notes give the same queue.
+
+Items, in this order (each kind sorted by note ID):
+- review-due: a note whose review date passed (`review_by`, or created + `[memory] review_after` days),
+  neither retracted nor corrected since;
+- near-duplicate: two notes of the project with nearly the same text, or the same title words;
+- corrected-repeatedly: a note corrected by more than one note;
+- retracted: the project's retractions (a person may purge a note that must not exist).
+
+Near-duplicates come from the ranked index's terms (search/index.py), in one pass rather than a
+search per note: each note's rarest terms name its candidates, and a candidate pair is kept when
+the idf-weighted cosine of their term counts reaches NEAR_TEXT. Commands are argument lists
+(`argv`); the front ends render them.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+from agentmem.memory import cache, ids, notes, pending, records
+
+KIND_ORDER = ("review-due", "near-duplicate", "corrected-repeatedly", "retracted")
+# Idf-weighted cosine of two notes' stemmed term counts from which they are near-duplicates.
+# 2026-12-01, bench/review.py and our own notes: a note saved twice with a word or two changed in a
+# 30-word body scores 0.93-0.99; two different findings about the same component (sharing its name
+# and a few verbs) 0.35-0.6. 0.9 keeps the first and is far above the second.
+NEAR_TEXT = 0.9
+# Candidates per note: its rarest terms, and only terms held by at most SIGNATURE_DF notes (a term in
+# more is no signature). Near-duplicates share nearly every term, so they share their rarest ones.
+SIGNATURE_TERMS = 4
+SIGNATURE_DF = 64
+MIN_TITLE_TERMS = 2  # same-title pairs need at least this many title words ("Checkpoint" alone is not one)
+MAX_ITEMS_PER_KIND = 200  # a queue longer than this is cut, and says so
+_HEAD = notes.MAX_FRONTMATTER_BYTES + 64  # the frontmatter is all that is needed of a note here
+
+
+class _Note:
+    __slots__ = ("id", "meta", "title_key")
+
+    def __init__(self, note_id: str, meta: dict, title_key: tuple):
+        self.id, self.meta, self.title_key = note_id, meta, title_key
+
+
+def queue(machine: str, cfg, project: str, *, timeout: float | None = None) -> dict:
+    """The review queue of `project`, after bringing the cache up to date (INV read-your-writes)."""
+    from agentmem.search import corrections
+
+    status = cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout)
+    pdir = cache.project_dir(machine, cfg.store, project)
+    states = records.project_states(machine, cfg.store, project)
+    waiting = pending.project_notes(machine, project)
+    hidden = set(states.retracted) | set(states.purged)
+    known = _notes(pdir, waiting, set(states.purged))
+    pairs = dict(corrections.cached_pairs(pdir))
+    for note_id, data in waiting.items():
+        fixed = notes.parse(data).meta.get("corrects")
+        if isinstance(fixed, str):
+            pairs[note_id] = fixed
+    pairs = {k: v for k, v in pairs.items() if k not in hidden}
+    fixed_by = corrections.corrected_by(pairs)
+    items = (_due(project, known, hidden, fixed_by, cfg.review_after)
+             + _duplicates(project, pdir, known, hidden, pairs, waiting)
+             + _corrected_repeatedly(project, known, fixed_by)
+             + _retracted(project, known, states))
+    cut: dict[str, int] = {}
+    out: list[dict] = []
+    for kind in KIND_ORDER:
+        of_kind = [i for i in items if i["kind"] == kind]
+        if len(of_kind) > MAX_ITEMS_PER_KIND:
+            cut[kind] = len(of_kind) - MAX_ITEMS_PER_KIND
+        out += of_kind[:MAX_ITEMS_PER_KIND]
+    freshness = status.to_json()
+    freshness.pop("unreadable", None)
+    return {"project": project, "items": out, "left_out": cut, "notes": len(known), **freshness}
+
+
+def _notes(pdir: str, waiting: dict[str, bytes], purged: set[str]) -> dict[str, _Note]:
+    """Every note of the project this machine holds (cache, then pending), by ID, without purged ones."""
+    from agentmem.fsutil import read_bytes
+    from agentmem.search import words
+
+    ndir = os.path.join(pdir, "notes")
+    try:
+        names = os.listdir(ndir)
+    except FileNotFoundError:
+        names = []
+    found: dict[str, bytes] = {}
+    for note_id in ids.note_ids(names):
+        if note_id in purged:
+            continue
+        try:
+            found[note_id] = read_bytes(os.path.join(ndir, ids.note_file(note_id)), _HEAD)
+        except OSError:
+            continue
+    for note_id, data in waiting.items():
+        if note_id not in purged:
+            found.setdefault(note_id, data)
+    out = {}
+    for note_id in sorted(found):
+        parsed = notes.parse(found[note_id])
+        key = tuple(sorted(set(words.terms(parsed.title))))
+        out[note_id] = _Note(note_id, parsed.meta, key)
+    return out
+
+
+def _title(known: dict[str, _Note], note_id: str) -> dict[str, str]:
+    note = known.get(note_id)
+    title = note.meta.get("title") if note is not None else None
+    return {note_id: title} if isinstance(title, str) else {}
+
+
+def _titles(known: dict[str, _Note], *note_ids: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for note_id in note_ids:
+        out |= _title(known, note_id)
+    return out
+
+
+def _cmd(*argv: str, note: str | None = None) -> dict:
+    return {"argv": list(argv)} | ({"note": note} if note else {})
+
+
+def _due(project: str, known: dict[str, _Note], hidden: set[str], fixed_by: dict, review_after) -> list[dict]:
+    today = notes.today()
+    out = []
+    for note_id, note in known.items():
+        if note_id in hidden or note_id in fixed_by:
+            continue
+        when = notes.review_date(note.meta, review_after)
+        if when is None or when > today:
+            continue
+        out.append({
+            "kind": "review-due", "notes": [note_id], "review_by": when, "titles": _title(known, note_id),
+            "summary": f"{note_id} was due for review on {when}",
+            "commands": [
+                _cmd("save", "--project", project, "--corrects", note_id, "--review-by", "DATE", "--text", "MARKDOWN",
+                     note="still true, or true with changes: save what holds now, with the next review date"),
+                _cmd("retract", note_id, "--project", project, "--reason", "REASON", note="no longer true"),
+            ],
+        })
+    return out
+
+
+def _corrected_repeatedly(project: str, known: dict[str, _Note], fixed_by: dict) -> list[dict]:
+    out = []
+    for note_id in sorted(fixed_by):
+        fixers = fixed_by[note_id]  # newest first
+        if len(fixers) < 2 or note_id not in known:
+            continue
+        newest, older = fixers[0], sorted(fixers[1:])
+        out.append({
+            "kind": "corrected-repeatedly", "notes": [note_id, *sorted(fixers)],
+            "titles": _titles(known, note_id, *fixers),
+            "summary": f"{note_id} is corrected by {len(fixers)} notes; the newest is {newest}",
+            "commands": [_cmd("retract", old, "--project", project, "--reason", f"superseded by {newest}",
+                              note="an older correction") for old in older],
+        })
+    return out
+
+
+def _retracted(project: str, known: dict[str, _Note], states) -> list[dict]:
+    out = []
+    for note_id in sorted(states.retracted):
+        gone = states.retracted[note_id]
+        out.append({
+            "kind": "retracted", "notes": [note_id], "record": gone, "titles": _title(known, note_id),
+            "summary": f"{note_id} was retracted on {gone['created'][:10]} by {gone['agent']}",
+            "commands": [
+                _cmd("read", note_id, "--project", project, note="what it said, and why it was retracted"),
+                _cmd("purge", note_id, "--project", project,
+                     note="for a person only, if the note must not exist at all (a credential, personal data)"),
+            ],
+        })
+    return out
+
+
+# -- near-duplicates ----------------------------------------------------------------------------------
+
+def _duplicates(project: str, pdir: str, known: dict[str, _Note], hidden: set[str], pairs: dict[str, str],
+                waiting: dict[str, bytes]) -> list[dict]:
+    """Pairs of live notes with the same title words, or nearly the same text (see NEAR_TEXT)."""
+    related = {frozenset(p) for p in pairs.items()}  # a note and its correction are meant to be alike
+    found: dict[tuple[str, str], str] = {}
+    by_title: dict[tuple, list[str]] = {}
+    for note_id, note in known.items():
+        if note_id not in hidden and len(note.title_key) >= MIN_TITLE_TERMS:
+            by_title.setdefault(note.title_key, []).append(note_id)
+    for group in by_title.values():
+        first = group[0]  # oldest (IDs sort by time)
+        for other in group[1:]:
+            found[(first, other)] = "the same title words"
+    for (a, b), cosine in _similar_texts(pdir, known, hidden, waiting).items():
+        found.setdefault((a, b), f"nearly the same text (similarity {cosine:.2f}, from {NEAR_TEXT})")
+    out = []
+    for (older, newer), why in sorted(found.items()):
+        if frozenset((older, newer)) in related:
+            continue
+        out.append({
+            "kind": "near-duplicate", "notes": [older, newer], "titles": _titles(known, older, newer),
+            "summary": f"{newer} nearly duplicates {older}: {why}",
+            "commands": [_cmd("retract", newer, "--project", project, "--reason", f"duplicate of {older}",
+                              note="if it adds nothing; else correct one of them")],
+        })
+    return out
+
+
+def _similar_texts(pdir: str, known: dict[str, _Note], hidden: set[str],
+                   waiting: dict[str, bytes]) -> dict[tuple[str, str], float]:
+    """{(older, newer): cosine} of live notes whose texts reach NEAR_TEXT (from the index's terms)."""
+    from collections import Counter
+
+    from agentmem.search import index
+
+    docs: dict[str, Counter] = {}
+    try:
+        idx = index.open_index(pdir)
+    except Exception:  # noqa: BLE001 - no usable index: the text check is skipped, titles still count
+        idx = None
+    if idx is not None:
+        try:
+            for note_id, terms in idx.conn.execute("SELECT id, terms FROM docs"):
+                if note_id in known and note_id not in hidden:
+                    docs[note_id] = Counter(terms.split())
+        finally:
+            idx.close()
+    for note_id, data in waiting.items():
+        if note_id in known and note_id not in hidden and note_id not in docs:
+            docs[note_id] = Counter(index.Doc(note_id, data).terms)
+    n = len(docs)
+    df: Counter = Counter()
+    for counts in docs.values():
+        df.update(counts.keys())
+    idf = {t: math.log((n + 1) / c) for t, c in df.items()}
+    weights, norms = {}, {}
+    holders: dict[str, list[str]] = {}
+    for note_id in sorted(docs):
+        counts = docs[note_id]
+        w = {t: c * idf[t] for t, c in counts.items()}
+        weights[note_id] = w
+        norms[note_id] = math.sqrt(sum(v * v for v in w.values())) or 1.0
+        rare = sorted((t for t in counts if df[t] <= SIGNATURE_DF), key=lambda t: (df[t], t))[:SIGNATURE_TERMS]
+        for t in rare:
+            holders.setdefault(t, []).append(note_id)
+    out: dict[tuple[str, str], float] = {}
+    seen: set[tuple[str, str]] = set()
+    for group in holders.values():
+        for i, a in enumerate(group):
+            wa = weights[a]
+            for b in group[i + 1:]:
+                if (a, b) in seen:
+                    continue
+                seen.add((a, b))
+                wb = weights[b]
+                small, large = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+                dot = sum(v * large.get(t, 0.0) for t, v in small.items())
+                cosine = dot / (norms[a] * norms[b])
+                if cosine >= NEAR_TEXT:
+                    out[(a, b)] = cosine
+    return out
