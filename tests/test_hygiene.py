@@ -243,7 +243,7 @@ def test_a_pending_note_purged_leaves_the_pending_folder_at_once(offline_machine
 
 
 def test_a_purged_note_put_back_in_the_store_is_never_downloaded_again(machines, tmp_path, store_dir):
-    # a listing that lags, or a stale copy written back: the purge record keeps the ID out
+    # INV purged-gone: a listing that lags, or a stale copy written back: the purge record keeps the ID out
     checkout = tmp_path / "app"
     checkout.mkdir()
     a, b = machines("a", {checkout: "app"}), machines("b", {checkout: "app"})
@@ -275,7 +275,7 @@ def _project_with_notes(tmp_path, count: int, unique: str) -> tuple[str, str]:
 @pytest.mark.parametrize("scrub", [False, True])
 def test_a_purge_scrubs_the_notes_words_from_the_index_file_even_where_sqlite_keeps_freed_bytes(
         tmp_path, monkeypatch, scrub):
-    # Debian's SQLite zeroes freed cells by default; others (macOS, python.org builds) do not: force that
+    # INV purged-gone. Debian's SQLite zeroes freed cells by default; others (macOS, python.org builds) do not: force that
     from agentmem.search import index, ranked
 
     real = index._connect
@@ -298,7 +298,7 @@ def test_a_purge_scrubs_the_notes_words_from_the_index_file_even_where_sqlite_ke
 
 
 def test_a_refresh_never_downloads_a_note_a_purge_record_names(tmp_path, store_dir):
-    # a listing that lags behind the delete, or a stale copy written back: the ID stays out
+    # INV purged-gone: a listing that lags behind the delete, or a stale copy written back: the ID stays out
     from agentmem.memory import cache
     from agentmem.store.base import StoreDescription
     from agentmem.store.folder import FolderStore, create_store

@@ -129,6 +129,7 @@ def test_a_pin_made_on_a_reaches_bs_session_start_reminder_after_its_next_search
 
 
 def test_a_purge_on_a_removes_the_note_from_the_store_and_both_machines_with_bs_very_next_search(pair):
+    # INV purged-gone
     unique = b"quokkasecret"
     note_id = _save(pair, "The staging password is quokkasecret (pasted by mistake).", "staging access")
     keep_id = _save(pair, "Staging runs on the small cluster.", "staging cluster")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 
 from agentmem.memory import cache, ids, notes, pending, records
 
@@ -34,6 +35,8 @@ SIGNATURE_DF = 64
 MIN_TITLE_TERMS = 2  # same-title pairs need at least this many title words ("Checkpoint" alone is not one)
 MAX_ITEMS_PER_KIND = 200  # a queue longer than this is cut, and says so
 _HEAD = notes.MAX_FRONTMATTER_BYTES + 64  # the frontmatter is all that is needed of a note here
+SEEN_FILE = "review.json"
+_RACY_NS = 2_000_000_000  # a folder mtime this young may hide a change in the same tick (as corrections.py)
 
 
 class _Note:
@@ -77,32 +80,55 @@ def queue(machine: str, cfg, project: str, *, timeout: float | None = None) -> d
 
 
 def _notes(pdir: str, waiting: dict[str, bytes], purged: set[str]) -> dict[str, _Note]:
-    """Every note of the project this machine holds (cache, then pending), by ID, without purged ones."""
-    from agentmem.fsutil import read_bytes
-    from agentmem.search import words
+    """Every note of the project this machine holds (cache, then pending), by ID, without purged ones.
+
+    What the queue needs of each note (title, created, review_by) is kept in `review.json` beside the
+    cache (derived, like corrections.json): only notes that arrived since it was written are opened.
+    """
+    import json
+
+    from agentmem.fsutil import read_bytes, write_atomic
 
     ndir = os.path.join(pdir, "notes")
     try:
-        names = os.listdir(ndir)
+        mtime = os.stat(ndir).st_mtime_ns
+        present = set(ids.note_ids(os.listdir(ndir)))
     except FileNotFoundError:
-        names = []
-    found: dict[str, bytes] = {}
-    for note_id in ids.note_ids(names):
-        if note_id in purged:
-            continue
+        mtime, present = 0, set()
+    try:
+        kept = json.loads(read_bytes(os.path.join(pdir, SEEN_FILE)))
+        seen = kept["notes"] if isinstance(kept, dict) and isinstance(kept.get("notes"), dict) else {}
+    except (OSError, ValueError):
+        kept, seen = None, {}
+    fresh = isinstance(kept, dict) and kept.get("dir_mtime") == mtime and mtime
+    known = {k: v for k, v in seen.items() if k in present} if not fresh else seen
+    for note_id in sorted(present - set(known)):
         try:
-            found[note_id] = read_bytes(os.path.join(ndir, ids.note_file(note_id)), _HEAD)
+            known[note_id] = _fields(read_bytes(os.path.join(ndir, ids.note_file(note_id)), _HEAD))
         except OSError:
             continue
+    if not fresh or len(known) != len(seen):
+        trusted = mtime if time.time_ns() - mtime > _RACY_NS else 0
+        try:
+            write_atomic(os.path.join(pdir, SEEN_FILE),
+                         json.dumps({"dir_mtime": trusted, "notes": known}).encode(), durable=False)
+        except OSError:
+            pass  # derived: found again next time
     for note_id, data in waiting.items():
-        if note_id not in purged:
-            found.setdefault(note_id, data)
-    out = {}
-    for note_id in sorted(found):
-        parsed = notes.parse(found[note_id])
-        key = tuple(sorted(set(words.terms(parsed.title))))
-        out[note_id] = _Note(note_id, parsed.meta, key)
-    return out
+        known.setdefault(note_id, _fields(data))
+    return {i: _Note(i, {"title": f[0], "created": f[1], **({"review_by": f[2]} if f[2] else {})},
+                     tuple(f[3].split()))
+            for i, f in sorted(known.items()) if i not in purged}
+
+
+def _fields(data: bytes) -> list[str]:
+    """[title, created, review_by or "", the title's distinct terms sorted and joined]: what the queue uses."""
+    from agentmem.search import words
+
+    parsed = notes.parse(data)
+    review_by = parsed.meta.get("review_by")
+    return [parsed.title, parsed.created, review_by if isinstance(review_by, str) else "",
+            " ".join(sorted(set(words.terms(parsed.title))))]
 
 
 def _title(known: dict[str, _Note], note_id: str) -> dict[str, str]:
@@ -208,54 +234,64 @@ def _duplicates(project: str, pdir: str, known: dict[str, _Note], hidden: set[st
 
 def _similar_texts(pdir: str, known: dict[str, _Note], hidden: set[str],
                    waiting: dict[str, bytes]) -> dict[tuple[str, str], float]:
-    """{(older, newer): cosine} of live notes whose texts reach NEAR_TEXT (from the index's terms)."""
+    """{(older, newer): cosine} of live notes whose texts reach NEAR_TEXT (from the index's terms).
+
+    Each note's SIGNATURE_TERMS rarest terms (document frequency from the index's blocks and delta) name
+    its candidates; a pair is scored only when it shares two of them (or all of the fewer one has), so
+    the exact cosine is computed for a few pairs, not for every pair holding one rare word.
+    """
     from collections import Counter
 
     from agentmem.search import index
 
-    docs: dict[str, Counter] = {}
+    terms: dict[str, list[str]] = {}
+    df: Counter = Counter()
     try:
         idx = index.open_index(pdir)
     except Exception:  # noqa: BLE001 - no usable index: the text check is skipped, titles still count
         idx = None
     if idx is not None:
         try:
-            for note_id, terms in idx.conn.execute("SELECT id, terms FROM docs"):
+            for note_id, text in idx.conn.execute("SELECT id, terms FROM docs"):
                 if note_id in known and note_id not in hidden:
-                    docs[note_id] = Counter(terms.split())
+                    terms[note_id] = text.split()
+            df.update(dict(idx.conn.execute("SELECT term, df FROM blocks")))
+            df.update(dict(idx.conn.execute("SELECT term, count(*) FROM postings GROUP BY term")))
         finally:
             idx.close()
     for note_id, data in waiting.items():
-        if note_id in known and note_id not in hidden and note_id not in docs:
-            docs[note_id] = Counter(index.Doc(note_id, data).terms)
-    n = len(docs)
-    df: Counter = Counter()
-    for counts in docs.values():
-        df.update(counts.keys())
-    idf = {t: math.log((n + 1) / c) for t, c in df.items()}
-    weights, norms = {}, {}
+        if note_id in known and note_id not in hidden and note_id not in terms:
+            terms[note_id] = index.Doc(note_id, data).terms
+            df.update(set(terms[note_id]))
+    n = max(len(terms), 1)
     holders: dict[str, list[str]] = {}
-    for note_id in sorted(docs):
-        counts = docs[note_id]
-        w = {t: c * idf[t] for t, c in counts.items()}
-        weights[note_id] = w
-        norms[note_id] = math.sqrt(sum(v * v for v in w.values())) or 1.0
-        rare = sorted((t for t in counts if df[t] <= SIGNATURE_DF), key=lambda t: (df[t], t))[:SIGNATURE_TERMS]
+    wanted: dict[str, int] = {}
+    for note_id in sorted(terms):
+        rare = sorted((t for t in set(terms[note_id]) if df[t] <= SIGNATURE_DF), key=lambda t: (df[t], t))
+        rare = rare[:SIGNATURE_TERMS]
+        wanted[note_id] = min(2, len(rare))
         for t in rare:
             holders.setdefault(t, []).append(note_id)
-    out: dict[tuple[str, str], float] = {}
-    seen: set[tuple[str, str]] = set()
+    shared: Counter = Counter()
     for group in holders.values():
         for i, a in enumerate(group):
-            wa = weights[a]
             for b in group[i + 1:]:
-                if (a, b) in seen:
-                    continue
-                seen.add((a, b))
-                wb = weights[b]
-                small, large = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
-                dot = sum(v * large.get(t, 0.0) for t, v in small.items())
-                cosine = dot / (norms[a] * norms[b])
-                if cosine >= NEAR_TEXT:
-                    out[(a, b)] = cosine
+                shared[(a, b)] += 1
+    out: dict[tuple[str, str], float] = {}
+    vectors: dict[str, tuple[dict, float]] = {}
+
+    def vector(note_id: str) -> tuple[dict, float]:
+        if note_id not in vectors:
+            w = {t: c * math.log((n + 1) / max(df[t], 1)) for t, c in Counter(terms[note_id]).items()}
+            vectors[note_id] = (w, math.sqrt(sum(v * v for v in w.values())) or 1.0)
+        return vectors[note_id]
+
+    for (a, b), count in sorted(shared.items()):
+        if count < min(wanted[a], wanted[b]):
+            continue
+        (wa, na), (wb, nb) = vector(a), vector(b)
+        small, large = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+        cosine = sum(v * large.get(t, 0.0) for t, v in small.items()) / (na * nb)
+        if cosine >= NEAR_TEXT:
+            out[(a, b)] = cosine
     return out
