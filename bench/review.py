@@ -9,8 +9,10 @@ medians of `--repeat` fresh processes (`python -m agentmem`, so a few ms of `sit
 installed helper's start):
 
 - `search WORD --json` with nothing new, before any record exists (the reference);
-- the same after 1 in 100 notes was retracted and 20 pinned (records in the store, synced once);
-- `review --json` (goal: under 2 s at 10k notes), and `review.queue` in this process.
+- the same after 1 in 100 notes was retracted and 20 pinned (records in the store, synced once), and
+  in this process what a search spends on records (`records.project_states`), with and without them;
+- `review --json` (goal: under 2 s at 10k notes; its CPU time beside it), and `review.queue` in this
+  process.
 
 The planted near-duplicates, due notes and double corrections must all be in the queue and every
 search must come back `stale: false`; the script exits 1 otherwise.
@@ -126,8 +128,15 @@ def main(argv=None) -> int:
     def run_review() -> None:
         queue.update(cli("review"))
 
+    before = os.times()
     report["review_cli_s"] = median(run_review)
+    after = os.times()
+    # CPU time of the review processes: on a shared, loaded machine wall time also counts waiting for a core.
+    report["review_cli_cpu_s"] = round((after.children_user + after.children_system - before.children_user
+                                        - before.children_system) / args.repeat, 3)
     cfg = config.load(home)
+    report["states_with_records_us"] = _states_us(home, cfg.store, "big")
+    report["states_without_records_us"] = _states_us(home, cfg.store, "none")
     started = time.perf_counter()
     review.queue(str(home), cfg, "big")
     report["review_library_s"] = round(time.perf_counter() - started, 3)
@@ -148,8 +157,21 @@ def main(argv=None) -> int:
     else:
         for key, value in report.items():
             shown = f"{value * 1000:.1f} ms" if key.endswith("_s") and isinstance(value, float) and value < 10 else value
+            shown = f"{value} us" if key.endswith("_us") else shown
             print(f"{key:40} {shown}")
     return 1 if failures else 0
+
+
+def _states_us(home: Path, store, project: str) -> float:
+    """Microseconds a search spends on records (their states: a stat, records.json, pending), median of 200."""
+    from agentmem.memory import records
+
+    times = []
+    for _ in range(200):
+        start = time.perf_counter()
+        records.project_states(str(home), store, project)
+        times.append(time.perf_counter() - start)
+    return round(statistics.median(times) * 1e6, 1)
 
 
 def _record(kind: str, note_id: str) -> tuple[str, bytes]:

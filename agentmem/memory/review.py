@@ -10,8 +10,9 @@ Items, in this order (each kind sorted by note ID):
 
 Near-duplicates come from the ranked index's terms (search/index.py), in one pass rather than a
 search per note: each note's rarest terms name its candidates, and a candidate pair is kept when
-the idf-weighted cosine of their term counts reaches NEAR_TEXT. Commands are argument lists
-(`argv`); the front ends render them.
+the idf-weighted cosine of their term counts reaches NEAR_TEXT; two notes with the same title words
+need NEAR_TITLE_TEXT. Hybrid vectors are not used (yet): the lexical check is what runs everywhere.
+Commands are argument lists (`argv`); the front ends render them.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ NEAR_TEXT = 0.9
 SIGNATURE_TERMS = 4
 SIGNATURE_DF = 64
 MIN_TITLE_TERMS = 2  # same-title pairs need at least this many title words ("Checkpoint" alone is not one)
+# Two notes with the same title words are near-duplicates only when their texts are at least this alike too.
+# 2026-12-01, bench/review.py: random titles of 3-8 common words collide by chance (11 pairs in 10k notes,
+# texts at 0.1-0.3); a note saved again under its title, reworded, is at 0.6 or more.
+NEAR_TITLE_TEXT = 0.5
 MAX_ITEMS_PER_KIND = 200  # a queue longer than this is cut, and says so
 _HEAD = notes.MAX_FRONTMATTER_BYTES + 64  # the frontmatter is all that is needed of a note here
 SEEN_FILE = "review.json"
@@ -213,11 +218,14 @@ def _duplicates(project: str, pdir: str, known: dict[str, _Note], hidden: set[st
     for note_id, note in known.items():
         if note_id not in hidden and len(note.title_key) >= MIN_TITLE_TERMS:
             by_title.setdefault(note.title_key, []).append(note_id)
+    texts = _Texts(pdir, known, hidden, waiting)
     for group in by_title.values():
         first = group[0]  # oldest (IDs sort by time)
         for other in group[1:]:
-            found[(first, other)] = "the same title words"
-    for (a, b), cosine in _similar_texts(pdir, known, hidden, waiting).items():
+            cosine = texts.cosine(first, other)
+            if cosine >= NEAR_TITLE_TEXT:
+                found[(first, other)] = f"the same title words, and alike texts (similarity {cosine:.2f})"
+    for (a, b), cosine in texts.near().items():
         found.setdefault((a, b), f"nearly the same text (similarity {cosine:.2f}, from {NEAR_TEXT})")
     out = []
     for (older, newer), why in sorted(found.items()):
@@ -232,66 +240,81 @@ def _duplicates(project: str, pdir: str, known: dict[str, _Note], hidden: set[st
     return out
 
 
-def _similar_texts(pdir: str, known: dict[str, _Note], hidden: set[str],
-                   waiting: dict[str, bytes]) -> dict[tuple[str, str], float]:
-    """{(older, newer): cosine} of live notes whose texts reach NEAR_TEXT (from the index's terms).
+class _Texts:
+    """The live notes' stemmed terms (from the index) and document frequencies, for text similarity."""
 
-    Each note's SIGNATURE_TERMS rarest terms (document frequency from the index's blocks and delta) name
-    its candidates; a pair is scored only when it shares two of them (or all of the fewer one has), so
-    the exact cosine is computed for a few pairs, not for every pair holding one rare word.
-    """
-    from collections import Counter
+    def __init__(self, pdir: str, known: dict[str, _Note], hidden: set[str], waiting: dict[str, bytes]):
+        from collections import Counter
 
-    from agentmem.search import index
+        from agentmem.search import index
 
-    terms: dict[str, list[str]] = {}
-    df: Counter = Counter()
-    try:
-        idx = index.open_index(pdir)
-    except Exception:  # noqa: BLE001 - no usable index: the text check is skipped, titles still count
-        idx = None
-    if idx is not None:
+        self.terms: dict[str, list[str]] = {}
+        self.df: Counter = Counter()
         try:
-            for note_id, text in idx.conn.execute("SELECT id, terms FROM docs"):
-                if note_id in known and note_id not in hidden:
-                    terms[note_id] = text.split()
-            df.update(dict(idx.conn.execute("SELECT term, df FROM blocks")))
-            df.update(dict(idx.conn.execute("SELECT term, count(*) FROM postings GROUP BY term")))
-        finally:
-            idx.close()
-    for note_id, data in waiting.items():
-        if note_id in known and note_id not in hidden and note_id not in terms:
-            terms[note_id] = index.Doc(note_id, data).terms
-            df.update(set(terms[note_id]))
-    n = max(len(terms), 1)
-    holders: dict[str, list[str]] = {}
-    wanted: dict[str, int] = {}
-    for note_id in sorted(terms):
-        rare = sorted((t for t in set(terms[note_id]) if df[t] <= SIGNATURE_DF), key=lambda t: (df[t], t))
-        rare = rare[:SIGNATURE_TERMS]
-        wanted[note_id] = min(2, len(rare))
-        for t in rare:
-            holders.setdefault(t, []).append(note_id)
-    shared: Counter = Counter()
-    for group in holders.values():
-        for i, a in enumerate(group):
-            for b in group[i + 1:]:
-                shared[(a, b)] += 1
-    out: dict[tuple[str, str], float] = {}
-    vectors: dict[str, tuple[dict, float]] = {}
+            idx = index.open_index(pdir)
+        except Exception:  # noqa: BLE001 - no usable index: the text check is skipped, titles still count
+            idx = None
+        if idx is not None:
+            try:
+                for note_id, text in idx.conn.execute("SELECT id, terms FROM docs"):
+                    if note_id in known and note_id not in hidden:
+                        self.terms[note_id] = text.split()
+                self.df.update(dict(idx.conn.execute("SELECT term, df FROM blocks")))
+                self.df.update(dict(idx.conn.execute("SELECT term, count(*) FROM postings GROUP BY term")))
+            finally:
+                idx.close()
+        for note_id, data in waiting.items():
+            if note_id in known and note_id not in hidden and note_id not in self.terms:
+                self.terms[note_id] = index.Doc(note_id, data).terms
+                self.df.update(set(self.terms[note_id]))
+        self.n = max(len(self.terms), 1)
+        self._vectors: dict[str, tuple[dict, float]] = {}
 
-    def vector(note_id: str) -> tuple[dict, float]:
-        if note_id not in vectors:
-            w = {t: c * math.log((n + 1) / max(df[t], 1)) for t, c in Counter(terms[note_id]).items()}
-            vectors[note_id] = (w, math.sqrt(sum(v * v for v in w.values())) or 1.0)
-        return vectors[note_id]
+    def _vector(self, note_id: str) -> tuple[dict, float]:
+        from collections import Counter
 
-    for (a, b), count in sorted(shared.items()):
-        if count < min(wanted[a], wanted[b]):
-            continue
-        (wa, na), (wb, nb) = vector(a), vector(b)
+        if note_id not in self._vectors:
+            df, n = self.df, self.n
+            w = {t: c * math.log((n + 1) / max(df[t], 1)) for t, c in Counter(self.terms[note_id]).items()}
+            self._vectors[note_id] = (w, math.sqrt(sum(v * v for v in w.values())) or 1.0)
+        return self._vectors[note_id]
+
+    def cosine(self, a: str, b: str) -> float:
+        """The idf-weighted cosine of two notes' term counts (0 for a note the index does not hold)."""
+        if a not in self.terms or b not in self.terms:
+            return 0.0
+        (wa, na), (wb, nb) = self._vector(a), self._vector(b)
         small, large = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
-        cosine = sum(v * large.get(t, 0.0) for t, v in small.items()) / (na * nb)
-        if cosine >= NEAR_TEXT:
-            out[(a, b)] = cosine
-    return out
+        return sum(v * large.get(t, 0.0) for t, v in small.items()) / (na * nb)
+
+    def near(self) -> dict[tuple[str, str], float]:
+        """{(older, newer): cosine} of the pairs whose texts reach NEAR_TEXT.
+
+        Each note's SIGNATURE_TERMS rarest terms name its candidates; a pair is scored only when it shares
+        two of them (or all of the fewer one has), so the exact cosine is computed for a few pairs, not for
+        every pair holding one rare word.
+        """
+        from collections import Counter
+
+        df = self.df
+        holders: dict[str, list[str]] = {}
+        wanted: dict[str, int] = {}
+        for note_id in sorted(self.terms):
+            rare = [t for t in set(self.terms[note_id]) if df[t] <= SIGNATURE_DF]
+            rare.sort(key=lambda t: (df[t], t))
+            del rare[SIGNATURE_TERMS:]
+            wanted[note_id] = min(2, len(rare))
+            for t in rare:
+                holders.setdefault(t, []).append(note_id)
+        shared: Counter = Counter()
+        for group in holders.values():
+            for i, a in enumerate(group):
+                for b in group[i + 1:]:
+                    shared[(a, b)] += 1
+        out: dict[tuple[str, str], float] = {}
+        for (a, b), count in sorted(shared.items()):
+            if count >= min(wanted[a], wanted[b]):
+                cosine = self.cosine(a, b)
+                if cosine >= NEAR_TEXT:
+                    out[(a, b)] = cosine
+        return out
