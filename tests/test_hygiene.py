@@ -320,3 +320,27 @@ def test_a_refresh_never_downloads_a_note_a_purge_record_names(tmp_path, store_d
     status = cache.refresh(tmp_path / "machine", StoreDescription("folder", str(store_dir)), "app", store=store)
     assert status.stale is False and asked == [purge.path()]
     assert cache.cached_ids(tmp_path / "machine", StoreDescription("folder", str(store_dir)), "app") == []
+
+
+@pytest.mark.slow  # the real encoder embeds the notes: about 2 minutes on the shared machine (2026-12-01)
+def test_where_hybrid_vectors_exist_notes_alike_in_meaning_are_near_duplicates(laptop):
+    from agentmem.search import encoder
+    from tests.fixtures_core import missing_prerequisite
+
+    if not encoder.available():
+        missing_prerequisite("the hybrid extra (numpy and the MiniLM package) is not installed")
+    m = laptop
+    first = _save(m, "Deploys go through the blue-green switch on the load balancer, after the smoke tests pass.",
+                  "deploy procedure")
+    second = _save(m, "We deploy by flipping the blue-green switch on the load balancer once smoke tests are green.",
+                   "how releases ship")
+    _save(m, "The load balancer logs go to the central log store.", "balancer logs")
+
+    def pairs() -> list:
+        out = m.json("review", cwd=m.checkout)[1]
+        return [(i["notes"], i["summary"]) for i in out["items"] if i["kind"] == "near-duplicate"]
+
+    assert pairs() == []  # by words alone they differ too much
+    assert m.json("search", "blue-green deploy", "--mode", "hybrid", cwd=m.checkout)[0] == 0  # makes the vectors
+    [(found, why)] = pairs()
+    assert found == [first, second] and "alike in meaning" in why

@@ -11,7 +11,8 @@ Items, in this order (each kind sorted by note ID):
 Near-duplicates come from the ranked index's terms (search/index.py), in one pass rather than a
 search per note: each note's rarest terms name its candidates, and a candidate pair is kept when
 the idf-weighted cosine of their term counts reaches NEAR_TEXT; two notes with the same title words
-need NEAR_TITLE_TEXT. Hybrid vectors are not used (yet): the lexical check is what runs everywhere.
+need NEAR_TITLE_TEXT. Where the index holds hybrid vectors (hybrid searches made them; review never
+embeds), a candidate pair whose best passages reach NEAR_MEANING is one too.
 Commands are argument lists (`argv`); the front ends render them.
 """
 
@@ -29,8 +30,9 @@ KIND_ORDER = ("review-due", "near-duplicate", "corrected-repeatedly", "retracted
 # 30-word body scores 0.93-0.99; two different findings about the same component (sharing its name
 # and a few verbs) 0.35-0.6. 0.9 keeps the first and is far above the second.
 NEAR_TEXT = 0.9
-# Candidates per note: its rarest terms, and only terms held by at most SIGNATURE_DF notes (a term in
-# more is no signature). Near-duplicates share nearly every term, so they share their rarest ones.
+# Candidates per note: its rarest terms held by another note too, and only terms held by at most
+# SIGNATURE_DF notes (a term in more is no signature). Near-duplicates share nearly every term, so they
+# share their rarest shared ones.
 SIGNATURE_TERMS = 4
 SIGNATURE_DF = 64
 MIN_TITLE_TERMS = 2  # same-title pairs need at least this many title words ("Checkpoint" alone is not one)
@@ -38,6 +40,14 @@ MIN_TITLE_TERMS = 2  # same-title pairs need at least this many title words ("Ch
 # 2026-12-01, bench/review.py: random titles of 3-8 common words collide by chance (11 pairs in 10k notes,
 # texts at 0.1-0.3); a note saved again under its title, reworded, is at 0.6 or more.
 NEAR_TITLE_TEXT = 0.5
+# Hybrid (where the index holds sentence vectors): a candidate pair whose best passages (title and body, as
+# stored) reach this cosine is a near-duplicate however its words differ. 2026-12-01, all-MiniLM-L6-v2 on
+# pairs of our own: a fact reworded under another title ("CI cache key" / "cache key rule"; "deploy
+# procedure" / "how releases ship") 0.80-0.91; one fact stated twice with another number ("The queue holds
+# 100 jobs." / "... 500 jobs.") 0.85, a contradiction worth reviewing; related but different facts ("cache
+# place" / "cache clearing", "staging" / "production") 0.52-0.60. Missed at 0.75: "Run the tests with the
+# venv python." / "Use the project venv to run pytest, never the system python." (0.73).
+NEAR_MEANING = 0.75
 MAX_ITEMS_PER_KIND = 200  # a queue longer than this is cut, and says so
 _HEAD = notes.MAX_FRONTMATTER_BYTES + 64  # the frontmatter is all that is needed of a note here
 SEEN_FILE = "review.json"
@@ -225,8 +235,12 @@ def _duplicates(project: str, pdir: str, known: dict[str, _Note], hidden: set[st
             cosine = texts.cosine(first, other)
             if cosine >= NEAR_TITLE_TEXT:
                 found[(first, other)] = f"the same title words, and alike texts (similarity {cosine:.2f})"
-    for (a, b), cosine in texts.near().items():
+    near, others = texts.near()
+    for (a, b), cosine in near.items():
         found.setdefault((a, b), f"nearly the same text (similarity {cosine:.2f}, from {NEAR_TEXT})")
+    unsure = sorted(set(others) | {(g[0], o) for g in by_title.values() for o in g[1:]} - set(found))
+    for (a, b), cosine in _alike_meaning(pdir, unsure).items():
+        found[(a, b)] = f"alike in meaning (sentence similarity {cosine:.2f}, from {NEAR_MEANING})"
     out = []
     for (older, newer), why in sorted(found.items()):
         if frozenset((older, newer)) in related:
@@ -287,8 +301,8 @@ class _Texts:
         small, large = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
         return sum(v * large.get(t, 0.0) for t, v in small.items()) / (na * nb)
 
-    def near(self) -> dict[tuple[str, str], float]:
-        """{(older, newer): cosine} of the pairs whose texts reach NEAR_TEXT.
+    def near(self) -> tuple[dict[tuple[str, str], float], list[tuple[str, str]]]:
+        """({(older, newer): cosine} of the pairs whose texts reach NEAR_TEXT, the other candidate pairs).
 
         Each note's SIGNATURE_TERMS rarest terms name its candidates; a pair is scored only when it shares
         two of them (or all of the fewer one has), so the exact cosine is computed for a few pairs, not for
@@ -300,7 +314,7 @@ class _Texts:
         holders: dict[str, list[str]] = {}
         wanted: dict[str, int] = {}
         for note_id in sorted(self.terms):
-            rare = [t for t in set(self.terms[note_id]) if df[t] <= SIGNATURE_DF]
+            rare = [t for t in set(self.terms[note_id]) if 2 <= df[t] <= SIGNATURE_DF]  # a term of one note pairs none
             rare.sort(key=lambda t: (df[t], t))
             del rare[SIGNATURE_TERMS:]
             wanted[note_id] = min(2, len(rare))
@@ -312,9 +326,52 @@ class _Texts:
                 for b in group[i + 1:]:
                     shared[(a, b)] += 1
         out: dict[tuple[str, str], float] = {}
+        others: list[tuple[str, str]] = []
         for (a, b), count in sorted(shared.items()):
             if count >= min(wanted[a], wanted[b]):
                 cosine = self.cosine(a, b)
                 if cosine >= NEAR_TEXT:
                     out[(a, b)] = cosine
-        return out
+                else:
+                    others.append((a, b))
+        return out, others
+
+
+def _alike_meaning(pdir: str, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], float]:
+    """{pair: cosine} of the `pairs` whose notes' best passages reach NEAR_MEANING, from the sentence
+    vectors the index already holds (none: {}); numpy is imported only when there are some."""
+    if not pairs:
+        return {}
+    from agentmem.search import encoder, index
+
+    if not encoder.available():
+        return {}
+    wanted = sorted({i for pair in pairs for i in pair})
+    rows: list = []
+    try:
+        idx = index.open_index(pdir)
+    except Exception:  # noqa: BLE001 - no usable index: nothing to compare
+        return {}
+    try:
+        if idx.conn.execute("SELECT 1 FROM vectors WHERE model=? LIMIT 1", (encoder.MODEL_NAME,)).fetchone() is None:
+            return {}
+        for chunk, marks in index.chunks(wanted):
+            rows += idx.conn.execute(
+                f"SELECT d.id, v.scales, v.vec FROM docs d JOIN vectors v ON v.num = d.num "
+                f"WHERE v.model = ? AND d.id IN ({marks})", (encoder.MODEL_NAME, *chunk)).fetchall()
+    finally:
+        idx.close()
+    import numpy as np
+
+    unit = {}
+    for note_id, scales, vec in rows:
+        scale = np.frombuffer(scales, dtype=np.float32)
+        comps = np.frombuffer(vec, dtype=np.int8).reshape(len(scale), encoder.DIM).astype(np.float32) * scale[:, None]
+        unit[note_id] = comps / np.maximum(np.linalg.norm(comps, axis=1, keepdims=True), 1e-12)
+    out = {}
+    for a, b in pairs:
+        if a in unit and b in unit:
+            cosine = float((unit[a] @ unit[b].T).max())
+            if cosine >= NEAR_MEANING:
+                out[(a, b)] = round(cosine, 4)
+    return out
