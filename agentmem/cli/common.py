@@ -31,6 +31,15 @@ def config():
     return config_module.require(machine())
 
 
+def project(cfg, args, action: str) -> str:
+    """The project to work in; a `--project` holding a credential is refused without being echoed."""
+    if args.project is not None:
+        from agentmem.safety.screening import refuse_argument
+
+        refuse_argument(args.project, "--project", action)
+    return cfg.resolve_project(explicit=args.project)
+
+
 def timeout(cfg) -> float:
     """The network deadline. A malformed setting falls back to the default with a warning, so a
     typo in config.toml never stops a note from being saved (it stays pending if the store fails)."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 
 from agentmem.cli import common
-from agentmem.cli.memory import _project
 from agentmem.cli.result import Result
 from agentmem.errors import EXIT_OK, EXIT_PENDING, InvalidInput
 
@@ -37,7 +36,7 @@ def run_retract(args) -> Result:
     from agentmem.memory import hygiene
 
     cfg = common.config()
-    project = _project(cfg, args, "retract")
+    project = common.project(cfg, args, "retract")
     done = hygiene.retract(common.machine(), cfg, project, args.id, args.reason, timeout=common.timeout(cfg))
     return _record_result(done, "retracted")
 
@@ -51,7 +50,7 @@ def run_pin(args) -> Result:
     from agentmem.memory import hygiene
 
     cfg = common.config()
-    project = _project(cfg, args, "pin")
+    project = common.project(cfg, args, "pin")
     done = hygiene.pin(common.machine(), cfg, project, args.id, timeout=common.timeout(cfg))
     return _record_result(done, "pinned")
 
@@ -63,7 +62,7 @@ def run_unpin(args) -> Result:
     from agentmem.memory import hygiene
 
     cfg = common.config()
-    project = _project(cfg, args, "unpin")
+    project = common.project(cfg, args, "unpin")
     done = hygiene.pin(common.machine(), cfg, project, args.id, unpin=True, timeout=common.timeout(cfg))
     return _record_result(done, "unpinned")
 
@@ -92,7 +91,7 @@ def run_purge(args) -> Result:
     from agentmem.memory import hygiene
 
     cfg = common.config()
-    project = _project(cfg, args, "purge")
+    project = common.project(cfg, args, "purge")
     if not args.yes:
         interactive = sys.stdin is not None and sys.stdin.isatty()
         if not interactive:
@@ -122,7 +121,7 @@ def run_review(args) -> Result:
     from agentmem.memory import review
 
     cfg = common.config()
-    project = _project(cfg, args, "review")
+    project = common.project(cfg, args, "review")
     out = with_command_lines(review.queue(common.machine(), cfg, project, timeout=common.timeout(cfg)))
     return Result(out, review_text(out))
 

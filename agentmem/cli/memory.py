@@ -53,13 +53,7 @@ def check_heredoc_tail(body: str) -> None:
 # --- save / pending -------------------------------------------------------
 
 
-def _project(cfg, args, action: str) -> str:
-    """The project to work in; a `--project` holding a credential is refused without being echoed."""
-    if args.project is not None:
-        from agentmem.safety.screening import refuse_argument
-
-        refuse_argument(args.project, "--project", action)
-    return cfg.resolve_project(explicit=args.project)
+_project = common.project
 
 
 def _save_text(out: dict) -> str:
