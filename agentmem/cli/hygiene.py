@@ -10,20 +10,11 @@ from agentmem.cli.result import Result
 from agentmem.errors import EXIT_OK, EXIT_PENDING, InvalidInput
 
 
-def _record_text(out: dict, done: str) -> str:
-    note = out["note"]
-    if out["status"] == "unchanged":
-        return f"note {note} was already {done}; nothing was written"
-    if out["status"] == "saved":
-        return f"{done} {note}: record {out['record']['record']} saved to shared memory ({out['path']})"
-    reason = out.get("reason", {}).get("message", "outcome unknown")
-    return (f"{done} {note} on this machine; the record is NOT confirmed in the shared store: {reason}\n"
-            f"it is pending; retry with: {out['retry']}")
-
-
 def _record_result(outcome, done: str) -> Result:
+    from agentmem.render import record_text
+
     out = outcome.to_json()
-    return Result(out, _record_text(out, done), EXIT_PENDING if out["status"] == "pending" else EXIT_OK)
+    return Result(out, record_text(out, done), EXIT_PENDING if out["status"] == "pending" else EXIT_OK)
 
 
 def add_retract(sp) -> None:
@@ -87,30 +78,25 @@ def _confirmed(note_id: str, project: str) -> bool:
 
 
 def run_purge(args) -> Result:
-    from agentmem.launch import shell_line
+    from agentmem.errors import Command
     from agentmem.memory import hygiene
+    from agentmem.render import purge_text
 
     cfg = common.config()
     project = common.project(cfg, args, "purge")
     if not args.yes:
         interactive = sys.stdin is not None and sys.stdin.isatty()
         if not interactive:
+            line = Command("purge", args.id, "--project", project, "--yes").line()
             raise InvalidInput(f"purge deletes note {args.id} for good and asks first; without a terminal, run "
-                               f"`{shell_line('purge', args.id, '--project', project, '--yes')}`; nothing was done")
+                               f"`{line}`; nothing was done")
         if not _confirmed(args.id, project):
             raise InvalidInput("purge not confirmed; nothing was done")
     done = hygiene.purge(common.machine(), cfg, project, args.id, reason=args.reason, timeout=common.timeout(cfg))
     out = done.to_json()
-    if done.status == "purged":
-        where = "deleted from the store" if done.deleted else "not in the store (already gone)"
-        text = (f"purged {done.note}: {where}; purge record {done.record['record']} tells every other machine to "
-                "drop it at its next search")
-        return Result(out, text)
-    out["next"] = shell_line(*done.next)
-    why = out.get("reason", {}).get("message", "outcome unknown")
-    text = (f"purged {done.note} from this machine, but the store is not done yet: {why}\n"
-            f"finish it with: {out['next']}")
-    return Result(out, text, EXIT_PENDING)
+    if done.status == "pending":
+        out["next"] = Command(*done.next).line()
+    return Result(out, purge_text(out), EXIT_OK if done.status == "purged" else EXIT_PENDING)
 
 
 def add_review(sp) -> None:
@@ -119,38 +105,9 @@ def add_review(sp) -> None:
 
 def run_review(args) -> Result:
     from agentmem.memory import review
+    from agentmem.render import review_text, with_command_lines
 
     cfg = common.config()
     project = common.project(cfg, args, "review")
     out = with_command_lines(review.queue(common.machine(), cfg, project, timeout=common.timeout(cfg)))
     return Result(out, review_text(out))
-
-
-def with_command_lines(out: dict) -> dict:
-    """Each item's commands also as the line to run (the absolute helper, shell-quoted)."""
-    from agentmem.launch import shell_line
-
-    for item in out["items"]:
-        for command in item["commands"]:
-            command["command"] = shell_line(*command["argv"])
-    return out
-
-
-def review_text(out: dict) -> str:
-    """The queue for a person or an agent: our words and IDs; the notes' titles framed as data."""
-    from agentmem.safety.framing import frame_lines
-
-    lines = []
-    if out.get("stale"):
-        lines.append(f"warning: the queue may be stale - {out['stale_reason']}")
-    items = out["items"]
-    lines.append(f"{len(items)} item(s) to review in project {out['project']}" + (":" if items else ""))
-    titles: dict[str, str] = {}
-    for item in items:
-        lines.append(f"- {item['kind']}: {item['summary']}")
-        for command in item["commands"]:
-            lines.append(f"    {command['command']}" + (f"  # {command['note']}" if command.get("note") else ""))
-        titles.update(item.get("titles", {}))
-    if titles:  # titles are note content: quoted data, not instructions (INV framed-recall)
-        lines.extend(frame_lines([f"{k}: {v}" for k, v in sorted(titles.items())], label="note titles"))
-    return "\n".join(lines)

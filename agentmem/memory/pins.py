@@ -9,7 +9,7 @@ reminder hook stays fast; a pin made elsewhere arrives with the next search here
 
 from __future__ import annotations
 
-from agentmem.memory import cache, notes, pending, records
+from agentmem.memory import cache, notes, records
 
 
 def pinned_notes(machine: str, store, project: str, budget: int) -> dict:
@@ -17,7 +17,11 @@ def pinned_notes(machine: str, store, project: str, budget: int) -> dict:
     within `budget` characters of text, newest pin first."""
     states = records.project_states(machine, store, project)
     pins = sorted(states.pinned().items(), key=lambda item: item[1]["record"], reverse=True)
-    waiting = pending.project_notes(machine, project) if pins else {}
+    waiting: dict[str, bytes] = {}
+    if pins:
+        from agentmem.memory import pending
+
+        waiting = pending.project_notes(machine, project)
     shown: list[dict] = []
     left_out: list[dict] = []
     used, full = 0, False

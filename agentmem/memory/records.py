@@ -233,9 +233,18 @@ def add_cached(pdir: str, record: Record, data: bytes) -> bool:
 def project_states(machine, store, project: str) -> States:
     """The states of a project's notes on this machine: cached records and this machine's pending ones.
     What `search`, `read`, `review`, the reminder and the view ask."""
-    from agentmem.memory import cache, pending
+    from agentmem.memory import cache
 
-    return with_pending(cache.project_dir(machine, store, project), pending.project_records(machine, project).values())
+    pdir = cache.project_dir(machine, store, project)
+    try:  # the pending module only when something is pending (the session-start reminder imports little)
+        waiting = any(not n.startswith(".") for n in os.listdir(os.path.join(os.fspath(machine), "pending")))
+    except OSError:
+        waiting = False
+    if not waiting:
+        return states(pdir)
+    from agentmem.memory import pending
+
+    return with_pending(pdir, pending.project_records(machine, project).values())
 
 
 # -- following the store (what a refresh calls, before it fetches notes) ---------------------------
