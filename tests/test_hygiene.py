@@ -344,3 +344,17 @@ def test_where_hybrid_vectors_exist_notes_alike_in_meaning_are_near_duplicates(l
     assert m.json("search", "blue-green deploy", "--mode", "hybrid", cwd=m.checkout)[0] == 0  # makes the vectors
     [(found, why)] = pairs()
     assert found == [first, second] and "alike in meaning" in why
+
+
+def test_a_note_this_machine_never_fetched_is_purged_without_being_downloaded(machines, tmp_path, store_dir):
+    # INV purged-gone: the store is asked whether it holds the note, never for its bytes
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    a, b = machines("a", {checkout: "app"}), machines("b", {checkout: "app"})
+    note_id = _save_in(a, checkout, "The secret is numbatxyz.")
+    status, out, _ = b.json("purge", note_id, "--yes", cwd=checkout)
+    assert status == 0 and out["status"] == "purged" and out["removed_here"] == []
+    assert not any(b"numbatxyz" in p.read_bytes() for p in b.home.rglob("*") if p.is_file())
+    assert not (store_dir / "projects" / "app" / "notes" / f"{note_id}.md").exists()
+    status, out, _ = b.json("purge", "20261130T000000000Z-aaaaaaaa", "--yes", cwd=checkout)
+    assert status == 4 and out["error"] == "not-found"

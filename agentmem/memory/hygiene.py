@@ -154,8 +154,10 @@ def purge(machine: str, cfg, project: str, note_id: str, *, reason: str | None =
     waiting = {r.note: r for r in map(records.parse, pending.project_records(machine, project).values())
                if r is not None and r.kind == "purge"}
     here = _held_here(machine, store_desc, project, note_id)
-    if note_id not in states.purged and not here:
-        _existing_note(machine, cfg, project, note_id, timeout)  # NotFound when the store lacks it too
+    if note_id not in states.purged and not here:  # asked without downloading what is to be purged
+        store = identity.open_known(machine, store_desc, timeout=timeout)
+        if store.info(notes.note_path(project, note_id)) is None:
+            raise errors.NotFound(f"no note {note_id} in project {project}: not in the store, nor on this machine")
     unsent = waiting[note_id].id if note_id in waiting else None  # a purge record still pending here
     summary = states.purged.get(note_id)  # cached, or pending here
     if summary is None:
