@@ -21,7 +21,7 @@ other notes still arrive.
 Records (retractions, pins, purges: memory/records.py) arrive through the same
 changes as the notes they sit beside, into `records/`, and are fetched before the
 notes: a note a purge record names is never downloaded, and leaves this machine's
-cache, index and pending folder in the same refresh (`forget_purged`).
+cache, index and pending folder in the same refresh (`records.forget`).
 
 Only the project asked for is listed and downloaded, never every project.
 """
@@ -126,36 +126,6 @@ def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: 
     _notify(project_dir(machine, store, project), [note_id], [])
 
 
-def add_confirmed_record(machine: str | os.PathLike, store: StoreDescription, project: str, data: bytes) -> None:
-    """Place a record this machine just saved, and the store confirmed, into the cache."""
-    from agentmem.memory import records
-
-    record = records.parse(data)
-    if record is not None:
-        records.add_cached(project_dir(machine, store, project), record, data)
-
-
-def forget_purged(machine: str | os.PathLike, store: StoreDescription, project: str, note_ids) -> list[str]:
-    """Remove purged notes' bytes from this machine: the cached file, the index (scrubbed, so no freed page
-    keeps their words) and any pending copy. Returns the IDs whose cached file was removed."""
-    from agentmem.memory import pending
-    from agentmem.search import ranked
-
-    note_ids = sorted(set(note_ids))
-    if not note_ids:
-        return []
-    pdir = project_dir(machine, store, project)
-    removed, problem = _drop(os.path.join(pdir, "notes"), set(note_ids))
-    ranked.update(pdir, [], note_ids, scrub=True)
-    waiting = pending.project_notes(machine, project)
-    for note_id in note_ids:
-        if note_id in waiting:
-            pending.remove(machine, note_id)
-    if problem is not None:
-        raise problem
-    return removed
-
-
 def last_checked(machine: str | os.PathLike, store: StoreDescription, project: str) -> float | None:
     value = _read_state(project_dir(machine, store, project)).get("refreshed_at")
     return float(value) if isinstance(value, (int, float)) else None
@@ -213,7 +183,7 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     if added or removed:
         _notify(pdir, added, reindexed)
     if purged and problem is None:  # last: its scrub compacts the index after every other change
-        forget_purged(machine, store_desc, project, purged)
+        records.forget(machine, store_desc, project, purged)
     state["unreadable"] = dict(sorted(unreadable.items())[:MAX_REPORTED])
     if problem is not None:  # INV change-token: keep the previous token, so the next refresh replays
         _record_failure(pdir, state, problem)

@@ -144,7 +144,6 @@ class Purged:
 def purge(machine: str, cfg, project: str, note_id: str, *, reason: str | None = None,
           timeout: float | None = None) -> Purged:
     """Delete a note that must not exist, everywhere. Running it again finishes an interrupted purge."""
-    from agentmem.memory import cache
     from agentmem.store import identity
 
     note_id = _checked_id(note_id, "purge")
@@ -168,7 +167,7 @@ def purge(machine: str, cfg, project: str, note_id: str, *, reason: str | None =
         pending.persist(machine, entry, record.render())  # INV nothing-lost: the purge survives a crash
     done = Purged(note_id, project, summary)
     done.removed_here = here
-    cache.forget_purged(machine, store_desc, project, [note_id])  # gone from this machine at once
+    records.forget(machine, store_desc, project, [note_id])  # gone from this machine at once
     if unsent is not None:
         try:
             entry, data = pending.load(machine, unsent)

@@ -341,7 +341,9 @@ def _after_confirmed(machine: str | os.PathLike, entry: Entry, data: bytes) -> N
         if entry.path.endswith(".md"):
             cache.add_confirmed(machine, entry.store, entry.project, entry.id, data)
         else:
-            cache.add_confirmed_record(machine, entry.store, entry.project, data)
+            from agentmem.memory import records
+
+            records.add_confirmed(machine, entry.store, entry.project, data)
     except OSError:
         pass  # the cache is derived; the next refresh fills it
 
