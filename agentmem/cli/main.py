@@ -28,6 +28,12 @@ COMMANDS = {
     "pending": ("memory", "list notes saved locally whose upload is not confirmed"),
     "search": ("memory", "search the project's notes (empty query: most recent)"),
     "read": ("memory", "print a note"),
+    "retract": ("hygiene", "retract a note: every machine's search hides it from now on (read still shows it)"),
+    "pin": ("hygiene", "pin a note into the project's session-start reminder on every machine"),
+    "unpin": ("hygiene", "take a note out of the session-start reminder"),
+    "review": ("hygiene", "list what to review: notes past review, near duplicates, repeated corrections, "
+               "retractions"),
+    "purge": ("hygiene", "delete a note for good, everywhere (a leaked credential, personal data); asks first"),
     "export": ("exchange", "write the notes as plain Markdown files: a folder per project, an index, a manifest"),
     "import": ("exchange", "import memories from an agentmem export or another agent CLI's memory files (dry run "
                "unless --apply)"),

@@ -11,12 +11,14 @@ MAX_LIMIT = 200
 
 
 def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode: str | None = None,
-           refresh: bool = False, offline: bool = False, timeout: float | None = None, progress=None) -> dict:
+           refresh: bool = False, offline: bool = False, timeout: float | None = None, progress=None,
+           include_retracted: bool = False) -> dict:
     """Ask the store what changed (INV read-your-writes) unless `offline` or within `[cache] max_age`,
     then find `query` in `mode` (default: config's). `progress(done, total)` hears a long first sync.
 
     The result says how current it is: `stale` (could miss notes), `stale_reason`, `stale_error`,
     `checked_at` (when the cache last matched the store), `unreadable` (objects skipped).
+    Retracted notes are left out unless `include_retracted` (then marked); purged ones always are.
     """
     from agentmem.memory import cache, pending
     from agentmem.search import find
@@ -28,7 +30,9 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
                                 force=refresh, offline=offline, progress=progress, check_timeout=cfg.check_timeout)
     mode = mode or cfg.search_mode
     notices: list[str] = []
-    results = [r.to_json() for r in find.find(machine, cfg.store, project, query, limit, mode, notices)]
+    found = find.find(machine, cfg.store, project, query, limit, mode, notices, include_retracted=include_retracted,
+                      review_after=cfg.review_after)
+    results = [r.to_json() for r in found]
     out = {
         "project": project,
         "query": shown,
@@ -65,7 +69,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
     not be asked. Returns the JSON shape and the note's bytes (for framing). `fresh`
     reads the store itself.
     """
-    from agentmem.memory import cache, notes, pending
+    from agentmem.memory import cache, notes, pending, records
     from agentmem.store import identity
 
     if isinstance(note_id, str) and not notes.ALLOCATED.match(note_id):  # an allocated ID holds no credential
@@ -74,6 +78,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
         screening.refuse_argument(note_id, "the note ID", "read")  # never echoed, never sent to the store
     note_id = notes.check_id(note_id)
     data, source, status = None, None, None
+    _refuse_purged(records.project_states(machine, cfg.store, project), project, note_id)
     if not fresh:
         try:
             entry, pdata = pending.load(machine, note_id)
@@ -86,6 +91,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
             source = "cache" if data is not None else None
         if data is None:
             status = cache.refresh(machine, cfg.store, project, timeout=timeout)
+            _refuse_purged(records.project_states(machine, cfg.store, project), project, note_id)
             data = cache.read_cached(machine, cfg.store, project, note_id)
             source = "cache" if data is not None else None
     if data is None:
@@ -109,8 +115,28 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
         status = cache.CacheStatus(False, checked_at=cache.last_checked(machine, cfg.store, project))
     freshness = status.to_json()
     freshness.pop("unreadable", None)
-    return {"id": note_id, "project": project, "source": source, "meta": parsed.meta, "body": parsed.body,
-            **freshness}, data
+    out = {"id": note_id, "project": project, "source": source, "meta": parsed.meta, "body": parsed.body,
+           **freshness}
+    return out | note_states(records.project_states(machine, cfg.store, project), note_id, parsed.meta,
+                             cfg.review_after), data
+
+
+def note_states(states, note_id: str, meta: dict, review_after: float | None) -> dict:
+    """A note's states as `read` (and the view) show them: `retracted` (the retraction: record, agent,
+    created, reason) or null, `review_due`, `review_by` (the date that applies, or null), `pinned`."""
+    from agentmem.memory import notes
+
+    when = notes.review_date(meta, review_after)
+    return {"retracted": states.retracted.get(note_id), "review_due": when is not None and when <= notes.today(),
+            "review_by": when, "pinned": note_id in states.pinned()}
+
+
+def _refuse_purged(states, project: str, note_id: str) -> None:
+    """A purged note is not found, ever (its ID is never fetched again), and the answer says why."""
+    purge = states.purged.get(note_id)
+    if purge is not None:
+        raise errors.NotFound(f"note {note_id} of project {project} was purged on {purge['created'][:10]} by "
+                              f"{purge['agent']}: it no longer exists")
 
 
 def _withhold(text, typed: list[tuple[str, str]] | None = None) -> tuple[str, list[str]]:
