@@ -141,6 +141,7 @@ _HEADER_NAME = (
 )
 _HEADER_VALUE = r"(?P<value>[A-Za-z0-9._~+/=:-]{8,400})(?![A-Za-z0-9._~+/=:-])"
 
+
 def _word_start(m: re.Match) -> bool:
     """The match starts a word (`curl`, not `libcurl` or `my-curl`): patterns start with their literal, which
     the regex engine finds fastest, and leave this test to the check."""
