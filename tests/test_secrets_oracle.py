@@ -35,13 +35,18 @@ BENIGN_FLAGS = {
 }
 
 
-def _oracle_flags(samples, tmp_path: Path) -> list[tuple[object, str, str]]:
-    """(sample, plugin, flagged string) for every string detect-secrets flags in each sample."""
+def _detect_secrets():
     try:
         from detect_secrets import SecretsCollection
         from detect_secrets.settings import default_settings
     except ImportError:
         missing_prerequisite("detect-secrets is not installed (pip install -e '.[test]')")
+    return SecretsCollection, default_settings
+
+
+def _oracle_flags(samples, tmp_path: Path) -> list[tuple[object, str, str]]:
+    """(sample, plugin, flagged string) for every string detect-secrets flags in each sample."""
+    SecretsCollection, default_settings = _detect_secrets()
     out = []
     note = tmp_path / "note.md"
     with default_settings():
@@ -84,3 +89,21 @@ def test_every_string_detect_secrets_flags_in_a_benign_look_alike_is_listed_with
     # The list stays true: every entry is one detect-secrets still raises.
     assert set(BENIGN_FLAGS) <= flagged_forms, set(BENIGN_FLAGS) - flagged_forms
 
+
+
+
+def test_detect_secrets_finds_only_the_documentation_stand_ins_in_the_corpus_module(tmp_path):
+    # What is committed holds templates and the stand-ins documentation writes, never random material.
+    import shutil
+
+    SecretsCollection, default_settings = _detect_secrets()
+    source = Path(secrets_corpus.__file__)
+    shutil.copy(source, tmp_path / source.name)
+    lines = source.read_text().splitlines()
+    with default_settings():
+        found = SecretsCollection(root=str(tmp_path))
+        found.scan_file(source.name)
+        flagged = [(s.type, lines[s.line_number - 1]) for name in found.files for s in found[name]]
+    assert flagged, "detect-secrets should see the documented stand-ins"
+    for plugin, line in flagged:
+        assert any(s in line for s in ("EXAMPLE", "XXXX", "xxxx")), (plugin, line)
