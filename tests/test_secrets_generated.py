@@ -107,3 +107,21 @@ def test_save_stores_every_benign_look_alike(tmp_path):
     saved = save.save(str(home), cfg, "app", body, title="benign look-alikes", timeout=5)
     assert saved.outcome.status == "saved"
     assert len(list(store.rglob("*.md"))) == 1
+
+
+def test_a_note_whose_lower_case_is_longer_still_has_every_line_bound_credential_found():
+    # `İ` lower-cases to two characters, so places found in the lower-cased text are not places in the text.
+    sample = next(s for s in CREDENTIALS if s.form == "X-Auth-Token")
+    text = "İ" * 200 + " (a row of capitals)\n" + sample.text + "\nmore"
+    assert len(text.lower()) != len(text)
+    assert [f.kind for f in credentials.scan(text)] == ["auth-header"]
+    assert credentials.redact(text).count("[REDACTED:auth-header]") == 1
+
+
+def test_a_note_with_more_candidate_lines_than_are_worth_listing_is_scanned_whole():
+    from agentmem.safety import contexts
+
+    filler = "".join(f"x-api-key: $KEY_{i}\n" for i in range(contexts.MAX_SITES + 50))
+    sample = next(s for s in CREDENTIALS if s.form == "X-API-Key with curl")
+    for text in (filler + sample.text, sample.text + "\n" + filler):
+        assert [f.kind for f in credentials.scan(text)] == ["auth-header"]

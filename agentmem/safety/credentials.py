@@ -268,23 +268,19 @@ def _spans(text: str, known) -> list[tuple[int, int, str, bool]]:
             _accept(spans, start, end, "private-key", redactable)
     lowered = text.lower()
     holds = _Anchors(text, lowered) if len(text) > _SHORT else lambda a: a in (lowered if a.islower() else text)
-    aligned = len(lowered) == len(text)  # positions in the lower-cased text are positions in the text
     windows_of: dict = {}  # sites function -> the lines it found, shared by the detectors using it
-    for index, (kind, anchors, _, check) in enumerate(_DETECTORS):
+    for index, (kind, anchors, pattern, check) in enumerate(_DETECTORS):
         if not any(holds(a) for a in anchors):
             continue
         if kind in _NEEDS and not any(n in lowered for n in _NEEDS[kind]):
             continue
         # A line-bound detector runs only over the lines where it can start (_SITES).
-        sites = _SITES.get(_DETECTORS[index][2]) if aligned or kind == "password-assignment" else None
+        sites = _SITES.get(pattern)
         if sites is None:
             windows = [(0, len(text))]
         else:
             if sites not in windows_of:
-                places = sites(text, lowered)
-                whole = places is None or not aligned
-                windows_of[sites] = [(0, len(text))] * bool(places is None or places) if whole else (
-                    contexts.lines_at(text, places))
+                windows_of[sites] = _windows(sites(text, lowered), text, lowered)
             windows = windows_of[sites]
         for window_start, window_end in windows:
             for m in _pattern(index).finditer(text, window_start, window_end):
@@ -293,6 +289,14 @@ def _spans(text: str, known) -> list[tuple[int, int, str, bool]]:
                 start, end = m.span("value") if kind in _VALUE_ONLY else m.span()
                 _accept(spans, start, end, kind)
     return spans
+
+
+def _windows(places: list[int] | None, text: str, lowered: str) -> list[tuple[int, int]]:
+    """The lines holding `places` (None: too many to list, so all of the text). Where lower-casing changed the
+    text's length (`İ` becomes two characters) a place in it is no place in the text: then all of it too."""
+    if places is None or (places and len(lowered) != len(text)):
+        return [(0, len(text))]
+    return contexts.lines_at(text, places)
 
 
 _SHORT = 2048  # 2026-12-01: below this (a query, a title) a direct search beats working out which to skip
