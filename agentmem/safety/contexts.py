@@ -139,6 +139,7 @@ _HEADER_NAME = (
     r"|application[_-]?key|secret[_-]?key|master[_-]?key|client[_-]?secret)"
     r"|x-(?:[a-z0-9]+-){0,3}(?:token|secret|auth)))"
 )
+_HEADER_ANCHORS = ("key", "token", "secret", "auth")  # every _HEADER_NAME ends in one
 _HEADER_VALUE = r"(?P<value>[A-Za-z0-9._~+/=:-]{8,400})(?![A-Za-z0-9._~+/=:-])"
 
 
@@ -165,7 +166,7 @@ DETECTORS = [
     ("auth-header", ("authorization",),
      r"(?<![A-Za-z0-9_-])(?i:authorization)(?P<nq>[\"'])?[ \t]*[:=][ \t]*(?P<vq>[\"'])?"
      r"(?:(?P<scheme>[A-Za-z][A-Za-z0-9-]{1,30})[ \t]+)?" + _HEADER_VALUE, _authorization),
-    ("auth-header", ("key", "token", "secret", "auth"),
+    ("auth-header", _HEADER_ANCHORS,
      r"(?<![A-Za-z0-9_-])" + _HEADER_NAME + r"(?P<nq>[\"'])?[ \t]*:[ \t]*(?P<vq>[\"'])?" + _HEADER_VALUE,
      _key_header),
     ("azure-key", ("accountkey", "sharedaccesskey"),
@@ -239,7 +240,7 @@ def _header_sites(text: str, lowered: str) -> list[int] | None:
     """Where a key-header name can end before `:`: an anchor, then a closing quote or blanks, then `:` (so prose
     that says "token" or "key" runs nothing)."""
     out: list[int] = []
-    for anchor in ("key", "token", "secret", "auth"):
+    for anchor in _HEADER_ANCHORS:
         pos = lowered.find(anchor)
         while pos != -1:
             if lowered[pos + len(anchor) : pos + len(anchor) + 4].lstrip("\"' \t")[:1] == ":":
@@ -251,17 +252,14 @@ def _header_sites(text: str, lowered: str) -> list[int] | None:
     return out
 
 
-# Detectors that match within one line, by pattern: where in a text they can start (None: in too many places
-# to be worth listing). `credentials.scan` runs each only over the lines holding such a place, so a long note
-# pays for its few candidate lines, not for the pattern tried at every character.
-SITES = {
-    DETECTORS[0][2]: _finds(("basic",)),
-    DETECTORS[2][2]: _finds(("authorization",)),
-    DETECTORS[3][2]: _header_sites,
-    DETECTORS[4][2]: _finds(("accountkey", "sharedaccesskey")),
-    DETECTORS[7][2]: _finds(('"auth"', '"identitytoken"', '"registrytoken"')),
-    FALLBACKS[4][2]: _finds(_PASSWORD_VARIABLES),
-}
+# Detectors that match within one line, by pattern: where in a text they can start, which is where their
+# anchors are (for key headers, an anchor before `:`); None: in too many places to be worth listing.
+# `credentials.scan` runs each only over the lines holding such a place, so a long note pays for its few
+# candidate lines, not for the pattern tried at every character.
+_LINE_BOUND = [("basic",), ("authorization",), _HEADER_ANCHORS, ("accountkey", "sharedaccesskey"),
+               ('"auth"', '"identitytoken"', '"registrytoken"'), _PASSWORD_VARIABLES]
+SITES = {pattern: _header_sites if anchors == _HEADER_ANCHORS else _finds(anchors)
+         for _, anchors, pattern, _ in DETECTORS + FALLBACKS if anchors in _LINE_BOUND}
 
 
 def lines_at(text: str, positions: list[int]) -> list[tuple[int, int]]:
