@@ -37,7 +37,7 @@ ALPHABETS = {
 _FILLER = re.compile(r"x{3}|0{6}|example|abcdefgh|1234567890|test|fake|dummy|sample|todo|pass|secret|token|key"
                      r"|your|my[_-]?|changeme|redacted|placeholder|vault|none|null|true|false",
                      re.IGNORECASE)
-_SLOT = re.compile(r"\{(?:(" + "|".join(ALPHABETS) + r"):(\d+)|pw|basic|dockerauth|sas|uuid|sha|jwt)\}")
+SLOT = re.compile(r"\{(?:(" + "|".join(ALPHABETS) + r"):(\d+)|pw|basic|dockerauth|sas|uuid|sha|jwt)\}")
 
 
 @dataclass
@@ -92,7 +92,7 @@ class Material:
             values.append(value)
             return value
 
-        text = _SLOT.sub(one, template).replace("{{", "{").replace("}}", "}")  # `{{` writes a brace
+        text = SLOT.sub(one, template).replace("{{", "{").replace("}}", "}")  # `{{` writes a brace
         return text, values
 
 

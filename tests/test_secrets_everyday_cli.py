@@ -11,7 +11,6 @@ import random
 import pytest
 
 from tests import secrets_corpus
-from tests.test_secrets_cli import _state
 
 _material = secrets_corpus.Material(random.Random(20261201))
 
@@ -43,6 +42,12 @@ FORMS = [
     ("slack-token", "Slack xapp- (long)", "xapp-1-A{updigits:10}-{digits:13}-{hex:64}"),
     ("slack-token", "Slack xapp- (short)", "xapp-1-A{updigits:8}-{digits:6}-{hex:12}"),
 ]
+
+
+def _state(m, store_dir):
+    """Every file the machine or the store holds, but the machine's config."""
+    roots = [r for r in (m.home, store_dir) if r.exists()]
+    return sorted(p for root in roots for p in root.rglob("*") if p.is_file() and p.name != "config.toml")
 
 
 def _refused(laptop, store_dir, args, body, where, kind, values):

@@ -87,7 +87,7 @@ def test_the_corpus_module_holds_templates_not_secrets():
     # Nothing committed looks like a credential: the material is generated when the tests run.
     # The scanner does see templates such as `"X-API-KEY": "{alnum:32}"`: each such finding covers a slot.
     source = Path(secrets_corpus.__file__).read_text()
-    slots = [m.span() for m in secrets_corpus._SLOT.finditer(source)]
+    slots = [m.span() for m in secrets_corpus.SLOT.finditer(source)]
     findings = credentials.scan(source)
     assert findings and len(slots) > 100
     assert [f for f in findings if not any(a < f.end and f.start < b for a, b in slots)] == []
