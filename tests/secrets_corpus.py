@@ -421,6 +421,7 @@ BENIGN = {
         "Slack channel C{updigits:8}",
         "https://{hex:32}@o{digits:6}.ingest.sentry.io/{digits:7}",
         "UseDevelopmentStorage=true",
+        '<img src="https://codecov.io/gh/org/repo/branch/main/graph/badge.svg?token={updigits:10}">',
         "AccountName=appstore;EndpointSuffix=core.windows.net",
         "https://acct.blob.core.windows.net/c/report.csv?sv=2022-11-02&se=2026-12-31",
         "projects/{digits:12}/locations/global/keyRings/app/cryptoKeys/token-signer",

@@ -9,9 +9,10 @@ the place and then ask `placeholders.py` whether the value stands for a secret o
 SAS `sig=`, `?access_token=`/`?token=` in a URL, a Docker config.json `auth`.
 
 What they leave alone: the option that prompts (`mysql -p` with nothing glued on, `curl -u user`), other tools'
-`-p` (`mkdir -p`, `ssh -p 22`, `docker run -p 8080:80`), `--token-file`, and every stand-in (`<token>`,
-`$TOKEN`, `${{ secrets.X }}`). Each finding covers the value only, so redaction keeps the command readable.
-`credentials.py` runs `DETECTORS` before its generic assignment detectors and `FALLBACKS` after them.
+`-p` (`mkdir -p`, `ssh -p 22`, `docker run -p 8080:80`), `--token-file`, a Codecov badge's graph token (made
+to be published), and every stand-in (`<token>`, `$TOKEN`, `${{ secrets.X }}`). Each finding covers the value
+only, so redaction keeps the command readable. `credentials.py` runs `DETECTORS` before its generic assignment
+detectors and `FALLBACKS` after them.
 """
 
 from __future__ import annotations
@@ -98,9 +99,19 @@ def _docker(m: re.Match) -> bool:
     return _token(m)
 
 
+def _public_badge(m: re.Match) -> bool:
+    """Codecov's badge URLs carry a graph token made to be published in READMEs (`.../graph/badge.svg?token=`)."""
+    text, start = m.string, m.start()
+    url_start = max(text.rfind(c, 0, start) for c in " \t\n\"'(<")
+    url = text[url_start + 1 : start]
+    return "codecov.io/" in url and "/graph/" in url
+
+
 def _query_value(m: re.Match) -> bool:
     from urllib.parse import unquote
 
+    if _public_badge(m):
+        return False
     value = unquote(m.group("value"))
     if value.startswith(("$", "{", "%", "<", "[")) or is_placeholder(value):
         return False
