@@ -151,7 +151,8 @@ _HEADER_NAME = (
     r"|x-(?:[a-z0-9]+-){0,3}(?:token|secret|auth)))"
 )
 _HEADER_ANCHORS = ("key", "token", "secret", "auth")  # every _HEADER_NAME ends in one
-_HEADER_VALUE = r"(?P<value>[A-Za-z0-9._~+/=:-]{8,400})(?![A-Za-z0-9._~+/=:-])"
+# Possessive (`{8,}+`): a run is taken whole or not at all, so a long run of value characters costs one pass.
+_HEADER_VALUE = r"(?P<value>[A-Za-z0-9._~+/=:-]{8,}+)"
 
 
 def _word_start(m: re.Match) -> bool:
@@ -168,7 +169,7 @@ def _command_password(m: re.Match) -> bool:
 # (kind, anchors, regex, check), as credentials._DETECTORS; lower-case anchors are looked for in lower case.
 DETECTORS = [
     ("basic-auth", ("basic",),
-     r"(?i:\bbasic)[ \t]+(?P<value>[A-Za-z0-9+/]{8,400}={0,2})(?![A-Za-z0-9+/=])", _basic),
+     r"(?i:\bbasic)[ \t]+(?P<value>[A-Za-z0-9+/]{8,}+={0,2}+)(?![A-Za-z0-9+/=])", _basic),
     # `-u user` (prompts), `-u :` and `-u $USER:$TOKEN` hold no password.
     ("basic-auth", ("curl",),
      r"curl(?:\.exe)?\b" + _SAME_COMMAND + r"\s(?:-u[ \t]*|--user(?:[ \t]+|=))"
@@ -181,16 +182,16 @@ DETECTORS = [
      r"(?<![A-Za-z0-9_-])" + _HEADER_NAME + r"(?P<nq>[\"'])?[ \t]*:[ \t]*(?P<vq>[\"'])?" + _HEADER_VALUE,
      _key_header),
     ("azure-key", ("accountkey", "sharedaccesskey"),
-     r"(?<![A-Za-z0-9])(?i:AccountKey|SharedAccessKey)[ \t]*=[ \t]*(?P<value>[A-Za-z0-9+/]{20,200}={0,2})"
+     r"(?<![A-Za-z0-9])(?i:AccountKey|SharedAccessKey)[ \t]*=[ \t]*(?P<value>[A-Za-z0-9+/]{20,}+={0,2}+)"
      r"(?![A-Za-z0-9+/=])", _account_key),
     ("azure-sas", ("sig=",),
-     r"sig=(?P<value>[A-Za-z0-9%+/=_-]{16,400})(?![A-Za-z0-9%+/=_-])", lambda m: _word_start(m) and _sas(m)),
+     r"sig=(?P<value>[A-Za-z0-9%+/=_-]{16,}+)", lambda m: _word_start(m) and _sas(m)),
     ("url-token", ("token=", "key=", "secret=", "password=", "passwd="),
      r"[?&#;](?P<name>(?i:access_token|token|auth_token|api_key|apikey|api-key|private_token|client_secret"
      r"|refresh_token|id_token|password|passwd|secret|x-amz-security-token))"
      r"=(?P<value>[^&\s#\"'<>()\[\]`]{1,1000})", _query_value),
     ("docker-auth", ('"auth"', '"identitytoken"', '"registrytoken"'),
-     r"\"(?P<name>(?i:auth|identitytoken|registrytoken))\"[ \t]*:[ \t]*\"(?P<value>[A-Za-z0-9+/=._-]{8,4000})\"",
+     r"\"(?P<name>(?i:auth|identitytoken|registrytoken))\"[ \t]*:[ \t]*\"(?P<value>[A-Za-z0-9+/=._-]{8,}+)\"",
      _docker),
 ]
 
