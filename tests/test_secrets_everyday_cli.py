@@ -95,3 +95,26 @@ def test_a_token_glued_onto_a_word_is_refused_in_every_field(laptop, store_dir, 
 ])
 def test_save_stores_everyday_notes_that_only_look_like_these_forms(laptop, line):
     laptop.run("save", input=f"# Ops\n\n{line}\n", cwd=laptop.checkout, check_status=0)
+
+
+def test_save_redact_keeps_each_command_readable_and_drops_only_the_secret(laptop, store_dir):
+    # INV no-credentials: the finding covers the value, so the note still says which command and option
+    import json
+
+    lines = [_material.fill(t) for t in (
+        "curl -u deploy:{pw} https://api.invalid/v1",
+        "PGPASSWORD={pw} psql -h db.internal -U app",
+        "curl -H 'X-API-Key: {alnum:32}' https://api.invalid",
+        "https://api.invalid/v1/items?access_token={alnum:40}&page=2",
+    )]
+    body = "# Ops\n\n" + "\n".join(text for text, _ in lines) + "\n"
+    status, out, err = laptop.run("save", "--redact", "--json", input=body, cwd=laptop.checkout)
+    assert status == 0, err
+    saved = json.loads(out)
+    assert [r["kind"] for r in saved["redacted"]] == ["basic-auth", "command-password", "auth-header", "url-token"]
+    stored = (store_dir / saved["path"]).read_text()
+    assert "curl -u deploy:[REDACTED:basic-auth] https://api.invalid/v1" in stored
+    assert "PGPASSWORD=[REDACTED:command-password] psql -h db.internal -U app" in stored
+    assert "curl -H 'X-API-Key: [REDACTED:auth-header]' https://api.invalid" in stored
+    assert "?access_token=[REDACTED:url-token]&page=2" in stored
+    assert not any(v in stored for _, values in lines for v in values)
