@@ -85,39 +85,40 @@ def _twilio(m: re.Match) -> bool:
 # (kind, anchors, regex, check), as credentials._DETECTORS, in priority order.
 _B = r"(?<![A-Za-z0-9])"  # start boundary: `_` may touch a token (`MY_hf_...`)
 _E = r"(?![A-Za-z0-9])"  # end boundary
-_G = ""  # a vendor prefix may be glued onto a word before it: _glued_or_alone tells, the pattern starts literal
+# Patterns checked by _glued_or_alone start with their prefix and have no start boundary: the check judges what
+# comes before (a prefix glued onto a word is a token; one inside random data is not).
 DETECTORS = [
-    ("hf-token", ("hf_",), _G + r"hf_[A-Za-z0-9]{34,}" + _E, _glued_or_alone),
+    ("hf-token", ("hf_",), r"hf_[A-Za-z0-9]{34,}" + _E, _glued_or_alone),
     # One anchor for a family whose prefixes share their start: the pattern's own search for it is as fast.
     ("github-token", ("gh", "github_pat_"),
-     _G + r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})" + _E, _glued_or_alone),
+     r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})" + _E, _glued_or_alone),
     ("gitlab-token", ("gl",),
-     _G + r"(?:glpat|gldt|glrt|glptt|glcbt|gloas)-[A-Za-z0-9_-]{20,}" + _E, _glued_or_alone),
+     r"(?:glpat|gldt|glrt|glptt|glcbt|gloas)-[A-Za-z0-9_-]{20,}" + _E, _glued_or_alone),
     # Bot, user and refresh tokens (xoxb-, xoxp-, xoxe-1-), and app-level tokens (xapp-1-A0...-<digits>-<hex>),
     # which are known by their four parts whatever the length of each.
     ("slack-token", ("xox", "xapp-"),
-     _G + r"(?:xox[abposre]-[0-9]{1,20}-[A-Za-z0-9-]{16,}|xapp-[0-9]{1,3}-[A-Z0-9]{4,}-[0-9]{4,}-[A-Za-z0-9]{4,})"
+     r"(?:xox[abposre]-[0-9]{1,20}-[A-Za-z0-9-]{16,}|xapp-[0-9]{1,3}-[A-Z0-9]{4,}-[0-9]{4,}-[A-Za-z0-9]{4,})"
      + _E, _glued_or_alone),
     ("slack-webhook", ("hooks.slack.com",),
      r"https://hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{6,}/[A-Za-z0-9/_-]{16,}", _not_dummy),
     ("stripe-key", ("k_live_", "k_test_"),
-     _G + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}" + _E, _glued_or_alone),
-    ("anthropic-key", ("sk-ant-",), _G + r"sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,}" + _E, _glued_or_alone),
+     r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}" + _E, _glued_or_alone),
+    ("anthropic-key", ("sk-ant-",), r"sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,}" + _E, _glued_or_alone),
     ("openai-key", ("sk-",),
      r"(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{32,}|(?P<value>[A-Za-z0-9]{32,}))"
      r"(?![A-Za-z0-9_-])", _check_openai),
-    ("npm-token", ("npm_",), _G + r"npm_[A-Za-z0-9]{36}" + _E, _glued_or_alone),
-    ("pypi-token", ("pypi-AgE",), _G + r"pypi-AgE[A-Za-z0-9_-]{50,}" + _E, _glued_or_alone),
+    ("npm-token", ("npm_",), r"npm_[A-Za-z0-9]{36}" + _E, _glued_or_alone),
+    ("pypi-token", ("pypi-AgE",), r"pypi-AgE[A-Za-z0-9_-]{50,}" + _E, _glued_or_alone),
     ("aws-access-key-id", ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
      r"(?<![A-Z0-9])(?P<value>(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})(?![A-Z0-9])", _check_value),
     ("aws-secret-access-key", ("aws",),
      r"(?i:aws)[A-Za-z0-9_.-]{0,20}(?i:secret)[A-Za-z0-9_.-]{0,20}[\"']?\s*(?::=|=>|=|:)\s*[\"']?"
      r"(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])", _check_value),
-    ("sendgrid-key", ("SG.",), _G + r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _E, _glued_or_alone),
+    ("sendgrid-key", ("SG.",), r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _E, _glued_or_alone),
     ("twilio-key", ("SK",), r"SK[0-9a-fA-F]{32}" + _E, _twilio),
     ("discord-webhook", ("discord",),
      r"https://(?:(?:canary|ptb)\.)?discord(?:app)?\.com/api/(?:v[0-9]+/)?webhooks/[0-9]{17,20}/[A-Za-z0-9_-]{60,80}",
      _not_dummy),
-    ("gcp-api-key", ("AIza",), _G + r"AIza[0-9A-Za-z_-]{35}" + _E, _glued_or_alone),
+    ("gcp-api-key", ("AIza",), r"AIza[0-9A-Za-z_-]{35}" + _E, _glued_or_alone),
     ("jwt", (".ey",), _B + r"ey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}" + _E, _check_jwt),
 ]
