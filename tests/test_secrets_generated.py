@@ -125,3 +125,19 @@ def test_a_note_with_more_candidate_lines_than_are_worth_listing_is_scanned_whol
     sample = next(s for s in CREDENTIALS if s.form == "X-API-Key with curl")
     for text in (filler + sample.text, sample.text + "\n" + filler):
         assert [f.kind for f in credentials.scan(text)] == ["auth-header"]
+
+
+def test_every_credential_form_is_found_inside_a_long_note_of_look_alikes():
+    # A long text takes the scanner's other path (anchors looked for once, skipped by missing characters,
+    # line-bound detectors on candidate lines only): each form alone among 13 KB of look-alikes is still found.
+    filler = "\n\n".join(s.text for s in BENIGN)
+    head, tail = filler[: len(filler) // 2], filler[len(filler) // 2 :]
+    assert len(head) > 2 * credentials._SHORT
+    missed = []
+    for sample in CREDENTIALS:
+        text = f"{head}\n{sample.text}\n{tail}"
+        start = len(head) + 1
+        found = [f for f in credentials.scan(text) if f.start < start + len(sample.text) and start < f.end]
+        if {f.kind for f in found} != {sample.kind}:
+            missed.append((sample.form, [f.kind for f in found]))
+    assert missed == []
