@@ -52,6 +52,13 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "stale_error": "the error kind (null when fresh)", "refreshed": "whether the cache was refreshed",
         "checked_at": "when this machine last checked the store, or null",
     }),
+    "view": ("ok", {
+        "path": "the HTML file written", "notes": "how many notes it shows",
+        "projects": "[names] of the projects it shows", "bytes": "the file's size",
+        "stale": "true when something could not be checked (a project's store answer, the skills): the page says what",
+        "stale_reasons": "[lines] why it may be stale (empty when current)",
+        "opened?": "with --open: whether a browser was started",
+    }),
     "map": ("ok", {
         "directory": "the canonical directory mapped", "project": "its project",
         "changed": "whether config.toml changed",
