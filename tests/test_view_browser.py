@@ -274,13 +274,13 @@ def test_ten_thousand_notes_load_and_filter_within_budget(tmp_path, chromium):
         page.goto(f"file://{out['path']}")
         page.wait_for_selector("html[data-ready-ms]")
         usable = time.perf_counter() - started
-        assert page.inner_text("#count") == "10000 notes (showing 200)"
+        assert page.inner_text("#count") == "10000 notes (showing 100)"
         typed = page.evaluate(bench.KEYSTROKE, bench.TYPED)
         slowest = max(f for _, f in typed["times"])
         assert usable < 5 and slowest < 500, (usable, slowest)
         shown = page.inner_text("#count")
         expected = sum(1 for n in _notes(page) if all(w in n for w in bench.TYPED.split()))
-        assert shown == f"{expected} of 10000 notes (showing 200)" and expected == 250  # bench.fill: 1 in 40
+        assert shown == f"{expected} of 10000 notes (showing 100)" and expected == 250  # bench.fill: 1 in 40
     finally:
         page.close()
 

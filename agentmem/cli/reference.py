@@ -118,6 +118,10 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "runtime?": "trust: codex", "file?": "trust: the hooks file", "trusted?": "trust: [hook keys]",
     }),
 }
+# What a command's entry shows after its JSON keys (docs/cli.md sits beside docs/view.png).
+COMMAND_NOTES = {
+    "view": ["", "![The memory view: notes of two projects, a correction and a pending upload](view.png)"],
+}
 ERROR_SHAPE = {"status": "error", "error": "the error kind (below)", "message": "one line, also on stderr"}
 # Any command's JSON may also carry `warnings`: [lines], e.g. while config.toml holds conflict markers.
 COMMON_KEYS = {"status", "warnings"}
@@ -164,6 +168,7 @@ def _command(name: str) -> list[str]:
     status, keys = JSON_SHAPES[name]
     lines += [f"JSON: `status` {status}; " + ", ".join(f"`{k}`" for k in keys) + ".", ""]
     lines += [f"- `{k.rstrip('?')}`{' (sometimes)' if k.endswith('?') else ''}: {v}" for k, v in keys.items()]
+    lines += COMMAND_NOTES.get(name, [])
     return [*lines, ""]
 
 

@@ -138,7 +138,7 @@ def gather(machine: str, cfg, *, project: str | None = None, whole_store: bool =
     return {
         "version": DATA_VERSION,
         "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "store": {"kind": cfg.store.kind, "label": shown.text(cfg.store.label())},
+        "store": {"kind": cfg.store.kind, "label": shown.text(_home_relative(cfg.store.label()))},
         "agent": shown.text(cfg.agent),
         "scope": "project" if project is not None else ("store" if whole_store else "machine"),
         "projects": projects,
@@ -149,6 +149,14 @@ def gather(machine: str, cfg, *, project: str | None = None, whole_store: bool =
         "stale_reasons": reasons,
         "withheld": shown.withheld,
     }
+
+
+def _home_relative(label: str) -> str:
+    """A folder store under the user's home as `~/...`: shorter to read, and the page names no user."""
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and (label == home or label.startswith(home + os.sep)):
+        return "~" + label[len(home):]
+    return label
 
 
 def _open(machine: str, cfg, timeout: float | None):

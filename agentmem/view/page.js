@@ -6,7 +6,7 @@
   const DATA = JSON.parse(document.getElementById("memory-data").textContent);
   const NOTES = DATA.notes;
   const BY_ID = new Map(NOTES.map((n) => [n.id, n]));
-  const BATCH = 200; // rows rendered at a time: a filter keystroke stays cheap at 10k notes
+  const BATCH = 100; // rows rendered at a time: a filter keystroke stays cheap at 10k notes (about 12 fit the screen)
   const state = { matches: [], shown: 0, selected: null };
 
   // --- DOM helpers ------------------------------------------------------
@@ -39,6 +39,9 @@
     const href = safeUrl(url);
     if (href === null) return document.createTextNode(label === url ? label : "[" + label + "](" + url + ")");
     return h("a", { href: href, rel: "noopener noreferrer", target: "_blank", text: label });
+  }
+  function plural(n, word) {
+    return n + " " + word + (n === 1 ? "" : "s");
   }
   function when(iso) {
     return iso ? iso.slice(0, 16).replace("T", " ") : "";
@@ -106,9 +109,18 @@
   }
 
   // --- the haystacks and facets, computed once --------------------------
+  // The lowercase text each search looks in: built just after the first render (or by the first
+  // keystroke, if that comes sooner), so the list shows before 10k notes are lowercased.
+  let hayReady = false;
+  function ensureHay() {
+    if (hayReady) return;
+    for (const n of NOTES) {
+      n._hay = [n.title, n.body, n.tags.join(" "), n.sources.join(" "), n.agent, n.project, n.id, n.kind,
+        n.session || "", n.states.map((s) => s.label).join(" ")].join("\n").toLowerCase();
+    }
+    hayReady = true;
+  }
   for (const n of NOTES) {
-    n._hay = [n.title, n.body, n.tags.join(" "), n.sources.join(" "), n.agent, n.project, n.id, n.kind,
-      n.session || "", n.states.map((s) => s.label).join(" ")].join("\n").toLowerCase();
     n._day = (n.created || "").slice(0, 10);
     n._states = new Set(n.states.map((s) => s.name));
     if (n.corrected_by.length) n._states.add("corrected");
@@ -132,7 +144,7 @@
   const stateLabels = Object.fromEntries(stateCounts.map(([v, c]) => [v, stateNames[v] + " (" + c + ")"]));
 
   // --- the page ---------------------------------------------------------
-  const q = h("input", { type: "search", id: "q", placeholder: "Search titles, bodies, tags, sources, IDs",
+  const q = h("input", { type: "search", id: "q", placeholder: "Search notes, tags, sources, IDs",
     "aria-label": "Search notes", autocomplete: "off", spellcheck: "false", oninput: apply });
   const fProject = chooser("f-project", "All projects", NOTES.map((n) => n.project));
   const fKind = chooser("f-kind", "All kinds", NOTES.map((n) => n.kind));
@@ -168,9 +180,9 @@
   document.body.append(
     h("header", {},
       h("h1", {}, "agentmem ", h("span", { text: "memory" })),
-      h("p", { id: "summary", text: NOTES.length + " notes in " + projects.length + " project(s) · store " +
-        DATA.store.label + " · " + (checked.length ? "store last checked " + when(checked[0]) + " UTC"
-        : "store never checked") + " · page written " + when(DATA.generated_at) + " UTC" })),
+      h("p", { id: "summary", text: plural(NOTES.length, "note") + " in " + plural(projects.length, "project") +
+        " · store " + DATA.store.label + " · " + (checked.length ? "last checked " + when(checked[0]) + " UTC"
+        : "never checked") })),
     staleBanner(), tabs, views.notes, views.skills, views.store);
   show("notes");
 
@@ -186,6 +198,7 @@
     const words = q.value.toLowerCase().split(/\s+/).filter(Boolean);
     const project = fProject.value, kind = fKind.value, tag = fTag.value, agent = fAgent.value;
     const st = fState.value, from = fFrom.value, to = fTo.value;
+    if (words.length) ensureHay();
     const out = [];
     for (const n of NOTES) {
       if (project && n.project !== project) continue;
@@ -314,4 +327,5 @@
   apply();
   if (NOTES.length) select(NOTES[0].id);
   document.documentElement.setAttribute("data-ready-ms", String(Math.round(performance.now())));
+  setTimeout(ensureHay, 0);
 })();
