@@ -71,3 +71,14 @@ def test_checkpoints_times_hybrid_search_through_the_cli(tmp_path):
     report = json.loads(_bench("checkpoints.py", "--notes", "6", "--encode", "6", "--repeat", "1",
                                "--data", str(data), "--json", timeout=600))
     assert report["median"]["cli_hybrid_s"] > 0 and report["nonsense_results"] == 0
+
+
+def test_view_times_the_page_in_chromium():
+    from tests import browserkit
+
+    if browserkit.missing():
+        missing_prerequisite(browserkit.missing())
+    report = json.loads(_bench("view.py", "--sizes", "60", "--repeat", "1", "--json"))
+    [size] = report["sizes"]
+    assert size["notes"] == 60 and size["view_s"] > 0 and size["usable_s"] > 0
+    assert size["after_typing"].startswith("2 of 60 notes")  # bench.fill: one note in 40 holds the query
