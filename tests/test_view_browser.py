@@ -62,7 +62,9 @@ class Visit:
         self.page.wait_for_selector("html[data-ready-ms]")
 
     def rows(self) -> list[str]:
-        return self.page.locator("#list li.note .t").all_inner_texts()
+        # textContent: rows skip rendering until they are on screen (content-visibility), and innerText
+        # reads rendered text, empty for a row the next frame has not reached yet
+        return self.page.locator("#list li.note .t").all_text_contents()
 
     def close(self):
         self.context.close()
@@ -219,7 +221,7 @@ def test_a_correction_links_both_ways_in_the_page(laptop, visit):  # INV correct
     new = saved(laptop, laptop.checkout, "Never on Fridays", "--title", "Deploy day, corrected", "--corrects", old)
     v = visit(view(laptop))
     row = v.page.locator(f'li.note[data-id="{old}"]')
-    assert "corrected" in row.inner_text().lower()
+    assert "corrected" in row.text_content().lower()
     row.click()
     notice = v.page.locator("#detail .notice.state-corrected")
     assert "Deploy day, corrected" in notice.inner_text()
@@ -236,7 +238,7 @@ def test_a_pending_note_and_a_stale_store_are_shown(offline_machine, visit):
     v = visit(view(offline_machine))
     assert "may be stale" in v.page.inner_text("#stale")
     row = v.page.locator(f'li.note[data-id="{note_id}"]')
-    assert "pending upload" in row.inner_text().lower()
+    assert "pending upload" in row.text_content().lower()
     row.click()
     assert "not confirmed by the store" in v.page.inner_text("#detail .notice.state-pending")
     v.page.click("#tab-store")
