@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -99,12 +100,18 @@ def machine(root: Path, store: Path | None) -> dict:
     return env
 
 
+CPU: list[float] = []  # CPU seconds (user + system) of the last timed child: steadier than wall time on a busy box
+
+
 def timed(argv: list[str], env: dict) -> tuple[float, str]:
     cwd = env.get("_cwd")
     clean = {k: v for k, v in env.items() if k != "_cwd"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     done = subprocess.run(argv, env=clean, cwd=cwd, capture_output=True, text=True, timeout=600)
     elapsed = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     if done.returncode != 0:
         raise SystemExit(f"{argv} failed ({done.returncode}): {done.stderr[-2000:]}")
     return elapsed, done.stdout
@@ -179,10 +186,14 @@ def main() -> None:
             fill(store, size)
             env = machine(root, store)
             first = timed(helper("view", "--json"), env)[0]
-            warm = [timed(helper("view", "--json"), env) for _ in range(args.repeat)]
+            warm, warm_cpu = [], []
+            for _ in range(args.repeat):
+                warm.append(timed(helper("view", "--json"), env))
+                warm_cpu.append(CPU[-1])
             out = json.loads(warm[-1][1])
             search = statistics.median(timed(helper("search", "", "--json"), env)[0] for _ in range(args.repeat))
             row = {"notes": out["notes"], "first_view_s": first, "view_s": statistics.median(t for t, _ in warm),
+                   "view_cpu_s": statistics.median(warm_cpu),
                    "search_s": search, "bytes": out["bytes"], **in_browser(browser, out["path"], args.repeat)}
             report["sizes"].append(row)
         browser.close()
@@ -192,10 +203,10 @@ def main() -> None:
     e = report["empty_page"]
     print(f"reference: python -c pass {report['python_start_s'] * 1000:.0f} ms; empty page usable "
           f"{e['usable_s'] * 1000:.0f} ms")
-    print(f"{'notes':>6} {'1st view':>9} {'view':>7} {'search':>7} {'size':>8} {'usable':>7} {'in page':>8} "
+    print(f"{'notes':>6} {'1st view':>9} {'view':>7} {'(cpu)':>6} {'search':>7} {'size':>8} {'usable':>7} {'in page':>8} "
           f"{'key (handler)':>14} {'key (frame)':>12} {'key max':>8}")
     for r in report["sizes"]:
-        print(f"{r['notes']:>6} {r['first_view_s']:>8.2f}s {r['view_s']:>6.2f}s {r['search_s']:>6.2f}s "
+        print(f"{r['notes']:>6} {r['first_view_s']:>8.2f}s {r['view_s']:>6.2f}s {r['view_cpu_s']:>5.2f}s {r['search_s']:>6.2f}s "
               f"{r['bytes'] / 1e6:>6.1f}MB {r['usable_s'] * 1000:>5.0f}ms {r['ready_in_page_s'] * 1000:>6.0f}ms "
               f"{r['keystroke_handler_median_s'] * 1000:>12.1f}ms {r['keystroke_frame_median_s'] * 1000:>10.1f}ms "
               f"{r['keystroke_frame_max_s'] * 1000:>6.1f}ms")
