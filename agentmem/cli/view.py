@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 
 from agentmem.cli import common
 from agentmem.cli.result import Result
@@ -78,5 +77,4 @@ def _open(path: str) -> tuple[bool, str | None]:
         why = "no browser was found"
     if opened:
         return True, None
-    sys.stdout.flush()
     return False, f"could not open a browser ({why}); open {_uri(path)} yourself"

@@ -106,7 +106,9 @@ def gather(machine: str, cfg, *, project: str | None = None, whole_store: bool =
     shown = Redactor()
     reasons: list[str] = []
     names = [project] if project is not None else projects_on_machine(machine, cfg)
-    if whole_store and project is None and not offline:
+    if whole_store and project is None and offline:
+        reasons.append("offline mode: the store was not asked which projects it holds")
+    elif whole_store and project is None:
         try:
             names = sorted(set(names) | set(store_projects(_open(machine, cfg, timeout))))
         except errors.AgentmemError as exc:
