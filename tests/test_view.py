@@ -182,3 +182,15 @@ def test_view_of_a_missing_store_folder_is_never_an_empty_store(tmp_path):  # IN
     (store / ".agentmem-store").rename(store / "moved-marker")
     status, out, _ = m.json("view", cwd=m.user_home)
     assert status == 0 and out["notes"] == 1 and out["stale"] is True  # the cached note, said to be stale
+
+
+def test_the_page_lists_the_shared_skills_with_their_revisions(laptop, tmp_path):
+    src = tmp_path / "skill-src" / "tidy"
+    src.mkdir(parents=True)
+    (src / "SKILL.md").write_text("---\nname: tidy\ndescription: Tidy things up.\n---\n\nDo it.\n")
+    status, published, _ = laptop.json("publish-skill", str(src), cwd=laptop.checkout)
+    assert status == 0
+    laptop.json("view", cwd=laptop.user_home)
+    [skill] = page_data((laptop.home / "view" / "index.html").read_bytes())["skills"]
+    assert skill["name"] == "tidy" and skill["installed"] == []
+    assert [(r["revision"], r["description"]) for r in skill["revisions"]] == [(published["revision"], "Tidy things up.")]

@@ -277,6 +277,8 @@ def test_ten_thousand_notes_load_and_filter_within_budget(tmp_path, chromium):
         page.wait_for_selector("html[data-ready-ms]")
         usable = time.perf_counter() - started
         assert page.inner_text("#count") == "10000 notes (showing 100)"
+        page.click("#more")
+        assert page.inner_text("#count") == "10000 notes (showing 200)" and page.locator("#list li.note").count() == 200
         typed = page.evaluate(bench.KEYSTROKE, bench.TYPED)
         slowest = max(f for _, f in typed["times"])
         assert usable < 5 and slowest < 500, (usable, slowest)
