@@ -42,8 +42,16 @@ def run_view(args) -> Result:
         refuse_argument(args.project, "--project", "view")
         project = cfg.resolve_project(explicit=args.project)
     path = _output(machine, args.output)
-    shown = data.gather(machine, cfg, project=project, whole_store=args.all, offline=args.offline,
-                        timeout=common.timeout(cfg), runtimes=common.runtimes(cfg))
+    from agentmem.cli.memory import _Progress
+
+    progress = _Progress.for_terminal(args.json)  # a long first sync counts on stderr, as search's does
+    try:
+        shown = data.gather(machine, cfg, project=project, whole_store=args.all, offline=args.offline,
+                            timeout=common.timeout(cfg), runtimes=common.runtimes(cfg),
+                            progress=(lambda _name, done, total: progress(done, total)) if progress else None)
+    finally:
+        if progress is not None:
+            progress.finish()
     size = page.write(path, shown)
     out: dict = {"path": path, "notes": len(shown["notes"]), "projects": [p["name"] for p in shown["projects"]],
                  "bytes": size, "stale": shown["stale"], "stale_reasons": shown["stale_reasons"]}

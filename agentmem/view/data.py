@@ -113,7 +113,7 @@ def gather(machine: str, cfg, *, project: str | None = None, whole_store: bool =
             names = sorted(set(names) | set(store_projects(_open(machine, cfg, timeout))))
         except errors.AgentmemError as exc:
             reasons.append(f"the store's list of projects could not be read, so projects no directory on this "
-                           f"machine maps may be missing: {exc.one_line()}")
+                           f"machine maps may be missing: {shown.text(exc.one_line())}")
     waiting = {e.id: e for e in pending.list_entries(machine)}
     projects, found = [], []
     for name in names:
