@@ -155,7 +155,7 @@ def test_a_hostile_note_shows_as_text_and_runs_nothing(laptop, visit):  # INV vi
 
 
 def test_the_page_makes_no_network_request(laptop, visit):  # INV view-inert
-    saved(laptop, laptop.checkout, "See https://example.com/docs and ![img](https://example.com/a.png)",
+    saved(laptop, laptop.checkout, "See https://example.com/docs. And ![img](https://example.com/a.png)",
           "--title", "Links", "--source", "https://example.com/issue/1")
     v = visit(view(laptop))
     v.page.locator("input[type=search]").press_sequentially("links")
@@ -293,3 +293,21 @@ def _notes(page) -> list[str]:
     return page.evaluate("""() => JSON.parse(document.getElementById("memory-data").textContent).notes.map(n =>
         [n.title, n.body, n.tags.join(" "), n.sources.join(" "), n.agent, n.project, n.id, n.kind, n.session || "",
          n.states.map(s => s.label).join(" ")].join("\\n").toLowerCase())""")
+
+
+def test_a_note_body_is_shown_as_a_small_markdown_subset_built_from_text(laptop, visit):
+    body = ("# Release steps\n\nRun **all** checks with `make check`:\n\n- build\n- sign\n\n1. tag\n2. push\n\n"
+            "```sh\necho '<b>not bold</b>'\n```\n\n> quoted\n\nDocs: [the guide](https://example.com/guide)")
+    note = saved(laptop, laptop.checkout, body, "--title", "Release steps")
+    v = visit(view(laptop))
+    v.page.click(f'li.note[data-id="{note}"]')
+    shape = v.page.evaluate("""() => {
+        const b = document.querySelector("#detail .body");
+        const t = (s) => [...b.querySelectorAll(s)].map(e => e.textContent);
+        return {h: t("h3"), strong: t("strong"), code: t("p code"), ul: t("ul li"), ol: t("ol li"), pre: t("pre code"),
+                quote: t("blockquote"), links: [...b.querySelectorAll("a")].map(a => [a.textContent, a.href, a.rel]),
+                bold: b.querySelectorAll("b").length};
+    }""")
+    assert shape == {"h": ["Release steps"], "strong": ["all"], "code": ["make check"], "ul": ["build", "sign"],
+                     "ol": ["tag", "push"], "pre": ["echo '<b>not bold</b>'"], "quote": ["quoted"],
+                     "links": [["the guide", "https://example.com/guide", "noopener noreferrer"]], "bold": 0}

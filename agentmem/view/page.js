@@ -57,7 +57,12 @@
       if (m[1]) out.push(h("code", { text: m[1].slice(1, -1) }));
       else if (m[2]) out.push(h("strong", { text: m[2].slice(2, -2) }));
       else if (m[3]) out.push(link(m[3], m[4]));
-      else out.push(link(m[5], m[5]));
+      else {
+        const url = m[5].replace(/[.,;:!?'"]+$/, ""); // a sentence's full stop is not part of its URL
+        out.push(link(url, url));
+        last = m.index + url.length;
+        continue;
+      }
       last = m.index + m[0].length;
     }
     if (last < text.length) out.push(text.slice(last));
