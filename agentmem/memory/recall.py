@@ -59,7 +59,7 @@ def freshen(machine: str, cfg, project: str, *, refresh: bool = False, offline: 
     from agentmem.memory import cache
 
     return cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
-                              force=refresh, offline=offline, progress=progress)
+                              force=refresh, offline=offline, progress=progress, check_timeout=cfg.check_timeout)
 
 
 def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
