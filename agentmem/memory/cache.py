@@ -15,10 +15,13 @@ INV cache-kept-on-failure: cached notes are pruned only after a complete
 listing of the project or a delete the store's feed reported; on any error the
 previous cache stays as it was and the result says the data may be stale, and why.
 INV loud-unwritable: a cache that cannot be written still gets what changed, in memory
-(`CacheStatus.uncached`, memory/uncached.py).
+(`CacheStatus.uncached`, memory/status.py).
 INV unreadable-skipped: one object the store holds but agentmem cannot read (a
 FIFO, a device, an oversized or unreadable file) is skipped and reported; the
 other notes still arrive.
+
+Records (memory/records.py) arrive through the same changes, before the notes: a note
+a purge record names is never downloaded, and leaves this machine in that refresh.
 
 Only the project asked for is listed and downloaded, never every project.
 """
@@ -32,7 +35,7 @@ import time
 from agentmem import errors
 from agentmem.fsutil import TMP_PREFIX, read_bytes, sweep_temp, write_atomic
 from agentmem.memory import ids
-from agentmem.memory.uncached import Uncached
+from agentmem.memory.status import CacheStatus, Uncached
 from agentmem.paths import cache_root
 from agentmem.store.base import Changes, Listed, StoreDescription
 
@@ -57,31 +60,6 @@ def project_dir(machine: str | os.PathLike, store: StoreDescription, project: st
 
 def notes_dir(machine: str | os.PathLike, store: StoreDescription, project: str) -> str:
     return os.path.join(project_dir(machine, store, project), "notes")
-
-
-class CacheStatus:
-    """How current the cache is after ensure_fresh/refresh."""
-
-    def __init__(self, stale: bool, reason: str | None = None, error: str | None = None,
-                 refreshed: bool = False, added: list[str] | None = None, removed: list[str] | None = None,
-                 checked_at: float | None = None, unreadable: dict | None = None, how: str | None = None,
-                 uncached: Uncached | None = None):
-        self.stale = stale
-        self.reason = reason  # why it may be stale: what failed, or why the store was not asked
-        self.error = error  # the error kind, e.g. "offline", "not-authenticated"; "not-checked" for max_age
-        self.refreshed = refreshed  # the store was asked during this call
-        self.added = added or []
-        self.removed = removed or []
-        self.checked_at = checked_at  # when the cache was last brought up to date with the store
-        self.unreadable = unreadable or {}  # note id -> {"error", "message"}: in the store, not readable
-        self.how = how  # how the store was asked ("unchanged (one stat)", "events feed (2 change(s))", ...)
-        self.uncached = uncached  # what the store answered that the cache could not keep
-
-    def to_json(self) -> dict:
-        return {"stale": self.stale, "stale_reason": self.reason, "stale_error": self.error,
-                "refreshed": self.refreshed, "checked_at": _iso(self.checked_at),
-                "unreadable": [{"id": k, **v} for k, v in sorted(self.unreadable.items())],
-                "not_cached": self.uncached.reason if self.uncached is not None else None}
 
 
 def cached_ids(machine: str | os.PathLike, store: StoreDescription, project: str) -> list[str]:
@@ -160,6 +138,8 @@ class _Plan:
         self.damaged: set[str] = set()  # cached but differing from the store: fetched again
         self.count: int | None = None  # notes in the store, when a full listing told
         self.temps: list[str] = []  # temp files seen in the notes cache (swept if stale)
+        self.records: dict[str, Listed] = {}  # record file name -> object, to fetch before the notes
+        self.new_purges: set[str] = set()  # notes named by purge records this refresh brought
 
 
 def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: str, *,
@@ -195,21 +175,33 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
                            exc.kind, checked_at=last_ok, unreadable=unreadable)
     holdoff.release(machine, store_desc)
 
+    from agentmem.memory import records
+
     plan = _plan(changes, prefix, ndir, started, store, unreadable)
+    plan.records, gone = records.to_fetch(changes, prefix, pdir)  # records first: a purge is known before notes
+    plan.new_purges, problem = records.fetch(store, plan.records, gone, pdir)
+    unkept = problem if isinstance(problem, errors.NotWritable) else None  # records read, not cached
+    problem = None if unkept is not None else problem
+    purged = _purged_in(plan, pdir, ndir, unreadable) if problem is None else set()
+    for note_id in plan.new_purges if unkept is not None else ():
+        plan.fetch.pop(note_id, None)  # a purge the cache could not keep still keeps its note out
     kept: dict[str, bytes] = {}  # fetched notes the cache could not take
-    added, problem = _fetch(store, plan, ndir, unreadable, progress, kept)
+    added, problem = _fetch(store, plan, ndir, unreadable, progress, kept) if problem is None else ([], problem)
     removed, unwritable = _drop(ndir, plan.drop)
-    refused = problem if isinstance(problem, errors.NotWritable) else None if problem else unwritable
+    refused = problem if isinstance(problem, errors.NotWritable) else None if problem else (unwritable or unkept)
     if changes.kind == Changes.FULL and refused is None:
         _sweep_local(machine, ndir, plan.temps)
     reindexed = sorted((set(added) & plan.damaged) | set(removed))
     if added or removed:
         _notify(pdir, added, reindexed)
+    if purged and problem is None and refused is None:  # last: its scrub compacts the index after every other change
+        records.forget(machine, store_desc, project, purged)
     state["unreadable"] = dict(sorted(unreadable.items())[:MAX_REPORTED])
     if refused is not None:  # the store answered in full; only the cache could not keep it
         _record_failure(pdir, state, refused)  # INV change-token: the previous token stays; the next one replays
+        gone_here = (plan.drop - set(removed)) | purged | plan.new_purges
         return CacheStatus(False, None, None, True, added, removed, started, state["unreadable"], changes.how,
-                           Uncached(refused, kept, plan.drop - set(removed)))
+                           Uncached(refused, kept, gone_here))
     if problem is not None:  # INV change-token: keep the previous token, so the next refresh replays
         _record_failure(pdir, state, problem)
         return CacheStatus(True, f"some notes could not be downloaded: {problem.one_line()}; "
@@ -251,7 +243,7 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
     # FULL: compare file names (they carry the IDs); only the names that differ are parsed
     head = prefix + "/"
     remote = {o.path[len(head):]: o for o in changes.listing if o.path.startswith(head)}
-    plan.count = len(remote)
+    plan.count = sum(1 for name in remote if ids.NOTE_FILE.match(name))
     for note_id in list(unreadable):
         if ids.note_file(note_id) not in remote:
             unreadable.pop(note_id)  # gone from the store
@@ -271,6 +263,20 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
             plan.drop.add(note_id)
     _check_sizes(plan, remote, names & remote.keys(), ndir, store)
     return plan
+
+
+def _purged_in(plan: _Plan, pdir: str, ndir: str, unreadable: dict) -> set[str]:
+    """The purged notes this refresh must not fetch and must remove here (INV: a purged ID never returns)."""
+    from agentmem.memory import records
+
+    if not (plan.fetch or plan.drop or plan.records):
+        return set()  # nothing arrives or leaves: the per-turn cost stays one stat of the notes folder
+    purged = set(records.states(pdir).purged)
+    for note_id in purged:
+        plan.fetch.pop(note_id, None)
+        plan.damaged.discard(note_id)
+        unreadable.pop(note_id, None)
+    return (purged & (plan.drop | plan.new_purges)) | {i for i in purged if _cached_size(ndir, i) is not None}
 
 
 def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: str, store) -> None:
@@ -481,9 +487,3 @@ def ago(ts: float) -> str:
 
 def _checked_words(ts: float | None) -> str:
     return "never checked before" if ts is None else f"last checked {ago(ts)}"
-
-
-def _iso(ts: float | None) -> str | None:
-    if ts is None:
-        return None
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ts)) + f".{int(ts * 1000) % 1000:03d}Z"

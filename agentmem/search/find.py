@@ -1,11 +1,15 @@
 """Find notes in a project's memory: the cached notes plus this machine's pending notes (and, where the
-cache could not be written, what the store answered in memory: memory/uncached.py).
+cache could not be written, what the store answered in memory: memory/status.py).
 
 `find` is what `agentmem search` runs, in any mode. Literal mode (here):
 case-insensitive substring matching, newest first, bounded. Ranked and hybrid
 modes ask the engine (`search/ranked.py`) and turn its hits into results with
 excerpts. An empty query lists the most recent notes. In every mode a note that a later
 note corrects is marked and listed below its correction (`search/corrections.py`).
+
+Records (memory/records.py) shape every mode: a purged note is never a result, a retracted one
+only when asked for (`include_retracted`, then marked `retracted`); a note past its review date
+is marked `review_due` and, ranked, loses to an equal match that is not due (REVIEW_DEMOTION).
 """
 
 from __future__ import annotations
@@ -14,11 +18,18 @@ import os
 
 from agentmem.fsutil import read_bytes
 from agentmem.memory import cache, ids, notes, pending
-from agentmem.memory.uncached import Uncached
+from agentmem.memory.status import Uncached
 from agentmem.store.base import StoreDescription
 
 MAX_MATCHES_PER_NOTE = 5
 MAX_LINE = 300
+# A note past its review date scores this share of its match, so it ranks below an equal match that is
+# not due and above a clearly weaker one. 2026-12-01: a tenth is well within the spread of real matches
+# (scores of the top five LoCoMo hits differ by more), so a due note drops a place or two, never out of
+# sight; it is a hint that the note may be stale, not a verdict.
+REVIEW_DEMOTION = 0.9
+# Hits asked of the engine beyond `limit`, so that a demoted note can be passed by one just below the cut.
+REVIEW_SLACK = 10
 
 
 class Candidate:
@@ -36,6 +47,10 @@ class Result:
         self.corrects = corrects
         self.score = score
         self.corrected_by: list[str] = []  # IDs of the notes correcting this one, newest first
+        self.meta: dict = {}  # the note's frontmatter (not in the JSON)
+        self.retracted: dict | None = None  # the retraction record's summary, when shown (include_retracted)
+        self.review_due = False
+        self.pinned = False
 
     def to_json(self) -> dict:
         out = {
@@ -52,19 +67,25 @@ class Result:
             out["corrected_by"] = self.corrected_by
         if self.score is not None:
             out["score"] = round(self.score, 4)
+        if self.retracted is not None:
+            out["retracted"] = self.retracted
+        if self.review_due:
+            out["review_due"] = True
+        if self.pinned:
+            out["pinned"] = True
         return out
 
 
 def candidates(machine: str | os.PathLike, store: StoreDescription, project: str,
                waiting: dict[str, bytes] | None = None, uncached: Uncached | None = None) -> list[Candidate]:
     """Cached notes of the project, and pending notes of this machine for it (cache wins on overlap);
-    with `uncached`, its notes too and not the ones it says are gone."""
+    with `uncached`, the notes it holds too (in place of their cached copies)."""
     out: dict[str, Candidate] = {}
     ndir = cache.notes_dir(machine, store, project)
     if uncached is not None:
         out.update((i, Candidate(i, data, False)) for i, data in uncached.notes.items())
     for note_id in cache.cached_ids(machine, store, project):
-        if note_id in out or (uncached is not None and note_id in uncached.gone):
+        if note_id in out:
             continue
         try:
             out[note_id] = Candidate(note_id, read_bytes(os.path.join(ndir, ids.note_file(note_id))), False)
@@ -78,7 +99,7 @@ def candidates(machine: str | os.PathLike, store: StoreDescription, project: str
 
 def _result(c: Candidate, parsed: notes.Parsed, matches: list[dict]) -> Result:
     corrects = parsed.meta.get("corrects")
-    return Result(
+    result = Result(
         id=c.id,
         title=parsed.title or c.id,
         created=parsed.created,
@@ -87,6 +108,8 @@ def _result(c: Candidate, parsed: notes.Parsed, matches: list[dict]) -> Result:
         matches=matches,
         corrects=corrects if isinstance(corrects, str) else None,
     )
+    result.meta = parsed.meta
+    return result
 
 
 def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
@@ -119,33 +142,59 @@ def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
 
 
 def find(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
-         mode: str = "ranked", notices: list[str] | None = None,
-         uncached: Uncached | None = None) -> list[Result]:
+         mode: str = "ranked", notices: list[str] | None = None, *, include_retracted: bool = False,
+         review_after: float | None = None, states=None, uncached: Uncached | None = None) -> list[Result]:
     """The project's notes that match `query` in `mode`, at most `limit`; an empty query lists recent notes.
 
     If the index could not be used (the notes were scanned instead), why is appended to `notices`.
+    `states` (memory/records.py) is read here when not given; `review_after` is [memory] review_after.
     `uncached`: what a refresh read from the store but could not cache (searched as if cached).
     """
+    from agentmem.memory import records
+
+    if states is None:
+        states = records.project_states(machine, store, project)
+    hidden = set(states.purged) | (set() if include_retracted else set(states.retracted))
+    if uncached is not None:  # a read-only sandbox: new purges, and cached notes the store no longer holds
+        hidden |= uncached.gone
     waiting = pending.project_notes(machine, project)  # read once, for the search and its corrections pass
+    waiting = {k: v for k, v in waiting.items() if k not in hidden} if hidden else waiting
     if mode == "literal":
-        found = literal(candidates(machine, store, project, waiting, uncached), query, limit)
+        cands = [c for c in candidates(machine, store, project, waiting, uncached) if c.id not in hidden]
+        found = literal(cands, query, limit)
     else:
-        found = _ranked(machine, store, project, query, limit, mode, notices, waiting, uncached)
-    return _corrections_pass(machine, store, project, found, limit, waiting, uncached)
+        wide = limit + REVIEW_SLACK + len(hidden)
+        found = [r for r in _ranked(machine, store, project, query, wide, mode, notices, waiting, uncached)
+                 if r.id not in hidden]
+    _mark_states(found, states, review_after, ranked=mode != "literal")
+    return _corrections_pass(machine, store, project, found[:limit], limit, waiting, hidden, states, review_after,
+                             uncached)
 
 
 def _cached(machine: str | os.PathLike, store: StoreDescription, project: str, note_id: str,
             uncached: Uncached | None) -> bytes | None:
-    """A note as the store has it: what the refresh kept in memory, else the cache (unless the store lost it)."""
-    if uncached is None:
-        return cache.read_cached(machine, store, project, note_id)
-    if note_id in uncached.notes:
+    """A note as the store has it: what the refresh kept in memory, else the cache."""
+    if uncached is not None and note_id in uncached.notes:
         return uncached.notes[note_id]
-    return None if note_id in uncached.gone else cache.read_cached(machine, store, project, note_id)
+    return cache.read_cached(machine, store, project, note_id)
+
+
+def _mark_states(found: list[Result], states, review_after: float | None, *, ranked: bool) -> None:
+    """Mark retracted, pinned and due results; ranked, a due note's score is demoted and the list re-sorted."""
+    today, pinned = notes.today(), states.pinned()
+    for r in found:
+        r.retracted = states.retracted.get(r.id)
+        r.pinned = r.id in pinned
+        r.review_due = notes.is_due(r.meta, today, review_after)
+        if ranked and r.review_due and r.score is not None:
+            r.score *= REVIEW_DEMOTION
+    if ranked and any(r.review_due for r in found):
+        found.sort(key=lambda r: r.score if r.score is not None else 0.0, reverse=True)  # stable: ties keep order
 
 
 def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, project: str, found: list[Result],
-                      limit: int, waiting: dict[str, bytes], uncached: Uncached | None) -> list[Result]:
+                      limit: int, waiting: dict[str, bytes], hidden: set[str], states,
+                      review_after: float | None, uncached: Uncached | None = None) -> list[Result]:
     """Mark corrected notes and list each below its correction (INV corrections-visible)."""
     from agentmem.search import corrections
 
@@ -156,6 +205,8 @@ def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, proje
         fixed = notes.parse(data).meta.get("corrects")
         if isinstance(fixed, str):
             pairs[note_id] = fixed
+    if hidden:  # a hidden (retracted, purged) correction neither marks nor is pulled in
+        pairs = {k: v for k, v in pairs.items() if k not in hidden}
 
     def fetch(note_id: str) -> Result | None:
         data = _cached(machine, store, project, note_id, uncached)
@@ -163,7 +214,9 @@ def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, proje
         data = waiting.get(note_id) if data is None else data
         if data is None:
             return None
-        return _result(Candidate(note_id, data, is_pending), notes.parse(data), [])
+        fresh = _result(Candidate(note_id, data, is_pending), notes.parse(data), [])
+        _mark_states([fresh], states, review_after, ranked=False)
+        return fresh
 
     return corrections.mark(found, corrections.corrected_by(pairs), fetch, limit)
 
@@ -178,8 +231,7 @@ def _ranked(machine: str | os.PathLike, store: StoreDescription, project: str, q
         return literal(candidates(machine, store, project, waiting, uncached), "", limit)
     pdir = cache.project_dir(machine, store, project)
     extra = [*(uncached.notes.items() if uncached is not None else ()), *waiting.items()]
-    gone = len(uncached.gone) if uncached is not None else 0  # asked for beyond `limit`: dropped below
-    hits = ranked.rank(pdir, query, limit + gone, mode=mode, extra=extra, notices=notices)
+    hits = ranked.rank(pdir, query, limit, mode=mode, extra=extra, notices=notices)
     wanted = set(words.split_query(query)[1])
     out = []
     for hit in hits:
@@ -193,7 +245,7 @@ def _ranked(machine: str | os.PathLike, store: StoreDescription, project: str, q
         result = _result(Candidate(hit.id, data, is_pending), parsed, _excerpts(parsed, wanted, start, hit.passage))
         result.score = hit.score
         out.append(result)
-    return out[:limit]
+    return out
 
 
 def _body_start(text: str, parsed: notes.Parsed) -> int:
