@@ -104,3 +104,18 @@ def test_a_note_gone_from_the_store_is_not_listed_by_a_read_only_search_although
     assert list((b.home / "cache").rglob(f"{first}.md"))  # still cached: the next writable refresh prunes it
     status, out, err = b.json("search", "zebra", cwd=checkout)
     assert status == 0 and out["results"] == [] and not list((b.home / "cache").rglob(f"{first}.md"))
+
+
+def test_a_note_purged_elsewhere_stays_out_of_a_read_only_search_though_its_purge_could_not_be_cached(pair):
+    # INV loud-unwritable: what the store says must not exist is not shown from memory either
+    a, b, checkout, first = pair
+    _, second, _ = a.json("save", "--title", "Zebra leaked", input="a zebra note to purge\n", cwd=checkout)
+    status, out, _ = b.json("search", "zebra", cwd=checkout)  # B has cached it...
+    assert second["id"] in [r["id"] for r in out["results"]]
+    status, out, err = a.json("purge", second["id"], "--yes", "--reason", "leaked", cwd=checkout)  # ...A purges it
+    assert status == 0, (out, err)
+    status, text, err = _read_only_run(b, b.home, "search", "zebra", "--json", cwd=checkout)
+    out = json.loads(text)
+    assert status == 0 and out["stale"] is False and out["not_cached"], (out, err)
+    assert [r["id"] for r in out["results"]] == [first], out
+    assert list((b.home / "cache").rglob(f"{second['id']}.md"))  # still on disk: the sandbox could not remove it
