@@ -23,8 +23,9 @@ import time
 import pytest
 
 from agentmem.hooks import actions
-from agentmem.machine import blocks, permissions
+from agentmem.machine import blocks
 from agentmem.memory import pending
+from agentmem.runtimes import gemini
 from tests.e2e_setup import helper_from_context, setup_machine
 from tests.fixtures_clis import ALL_CLIS, make_machine, require_cli, runtime_params
 from tests.modelstub import ModelStub, Shell, Text
@@ -295,7 +296,7 @@ def test_with_hooks_and_permissions_removed_nothing_of_ours_runs_and_the_users_f
         assert now == _text(value), rel
     assert not (m.home / ".copilot/hooks/agentmem.json").exists()
     assert not (m.home / ".config/opencode/plugins/agentmem.js").exists()
-    assert not (m.home / ".gemini/policies" / permissions.GEMINI_POLICY).exists()
+    assert not (m.home / ".gemini/policies" / gemini.POLICY_FILE).exists()
 
     entry, _ = _pending_note(world, m, "Stays pending")
     for runtime in ("gemini", "opencode"):

@@ -90,3 +90,26 @@ def test_a_per_turn_search_or_read_imports_neither_argparse_nor_pathlib(machines
         proc = subprocess.run([sys.executable, "-S", "-c", probe, *args], capture_output=True, text=True,
                               cwd=checkout, env=m.env | {"PYTHONPATH": str(REPO)})
         assert proc.stdout.split("\n")[-2] == "0 []", (args, proc.stdout, proc.stderr)
+
+
+def test_a_hook_reminder_imports_only_its_own_runtime_module_and_nothing_it_does_not_need(tmp_path):
+    # The reminder runs on every prompt. Before runtimes/ it imported 49 modules on Python 3.11, among
+    # them agentmem.errors and __future__; now the runtime package and the one module take their place.
+    probe = (
+        "import sys, io, contextlib\n"
+        "from agentmem.launch import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(sys.argv[1:])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('agentmem')))\n"
+        "print(sorted(m for m in ('typing', 'pathlib', 'dataclasses', 'json', 're', '__future__', 'agentmem.errors')\n"
+        "             if m in sys.modules))\n"
+    )
+    for name in ("codex", "claude", "gemini", "opencode", "copilot"):
+        proc = subprocess.run([sys.executable, "-S", "-c", probe, "hook", "reminder", "--runtime", name],
+                              capture_output=True, text=True, timeout=60,
+                              env={"AGENTMEM_HOME": str(tmp_path), "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+        ours, unwanted = proc.stdout.splitlines()[-2:]
+        assert ours == str(sorted(["agentmem", "agentmem.launch", "agentmem.hooks", "agentmem.hooks.dispatch",
+                                   "agentmem.hooks.actions", "agentmem.paths", "agentmem.runtimes",
+                                   f"agentmem.runtimes.{name}"])), (name, proc.stdout, proc.stderr)
+        assert unwanted == "[]", (name, unwanted)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agentmem.machine import permissions
+from agentmem.runtimes.gemini import POLICY_FILE
 from tests.template_kit import make_machine, make_template_repo
 
 pytestmark = pytest.mark.slow  # a copy and two updates: about 10 s (2026-12-01)
@@ -42,7 +42,7 @@ def test_an_update_that_adds_gemini_opencode_and_copilot_sets_them_up_and_one_th
     assert set(gemini["hooks"]) == {"SessionStart", "BeforeAgent", "AfterAgent"}
     assert (m.user / ".copilot" / "hooks" / "agentmem.json").is_file()
     assert (m.user / ".config" / "opencode" / "plugins" / "agentmem.js").is_file()
-    assert (m.user / ".gemini" / "policies" / permissions.GEMINI_POLICY).is_file()
+    assert (m.user / ".gemini" / "policies" / POLICY_FILE).is_file()
     assert json.loads(claude.read_text())["permissions"]["allow"] == [f"Bash({helper}:*)"]
 
     proc = m.copier("update", "--trust", "--defaults", "-r", "v1.0.0", '--data=runtimes=["codex"]',
@@ -50,5 +50,5 @@ def test_an_update_that_adds_gemini_opencode_and_copilot_sets_them_up_and_one_th
     assert not (m.user / ".gemini" / "settings.json").exists()  # agentmem had created it for its hooks
     assert not (m.user / ".copilot" / "hooks").exists()
     assert not (m.user / ".config" / "opencode" / "plugins").exists()
-    assert not (m.user / ".gemini" / "policies" / permissions.GEMINI_POLICY).exists()
+    assert not (m.user / ".gemini" / "policies" / POLICY_FILE).exists()
     assert claude.read_text() == json.dumps(CLAUDE_SETTINGS, indent=2) + "\n"

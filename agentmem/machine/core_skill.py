@@ -23,7 +23,7 @@ from agentmem.errors import InvalidInput
 from agentmem.fsutil import TMP_PREFIX, write_atomic
 from agentmem.launch import shell_line
 from agentmem.machine import userfiles
-from agentmem.machine.runtimes import CORE_SKILL
+from agentmem.skills.spec import CORE_SKILL
 
 MANIFEST = "installed.json"
 HELPER_TOKEN = "@AGENTMEM@"  # replaced by the recorded helper command at install time
@@ -161,3 +161,4 @@ def install_core_skill(
     installs[key] = {"files": wanted}
     _save_manifest(machine, manifest)
     return SkillInstall(runtime, dest, "updated" if existed or detail else "installed", detail)
+
