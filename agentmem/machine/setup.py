@@ -4,8 +4,8 @@ Every run checks real state and adds what is missing; there is no progress
 ledger. Steps: store (auth, connect or create), config, then one loop over the
 runtimes (runtimes/registry.py): each enabled one gets its core skill, managed
 block, permissions, hooks (optional) and the MCP server's registration (optional);
-each other one has its permissions and hooks taken out again. Then shared skills
-and the verification note.
+each other one has all of those that agentmem put there taken out again. Then
+shared skills and the verification note.
 
 INV setup-rerun: rerunning setup, whole or after an interruption, creates no
 second store, note or skill copy, and changes nothing already in place.
@@ -251,14 +251,36 @@ def _entry_step(report: SetupReport, label: str, on: bool, apply: Callable[[], A
 
 
 def _withdraw(report: SetupReport, plan: _Plan, rt: Runtime, enabled: list[Runtime]) -> None:
-    """A runtime no longer enabled: take back its permission entries and any hooks of ours."""
+    """A runtime no longer enabled: take out everything agentmem put there for it, and nothing else, in
+    the reverse order of `_enable` (a file agentmem created for its first entry goes with its last).
+    A skill folder or instruction file an enabled runtime also uses (`~/.agents/skills`) stays."""
     name, machine = rt.name, plan.machine
+    if rt.mcp is not None:
+        from agentmem.mcp import registration
+
+        _withdraw_entries(report, f"mcp {name}", lambda: registration.unregister(machine, rt))
+    _withdraw_entries(report, f"hooks {name}", lambda: rt.remove_hooks(machine))
     try:
         if rt.withdraw_permissions(machine):
             report.add(f"permissions {name}", "changed", "removed the entries agentmem had added (runtime disabled)")
     except AgentmemError as exc:
         report.add(f"permissions {name}", "warning", exc.one_line())
-    _withdraw_entries(report, f"hooks {name}", lambda: rt.remove_hooks(machine))
+    if all(other.instructions != rt.instructions for other in enabled):
+        try:
+            if blocks.remove_block(rt.instructions):
+                report.add(f"instructions {name}", "changed",
+                           f"removed agentmem's block (runtime disabled): {rt.instructions}")
+        except AgentmemError as exc:
+            report.add(f"instructions {name}", "warning", exc.one_line())
+    if all(other.skills_root != rt.skills_root for other in enabled):
+        try:
+            gone = core_skill.remove_core_skill(rt.skills_root / core_skill.CORE_SKILL, machine, name)
+        except AgentmemError as exc:
+            report.add(f"skill {name}", "warning", exc.one_line())
+        else:
+            if gone.status != "absent":
+                report.add(f"skill {name}", "changed" if gone.status == "removed" else "warning",
+                           gone.detail or f"removed {gone.path} (runtime disabled)")
 
 
 def _withdraw_entries(report: SetupReport, label: str, remove: Callable[[], Any]) -> None:
