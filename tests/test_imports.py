@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 
@@ -93,8 +94,10 @@ def test_a_per_turn_search_or_read_imports_neither_argparse_nor_pathlib(machines
 
 
 def test_a_hook_reminder_imports_only_its_own_runtime_module_and_nothing_it_does_not_need(tmp_path):
-    # The reminder runs on every prompt. Before runtimes/ it imported 49 modules on Python 3.11, among
-    # them agentmem.errors and __future__; now the runtime package and the one module take their place.
+    # The prompt reminder runs on every turn. Before runtimes/ it imported 49 modules on Python 3.11,
+    # agentmem.errors and __future__ among them; now the runtime package and its one module take their place.
+    from agentmem.runtimes.registry import NAMES
+
     probe = (
         "import sys, io, contextlib\n"
         "from agentmem.launch import main\n"
@@ -104,12 +107,16 @@ def test_a_hook_reminder_imports_only_its_own_runtime_module_and_nothing_it_does
         "print(sorted(m for m in ('typing', 'pathlib', 'dataclasses', 'json', 're', '__future__', 'agentmem.errors')\n"
         "             if m in sys.modules))\n"
     )
-    for name in ("codex", "claude", "gemini", "opencode", "copilot"):
-        proc = subprocess.run([sys.executable, "-S", "-c", probe, "hook", "reminder", "--runtime", name],
-                              capture_output=True, text=True, timeout=60,
-                              env={"AGENTMEM_HOME": str(tmp_path), "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
-        ours, unwanted = proc.stdout.splitlines()[-2:]
-        assert ours == str(sorted(["agentmem", "agentmem.launch", "agentmem.hooks", "agentmem.hooks.dispatch",
-                                   "agentmem.hooks.actions", "agentmem.paths", "agentmem.runtimes",
-                                   f"agentmem.runtimes.{name}"])), (name, proc.stdout, proc.stderr)
-        assert unwanted == "[]", (name, unwanted)
+    env = {"AGENTMEM_HOME": str(tmp_path), "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
+    for name in NAMES:
+        for event in ("prompt", "start"):
+            proc = subprocess.run([sys.executable, "-S", "-c", probe, "hook", "reminder", "--event", event,
+                                   "--runtime", name], capture_output=True, text=True, timeout=60, env=env)
+            ours, unwanted = (ast.literal_eval(line) for line in proc.stdout.splitlines()[-2:])
+            assert [m for m in ours if m.startswith("agentmem.runtimes")] == ["agentmem.runtimes",
+                                                                               f"agentmem.runtimes.{name}"]
+            if event == "prompt":
+                assert ours == sorted(["agentmem", "agentmem.launch", "agentmem.hooks", "agentmem.hooks.dispatch",
+                                       "agentmem.hooks.actions", "agentmem.paths", "agentmem.runtimes",
+                                       f"agentmem.runtimes.{name}"]), (name, proc.stdout, proc.stderr)
+                assert unwanted == [], (name, unwanted)

@@ -20,6 +20,12 @@ from tests.fixtures_core import REPO
 from tests.template_kit import tree_bytes
 
 PACKAGE = REPO / "agentmem"
+# Modules whose strings equal a runtime's name without naming a runtime, each with its reason.
+NOT_RUNTIME_NAMES = {
+    # `agentmem import --from codex|gemini|claude-code|cline`: formats of other tools' memories (two of
+    # them not runtimes at all), read from files no runtime part of agentmem writes.
+    "exchange/native.py",
+}
 HELPER = ["/opt/me/.config/agentmem/.venv/bin/agentmem"]
 
 
@@ -50,7 +56,7 @@ def test_no_module_outside_runtimes_compares_or_lists_a_runtime_name():
     offenders = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE)
-        if rel.parts[0] == "runtimes":
+        if rel.parts[0] == "runtimes" or str(rel) in NOT_RUNTIME_NAMES:
             continue
         offenders += [f"{rel}:{line}: {name!r}" for line, name in _name_branches(ast.parse(path.read_text()))]
     assert offenders == []

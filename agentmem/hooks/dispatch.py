@@ -8,10 +8,10 @@ The reminder is printed in the form the runtime adds to the model's context:
 its module's `reminder_shape` (runtimes/<name>.py) gives plain text or a JSON
 object, written here.
 
-A reminder runs on every prompt, so its path imports as little as it can
+A reminder runs on every prompt, so that path imports as little as it can
 (tests/test_imports.py): that one runtime module (the registry would import all
 five), and not agentmem.errors (its classes cost about 0.7 ms; a failure is
-rare and imports it then) nor `__future__` (no module on this path uses it).
+rare and imports it then) nor `__future__` (no module on that path uses it).
 """
 
 import sys

@@ -15,11 +15,10 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from agentmem.errors import InvalidInput
+from agentmem.errors import Command, InvalidInput, NextStep
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.hooks import config_files
 from agentmem.hooks.actions import STOP_BUDGET, STOP_GRACE
-from agentmem.launch import shell_line
 
 REMINDER_TIMEOUT = 10  # seconds, as for the other runtimes' reminder hooks
 STOP_TIMEOUT = int(STOP_BUDGET + STOP_GRACE) + 3
@@ -40,7 +39,7 @@ def install(machine: str | os.PathLike, runtime: str, path: Path, wanted: str,
     current = _read(path)
     if current is not None and not is_ours(current):
         raise InvalidInput(f"{path} exists and was not written by agentmem; it was left alone",
-                           hint=f"move it away, then run `{shell_line('hooks', 'install')}` again")
+                           hint=NextStep("move it away, then run `{}` again", Command("hooks", "install")))
     if current == wanted:
         return config_files.Change(runtime, path, False, "already installed")
     state = config_files._load_state(machine)
