@@ -270,6 +270,17 @@ def test_hooks_install_for_codex_tells_the_user_about_codex_trust(tmp_path):
     assert "/hooks" in out and "trust" in out
 
 
+def test_only_codex_has_a_trust_step_and_only_its_install_names_it(tmp_path):
+    m = _cli_machine(tmp_path)
+    status, out, err = m.run("hooks", "trust", "--runtime", "claude")
+    assert status == 2 and out == "" and "only Codex has a trust step; use --runtime codex" in err
+    status, out, err = m.json("hooks", "install", "--runtime", "claude")
+    assert status == 0 and not any(k.endswith("_trust") for k in out), (out, err)
+    status, out, err = m.json("hooks", "install", "--runtime", "codex", "--runtime", "claude")
+    assert status == 0 and "hooks trust" in out["codex_trust"] and [k for k in out if k.endswith("_trust")] == [
+        "codex_trust"], (out, err)
+
+
 def test_hooks_install_without_a_recorded_helper_stops_with_the_setup_hint(tmp_path):
     m = _cli_machine(tmp_path, helper=False)
     status, out, err = m.run("hooks", "install", "--runtime", "claude")

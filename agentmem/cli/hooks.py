@@ -72,10 +72,10 @@ def run_hooks(args) -> Result:
         out["recorded"] = {"hooks.enabled": value}
         lines.append(f"recorded in config.toml: [hooks] enabled = {_toml_value(value)}")
     for name in names if args.action == "install" else []:
-        hint = runtime(name).trust_hint(None)
-        if hint:
-            out[f"{name}_trust"] = hint
-            lines.append(hint)
+        trust = runtime(name).trust
+        if trust is not None:
+            out[f"{name}_trust"] = trust.hint(None)
+            lines.append(trust.hint(None))
     if failure is not None:
         out = {"status": "error", "error": failure.kind, "message": failure.one_line(), **out}
     return Result(out, "\n".join(lines), failure.exit_code if failure is not None else EXIT_OK, problems)
@@ -111,12 +111,12 @@ def _status(names: list[str], data: dict) -> Result:
 def _trust(args) -> Result:
     from agentmem.runtimes.registry import every
 
-    with_step = [rt for rt in every() if rt.trust_step]
-    chosen = [rt for rt in with_step if not args.runtime or rt.name in args.runtime]
+    with_step = [(rt, trust) for rt in every() if (trust := rt.trust) is not None]
+    chosen = [(rt, trust) for rt, trust in with_step if not args.runtime or rt.name in args.runtime]
     if not chosen:
-        raise InvalidInput(f"only {' and '.join(rt.trust_step for rt in with_step)} has a trust step; "
-                           f"use --runtime {with_step[0].name}")
-    rt = chosen[0]
-    keys = rt.trust_hooks(args.codex) or []
+        raise InvalidInput(f"only {' and '.join(trust.who for _, trust in with_step)} has a trust step; "
+                           f"use --runtime {with_step[0][0].name}")
+    rt, trust = chosen[0]
+    keys = trust.grant(args.codex)
     out = {"runtime": rt.name, "file": str(rt.hooks_file), "trusted": keys}
     return Result(out, f"{rt.name}: {len(keys)} agentmem hook(s) trusted in {rt.hooks_file}")

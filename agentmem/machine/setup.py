@@ -219,7 +219,7 @@ def _enable(report: SetupReport, plan: _Plan, rt: Runtime) -> None:
         _permissions_step(report, plan, rt)
     on = name in plan.hooks
     _entry_step(report, f"hooks {name}", on, lambda: rt.install_hooks(plan.machine, plan.helper) if on
-                else rt.remove_hooks(plan.machine), rt.trust_hint(plan.helper))
+                else rt.remove_hooks(plan.machine), rt.trust.hint(plan.helper) if rt.trust else "")
     if rt.mcp is not None:
         from agentmem.mcp import registration
 

@@ -8,8 +8,10 @@ Codex's config.toml, `~/.claude.json`, instruction blocks, the user-files rule)
 stay in `machine/` and `hooks/` and are called from here. No module outside
 `runtimes/` compares a runtime's name (tests/test_runtime_modules.py checks it).
 
-The per-turn hook imports only the one runtime module it serves, for its
-module-level `reminder_shape` (hooks/dispatch.py): runtime modules import nothing
+Besides the class, each module has `NAME` and a module-level `reminder_shape(event, text)`:
+how a reminder hook prints `text` so that the CLI adds it to the model's context (the text
+as it is, or a JSON object of strings; hooks/dispatch.py writes either). The per-turn hook
+imports only the one runtime module it serves, for that function: runtime modules import nothing
 at module level beyond `os`, and this module (typing, pathlib) only inside their
 methods. Each module ends with `RUNTIME`, its class, which registry.py lists.
 """
@@ -45,6 +47,18 @@ class McpConfig(Protocol):
         """Take our recorded entry out, and what we created for it."""
 
 
+class HooksTrust(Protocol):
+    """A CLI that runs a user's hooks only once told to trust them (Codex)."""
+
+    who: str  # named in messages ("Codex")
+
+    def hint(self, helper: list[str] | None) -> str:
+        """The one command that trusts our hooks, told once they are in."""
+
+    def grant(self, executable: str | None) -> list[str]:
+        """Ask the CLI (`executable`, default: on PATH) to trust our hooks; the keys now trusted."""
+
+
 class Runtime(Protocol):
     """One agent CLI. Attributes are its file locations in the bound environment."""
 
@@ -54,11 +68,14 @@ class Runtime(Protocol):
     hooks_file: Path  # where our hooks go: a file of entries, or a file that is ours whole
     config_dir: Path  # the CLI's own user folder
     permission_setting: bool  # False: its default mode needs nothing, or nothing can be configured
-    trust_step: str  # who must be told to trust our hooks ("Codex"), "" when hooks run untrusted
 
     @property
     def mcp(self) -> McpConfig | None:
         """Where it keeps MCP servers; None: agentmem registers no MCP server with it."""
+
+    @property
+    def trust(self) -> HooksTrust | None:
+        """The step that makes it run our hooks; None: it runs them as installed."""
 
     def install_hooks(self, machine: str | os.PathLike, helper: list[str]) -> HookChange:
         """Put our hooks in (or bring them up to date), keeping everything of the user's."""
@@ -68,13 +85,6 @@ class Runtime(Protocol):
 
     def hooks_status(self, helper: list[str] | None) -> dict:
         """`{"runtime", "file", "installed", "events", "current"}` (+ `"note"`): what of ours is there."""
-
-    def trust_hint(self, helper: list[str] | None) -> str:
-        """The one command that trusts our hooks, told once they are in ("" without a trust step)."""
-
-    def trust_hooks(self, executable: str | None) -> list[str] | None:
-        """Ask the CLI (`executable`, default: on PATH) to trust our hooks; the keys now trusted,
-        or None without a trust step."""
 
     def grant_permissions(self, machine: Path, helper: list[str], store: StoreDescription | None
                           ) -> tuple[bool, str]:
@@ -86,10 +96,6 @@ class Runtime(Protocol):
     def after_instructions(self, machine: Path, existed: bool) -> tuple[str, str, str] | None:
         """What follows writing our block into its instruction file, which `existed` before or not:
         (what the step concerns, status, detail), a failure reported as a warning; None for nothing."""
-
-    def reminder_shape(self, event: str, text: str) -> str | dict:
-        """How a reminder hook prints `text` so that the CLI adds it to the model's context: the
-        text as it is, or a JSON object of strings (hooks/dispatch.py writes either)."""
 
 
 # -- where the CLIs look, shared by the runtime modules -----------------------------------------

@@ -67,7 +67,7 @@ class ClaudeMcp:
 class Claude:
     name = NAME
     permission_setting = True
-    trust_step = ""
+    trust = None
 
     def __init__(self, env: "Mapping[str, str] | None" = None):
         from agentmem.runtimes import base
@@ -96,12 +96,6 @@ class Claude:
         groups = config_files.standard_groups(NAME, helper) if helper else None
         return config_files.status(NAME, self.hooks_file, groups)
 
-    def trust_hint(self, helper: list[str] | None) -> str:
-        return ""
-
-    def trust_hooks(self, executable: str | None) -> list[str] | None:
-        return None
-
     def grant_permissions(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
                           ) -> tuple[bool, str]:
         from agentmem.machine import json_items
@@ -119,9 +113,6 @@ class Claude:
 
     def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
         return None
-
-    def reminder_shape(self, event: str, text: str) -> str | dict:
-        return reminder_shape(event, text)
 
 
 RUNTIME = Claude

@@ -76,10 +76,29 @@ class CodexMcp:
         return codex_config.remove_table(machine, self.file, MCP_TABLE)
 
 
+class CodexTrust:
+    """Codex skips a user hook silently until it is trusted; its app-server can be asked to trust
+    ours (hooks/codex_trust.py)."""
+
+    who = "Codex"
+
+    def __init__(self, hooks_file: "Path"):
+        self.hooks_file = hooks_file
+
+    def hint(self, helper: list[str] | None) -> str:
+        from agentmem.hooks.codex_trust import trust_hint
+
+        return trust_hint(helper)
+
+    def grant(self, executable: str | None) -> list[str]:
+        from agentmem.hooks import codex_trust
+
+        return codex_trust.trust_our_hooks(codex_trust.find_codex(executable), self.hooks_file)
+
+
 class Codex:
     name = NAME
     permission_setting = True
-    trust_step = "Codex"
 
     def __init__(self, env: "Mapping[str, str] | None" = None):
         from agentmem.runtimes import base
@@ -90,6 +109,7 @@ class Codex:
         self.skills_root = base.agents_skills(env)
         self.hooks_file = self.config_dir / "hooks.json"
         self.mcp: CodexMcp | None = CodexMcp(self.config_dir / "config.toml")
+        self.trust = CodexTrust(self.hooks_file)
 
     # -- hooks --------------------------------------------------------------------------------
 
@@ -109,18 +129,8 @@ class Codex:
         groups = config_files.standard_groups(NAME, helper) if helper else None
         out = config_files.status(NAME, self.hooks_file, groups)
         if out["installed"]:
-            out["note"] = self.trust_hint(helper)
+            out["note"] = self.trust.hint(helper)
         return out
-
-    def trust_hint(self, helper: list[str] | None) -> str:
-        from agentmem.hooks.codex_trust import trust_hint
-
-        return trust_hint(helper)
-
-    def trust_hooks(self, executable: str | None) -> list[str] | None:
-        from agentmem.hooks import codex_trust
-
-        return codex_trust.trust_our_hooks(codex_trust.find_codex(executable), self.hooks_file)
 
     # -- permissions --------------------------------------------------------------------------
 
@@ -146,9 +156,6 @@ class Codex:
 
     def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
         return None
-
-    def reminder_shape(self, event: str, text: str) -> str | dict:
-        return reminder_shape(event, text)
 
 
 RUNTIME = Codex

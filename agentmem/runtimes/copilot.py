@@ -82,7 +82,7 @@ def flags(helper: list[str]) -> str:
 class Copilot:
     name = NAME
     permission_setting = False
-    trust_step = ""
+    trust = None
     mcp = None
 
     def __init__(self, env: "Mapping[str, str] | None" = None):
@@ -110,12 +110,6 @@ class Copilot:
         return own_files.status(NAME, self.hooks_file, hooks_text(helper) if helper else None, is_our_hooks_file,
                                 _events)
 
-    def trust_hint(self, helper: list[str] | None) -> str:
-        return ""
-
-    def trust_hooks(self, executable: str | None) -> list[str] | None:
-        return None
-
     def grant_permissions(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
                           ) -> tuple[bool, str]:
         return False, ("Copilot CLI has no setting that pre-approves a command: it asks in a session; "
@@ -126,9 +120,6 @@ class Copilot:
 
     def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
         return None
-
-    def reminder_shape(self, event: str, text: str) -> str | dict:
-        return reminder_shape(event, text)
 
 
 RUNTIME = Copilot

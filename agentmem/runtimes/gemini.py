@@ -76,7 +76,7 @@ def _read(path: "Path") -> str | None:
 class Gemini:
     name = NAME
     permission_setting = True
-    trust_step = ""
+    trust = None
     mcp = None
 
     def __init__(self, env: "Mapping[str, str] | None" = None):
@@ -104,12 +104,6 @@ class Gemini:
 
         return config_files.status(NAME, self.hooks_file, hook_groups(helper) if helper else None)
 
-    def trust_hint(self, helper: list[str] | None) -> str:
-        return ""
-
-    def trust_hooks(self, executable: str | None) -> list[str] | None:
-        return None
-
     def grant_permissions(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
                           ) -> tuple[bool, str]:
         from agentmem.errors import InvalidInput
@@ -133,9 +127,6 @@ class Gemini:
 
     def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
         return None
-
-    def reminder_shape(self, event: str, text: str) -> str | dict:
-        return reminder_shape(event, text)
 
 
 RUNTIME = Gemini

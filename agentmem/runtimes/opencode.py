@@ -81,7 +81,7 @@ def is_our_plugin(text: str) -> bool:
 class OpenCode:
     name = NAME
     permission_setting = False
-    trust_step = ""
+    trust = None
     mcp = None
 
     def __init__(self, env: "Mapping[str, str] | None" = None):
@@ -109,12 +109,6 @@ class OpenCode:
 
         return own_files.status(NAME, self.hooks_file, plugin_text(helper) if helper else None, is_our_plugin,
                                 lambda text: ["plugin"])
-
-    def trust_hint(self, helper: list[str] | None) -> str:
-        return ""
-
-    def trust_hooks(self, executable: str | None) -> list[str] | None:
-        return None
 
     def grant_permissions(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
                           ) -> tuple[bool, str]:
@@ -153,9 +147,6 @@ class OpenCode:
                                f'add it to "instructions" in {self.config_dir / "opencode.jsonc"} to keep it')
         changed = json_items.add_items(machine, config, INSTRUCTIONS_KEY, [str(self.claude_md)])
         return "changed" if changed else "ok", f"{config}: instructions has {self.claude_md} (OpenCode still reads it)"
-
-    def reminder_shape(self, event: str, text: str) -> str | dict:
-        return reminder_shape(event, text)
 
 
 RUNTIME = OpenCode
