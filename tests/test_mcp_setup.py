@@ -192,7 +192,7 @@ def test_a_symlinked_claude_json_is_written_in_its_target(tmp_path):
 def test_a_read_only_or_malformed_config_is_reported_and_left_as_it_was(tmp_path, runtime):
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
-    path = registration.config_file(get_runtime(runtime, {"HOME": str(home)}))
+    path = get_runtime(runtime, {"HOME": str(home)}).mcp.file
     for text, mode, message in ((CLAUDE_JSON if runtime == "claude" else CODEX_TOML, 0o444, "is read-only"),
                                 ("{not json" if runtime == "claude" else "[broken", 0o644, "is not valid")):
         path.write_text(text)
@@ -207,7 +207,7 @@ def test_a_read_only_or_malformed_config_is_reported_and_left_as_it_was(tmp_path
 def test_an_agentmem_server_of_the_users_own_is_left_alone(tmp_path, runtime):
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
-    path = registration.config_file(get_runtime(runtime, {"HOME": str(home)}))
+    path = get_runtime(runtime, {"HOME": str(home)}).mcp.file
     text = (json.dumps({"mcpServers": {"agentmem": {"command": "my-own-memory", "args": []}}}, indent=2)
             if runtime == "claude" else '[mcp_servers.agentmem]\ncommand = "my-own-memory"\n')
     path.write_text(text)

@@ -31,11 +31,6 @@ class Change:
         self.runtime, self.path, self.changed, self.detail = runtime, path, changed, detail
 
 
-def config_file(rt: Runtime) -> Path:
-    """The file holding the runtime's user-level MCP servers."""
-    return _mcp(rt).file
-
-
 def _mcp(rt: Runtime) -> McpConfig:
     if rt.mcp is None:
         raise ValueError(f"{rt.name} takes no MCP servers from agentmem")
