@@ -18,6 +18,7 @@ from agentmem.runtimes import registry
 from agentmem.store.base import StoreDescription
 from tests.fixtures_core import REPO
 from tests.template_kit import tree_bytes
+from tests.test_blocks import read_block
 
 PACKAGE = REPO / "agentmem"
 # Modules whose strings equal a runtime's name without naming a runtime, each with its reason.
@@ -136,7 +137,7 @@ def test_every_part_of_a_runtime_goes_in_and_comes_out_leaving_the_users_files_b
     assert not rt.install_hooks(machine, HELPER).changed and not rt.grant_permissions(machine, HELPER, store)[0]
     status = rt.hooks_status(HELPER)
     assert status["installed"] and status["current"] is True and status["runtime"] == name
-    assert blocks.read_block(rt.instructions) == "Use the helper."
+    assert read_block(rt.instructions) == "Use the helper."
     assert tree_bytes(home) != before
 
     assert blocks.remove_block(rt.instructions)

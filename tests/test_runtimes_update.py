@@ -7,9 +7,10 @@ import os
 
 import pytest
 
-from agentmem.machine import blocks, setup
+from agentmem.machine import setup
 from agentmem.runtimes.gemini import POLICY_FILE
 from tests.template_kit import make_machine, make_template_repo, tree_bytes
+from tests.test_blocks import read_block
 
 CLAUDE_SETTINGS = {"theme": "dark"}
 USER_GEMINI_MD = "# Gemini rules\n\nAnswer briefly.\n"
@@ -41,7 +42,7 @@ def test_an_update_that_adds_gemini_opencode_and_copilot_sets_them_up_and_one_th
     for name in ("gemini", "opencode", "copilot"):
         assert f"instructions {name}: changed" in proc.stdout and f"hooks {name}: changed" in proc.stdout, proc.stdout
     helper = str(m.helper)
-    assert helper in blocks.read_block(gemini_md) and gemini_md.read_text().startswith(USER_GEMINI_MD)
+    assert helper in read_block(gemini_md) and gemini_md.read_text().startswith(USER_GEMINI_MD)
     assert helper in (m.user / ".config" / "opencode" / "AGENTS.md").read_text()
     assert helper in (m.user / ".copilot" / "copilot-instructions.md").read_text()
     assert (m.user / ".agents" / "skills" / "agent-memory" / "SKILL.md").is_file()
@@ -61,7 +62,7 @@ def test_an_update_that_adds_gemini_opencode_and_copilot_sets_them_up_and_one_th
     assert not (m.user / ".gemini" / "policies" / POLICY_FILE).exists()
     assert claude.read_text() == json.dumps(CLAUDE_SETTINGS, indent=2) + "\n"
     assert gemini_md.read_text() == USER_GEMINI_MD  # our block out, the user's rules as they were
-    assert blocks.read_block(m.user / ".copilot" / "copilot-instructions.md") is None
+    assert read_block(m.user / ".copilot" / "copilot-instructions.md") is None
     assert not (m.user / ".claude" / "skills" / "agent-memory").exists()
     assert (m.user / ".agents" / "skills" / "agent-memory" / "SKILL.md").is_file()  # Codex still reads it
 
@@ -104,7 +105,7 @@ def test_a_runtime_taken_out_of_config_loses_its_block_skill_permissions_hooks_a
     theirs = {p: tree_bytes(p) for p in (user / ".gemini", user / ".claude")}
     on = {s.name: s.status for s in setup.run_setup(folder, helper_command=HELPER).steps}
     assert on["instructions gemini"] == on["instructions claude"] == on["mcp claude"] == "changed", on
-    assert blocks.read_block(user / ".gemini" / "GEMINI.md") and (user / ".claude" / "skills" / "agent-memory").is_dir()
+    assert read_block(user / ".gemini" / "GEMINI.md") and (user / ".claude" / "skills" / "agent-memory").is_dir()
 
     _enable(folder, ["codex"])
     report = setup.run_setup(folder, helper_command=HELPER)

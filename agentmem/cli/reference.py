@@ -87,9 +87,12 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "home": "the machine folder", "steps": "[{name, status, detail}] in order",
         "store?": "the store chosen and who can reach it",
     }),
-    "upgrade": ("updated | failed", {
+    "upgrade": ("updated | current (a failure is the error envelope)", {
         "home": "the machine folder", "committed_local_edits": "whether the folder's own edits were committed first",
-        "command": "the copier command run", "copier_exit_status": "its exit status",
+        "from": "the template revision recorded before", "to": "where the upgrade went (or already is)",
+        "why": "why that one: as asked, the newest release tag, or the checkout's HEAD (no tags)",
+        "repaired": "what was mended first (a recorded revision that exists nowhere), or null",
+        "command": "the copier command run (null when already current)", "copier_exit_status?": "its exit status",
     }),
     "bucket": ("ok (connect, create, ensure); ok | pending | failed (verify)", {
         "bucket?": "connect/create/ensure: the bucket ID", "action?": "connected | created | reused",
@@ -142,6 +145,9 @@ CONFIG_KEYS = [
     ("store", "location", "`~/agent-memory`", "the folder (absolute), or the bucket ID `namespace/name`"),
     ("network", "timeout", f"`{config.DEFAULT_NETWORK_TIMEOUT:g}`",
      f"seconds: the network budget of one helper call (`{config.ENV_NETWORK_TIMEOUT}` overrides)"),
+    ("network", "check_timeout", f"`{config.DEFAULT_CHECK_TIMEOUT:g}`",
+     "seconds: how long a search waits for the store to say what changed; past it the search answers from "
+     "the cache marked stale, and searches in the next minute answer so at once (saves keep the whole budget)"),
     ("cache", "max_age", f"`{config.DEFAULT_CACHE_MAX_AGE:g}`",
      "seconds: a search this soon after the last check of the store skips asking it again (and says so)"),
     ("search", "mode", f"`{config.SEARCH_MODES[0]}`", "default search mode: " + ", ".join(config.SEARCH_MODES)),

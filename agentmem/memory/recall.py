@@ -25,7 +25,7 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
         raise InvalidInput(f"--limit must be between 1 and {MAX_LIMIT}")
     shown, withheld = _withhold(query)
     status = cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
-                                force=refresh, offline=offline, progress=progress)
+                                force=refresh, offline=offline, progress=progress, check_timeout=cfg.check_timeout)
     mode = mode or cfg.search_mode
     notices: list[str] = []
     results = [r.to_json() for r in find.find(machine, cfg.store, project, query, limit, mode, notices)]
