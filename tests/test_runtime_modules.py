@@ -78,6 +78,14 @@ def test_every_runtime_module_is_registered_under_its_file_name():
         assert registry.runtime(name, {"HOME": "/h"}).name == name
 
 
+@pytest.mark.parametrize("name", ["base", "registry", "__init__", "nope", "../codex", "Codex", ""])
+def test_a_hook_for_anything_but_a_registered_runtime_is_a_usage_error(name):
+    from agentmem.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="--runtime must be one of codex, claude, gemini, opencode, copilot"):
+        dispatch.parse_hook_args(["reminder", "--runtime", name])
+
+
 @pytest.mark.parametrize("name", registry.NAMES)
 def test_a_runtime_keeps_its_files_under_the_home_it_is_given(name):
     rt = registry.runtime(name, {"HOME": "/h"})

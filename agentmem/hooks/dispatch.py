@@ -30,7 +30,7 @@ def _usage(problem: str) -> Exception:
 
 def runtime_module(name: str):
     """runtimes/<name>.py, imported alone; a usage error for any name that is not a runtime's."""
-    if name.isascii() and name.isalpha() and name.islower():
+    if name.isascii() and name.isidentifier() and not name.startswith("_"):
         module_name = "agentmem.runtimes." + name
         try:
             __import__(module_name)
