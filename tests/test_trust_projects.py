@@ -106,3 +106,99 @@ def test_a_file_we_created_goes_when_our_last_member_goes_and_unmapped_folders_a
     assert json.loads(path.read_text()) == {"/a": "TRUST_FOLDER"}
     assert json_members.remove_members(machine, path) and not path.exists()
     assert not (machine / json_members.STATE_FILE).exists()
+
+
+# -- through Copier and `agentmem setup`, with the users' own entries present -----------------------
+
+CODEX_USER = '# mine\nmodel = "o3"\n\n[projects."/home/me/mine"]\ntrust_level = "untrusted"  # I said no\n'
+
+
+def _gemini_user(project) -> str:
+    return ('// my trusted folders\n{\n  "/home/me/other": "TRUST_PARENT",\n'
+            f'  {json.dumps(str(project / "vendored"))}: "DO_NOT_TRUST"\n}}')
+
+
+@pytest.fixture
+def trusted(tmp_path):
+    """A machine set up by Copier with trust_projects=true, the users' own trust entries there before."""
+    import tomllib
+
+    from tests.template_kit import make_machine, make_template_repo
+
+    template = make_template_repo(tmp_path / "template")
+    m = make_machine(tmp_path, "laptop")
+    project, web = m.user / "src" / "app", m.user / "src" / "web"
+    for folder in (project / "vendored", web):
+        folder.mkdir(parents=True)
+    (m.user / ".codex").mkdir()
+    (m.user / ".codex" / "config.toml").write_text(CODEX_USER)
+    (m.user / ".gemini").mkdir()
+    (m.user / ".gemini" / "trustedFolders.json").write_text(_gemini_user(project))
+    mapping = {str(project): "app", str(project / "vendored"): "vendored", str(web): "web"}
+    proc = m.copy(template, ref="v1.0.0", cwd=project,
+                  data={"bucket": str(tmp_path / "store"), "runtimes": '["codex", "claude", "gemini", "copilot"]',
+                        "projects": json.dumps(mapping), "trust_projects": "true"})
+    assert tomllib.loads((m.folder / "config.toml").read_text())["trust"] == {"projects": True}
+    return m, proc.stdout, project, web
+
+
+def test_trust_projects_writes_what_each_clis_own_trust_prompt_writes_beside_the_users_entries(trusted):
+    # INV outside-untouched: the users' own entries (even one for a mapped folder) stay as they were
+    import tomllib
+
+    m, report, project, web = trusted
+    codex = tomllib.loads((m.user / ".codex" / "config.toml").read_text())
+    assert codex["projects"] == {"/home/me/mine": {"trust_level": "untrusted"},
+                                 str(project): {"trust_level": "trusted"},
+                                 str(project / "vendored"): {"trust_level": "trusted"},
+                                 str(web): {"trust_level": "trusted"}}
+    assert (m.user / ".codex" / "config.toml").read_text().startswith(CODEX_USER)
+    gemini = (m.user / ".gemini" / "trustedFolders.json").read_text()
+    assert gemini.startswith("// my trusted folders\n")  # JSONC, as Gemini CLI reads it: comments kept
+    assert jsonedit_loads(gemini) == {"/home/me/other": "TRUST_PARENT", str(project / "vendored"): "DO_NOT_TRUST",
+                                      str(project): "TRUST_FOLDER", str(web): "TRUST_FOLDER"}
+    approve_file = json.loads((m.user / ".copilot" / "hooks" / "agentmem-approve.json").read_text())
+    [entry] = approve_file["hooks"]["preToolUse"]
+    assert entry["bash"] == f"{m.helper} hook approve --runtime copilot"
+    # The report says exactly what changed, runtime by runtime.
+    assert "trust codex" in report and "workspace-write" in report and str(project) in report
+    assert "trust gemini" in report and "TRUST_FOLDER" in report
+    assert f"left your own entries for {project / 'vendored'} as they are" in report
+    assert "trust copilot" in report and "plain `copilot -p` runs them there" in report
+
+
+def test_turning_trust_projects_off_takes_out_only_agentmems_entries_and_on_again_puts_them_back(trusted):
+    # INV outside-untouched
+    m, _, project, web = trusted
+    proc = m.run("setup", "--no-trust-projects")
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    codex = (m.user / ".codex" / "config.toml").read_text()  # the user's text, then setup's writable roots
+    assert codex.startswith(CODEX_USER) and codex[len(CODEX_USER):].startswith("\n[sandbox_workspace_write]\n")
+    assert "trust_level = \"trusted\"" not in codex
+    assert (m.user / ".gemini" / "trustedFolders.json").read_text() == _gemini_user(project)
+    assert not (m.user / ".copilot" / "hooks" / "agentmem-approve.json").exists()
+    assert "removed the trust entries agentmem had written" in proc.stdout
+    assert "projects = false" in (m.folder / "config.toml").read_text()
+    proc = m.run("setup", "--trust-projects")
+    assert proc.returncode == 0 and "trust codex: changed" in proc.stdout.replace("  ", " "), proc.stdout
+    assert f'[projects."{web}"]' in (m.user / ".codex" / "config.toml").read_text()
+
+
+def test_dropping_a_runtime_takes_out_its_trust_entries_and_nothing_of_the_users(trusted):
+    import re
+
+    m, _, project, _ = trusted
+    config = m.folder / "config.toml"
+    config.write_text(re.sub(r"^enabled = \[.*\]$", 'enabled = ["claude"]', config.read_text(), count=1, flags=re.M))
+    proc = m.run("setup")
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    assert "trust codex: changed" in " ".join(proc.stdout.split()) and "runtime disabled" in proc.stdout
+    assert (m.user / ".codex" / "config.toml").read_text().startswith(CODEX_USER)
+    assert "trust_level = \"trusted\"" not in (m.user / ".codex" / "config.toml").read_text()
+    assert (m.user / ".gemini" / "trustedFolders.json").read_text() == _gemini_user(project)
+
+
+def jsonedit_loads(text: str):
+    from agentmem.hooks import jsonedit
+
+    return jsonedit.loads(text)

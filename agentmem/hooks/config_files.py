@@ -76,7 +76,7 @@ def hook_command(helper: list[str], runtime: str, args: list[str]) -> str:
 
 
 # The argument lists after `hook` that our entries use; a command is ours only with one of them.
-HOOK_ARGS = tuple(tuple(args) for _, _, args, _ in ENTRIES)
+HOOK_ARGS = (*(tuple(args) for _, _, args, _ in ENTRIES), ("approve",))  # approve: hooks/approve.py
 _RUNTIME_WORD = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
 _LAUNCHERS = ("agentmem", "agentmem.exe", "agentmem.cmd")
 

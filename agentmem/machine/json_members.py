@@ -18,6 +18,7 @@ INV outside-untouched: no member agentmem did not add is changed.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from agentmem.fsutil import read_state, write_state
@@ -39,7 +40,7 @@ def recorded(machine: str | os.PathLike, path: Path) -> dict[str, object]:
     return dict(members) if isinstance(members, dict) else {}
 
 
-def set_members(machine: str | os.PathLike, path: Path, members: dict[str, object]) -> tuple[bool, list[str]]:
+def set_members(machine: str | os.PathLike, path: Path, members: Mapping[str, object]) -> tuple[bool, list[str]]:
     """Make agentmem's members of `path` exactly `members` (ones it added before and no longer wants
     go), never touching a member of the user's. Returns (changed, the keys left to the user's entry)."""
     from agentmem.hooks import config_files

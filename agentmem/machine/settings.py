@@ -7,6 +7,8 @@ owner's own edits stay and Copier's three-way merge on `copier update` stays cle
 
 from __future__ import annotations
 
+import os
+
 from agentmem import config
 
 
@@ -62,6 +64,13 @@ def mcp_enabled(cfg: config.Config) -> bool:
 def trust_projects(cfg: config.Config) -> bool:
     """[trust] projects: write what the CLIs' own trust prompts write for the mapped folders."""
     return (cfg.data.get("trust") or {}).get("projects") is True
+
+
+def trusted_folders(cfg: config.Config) -> list[str] | None:
+    """The mapped folders (canonical) when `[trust] projects` is on, else None."""
+    if not trust_projects(cfg):
+        return None
+    return list(dict.fromkeys(config.canonical(os.path.expanduser(d)) for d in cfg.projects))
 
 
 def record_trust_projects(machine, on: bool) -> bool:

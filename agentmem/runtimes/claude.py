@@ -111,6 +111,13 @@ class Claude:
 
         return json_items.remove_items(machine, self.hooks_file, ALLOW)
 
+    def trust_projects(self, machine: "Path", folders: list[str], helper: list[str]) -> tuple[bool, str]:
+        return False, ("nothing to write: Claude Code asks no folder trust in `claude -p`; the allow rule "
+                       "runs the helper")
+
+    def untrust_projects(self, machine: "Path") -> bool:
+        return False
+
     def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
         return None
 

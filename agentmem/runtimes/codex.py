@@ -11,6 +11,13 @@
   and a folder store to those roots in `$CODEX_HOME/config.toml` (machine/codex_config.py),
   so save and search work there; read-only sessions get the helper's one-line "not
   writable" error, and the skill tells the agent how to ask for escalation.
+- Trust (`[trust] projects`): `[projects."<folder>"] trust_level = "trusted"` in
+  `$CODEX_HOME/config.toml`, what Codex's own "trust this folder?" prompt writes. Plain
+  `codex exec` (and the TUI) then runs a session started in that folder, or in a git checkout
+  whose root it is, workspace-write instead of read-only; a subfolder of a folder that is no
+  checkout root is not covered (checked with Codex 0.171.0, 2026-12-01). A trusted project's
+  own `.codex/` configuration takes effect too. The user's own `[projects."..."]` tables are
+  never changed; only the tables agentmem wrote are taken out again.
 - MCP: `[mcp_servers.agentmem]` in `$CODEX_HOME/config.toml`. Codex starts a server with
   a few variables of its environment only (HOME, PATH, ...), so the entry names the
   ones agentmem reads in `env_vars`: names, never values.
@@ -33,6 +40,7 @@ if TYPE_CHECKING:
 NAME = "codex"
 WRITABLE_ROOTS = "sandbox_workspace_write.writable_roots"
 MCP_TABLE = "mcp_servers.agentmem"
+TRUSTED = {"trust_level": "trusted"}  # what Codex's own trust prompt writes for a folder
 # What the MCP server reads from its environment besides HOME and PATH: credentials and the Hub's
 # location (bucket store), the machine folder and the network budget when set explicitly.
 MCP_ENV_VARS = ["HF_TOKEN", "HF_HOME", "HF_ENDPOINT", "AGENTMEM_HOME", "AGENTMEM_NETWORK_TIMEOUT"]
@@ -153,6 +161,43 @@ class Codex:
         if not codex_config.recorded_items(machine, path, WRITABLE_ROOTS):
             return False
         return codex_config.remove_list_items(machine, path, WRITABLE_ROOTS).changed
+
+    # -- project trust ------------------------------------------------------------------------
+
+    def trust_projects(self, machine: "Path", folders: list[str], helper: list[str]) -> tuple[bool, str]:
+        from agentmem.machine import codex_config
+
+        path = self.config_dir / "config.toml"
+        changed = self._untrust(machine, keep=set(folders))
+        theirs = []
+        for folder in folders:
+            keys = ("projects", folder)
+            if codex_config.read_table(path, keys) is not None and not codex_config.is_managed_table(machine, path,
+                                                                                                      keys):
+                theirs.append(folder)  # the user's own decision for it stands, whatever it is
+                continue
+            changed = codex_config.set_table(machine, path, keys, TRUSTED).changed or changed
+        ours = [f for f in folders if f not in theirs]
+        detail = (f"{path}: [projects.\"<folder>\"] trust_level = \"trusted\" for {', '.join(ours) or 'no folder'}; "
+                  "plain `codex exec` runs there workspace-write (the folder, /tmp and the writable roots "
+                  "writable) instead of read-only, and the folder's own .codex/ settings apply")
+        if theirs:
+            detail += f"; left your own entries for {', '.join(theirs)} as they are"
+        return changed, detail
+
+    def untrust_projects(self, machine: "Path") -> bool:
+        return self._untrust(machine, keep=set())
+
+    def _untrust(self, machine: "Path", keep: set[str]) -> bool:
+        """Take out the trust tables agentmem wrote, but for the folders in `keep`."""
+        from agentmem.machine import codex_config
+
+        path = self.config_dir / "config.toml"
+        changed = False
+        for keys in codex_config.managed_tables(machine, path):
+            if isinstance(keys, tuple) and len(keys) == 2 and keys[0] == "projects" and keys[1] not in keep:
+                changed = codex_config.remove_table(machine, path, keys, if_equal=TRUSTED).changed or changed
+        return changed
 
     def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
         return None

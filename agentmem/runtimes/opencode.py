@@ -117,6 +117,12 @@ class OpenCode:
     def withdraw_permissions(self, machine: "Path") -> bool:
         return False
 
+    def trust_projects(self, machine: "Path", folders: list[str], helper: list[str]) -> tuple[bool, str]:
+        return False, "nothing to write: OpenCode asks no folder trust and runs its bash tool anywhere"
+
+    def untrust_projects(self, machine: "Path") -> bool:
+        return False
+
     def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
         """Keep OpenCode reading the user's `~/.claude/CLAUDE.md` once our AGENTS.md exists."""
         from agentmem.errors import AgentmemError
