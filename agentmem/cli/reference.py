@@ -209,7 +209,7 @@ CONFIG_KEYS = [
     ("trust", "projects", "`false`", "for the `[projects]` folders, write what the CLIs' own trust prompts write "
      "(Codex: `trust_level = \"trusted\"`, so `codex exec` runs there workspace-write; Gemini CLI: "
      "`TRUST_FOLDER`; Copilot CLI: a hook approving only the helper's commands there); false takes out "
-     "only agentmem's entries (`agentmem setup --trust-projects` / `--no-trust-projects` write it)"),
+     "only agentmem's entries (`setup --trust-projects` and `--no-trust-projects` write it)"),
     ("mcp", "enabled", "`false`", "register `agentmem mcp` with the runtimes that take MCP servers"),
     ("skills", "install", "`[]`", "shared skill revisions setup installs, as `name@revision`"),
     ("helper", "command", "recorded by setup", "the helper's absolute command; hooks and the skill use it"),

@@ -28,6 +28,14 @@ ALLOW = "permissions.allow"
 MCP_CONTAINER, MCP_NAME = "mcpServers", "agentmem"
 
 
+# The allow rule setup adds runs the helper in `claude -p`.
+# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (default_mode.py).
+DEFAULT_MODE = {
+    "command": "claude -p", "saves": True, "searches": True,
+    "trusted_saves": True, "trusted_searches": True,
+    "otherwise": "nothing (setup's allow rule runs the helper)",
+}
+
 def reminder_shape(event: str, text: str) -> str | dict:
     return text  # plain stdout
 

@@ -46,6 +46,15 @@ TRUSTED = {"trust_level": "trusted"}  # what Codex's own trust prompt writes for
 MCP_ENV_VARS = ["HF_TOKEN", "HF_HOME", "HF_ENDPOINT", "AGENTMEM_HOME", "AGENTMEM_NETWORK_TIMEOUT"]
 
 
+# Plain: read-only sandbox, approval never. A save fails (exit 6, nothing saved); a search reads what changed
+# straight from the store (memory/status.py). Trusted: workspace-write.
+# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (default_mode.py).
+DEFAULT_MODE = {
+    "command": "codex exec", "saves": False, "searches": True,
+    "trusted_saves": True, "trusted_searches": True,
+    "otherwise": "`-s workspace-write` (or, in a session, approving the helper outside the sandbox)",
+}
+
 def reminder_shape(event: str, text: str) -> str | dict:
     return text  # plain stdout
 

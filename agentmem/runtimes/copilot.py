@@ -52,6 +52,15 @@ def approve_text(helper: list[str]) -> str:
     return json.dumps({"version": 1, "hooks": {"preToolUse": [entry]}}, indent=2) + "\n"
 
 
+# Plain: every helper command denied (no one to approve). Trusted: the approving preToolUse hook.
+# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (default_mode.py).
+DEFAULT_MODE = {
+    "command": "copilot -p", "saves": False, "searches": False,
+    "trusted_saves": True, "trusted_searches": True,
+    "otherwise": ("both `--allow-tool 'shell(HELPER:*)'` and `--add-dir HELPER_DIR` (the helper's absolute "
+                  "path and its folder; setup's report and the skill print them)"),
+}
+
 def reminder_shape(event: str, text: str) -> str | dict:
     return {"additionalContext": text}
 
@@ -138,7 +147,7 @@ class Copilot:
                           ) -> tuple[bool, str]:
         return False, ("Copilot CLI has no setting that pre-approves a command: an interactive session asks; "
                        f"`copilot -p` needs both {flags(helper)}, unless [trust] projects is on "
-                       "(`agentmem setup --trust-projects`: a hook approves the helper in the mapped folders)")
+                       "(setup's `--trust-projects`: a hook approves the helper in the mapped folders)")
 
     def withdraw_permissions(self, machine: "Path") -> bool:
         return False

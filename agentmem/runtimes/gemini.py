@@ -38,6 +38,14 @@ POLICY_MARK = "# agentmem: managed file"
 TRUST_FOLDER = "TRUST_FOLDER"
 
 
+# Plain, in a folder it does not trust: exits 55 before any model request. Trusted: the policy runs the helper.
+# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (default_mode.py).
+DEFAULT_MODE = {
+    "command": "gemini -p", "saves": False, "searches": False,
+    "trusted_saves": True, "trusted_searches": True,
+    "otherwise": "`--skip-trust` (or trusting the folder at its prompt)",
+}
+
 def reminder_shape(event: str, text: str) -> str | dict:
     return {"hookSpecificOutput": {"hookEventName": EVENTS[event], "additionalContext": text}}
 

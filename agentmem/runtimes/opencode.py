@@ -34,6 +34,14 @@ PLUGIN_MARK = "// agentmem: managed file"
 INSTRUCTIONS_KEY = "instructions"  # opencode.json's list of further instruction files
 
 
+# Its bash tool runs anything by default.
+# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (default_mode.py).
+DEFAULT_MODE = {
+    "command": "opencode run", "saves": True, "searches": True,
+    "trusted_saves": True, "trusted_searches": True,
+    "otherwise": "nothing (its bash tool is allowed by default)",
+}
+
 def reminder_shape(event: str, text: str) -> str | dict:
     return text  # plain stdout, which the plugin reads
 

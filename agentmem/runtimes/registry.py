@@ -31,6 +31,13 @@ def runtime(name: str, env: Mapping[str, str] | None = None) -> Runtime:
     return _classes()[name](env)
 
 
+def module(name: str):
+    """runtimes/<name>.py itself, for its module-level facts (`DEFAULT_MODE`, `reminder_shape`)."""
+    import sys
+
+    return sys.modules[_classes()[name].__module__]
+
+
 def every(env: Mapping[str, str] | None = None) -> list[Runtime]:
     """All the supported runtimes, in NAMES order."""
     return [runtime(n, env) for n in NAMES]
