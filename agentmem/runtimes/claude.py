@@ -29,7 +29,7 @@ MCP_CONTAINER, MCP_NAME = "mcpServers", "agentmem"
 
 
 # The allow rule setup adds runs the helper in `claude -p`.
-# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (default_mode.py).
+# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (registry.py).
 DEFAULT_MODE = {
     "command": "claude -p", "saves": True, "searches": True,
     "trusted_saves": True, "trusted_searches": True,

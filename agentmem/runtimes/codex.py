@@ -48,7 +48,7 @@ MCP_ENV_VARS = ["HF_TOKEN", "HF_HOME", "HF_ENDPOINT", "AGENTMEM_HOME", "AGENTMEM
 
 # Plain: read-only sandbox, approval never. A save fails (exit 6, nothing saved); a search reads what changed
 # straight from the store (memory/status.py). Trusted: workspace-write.
-# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (default_mode.py).
+# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (registry.py).
 DEFAULT_MODE = {
     "command": "codex exec", "saves": False, "searches": True,
     "trusted_saves": True, "trusted_searches": True,

@@ -53,7 +53,7 @@ def approve_text(helper: list[str]) -> str:
 
 
 # Plain: every helper command denied (no one to approve). Trusted: the approving preToolUse hook.
-# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (default_mode.py).
+# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (registry.py).
 DEFAULT_MODE = {
     "command": "copilot -p", "saves": False, "searches": False,
     "trusted_saves": True, "trusted_searches": True,

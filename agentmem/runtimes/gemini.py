@@ -39,7 +39,7 @@ TRUST_FOLDER = "TRUST_FOLDER"
 
 
 # Plain, in a folder it does not trust: exits 55 before any model request. Trusted: the policy runs the helper.
-# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (default_mode.py).
+# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (registry.py).
 DEFAULT_MODE = {
     "command": "gemini -p", "saves": False, "searches": False,
     "trusted_saves": True, "trusted_searches": True,

@@ -35,7 +35,7 @@ INSTRUCTIONS_KEY = "instructions"  # opencode.json's list of further instruction
 
 
 # Its bash tool runs anything by default.
-# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (default_mode.py).
+# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (registry.py).
 DEFAULT_MODE = {
     "command": "opencode run", "saves": True, "searches": True,
     "trusted_saves": True, "trusted_searches": True,
