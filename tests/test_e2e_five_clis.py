@@ -4,7 +4,7 @@ Codex 0.171.0, Claude Code 2.1.332, Gemini CLI 0.61.0, OpenCode 1.18.33 and Copi
 1.0.102 (pins in scripts/install-clis), each run offline against the recording model
 stand-in, in its default permission mode: no bypass flag, no `--yolo`. Codex runs
 with `-s workspace-write` (its sandbox for real work; `codex exec` alone is read-only,
-see the read-only test) and Copilot, which no setting can pre-approve, with the two
+see the read-only test) and Copilot, which no setting pre-approves, with the two
 narrow flags the skill names for `copilot -p`.
 
 Machines A and B share one folder store. Both enable all five runtimes with hooks

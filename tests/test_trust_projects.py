@@ -165,6 +165,8 @@ def test_trust_projects_writes_what_each_clis_own_trust_prompt_writes_beside_the
     assert "trust gemini" in report and "TRUST_FOLDER" in report
     assert f"left your own entries for {project / 'vendored'} as they are" in report
     assert "trust copilot" in report and "plain `copilot -p` runs them there" in report
+    skill = (m.user / ".agents" / "skills" / "agent-memory" / "SKILL.md").read_text()
+    assert f"--add-dir {m.helper.parent}" in skill and "@AGENTMEM_DIR@" not in skill  # the real folder
 
 
 def test_turning_trust_projects_off_takes_out_only_agentmems_entries_and_on_again_puts_them_back(trusted):
@@ -202,3 +204,28 @@ def jsonedit_loads(text: str):
     from agentmem.hooks import jsonedit
 
     return jsonedit.loads(text)
+
+
+def test_the_readme_prints_the_default_mode_table_and_summary_the_runtime_modules_state():
+    # The facts live once, in each runtime's DEFAULT_MODE (proved by tests/test_e2e_default_mode.py).
+    from agentmem.runtimes import registry
+    from tests.fixtures_core import REPO
+
+    readme = (REPO / "README.md").read_text()
+    assert registry.default_mode_table() in readme
+    assert registry.default_mode_summary() in readme
+    assert "every CLI saves and searches in its default" not in readme.replace("\n", " ")
+
+
+def test_the_skills_first_save_form_is_the_one_every_clis_non_interactive_mode_runs():
+    # Gemini CLI and Copilot CLI refuse a heredoc where no one approves: --text with single quotes
+    import re
+
+    from tests.fixtures_core import REPO
+
+    skill = (REPO / "template" / "agent-memory" / "SKILL.md").read_text()
+    save = skill[skill.index("## Save"):]
+    first = re.search(r"```sh\n(.*?)```", save, re.S).group(1)
+    assert re.fullmatch(r"@AGENTMEM@ save --title \"[^\"]+\" --kind note --text '[^']+'\n", first), first
+    assert approve.plain_command(first.strip().replace("@AGENTMEM@", HELPER[0]), HELPER)
+    assert "--add-dir @AGENTMEM_DIR@" in skill and "--allow-tool 'shell(@AGENTMEM@:*)'" in skill

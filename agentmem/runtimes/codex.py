@@ -4,7 +4,7 @@
 - Hooks: `$CODEX_HOME/hooks.json`, in the shape Claude Code uses (hooks/config_files.py).
   Codex skips a user hook silently until it is trusted; `agentmem hooks trust` asks
   Codex's app-server to trust ours (hooks/codex_trust.py).
-- Sandbox: `codex exec` runs commands read-only (nothing can be made writable there);
+- Sandbox: `codex exec` runs commands read-only, outside a trusted project (below);
   in `workspace-write` (`-s workspace-write`, `sandbox_mode`, or the TUI in a trusted
   project) only the working folder, /tmp, $TMPDIR and
   `sandbox_workspace_write.writable_roots` are writable. Setup adds the machine folder
