@@ -82,3 +82,9 @@ def test_bad_network_times_a_misbehaving_hub_and_the_hung_hub_reference():
     out = _bench("bad_network.py", "--timeout", "4", "--check", "1", "--searches", "2")
     assert "endless line" in out and "reference (check given the whole 4 s budget)" in out
     assert out.rstrip().endswith("OK")
+
+
+def test_review_bench_finds_every_planted_item_and_times_the_queue():
+    report = json.loads(_bench("review.py", "--notes", "300", "--repeat", "1", "--json"))
+    assert report["failures"] == [] and report["review_cli_s"] > 0
+    assert report["near-duplicate_found"] == report["near-duplicate_planted"] > 0
