@@ -202,9 +202,12 @@ class Config:
             check_project_name(explicit)
             if explicit not in self.project_names():
                 names = ", ".join(sorted(self.project_names())) or "none"
+                first = min(self.project_names()) if self.project_names() else None
+                use = f"name a configured one (--project {first}), or " if first else ""
                 raise NotConfigured(
                     f"project {explicit!r} is not configured on this machine (configured: {names})",
-                    hint=map_hint(canonical(cwd if cwd is not None else os.getcwd())),
+                    hint=NextStep(f"{use}map a directory of it first: {{}} (DIRECTORY: the checkout that "
+                                  "belongs to it)", Command("map", "DIRECTORY", explicit)),
                 )
             return explicit
         here = canonical(cwd if cwd is not None else os.getcwd())

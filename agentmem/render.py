@@ -106,6 +106,9 @@ def search_text(out: dict, explicit_project: str | None = None, *, tool: ToolNam
     elif out["results"]:
         extra = ["--project", explicit_project] if explicit_project else []
         lines.append(f"Read one with: {command(Command('read', out['results'][0]['id'], *extra), tool)}")
+    if out.get("more"):
+        lines.append(f"{out['more']} more note(s) in project {out['project']}: raise the limit (--limit, up to 200) "
+                     "or search for words")
     return "\n".join(lines)
 
 

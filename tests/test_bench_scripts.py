@@ -88,3 +88,14 @@ def test_review_bench_finds_every_planted_item_and_times_the_queue():
     report = json.loads(_bench("review.py", "--notes", "300", "--repeat", "1", "--json"))
     assert report["failures"] == [] and report["review_cli_s"] > 0
     assert report["near-duplicate_found"] == report["near-duplicate_planted"] > 0
+
+
+def test_view_times_the_page_in_chromium():
+    from tests import browserkit
+
+    if browserkit.missing():
+        missing_prerequisite(browserkit.missing())
+    report = json.loads(_bench("view.py", "--sizes", "60", "--repeat", "1", "--json"))
+    [size] = report["sizes"]
+    assert size["notes"] == 60 and size["view_s"] > 0 and size["usable_s"] > 0
+    assert size["after_typing"].startswith("2 of 60 notes")  # bench.fill: one note in 40 holds the query

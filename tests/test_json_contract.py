@@ -63,6 +63,8 @@ def test_memory_commands_have_their_documented_shapes(desk):
     assert [r["id"] for r in found["results"]] == [saved["id"]]
     check_shape("read", *m.run("read", saved["id"], "--json", cwd=cwd)[:2])
     check_shape("where", *m.run("where", "--json", cwd=cwd)[:2])
+    shown = check_shape("view", *m.run("view", "--json", cwd=cwd)[:2])
+    assert shown["notes"] == 1 and shown["projects"] == ["app"]
     other = cwd.parent / "other"
     other.mkdir()
     check_shape("map", *m.run("map", str(other), "other", "--json", cwd=cwd)[:2])
@@ -146,6 +148,7 @@ FAILURES = [
     (["doctor", "--bogus"], "invalid-input"),
     (["import", "--from", "cline"], "not-configured"),
     (["where"], "not-configured"),
+    (["view", "--project", "nowhere"], "not-configured"),
     (["setup", "--bogus"], "invalid-input"),
     (["bucket", "connect"], "invalid-input"),
     (["publish-skill"], "invalid-input"),

@@ -42,6 +42,7 @@ COMMANDS = {
     "map": ("machine", "map a directory (and its subdirectories) to a project"),
     "setup": ("machine", "check and complete this machine's setup, then verify the store"),
     "bucket": ("machine", "connect to, create or verify the Hugging Face bucket (private only)"),
+    "view": ("view", "write this machine's memory as one HTML page to search in a browser (no server)"),
     "where": ("machine", "show the project and store for the current directory"),
     "upgrade": ("machine", "commit this machine folder's edits, then copier update it to a newer template"),
     "publish-skill": ("skills", "publish a skill folder as a new immutable revision"),
@@ -99,7 +100,8 @@ def build_parser(only: str | None = None):
         if only is not None and name != only:
             continue
         sp = sub.add_parser(name, help=help_text, description=help_text)
-        sp.add_argument("--json", action="store_true", help="machine-readable output")
+        if name != "mcp":  # the server speaks JSON-RPC on stdout; it has no JSON result of its own
+            sp.add_argument("--json", action="store_true", help="machine-readable output")
         sp.set_defaults(func=handler(name))
         getattr(_group(name), "add_" + name.replace("-", "_"))(sp)
     return p

@@ -82,9 +82,9 @@ def add_save(sp) -> None:
     sp.add_argument("--text", metavar="MARKDOWN",
                     help="the note body as one argument, instead of FILE or stdin (for agent CLIs that "
                     "pre-approve the helper's own command but ask about a heredoc or pipe)")
-    sp.add_argument("--title")
+    sp.add_argument("--title", help="the note's title (default: the body's first non-blank line, without leading #)")
     sp.add_argument("--kind", default="note", help="note (default) or checkpoint")
-    sp.add_argument("--tag", action="append", default=[])
+    sp.add_argument("--tag", action="append", default=[], help="a tag; repeat for more (default: none)")
     sp.add_argument("--source", action="append", default=[], help="a source reference (file, URL, commit)")
     sp.add_argument("--session", help="optional session or task reference")
     sp.add_argument("--corrects", metavar="ID", help="the ID of an earlier note this one corrects")
@@ -181,8 +181,8 @@ def run_pending(args) -> Result:
 # Must match cli/quick.py's SPECS (tests/test_quickargs.py checks it).
 def add_search(sp) -> None:
     sp.add_argument("query", nargs="*")
-    sp.add_argument("--limit", type=int, default=10)
-    sp.add_argument("--project")
+    sp.add_argument("--limit", type=int, default=10, help="at most this many results, 1-200 (default: 10)")
+    sp.add_argument("--project", help="a configured project name (default: the project of the current directory)")
     sp.add_argument("--refresh", action="store_true", help="refresh the cache even if it is recent")
     sp.add_argument("--offline", action="store_true", help="use the cache only")
     sp.add_argument("--include-retracted", action="store_true",
@@ -243,7 +243,7 @@ class _Progress:
 
 def add_read(sp) -> None:
     sp.add_argument("id")
-    sp.add_argument("--project")
+    sp.add_argument("--project", help="a configured project name (default: the project of the current directory)")
     sp.add_argument("--fresh", action="store_true", help="read from the store, bypassing the cache")
 
 

@@ -52,6 +52,7 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "scan": "true when the index could not be used and every note was scanned (not the same as stale)",
         "scan_reason": "why (null when the index was used)",
         "withheld?": "[{where: query, kind}] when the query held a credential (then `query` shows it redacted)",
+        "more?": "an empty query: how many of the project's notes the list left out (raise --limit to see them)",
     }),
     "read": ("ok", {
         "id": "the note's ID", "project": "its project", "source": "pending | cache | store",
@@ -104,6 +105,13 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "checks": "[{name, status: ok | warn | fail, detail, fix, command}] in the order to fix them; command: "
                   "the helper command that fixes it, or null",
         "failed": "checks that failed (then the exit status is 12)", "warned": "checks that need a look",
+    }),
+    "view": ("ok", {
+        "path": "the HTML file written", "notes": "how many notes it shows",
+        "projects": "[names] of the projects it shows", "bytes": "the file's size",
+        "stale": "true when something could not be checked (a project's store answer, the skills): the page says what",
+        "stale_reasons": "[lines] why it may be stale (empty when current)",
+        "opened?": "with --open: whether a browser was started",
     }),
     "map": ("ok", {
         "directory": "the canonical directory mapped", "project": "its project",
@@ -167,6 +175,10 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "runtime?": "trust: codex", "file?": "trust: the hooks file", "trusted?": "trust: [hook keys]",
     }),
 }
+# What a command's entry shows after its JSON keys (docs/cli.md sits beside docs/view.png).
+COMMAND_NOTES = {
+    "view": ["", "![The memory view: notes of two projects, a correction and a pending upload](view.png)"],
+}
 ERROR_SHAPE = {"status": "error", "error": "the error kind (below)", "message": "one line, also on stderr"}
 # Any command's JSON may also carry `warnings`: [lines], e.g. while config.toml holds conflict markers.
 COMMON_KEYS = {"status", "warnings"}
@@ -220,6 +232,7 @@ def _command(name: str) -> list[str]:
     status, keys = JSON_SHAPES[name]
     lines += [f"JSON: `status` {status}; " + ", ".join(f"`{k}`" for k in keys) + ".", ""]
     lines += [f"- `{k.rstrip('?')}`{' (sometimes)' if k.endswith('?') else ''}: {v}" for k, v in keys.items()]
+    lines += COMMAND_NOTES.get(name, [])
     return [*lines, ""]
 
 

@@ -26,8 +26,7 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1 or limit > MAX_LIMIT:
         raise InvalidInput(f"--limit must be between 1 and {MAX_LIMIT}")
     shown, withheld = _withhold(query)
-    status = cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
-                                force=refresh, offline=offline, progress=progress, check_timeout=cfg.check_timeout)
+    status = freshen(machine, cfg, project, refresh=refresh, offline=offline, timeout=timeout, progress=progress)
     mode = mode or cfg.search_mode
     notices: list[str] = []
     found = find.find(machine, cfg.store, project, query, limit, mode, notices, include_retracted=include_retracted,
@@ -44,6 +43,9 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
         "scan": bool(notices),
         "scan_reason": notices[0] if notices else None,
     } | status.to_json()
+    if not query.strip():  # the list of recent notes says how many it left out
+        listed = set(cache.cached_ids(machine, cfg.store, project)) | set(pending.project_notes(machine, project))
+        out["more"] = max(0, len(listed) - len(results))
     if withheld:  # INV no-credentials: a query holding a credential is never echoed, nor what it matched
         out["withheld"] = [{"where": "query", "kind": kind} for kind in withheld]
         from agentmem.safety import credentials
@@ -54,6 +56,17 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
             for m in r["matches"]:
                 m["text"] = _withhold(m["text"], typed)[0]
     return out
+
+
+def freshen(machine: str, cfg, project: str, *, refresh: bool = False, offline: bool = False,
+            timeout: float | None = None, progress=None):
+    """Bring the project's cache up to date as every search does (INV read-your-writes): ask the store
+    what changed unless `offline` or within `[cache] max_age`. Returns the `cache.CacheStatus`, which
+    says how current the answer is. The memory view (`view/data.py`) refreshes through here too."""
+    from agentmem.memory import cache
+
+    return cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
+                              force=refresh, offline=offline, progress=progress, check_timeout=cfg.check_timeout)
 
 
 def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
