@@ -294,7 +294,9 @@ def search_text(out: dict, explicit_project: str | None = None, *, read_hint: st
         corr = f" (corrects {r['corrects']})" if r.get("corrects") else ""
         if r.get("corrected_by"):  # INV corrections-visible: listed below its correction, and marked
             corr += f" [CORRECTED by {', '.join(r['corrected_by'])}: read that first]"
-        found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}: {r['title']}{flag}{corr}")
+        held = " [credential withheld]" if r.get("withheld") else ""
+        found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}: {r['title']}{flag}{corr}"
+                     f"{held}")
         for m in r["matches"]:
             found.append(f"    {m['line']}: {m['text']}")
     if found:  # titles and lines are note content: quoted data, not instructions (INV framed-recall)
@@ -310,6 +312,18 @@ def search_text(out: dict, explicit_project: str | None = None, *, read_hint: st
         extra = ["--project", explicit_project] if explicit_project else []
         lines.append(f"Read one with: {shell_line('read', out['results'][0]['id'], *extra)}")
     return "\n".join(lines)
+
+
+def withheld_line(out: dict) -> str:
+    """One line saying which credentials a read note holds (shown as [REDACTED:<kind>]) and what to do."""
+    from agentmem.launch import shell_line
+
+    places = ", ".join(f"{w['where']}" + (f" line {w['line']}" if w.get("line") else "") + f" ({w['kind']})"
+                       for w in out["withheld"][:5])
+    more = f" and {len(out['withheld']) - 5} more" if len(out["withheld"]) > 5 else ""
+    return (f"note: this note holds {len(out['withheld'])} credential(s), withheld here as [REDACTED:<kind>]: "
+            f"{places}{more}; `{shell_line('audit', '--project', out['project'])}` says how to remove them from "
+            "the store")
 
 
 def add_read(sp) -> None:
@@ -329,6 +343,8 @@ def run_read(args) -> Result:
     text = frame_note(data.decode("utf-8", errors="replace").rstrip("\n"), note_id=note_id).rstrip("\n")
     if out["source"] == "pending":
         text += f"\n\n(note {note_id} is pending upload on this machine)"
+    if out["withheld"]:
+        text += "\n" + withheld_line(out)
     if out.get("stale"):  # the note is what the store holds; what could not be asked is said
         text += f"\nwarning: {out['stale_reason']}"
     return Result(out, text)

@@ -33,8 +33,9 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     }),
     "search": ("ok", {
         "project": "the project searched", "query": "the query", "mode": "ranked | literal | hybrid",
-        "results": "[{id, title, created, kind, pending, matches: [{line, text}], corrects?, corrected_by?, score?}], "
-                   "best first; a corrected note right below its newest correction",
+        "results": "[{id, title, created, kind, pending, matches: [{line, text}], withheld, corrects?, corrected_by?, "
+                   "score?}], best first; a corrected note right below its newest correction; `withheld`: "
+                   "[{where, kind, line?}] credentials the note holds, shown as [REDACTED:<kind>]",
         "pending_uploads": "notes of this machine waiting for upload",
         "stale": "true when the store could not be checked: results may miss notes",
         "stale_reason": "why (null when fresh)", "stale_error": "the error kind (null when fresh)",
@@ -48,6 +49,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     "read": ("ok", {
         "id": "the note's ID", "project": "its project", "source": "pending | cache | store",
         "meta": "the frontmatter", "body": "the Markdown body",
+        "withheld": "[{where: title | tags | sources | body | <key>, kind, line?}] credentials the note holds, "
+                    "each shown as [REDACTED:<kind>] (`agentmem audit` finds them in the store)",
         "stale": "true when the store could not be asked", "stale_reason": "why (null when fresh)",
         "stale_error": "the error kind (null when fresh)", "refreshed": "whether the cache was refreshed",
         "checked_at": "when this machine last checked the store, or null",

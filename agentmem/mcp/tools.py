@@ -260,6 +260,10 @@ def _read(machine, cfg, project, args) -> Reply:
     text = frame_note(data.decode("utf-8", errors="replace").rstrip("\n"), note_id=out["id"]).rstrip("\n")
     if out["source"] == "pending":
         text += f"\n\n(note {out['id']} is pending upload on this machine)"
+    if out["withheld"]:
+        from agentmem.cli.memory import withheld_line
+
+        text += "\n" + withheld_line(out)
     return Reply(text, _recalled(out))
 
 

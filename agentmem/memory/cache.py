@@ -14,6 +14,8 @@ place, so an interrupted download never appears as a complete cached file.
 INV cache-kept-on-failure: cached notes are pruned only after a complete
 listing of the project or a delete the store's feed reported; on any error the
 previous cache stays as it was and the result says the data may be stale, and why.
+INV no-credentials: every note enters the cache through `withheld.put`, so a credential
+a note carries (however it reached the store) is cached as `[REDACTED:<kind>]`.
 INV unreadable-skipped: one object the store holds but agentmem cannot read (a
 FIFO, a device, an oversized or unreadable file) is skipped and reported; the
 other notes still arrive.
@@ -29,7 +31,7 @@ import time
 
 from agentmem import errors
 from agentmem.fsutil import TMP_PREFIX, read_bytes, sweep_temp, write_atomic
-from agentmem.memory import ids
+from agentmem.memory import ids, withheld
 from agentmem.paths import cache_root
 from agentmem.store.base import Changes, Listed, StoreDescription
 
@@ -113,12 +115,29 @@ def _notify(pdir: str, added: list[str], removed: list[str]) -> None:
 
 
 def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: str, note_id: str, data: bytes) -> None:
-    """Place a note this machine just saved, and the store confirmed, into the cache."""
+    """Place a note this machine just saved (and the store confirmed), or read from the store, into the cache."""
     target = os.path.join(notes_dir(machine, store, project), ids.note_file(note_id))
     if os.path.exists(target):
         return
-    write_atomic(target, data)
+    withheld.put(project_dir(machine, store, project), note_id, data)
     _notify(project_dir(machine, store, project), [note_id], [])
+
+
+def ensure_screened(machine: str | os.PathLike, store: StoreDescription, project: str) -> None:
+    """Clean the cached notes again if a scanner other than this one screened them (see withheld.py)."""
+    pdir = project_dir(machine, store, project)
+    state = _read_state(pdir)
+    if state.get("screened") == withheld.fingerprint():
+        return
+    try:  # nothing cached yet costs one listing: the first refresh cleans every note it brings
+        withheld.rescreen(pdir)
+    except OSError as exc:  # a read-only sandbox: say so through the refresh, which cannot write either
+        if not errors.cannot_write(exc):
+            raise
+        return
+    state = _read_state(pdir)
+    state["screened"] = withheld.fingerprint()
+    _safe_state(pdir, state)
 
 
 def last_checked(machine: str | os.PathLike, store: StoreDescription, project: str) -> float | None:
@@ -135,6 +154,7 @@ class _Plan:
         self.damaged: set[str] = set()  # cached but differing from the store: fetched again
         self.count: int | None = None  # notes in the store, when a full listing told
         self.temps: list[str] = []  # temp files seen in the notes cache (swept if stale)
+        self.recorded: set[str] = set()  # cached notes with something withheld (their store size is recorded)
 
 
 def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: str, *,
@@ -162,8 +182,8 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
                            exc.kind, checked_at=last_ok, unreadable=unreadable)
 
     plan = _plan(changes, prefix, ndir, started, store, unreadable)
-    added, problem = _fetch(store, plan, ndir, unreadable, progress)
-    removed, unwritable = _drop(ndir, plan.drop)
+    added, problem = _fetch(store, plan, pdir, unreadable, progress)
+    removed, unwritable = _drop(pdir, plan.drop)
     problem = problem or unwritable
     if changes.kind == Changes.FULL:
         _sweep_local(machine, ndir, plan.temps)
@@ -188,6 +208,7 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
 
 def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unreadable: dict) -> _Plan:
     plan = _Plan()
+    plan.recorded = withheld.recorded_ids(os.path.dirname(ndir))
     if changes.kind == Changes.SAME:
         if store.description.kind == "folder":  # cheap to ask again: a fixed permission shows at once
             plan.fetch = {i: Listed(f"{prefix}/{ids.note_file(i)}", None) for i in unreadable}
@@ -196,7 +217,7 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
         for obj in changes.added:
             note_id = _note_id(obj.path, prefix)
             if note_id is not None and (obj.size is None or obj.size <= MAX_CACHED_OBJECT):
-                size = _cached_size(ndir, note_id)
+                size = _cached_size(ndir, note_id, plan.recorded)
                 if size is None or (obj.size is not None and size != obj.size):
                     plan.fetch[note_id] = obj
                     if size is not None:
@@ -204,7 +225,7 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
             elif note_id is not None:
                 unreadable[note_id] = _too_large(obj)
         gone = {i for i in (_note_id(p, prefix) for p in changes.removed) if i is not None}
-        plan.drop = {i for i in gone if _cached_size(ndir, i) is not None}
+        plan.drop = {i for i in gone if _cached_size(ndir, i, plan.recorded) is not None}
         for note_id in gone:
             unreadable.pop(note_id, None)
         for note_id in set(unreadable) - set(plan.fetch) - gone:
@@ -257,13 +278,15 @@ def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: s
     for name in pick:
         note_id, size = _name_id(name), remote[name].size
         if note_id is not None and size is not None and size <= MAX_CACHED_OBJECT \
-                and _cached_size(ndir, note_id) != size:
+                and _cached_size(ndir, note_id, plan.recorded) != size:
             plan.fetch[note_id] = remote[name]
             plan.damaged.add(note_id)
 
 
-def _fetch(store, plan: _Plan, ndir: str, unreadable: dict, progress) -> tuple[list[str], errors.AgentmemError | None]:
-    """Download the plan's objects; an unreadable one is skipped and reported, a store failure stops."""
+def _fetch(store, plan: _Plan, pdir: str, unreadable: dict, progress) -> tuple[list[str], errors.AgentmemError | None]:
+    """Download the plan's objects into the cache (cleaned: `withheld.put`); an unreadable one is skipped
+    and reported, a store failure stops."""
+    ndir = os.path.join(pdir, "notes")
     added: list[str] = []
     total = len(plan.fetch)
     report = progress if progress is not None and total >= PROGRESS_MIN else None
@@ -278,7 +301,7 @@ def _fetch(store, plan: _Plan, ndir: str, unreadable: dict, progress) -> tuple[l
             return added, exc
         else:
             try:
-                write_atomic(os.path.join(ndir, ids.note_file(note_id)), data)
+                withheld.put(pdir, note_id, data)
             except OSError as exc:  # INV loud-unwritable: an agent's read-only sandbox; answer from the cache
                 if not errors.cannot_write(exc):
                     raise
@@ -290,11 +313,13 @@ def _fetch(store, plan: _Plan, ndir: str, unreadable: dict, progress) -> tuple[l
     return added, None
 
 
-def _drop(ndir: str, doomed: set[str]) -> tuple[list[str], errors.AgentmemError | None]:
+def _drop(pdir: str, doomed: set[str]) -> tuple[list[str], errors.AgentmemError | None]:
+    ndir = os.path.join(pdir, "notes")
     removed = []
     for note_id in sorted(doomed):
         try:
             os.unlink(os.path.join(ndir, ids.note_file(note_id)))
+            withheld.drop_record(pdir, note_id)
             removed.append(note_id)
         except FileNotFoundError:
             pass
@@ -343,11 +368,13 @@ def _cached_names(ndir: str, temps: list[str]) -> set[str]:
     return set(names)
 
 
-def _cached_size(ndir: str, note_id: str) -> int | None:
+def _cached_size(ndir: str, note_id: str, recorded: set[str]) -> int | None:
+    """The size of the store's copy of a cached note, as the cache knows it (None: not cached)."""
     try:
-        return os.stat(os.path.join(ndir, ids.note_file(note_id))).st_size
+        size = os.stat(os.path.join(ndir, ids.note_file(note_id))).st_size
     except OSError:
         return None
+    return withheld.store_size(os.path.dirname(ndir), note_id, size, recorded)
 
 
 def _older_than(ndir: str, note_id: str, moment: float) -> bool:
@@ -376,6 +403,7 @@ def ensure_fresh(
     progress=None,
 ) -> CacheStatus:
     """Refresh, unless offline or the last good refresh is younger than `max_age` seconds (then say so)."""
+    ensure_screened(machine, store_desc, project)
     pdir = project_dir(machine, store_desc, project)
     state = _read_state(pdir)
     last = state.get("refreshed_at") if isinstance(state.get("refreshed_at"), (int, float)) else None

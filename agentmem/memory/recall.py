@@ -1,5 +1,9 @@
 """Recalling notes: search a project (after refreshing its cache) and read one note (what `search`,
 `read` and MCP run). Both return the JSON shapes documented in docs/cli.md.
+
+INV no-credentials: what both return has passed through `memory/withheld.py` (cached notes when they
+entered the cache, pending and store copies here): each credential shown as `[REDACTED:<kind>]`, and
+`withheld` says where.
 """
 
 from __future__ import annotations
@@ -28,7 +32,11 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
                                 force=refresh, offline=offline, progress=progress)
     mode = mode or cfg.search_mode
     notices: list[str] = []
-    results = [r.to_json() for r in find.find(machine, cfg.store, project, query, limit, mode, notices)]
+    held: dict[str, list[dict]] = {}  # pending note id -> what was withheld from it
+    # The cache holds a credential only as [REDACTED:<kind>], so a query holding one looks for that.
+    wanted = shown if withheld else query
+    results = [r.to_json() for r in find.find(machine, cfg.store, project, wanted, limit, mode, notices, held)]
+    _say_withheld(cache.project_dir(machine, cfg.store, project), results, held)
     out = {
         "project": project,
         "query": shown,
@@ -62,7 +70,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
     not be asked. Returns the JSON shape and the note's bytes (for framing). `fresh`
     reads the store itself.
     """
-    from agentmem.memory import cache, notes, pending
+    from agentmem.memory import cache, notes, pending, withheld
     from agentmem.store import identity
 
     if isinstance(note_id, str) and not notes.ALLOCATED.match(note_id):  # an allocated ID holds no credential
@@ -71,7 +79,9 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
         screening.refuse_argument(note_id, "the note ID", "read")  # never echoed, never sent to the store
     note_id = notes.check_id(note_id)
     data, source, status = None, None, None
+    pdir = cache.project_dir(machine, cfg.store, project)
     if not fresh:
+        cache.ensure_screened(machine, cfg.store, project)
         try:
             entry, pdata = pending.load(machine, note_id)
             if entry.project == project:
@@ -101,13 +111,29 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
             except OSError as exc:  # INV loud-unwritable: a read-only sandbox still reads; a later run caches it
                 if not errors.cannot_write(exc):
                     raise
+    if source == "cache":
+        held = withheld.withheld_of(pdir, note_id)
+    else:  # a pending or store copy, not cached (or cached just now, cleaned the same way)
+        data, held = withheld.clean(data)
     parsed = notes.parse(data)
     if status is None:
         status = cache.CacheStatus(False, checked_at=cache.last_checked(machine, cfg.store, project))
     freshness = status.to_json()
     freshness.pop("unreadable", None)
     return {"id": note_id, "project": project, "source": source, "meta": parsed.meta, "body": parsed.body,
-            **freshness}, data
+            "withheld": held, **freshness}, data
+
+
+def _say_withheld(pdir: str, results: list[dict], held: dict[str, list[dict]]) -> None:
+    """Each result's `withheld`: what the cache withheld from the note (its record), or from a pending note."""
+    from agentmem.memory import withheld
+
+    recorded = withheld.recorded_ids(pdir)
+    for r in results:
+        if r["pending"]:
+            r["withheld"] = held.get(r["id"], [])
+        else:
+            r["withheld"] = withheld.withheld_of(pdir, r["id"]) if r["id"] in recorded else []
 
 
 def _withhold(text, typed: list[tuple[str, str]] | None = None) -> tuple[str, list[str]]:

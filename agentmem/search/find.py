@@ -112,12 +112,19 @@ def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
 
 
 def find(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
-         mode: str = "ranked", notices: list[str] | None = None) -> list[Result]:
+         mode: str = "ranked", notices: list[str] | None = None,
+         held: dict[str, list[dict]] | None = None) -> list[Result]:
     """The project's notes that match `query` in `mode`, at most `limit`; an empty query lists recent notes.
 
     If the index could not be used (the notes were scanned instead), why is appended to `notices`.
+    Pending notes are searched as shown (`withheld.clean`); what each withheld goes into `held`.
     """
-    waiting = pending.project_notes(machine, project)  # read once, for the search and its corrections pass
+    from agentmem.memory import withheld
+
+    # read once, for the search and its corrections pass
+    waiting, cleaned = withheld.clean_all(pending.project_notes(machine, project))
+    if held is not None:
+        held.update(cleaned)
     if mode == "literal":
         found = literal(candidates(machine, store, project, waiting), query, limit)
     else:
