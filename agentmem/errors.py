@@ -21,6 +21,7 @@ EXIT_CONFLICT = 8
 EXIT_PUBLIC_BUCKET = 9
 EXIT_PENDING = 10  # the note is safe locally but the shared store has not confirmed it
 EXIT_REMOTE_ERROR = 11
+EXIT_CREDENTIALS_FOUND = 12  # an outcome: `audit` found notes in the store that hold credentials
 
 # What each status means, for people (docs/cli.md is generated from this).
 EXIT_MEANINGS = {
@@ -37,6 +38,7 @@ EXIT_MEANINGS = {
     EXIT_PUBLIC_BUCKET: "the bucket is public (agentmem refuses it and never changes its visibility)",
     EXIT_PENDING: "saved locally, upload pending",
     EXIT_REMOTE_ERROR: "the store answered with an error (5xx, malformed reply)",
+    EXIT_CREDENTIALS_FOUND: "`audit` found credentials in notes in the store (each listed, with its next step)",
 }
 
 

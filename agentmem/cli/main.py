@@ -38,6 +38,7 @@ COMMANDS = {
     "read-skill": ("skills", "print a file of a published skill revision (default SKILL.md)"),
     "install-skill": ("skills", "install a shared skill revision for the enabled runtimes"),
     "hooks": ("hooks", "install, remove, trust or show the optional hooks of the enabled agent CLIs"),
+    "audit": ("audit", "find credentials in the store's notes (every note, not only the cache); --fix replaces them"),
     "mcp": ("mcp", "serve this machine's memory to an MCP client over stdio (needs the mcp extra)"),
 }
 DESCRIPTION = "Portable memory and skills for coding agents."

@@ -50,10 +50,17 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "id": "the note's ID", "project": "its project", "source": "pending | cache | store",
         "meta": "the frontmatter", "body": "the Markdown body",
         "withheld": "[{where: title | tags | sources | body | <key>, kind, line?}] credentials the note holds, "
-                    "each shown as [REDACTED:<kind>] (`agentmem audit` finds them in the store)",
+                    "each shown as [REDACTED:<kind>] (the audit command finds them in the store)",
         "stale": "true when the store could not be asked", "stale_reason": "why (null when fresh)",
         "stale_error": "the error kind (null when fresh)", "refreshed": "whether the cache was refreshed",
         "checked_at": "when this machine last checked the store, or null",
+    }),
+    "audit": ("clean | found (exit status 12)", {
+        "store": "{kind, location}", "projects": "the projects scanned", "scanned": "notes read from the store",
+        "findings": "[{project, id, path, withheld: [{where, kind, line?}], redacted_copy, purge}]: `redacted_copy` "
+                    "is the ID of a copy a fix saved (or null), `purge` the command that deletes the original",
+        "unreadable": "[{id, project, error, message}] notes that could not be read (not scanned)",
+        "fixed?": "with --fix: [{id, copy, status: copied | pending | skipped | failed, error?, message?}]",
     }),
     "map": ("ok", {
         "directory": "the canonical directory mapped", "project": "its project",
