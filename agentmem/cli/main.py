@@ -133,7 +133,7 @@ def run(argv: list[str]) -> int:
     warnings = _warnings()
     payload = result.envelope() if want_json else result.text
     if warnings and want_json:
-        payload = payload | {"warnings": warnings}
+        payload = payload | {"warnings": payload.get("warnings", []) + warnings}
     _emit(payload, want_json)
     for line in result.problems:
         sys.stderr.write(f"agentmem: {line}\n")

@@ -263,7 +263,7 @@ class _Progress:
 
 def _freshness_lines(out: dict, what: str) -> list[str]:
     """The lines that say an answer could miss notes (INV read-your-writes: say it whenever it can)."""
-    lines = []
+    lines = [f"warning: {w}" for w in out.get("warnings") or ()]
     if out.get("stale"):
         lines.append(f"warning: {what} may be stale - {out['stale_reason']}")
     skipped = out.get("unreadable") or []

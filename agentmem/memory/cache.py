@@ -59,7 +59,8 @@ class CacheStatus:
 
     def __init__(self, stale: bool, reason: str | None = None, error: str | None = None,
                  refreshed: bool = False, added: list[str] | None = None, removed: list[str] | None = None,
-                 checked_at: float | None = None, unreadable: dict | None = None, how: str | None = None):
+                 checked_at: float | None = None, unreadable: dict | None = None, how: str | None = None,
+                 warnings: list[str] | None = None):
         self.stale = stale
         self.reason = reason  # why it may be stale: what failed, or why the store was not asked
         self.error = error  # the error kind, e.g. "offline", "not-authenticated"; "not-checked" for max_age
@@ -69,11 +70,15 @@ class CacheStatus:
         self.checked_at = checked_at  # when the cache was last brought up to date with the store
         self.unreadable = unreadable or {}  # note id -> {"error", "message"}: in the store, not readable
         self.how = how  # how the store was asked ("unchanged (one stat)", "events feed (2 change(s))", ...)
+        self.warnings = warnings or []  # what the store says a person must hear (a bucket that became public)
 
     def to_json(self) -> dict:
-        return {"stale": self.stale, "stale_reason": self.reason, "stale_error": self.error,
-                "refreshed": self.refreshed, "checked_at": _iso(self.checked_at),
-                "unreadable": [{"id": k, **v} for k, v in sorted(self.unreadable.items())]}
+        out: dict = {"stale": self.stale, "stale_reason": self.reason, "stale_error": self.error,
+                     "refreshed": self.refreshed, "checked_at": _iso(self.checked_at),
+                     "unreadable": [{"id": k, **v} for k, v in sorted(self.unreadable.items())]}
+        if self.warnings:
+            out["warnings"] = self.warnings
+        return out
 
 
 def cached_ids(machine: str | os.PathLike, store: StoreDescription, project: str) -> list[str]:
@@ -196,14 +201,15 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
         what = ("the cache could not be written, so changes in the store are missing here"
                 if isinstance(problem, errors.NotWritable) else "some notes could not be downloaded")
         return CacheStatus(True, f"{what}: {problem.one_line()}; {_checked_words(last_ok)}", problem.kind, True,
-                           added, removed, last_ok, state["unreadable"], changes.how)
+                           added, removed, last_ok, state["unreadable"], changes.how, changes.warnings)
     state.update(token=changes.token, refreshed_at=started, how=changes.how)
     for key in ("last_error", "last_error_message", "last_attempt"):
         state.pop(key, None)
     if plan.count is not None:
         state["notes"] = plan.count
     _safe_state(pdir, state)
-    return CacheStatus(False, None, None, True, added, removed, started, state["unreadable"], changes.how)
+    return CacheStatus(False, None, None, True, added, removed, started, state["unreadable"], changes.how,
+                       changes.warnings)
 
 
 def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unreadable: dict) -> _Plan:
