@@ -108,6 +108,7 @@ def every_output(side) -> tuple[list[str], dict]:
     runs = [("read", NOTE_ID), ("read", NOTE_ID, "--json"), ("read", NOTE_ID, "--fresh", "--json"),
             ("search", "zebra"), ("search", "zebra", "--json"), ("search", "--json"),
             ("search", "rotating", "--mode", "literal", "--json"), ("search", "deploy", "--mode", "literal"),
+            ("search", "zebra pipeline", "--mode", "hybrid", "--json"),
             ("hook", "reminder", "--runtime", "codex"), ("hook", "reminder", "--runtime", "claude"),
             ("pending",), ("pending", "--json")]
     parsed = {}
@@ -195,3 +196,57 @@ def test_a_cache_written_before_screening_is_cleaned_and_its_index_rebuilt(lapto
     assert NOTE_ID in [r["id"] for r in json.loads(out)["results"]]
     for name, data in cache_bytes(laptop.home).items():
         assert TOKEN.encode() not in data, name
+
+
+def test_a_pending_note_an_older_version_left_with_a_token_is_searched_and_read_redacted(laptop):
+    # INV no-credentials, INV nothing-lost: the pending bytes stay exactly as they are, for the upload
+    from agentmem.memory import pending
+    from agentmem.store.base import StoreDescription
+
+    data = planted()
+    entry = pending.Entry(id=NOTE_ID, store=StoreDescription("folder", str(laptop.home / "gone")), project="app",
+                          path=f"projects/app/notes/{NOTE_ID}.md", created="2026-11-30T10:15:00.000Z")
+    pending.persist(laptop.home, entry, data)
+    outs = []
+    for args in (("search", "zebra", "--json"), ("search", "zebra"), ("read", NOTE_ID, "--json"), ("read", NOTE_ID),
+                 ("pending",), ("pending", "--json")):
+        status, out, err = laptop.run(*args, cwd=laptop.checkout)
+        assert status == 0, (args, out, err)
+        outs.append(out + err)
+    assert all(TOKEN not in text for text in outs) and "[REDACTED:github-token]" in outs[0]
+    hit = json.loads(outs[0])["results"][0]
+    assert hit["pending"] and {w["where"] for w in hit["withheld"]} == {"title", "tags", "body"}
+    assert (laptop.home / "pending" / NOTE_ID / "note.md").read_bytes() == data
+
+
+def test_a_cache_that_cannot_be_screened_again_is_cleaned_on_the_way_out(laptop, store_dir, monkeypatch):
+    # INV no-credentials, INV loud-unwritable: a read-only sandbox after an upgrade still shows no credential
+    import errno
+
+    from agentmem import config
+    from agentmem.memory import recall, withheld
+
+    side = FolderSide(laptop, store_dir)
+    side.plant(b"---\ntitle: harmless\n---\n\nThe zebra pipeline.\n")
+    assert side.run("search", "zebra", "--json")[0] == 0
+    [pdir] = list((laptop.home / "cache").glob("*/projects/app"))
+    (pdir / "notes" / f"{NOTE_ID}.md").write_bytes(planted())  # what an older version cached
+    state = json.loads((pdir / "state.json").read_text())
+    state.pop("screened")
+    (pdir / "state.json").write_text(json.dumps(state))
+
+    def read_only(pdir):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(withheld, "rescreen", read_only)
+    monkeypatch.setenv("AGENTMEM_HOME", str(laptop.home))
+    cfg = config.load(laptop.home)
+    for mode, query in (("ranked", "zebra deploy push"), ("literal", "push with")):
+        out = recall.search(str(laptop.home), cfg, "app", query, mode=mode, offline=True)
+        assert TOKEN not in json.dumps(out)
+        assert NOTE_ID in [r["id"] for r in out["results"]], (mode, out)
+        hit = next(r for r in out["results"] if r["id"] == NOTE_ID)
+        assert hit["withheld"] and "[REDACTED:github-token]" in hit["title"]
+    out, data = recall.read(str(laptop.home), cfg, "app", NOTE_ID)
+    assert TOKEN not in json.dumps(out) and TOKEN.encode() not in data
+    assert {w["where"] for w in out["withheld"]} == {"title", "tags", "body"}

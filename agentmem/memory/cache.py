@@ -128,21 +128,24 @@ def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: 
     _notify(project_dir(machine, store, project), [note_id], [])
 
 
-def ensure_screened(machine: str | os.PathLike, store: StoreDescription, project: str) -> None:
-    """Clean the cached notes again if a scanner other than this one screened them (see withheld.py)."""
+def ensure_screened(machine: str | os.PathLike, store: StoreDescription, project: str) -> bool:
+    """Clean the cached notes again if a scanner other than this one screened them (see withheld.py).
+
+    False when that could not be done (a read-only sandbox): the caller then cleans what it shows."""
     pdir = project_dir(machine, store, project)
     state = _read_state(pdir)
     if state.get("screened") == withheld.fingerprint():
-        return
+        return True
     try:  # nothing cached yet costs one listing: the first refresh cleans every note it brings
         withheld.rescreen(pdir)
-    except OSError as exc:  # a read-only sandbox: say so through the refresh, which cannot write either
+    except OSError as exc:
         if not errors.cannot_write(exc):
             raise
-        return
+        return False
     state = _read_state(pdir)
     state["screened"] = withheld.fingerprint()
     _safe_state(pdir, state)
+    return True
 
 
 def last_checked(machine: str | os.PathLike, store: StoreDescription, project: str) -> float | None:

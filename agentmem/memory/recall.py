@@ -28,6 +28,7 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1 or limit > MAX_LIMIT:
         raise InvalidInput(f"--limit must be between 1 and {MAX_LIMIT}")
     shown, withheld = _withhold(query)
+    screened = cache.ensure_screened(machine, cfg.store, project)
     status = cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
                                 force=refresh, offline=offline, progress=progress)
     mode = mode or cfg.search_mode
@@ -36,7 +37,7 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     # The cache holds a credential only as [REDACTED:<kind>], so a query holding one looks for that.
     wanted = shown if withheld else query
     results = [r.to_json() for r in find.find(machine, cfg.store, project, wanted, limit, mode, notices, held)]
-    _say_withheld(cache.project_dir(machine, cfg.store, project), results, held)
+    _say_withheld(cache.project_dir(machine, cfg.store, project), results, held, screened)
     out = {
         "project": project,
         "query": shown,
@@ -80,8 +81,8 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
     note_id = notes.check_id(note_id)
     data, source, status = None, None, None
     pdir = cache.project_dir(machine, cfg.store, project)
+    screened = fresh or cache.ensure_screened(machine, cfg.store, project)
     if not fresh:
-        cache.ensure_screened(machine, cfg.store, project)
         try:
             entry, pdata = pending.load(machine, note_id)
             if entry.project == project:
@@ -111,10 +112,10 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
             except OSError as exc:  # INV loud-unwritable: a read-only sandbox still reads; a later run caches it
                 if not errors.cannot_write(exc):
                     raise
-    if source == "cache":
-        held = withheld.withheld_of(pdir, note_id)
-    else:  # a pending or store copy, not cached (or cached just now, cleaned the same way)
-        data, held = withheld.clean(data)
+    held = withheld.withheld_of(pdir, note_id) if source == "cache" else []
+    if source != "cache" or not screened:  # a pending or store copy (cached just now, cleaned the same way)
+        data, found = withheld.clean(data)
+        held = held + found
     parsed = notes.parse(data)
     if status is None:
         status = cache.CacheStatus(False, checked_at=cache.last_checked(machine, cfg.store, project))
@@ -124,8 +125,11 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
             "withheld": held, **freshness}, data
 
 
-def _say_withheld(pdir: str, results: list[dict], held: dict[str, list[dict]]) -> None:
-    """Each result's `withheld`: what the cache withheld from the note (its record), or from a pending note."""
+def _say_withheld(pdir: str, results: list[dict], held: dict[str, list[dict]], screened: bool) -> None:
+    """Each result's `withheld`: what the cache withheld from the note (its record), or from a pending note.
+
+    A cache that could not be screened (a read-only sandbox after an upgrade) may hold a raw credential:
+    then what each result shows is cleaned here."""
     from agentmem.memory import withheld
 
     recorded = withheld.recorded_ids(pdir)
@@ -134,6 +138,12 @@ def _say_withheld(pdir: str, results: list[dict], held: dict[str, list[dict]]) -
             r["withheld"] = held.get(r["id"], [])
         else:
             r["withheld"] = withheld.withheld_of(pdir, r["id"]) if r["id"] in recorded else []
+        if not screened:
+            r["title"], kinds = _withhold(r["title"])
+            r["withheld"] += [{"where": "title", "kind": k} for k in kinds]
+            for m in r["matches"]:
+                m["text"], kinds = _withhold(m["text"])
+                r["withheld"] += [{"where": "body" if m["line"] else "title", "kind": k} for k in kinds]
 
 
 def _withhold(text, typed: list[tuple[str, str]] | None = None) -> tuple[str, list[str]]:
