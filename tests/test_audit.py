@@ -75,3 +75,23 @@ def test_fix_saves_one_redacted_copy_that_corrects_the_original_and_says_which_p
     assert f"redacted copy {copy} saved" in text and f"purge {NOTE_ID} --project app" in text
     status, out, _ = side.run("search", "", "--json")
     assert sorted(r["id"] for r in json.loads(out)["results"]) == sorted([copy, NOTE_ID])
+
+
+def test_a_note_whose_file_name_is_a_token_is_never_cached_or_named_and_audit_reports_it(laptop, store_dir):
+    # INV no-credentials
+    folder = store_dir / "projects" / "app" / "notes"
+    folder.mkdir(parents=True)
+    (folder / f"{TOKEN}.md").write_bytes(b"---\ntitle: zebra\n---\n\nThe zebra pipeline.\n")
+    outs = []
+    for args in (("search", "zebra", "--json"), ("search", "--json"), ("audit", "--json"), ("audit",),
+                 ("audit", "--fix", "--yes")):
+        status, out, err = laptop.run(*args, cwd=laptop.checkout)
+        outs.append((status, out + err))
+    assert all(TOKEN not in text for _, text in outs)
+    assert json.loads(outs[0][1])["results"] == [] and outs[0][0] == 0
+    assert not any(TOKEN in str(p) for p in (laptop.home / "cache").rglob("*"))
+    [finding] = json.loads(outs[2][1])["findings"]
+    assert outs[2][0] == 12 and finding["id"] == "[REDACTED:github-token]" and finding["purge"] is None
+    assert finding["withheld"] == [{"where": "note ID", "kind": "github-token"}]
+    assert "delete projects/app/notes/[REDACTED:github-token].md" in outs[3][1]
+    assert sorted(p.name for p in folder.iterdir()) == [f"{TOKEN}.md"]  # --fix saved no copy of it

@@ -74,7 +74,10 @@ def _finding_lines(f: dict) -> list[str]:
     places = ", ".join(w["where"] + (f" line {w['line']}" if w.get("line") else "") + f" ({w['kind']})"
                        for w in f["withheld"])
     lines = [f"- {f['project']}/{f['id']}: {places}"]
-    if f["redacted_copy"]:
+    if f["purge"] is None:
+        lines.append(f"    next: its name holds the credential, so agentmem never names it: delete {f['path']} "
+                     "(the real name in place of the [REDACTED:...] part) from the store yourself")
+    elif f["redacted_copy"]:
         lines.append(f"    redacted copy saved already: {f['redacted_copy']}; then purge the original: {f['purge']}")
     else:
         lines.append(f"    next: save a redacted copy (audit --fix), then purge the original: {f['purge']}")
@@ -88,6 +91,8 @@ def _fix(machine: str, cfg, finding) -> dict:
 
     if finding.copy:
         return {"id": finding.id, "copy": finding.copy, "status": "copied"}
+    if finding.named:
+        return {"id": finding.id, "copy": None, "status": "skipped", "message": "its ID holds the credential"}
     try:
         saved = audit.save_copy(machine, cfg, finding, timeout=common.timeout(cfg))
     except AgentmemError as exc:

@@ -58,7 +58,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     "audit": ("clean | found (exit status 12)", {
         "store": "{kind, location}", "projects": "the projects scanned", "scanned": "notes read from the store",
         "findings": "[{project, id, path, withheld: [{where, kind, line?}], redacted_copy, purge}]: `redacted_copy` "
-                    "is the ID of a copy a fix saved (or null), `purge` the command that deletes the original",
+                    "is the ID of a copy a fix saved (or null), `purge` the command that deletes the original "
+                    "(null when the note's ID itself holds the credential: then id and path are shown redacted)",
         "unreadable": "[{id, project, error, message}] notes that could not be read (not scanned)",
         "fixed?": "with --fix: [{id, copy, status: copied | pending | skipped | failed, error?, message?}]",
     }),

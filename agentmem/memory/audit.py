@@ -27,17 +27,19 @@ SOURCE_PREFIX = "agentmem audit: redacted copy of "  # the source a copy names i
 class Finding:
     """A note in the store holding credentials: where each one is (never its value)."""
 
-    __slots__ = ("project", "id", "path", "withheld", "copy")
+    __slots__ = ("project", "id", "path", "withheld", "copy", "named")
 
-    def __init__(self, project: str, note_id: str, path: str, withheld: list[dict]):
+    def __init__(self, project: str, note_id: str, path: str, withheld: list[dict], named: bool = False):
         self.project, self.id, self.path, self.withheld = project, note_id, path, withheld
         self.copy: str | None = None  # the redacted copy an earlier fix saved, if any
+        self.named = named  # the note's ID itself holds the credential (id and path are shown redacted)
 
     def to_json(self) -> dict:
         from agentmem.launch import shell_line
 
+        purge = None if self.named else shell_line("purge", self.id, "--project", self.project)
         return {"project": self.project, "id": self.id, "path": self.path, "withheld": self.withheld,
-                "redacted_copy": self.copy, "purge": shell_line("purge", self.id, "--project", self.project)}
+                "redacted_copy": self.copy, "purge": purge}
 
 
 class Audit:
@@ -79,6 +81,13 @@ def audit(machine: str, cfg, project: str | None, *, timeout: float | None = Non
     result = Audit(cfg.store.to_dict(), [project] if project else sorted({p for p, _, _ in found}))
     copies: dict[tuple[str, str], str] = {}  # (project, original id) -> the copy an earlier fix saved
     for proj, note_id, path in found:
+        if withheld.names_a_credential(note_id):  # never printed: neither its ID nor its path
+            from agentmem.safety import credentials, redaction
+
+            named: list[dict] = []
+            shown_id = redaction.redact_text(note_id, "note ID", credentials.env_secrets(), named)
+            result.findings.append(Finding(proj, shown_id, f"projects/{proj}/notes/{shown_id}.md", named, True))
+            continue
         try:
             data = store.get(path, cache.MAX_CACHED_OBJECT)
         except (errors.Unreadable, errors.NotFound) as exc:
@@ -93,7 +102,7 @@ def audit(machine: str, cfg, project: str | None, *, timeout: float | None = Non
         if held:
             result.findings.append(Finding(proj, note_id, path, held))
     for f in result.findings:
-        f.copy = copies.get((f.project, f.id))
+        f.copy = None if f.named else copies.get((f.project, f.id))
     return result
 
 

@@ -225,6 +225,8 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
     if changes.kind == Changes.DELTA:
         for obj in changes.added:
             note_id = _note_id(obj.path, prefix)
+            if note_id is not None and withheld.names_a_credential(note_id):
+                continue  # never cached, named or recorded anywhere here; `agentmem audit` reports it
             if note_id is not None and (obj.size is None or obj.size <= MAX_CACHED_OBJECT):
                 size = _cached_size(ndir, note_id, plan.recorded)
                 if size is None or (obj.size is not None and size != obj.size):
@@ -250,8 +252,9 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
     names = _cached_names(ndir, plan.temps)
     for name in remote.keys() - names:
         note_id = _name_id(name)
-        if note_id is None:
-            continue  # not a note of this project: never follow it out of the cache folder
+        if note_id is None or withheld.names_a_credential(note_id):
+            continue  # not a note of this project (never followed out of the cache folder), or named by a
+            # credential (never cached, named or recorded anywhere here; `agentmem audit` reports it)
         obj = remote[name]
         if obj.size is not None and obj.size > MAX_CACHED_OBJECT:
             unreadable[note_id] = _too_large(obj)

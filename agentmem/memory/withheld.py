@@ -58,6 +58,16 @@ def clean(data: bytes, known: tuple[str, ...] | list[str] | None = None) -> tupl
     return out.encode("utf-8"), withheld
 
 
+def names_a_credential(note_id: str) -> bool:
+    """Whether a note's ID (its file name in the store, written by hand) holds a credential: such a note is
+    never cached, since its name would show in every listing."""
+    if ids.ALLOCATED.match(note_id):
+        return False  # an ID agentmem allocated holds none
+    from agentmem.safety import credentials
+
+    return bool(credentials.scan(note_id, credentials.env_secrets()))
+
+
 def clean_all(found: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, list[dict]]]:
     """`clean` for several notes (pending notes a search shows): the bytes, and what each withheld."""
     if not found:
