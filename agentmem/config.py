@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 
-from agentmem.errors import InvalidInput, NotConfigured
+from agentmem.errors import AgentmemError, Command, InvalidInput, NextStep, NotConfigured
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.paths import config_path
 from agentmem.store.base import StoreDescription
@@ -37,12 +37,10 @@ SETUP_HINT = ("set this machine up with `copier copy` of the agentmem template "
               "(the bootstrap.md beside the template says how)")
 
 
-def map_hint(directory: str) -> str:
+def map_hint(directory: str) -> NextStep:
     """How to map an unmapped directory: the command, runnable once PROJECT is named."""
-    from agentmem.launch import shell_line
-
-    return (f"map it with: {shell_line('map', directory, 'PROJECT')} "
-            "(PROJECT: the project name the owner chose; never guess one)")
+    return NextStep("map it with: {} (PROJECT: the project name the owner chose; never guess one)",
+                    Command("map", directory, "PROJECT"))
 
 
 def network_timeout(configured: float | None = None) -> float:
@@ -88,9 +86,22 @@ def _within(path: str, root: str) -> bool:
 
 
 class Config:
-    def __init__(self, path: str, data: dict | None = None):
+    """config.toml as read, and what reading it found for the front end to say (`warnings`: one line
+    each, e.g. a stale config in use). `keep_parsed_copy` once the command using it succeeded."""
+
+    def __init__(self, path: str, data: dict | None = None, *, warnings: list[str] | None = None,
+                 parsed: tuple[str | os.PathLike, str] | None = None):
         self.path = path
         self.data = {} if data is None else data
+        self.warnings = warnings or []
+        self._parsed = parsed  # (machine, text) this data was parsed from, not yet kept as a copy
+
+    def keep_parsed_copy(self) -> None:
+        """Write the parsed copy of this config's text (see `_keep_parsed_copy`); once, and only for a
+        config that was parsed rather than read from its copy."""
+        if self._parsed is not None:
+            _keep_parsed_copy(*self._parsed, self.data)
+            self._parsed = None
 
     @property
     def store(self) -> StoreDescription:
@@ -146,12 +157,10 @@ class Config:
         out = {}
         for directory, name in raw.items():
             if not os.path.isabs(os.path.expanduser(directory)):  # "." or "" would match every directory
-                from agentmem.launch import shell_line
-
                 raise InvalidInput(
                     f"{self.path}: [projects] key {_quoted(directory)} is not an absolute directory",
-                    hint="write the full path (\"/home/me/src/app\" = \"app\") or use "
-                    f"`{shell_line('map')} DIR PROJECT`",
+                    hint=NextStep("write the full path (\"/home/me/src/app\" = \"app\") or use `{} DIR PROJECT`",
+                                  Command("map")),
                 )
             if not isinstance(name, str):
                 raise InvalidInput(f"{self.path}: project for {directory!r} must be a string")
@@ -189,8 +198,8 @@ def load(machine: str | os.PathLike, *, allow_stale: bool = True) -> Config:
     """Read config.toml. A missing file is an empty config; a malformed one is an error naming it.
 
     A file left with `copier update` conflict markers is never parsed: with `allow_stale`, the
-    last working config (the parsed copy of the previous text) stands in for it, and a warning
-    saying so and naming the way out is queued for the CLI to print (`take_warnings`); without
+    last working config (the parsed copy of the previous text) stands in for it, with a warning
+    saying so and naming the way out in its `warnings`, for every front end to pass on; without
     a previous copy, or without `allow_stale` (setup), it is an error with the same way out.
     """
     path = config_path(machine)
@@ -212,15 +221,14 @@ def load(machine: str | os.PathLike, *, allow_stale: bool = True) -> Config:
             problem = conflict_error(path, line, machine, previous)
             if previous is None:
                 raise problem
-            _warnings.append(problem.one_line())
-            return Config(path, previous)
+            return Config(path, previous, warnings=[problem.one_line()])
         import tomllib
 
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise InvalidInput(f"{path} is not valid TOML ({exc}); fix or remove it, nothing was changed") from None
-        _unsaved_copy.append((machine, text, data))
+        return Config(path, data, parsed=(machine, text))
     return Config(path, data)
 
 
@@ -229,16 +237,6 @@ def load(machine: str | os.PathLike, *, allow_stale: bool = True) -> Config:
 # Git's merge markers (Copier runs `git merge-file`): 7 characters at the start of a line, then a
 # label; the separator stands alone. None of them can begin a line of valid TOML.
 _MARKERS = ("<<<<<<<", "|||||||", ">>>>>>>")
-
-_warnings: list[str] = []
-
-
-def take_warnings() -> list[str]:
-    """Warnings queued by `load` (a stale config in use) since the last call; the CLI prints them."""
-    out = list(_warnings)
-    _warnings.clear()
-    return out
-
 
 def conflict_line(text: str) -> int:
     """The line number of the first merge-conflict marker line in `text`, or 0."""
@@ -274,14 +272,8 @@ def check_no_conflict(path: str, text: str, *, machine: str | os.PathLike) -> No
 
 # A JSON copy of the parsed config, reused while config.toml's text is unchanged:
 # importing tomllib costs ~5 ms on every agent turn (measured 2026-11-30). It is
-# written only after a command succeeded (`keep_parsed_copies`), so input that is
-# refused leaves the machine folder exactly as it was.
-_unsaved_copy: list[tuple[str | os.PathLike, str, dict]] = []
-
-
-def keep_parsed_copies() -> None:
-    while _unsaved_copy:
-        _keep_parsed_copy(*_unsaved_copy.pop())
+# written only after a command succeeded (`Config.keep_parsed_copy`), so input that
+# is refused leaves the machine folder exactly as it was.
 
 
 def _parsed_copy_path(machine: str | os.PathLike) -> str:
@@ -313,6 +305,15 @@ def _keep_parsed_copy(machine: str | os.PathLike, text: str, data: dict) -> None
         write_atomic(_parsed_copy_path(machine), payload.encode("utf-8"))
     except OSError:
         pass
+
+
+def timeout_or_default(cfg: Config) -> tuple[float, str | None]:
+    """The network deadline, and what to warn about: a malformed setting falls back to the default, so
+    a typo in config.toml never stops a note from being saved (it stays pending if the store fails)."""
+    try:
+        return cfg.network_timeout, None
+    except AgentmemError as exc:
+        return DEFAULT_NETWORK_TIMEOUT, f"{exc.one_line()}; using {DEFAULT_NETWORK_TIMEOUT:g} s"
 
 
 def require(machine: str | os.PathLike, *, allow_stale: bool = True) -> Config:

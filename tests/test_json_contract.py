@@ -67,6 +67,9 @@ def test_memory_commands_have_their_documented_shapes(desk):
     other = cwd.parent / "other"
     other.mkdir()
     check_shape("map", *m.run("map", str(other), "other", "--json", cwd=cwd)[:2])
+    check_shape("doctor", *m.run("doctor", "--json", cwd=cwd)[:2])
+    check_shape("export", *m.run("export", str(cwd.parent / "exported"), "--json", cwd=cwd)[:2])
+    check_shape("import", *m.run("import", "--from", "agentmem", str(cwd.parent / "exported"), "--json", cwd=cwd)[:2])
 
 
 def test_a_pending_save_has_its_documented_shape(machines, tmp_path):
@@ -117,6 +120,9 @@ FAILURES = [
     (["search", "x", "--limit", "0", "--project", "app"], "invalid-input"),
     (["read", "20261130T000000000Z-aaaaaaaa", "--project", "app"], "not-found"),
     (["map", "/nonexistent/folder", "p"], "invalid-input"),
+    (["export"], "invalid-input"),
+    (["doctor", "--bogus"], "invalid-input"),
+    (["import", "--from", "cline"], "not-configured"),
     (["where"], "not-configured"),
     (["setup", "--bogus"], "invalid-input"),
     (["bucket", "connect"], "invalid-input"),

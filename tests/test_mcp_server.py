@@ -318,6 +318,63 @@ def test_each_tool_call_gets_a_network_budget_of_its_own(hub, alice, alice_bucke
     assert not fresh[0] and not fresh[2]["stale"] and fresh[2]["refreshed"]
 
 
+def _conflicted(m) -> None:
+    """config.toml as `copier update` leaves it on a conflict, after a command kept the working copy."""
+    text = (m.home / "config.toml").read_text()
+    (m.home / "config.toml").write_text(text + "\n[cache]\n<<<<<<< before updating\nmax_age = 99\n=======\n"
+                                        "max_age = 30\n>>>>>>> after updating\n")
+
+
+def test_a_tool_call_on_a_config_with_conflict_markers_says_so_as_the_cli_does(laptop):
+    # INV stale-config-said
+    _, saved, _ = laptop.json("save", input="kept across the conflict", cwd=laptop.checkout)
+    _conflicted(laptop)
+
+    async def steps(c):
+        return await call(c, "memory_search", {"query": "conflict"}), await call(c, "memory_read", {"id": "../x"})
+
+    (found, refused), _ = session(laptop.env, laptop.checkout, steps)
+    is_error, text, data = found
+    assert not is_error and [r["id"] for r in data["results"]] == [saved["id"]]
+    [warning] = data["warnings"]
+    assert "conflict markers" in warning and "last working config" in warning
+    assert text.startswith(f"agentmem: warning: {warning}\n")
+    assert refused[0] and refused[2]["error"] == "invalid-input" and refused[2]["warnings"] == [warning]
+    status, out, err = laptop.json("search", "conflict", cwd=laptop.checkout)
+    assert status == 0 and out["warnings"] == [warning]  # the CLI's words, the same
+
+
+def test_repeated_tool_calls_in_one_server_process_leave_no_module_state_growing(laptop, monkeypatch):
+    # One server process answers a whole session: nothing a call leaves behind may pile up.
+    import types
+
+    _, saved, _ = laptop.json("save", input="a note to find again", cwd=laptop.checkout)
+    _conflicted(laptop)
+    for key, value in laptop.env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(laptop.checkout)
+
+    def sizes() -> dict:
+        out = {}
+        for name, module in list(sys.modules.items()):
+            if name.startswith("agentmem") and isinstance(module, types.ModuleType):
+                for attr, value in vars(module).items():
+                    if isinstance(value, (list, dict, set)) and not attr.startswith("__"):
+                        out[f"{name}.{attr}"] = len(value)
+        return out
+
+    from agentmem.mcp import tools
+
+    first = tools.call("memory_search", {"query": "note"})
+    before = sizes()
+    calls = [("memory_search", {"query": "note"}), ("memory_pending", {}), ("memory_read", {"id": saved["id"]})] * 3
+    replies = [tools.call(tool, args) for tool, args in calls]
+    assert sizes() == before
+    [warning] = first.data["warnings"]
+    for (tool, _), reply in zip(calls, replies):  # each call says it once; pending reads no config
+        assert reply.data.get("warnings", []) == ([] if tool == "memory_pending" else [warning])
+
+
 def _raw_server(laptop):
     return subprocess.Popen(SERVER, cwd=laptop.checkout, env=laptop.env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -131,6 +131,13 @@ def test_a_token_planted_in_title_tags_and_body_reaches_no_output_and_no_cached_
     assert "[REDACTED:github-token]" in "".join(outs)
     for name, data in cache_bytes(side.home).items():
         assert TOKEN.encode() not in data, name
+    # Export writes the same redacted notes, and says what it withheld.
+    exported = side.home.parent / "exported"
+    status, out, err = side.run("export", str(exported), "--project", "app", "--json")
+    assert status == 0 and TOKEN not in out + err, (out, err)
+    assert {w["id"] for w in json.loads(out)["withheld"]} == {NOTE_ID}
+    files = [p for p in exported.rglob("*") if p.is_file()]
+    assert files and all(TOKEN.encode() not in p.read_bytes() for p in files)
 
     read = parsed[("read", NOTE_ID, "--json")]
     assert read["meta"]["id"] == NOTE_ID and read["meta"]["tags"] == ["zebra", "[REDACTED:github-token]"]

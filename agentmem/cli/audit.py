@@ -7,7 +7,7 @@ import sys
 
 from agentmem.cli import common
 from agentmem.cli.result import Result
-from agentmem.errors import EXIT_CREDENTIALS_FOUND, EXIT_OK, InvalidInput
+from agentmem.errors import EXIT_ATTENTION, EXIT_OK, InvalidInput
 
 
 def add_audit(sp) -> None:
@@ -20,7 +20,7 @@ def add_audit(sp) -> None:
 
 
 def run_audit(args) -> Result:
-    from agentmem.launch import shell_line
+    from agentmem.errors import Command, NextStep
     from agentmem.memory import audit
 
     if args.all and args.project:
@@ -36,8 +36,8 @@ def run_audit(args) -> Result:
         project = cfg.resolve_project(explicit=args.project)
     scope = ["--all"] if args.all else ["--project", project]
     if args.fix and not args.yes and not _interactive():
-        raise InvalidInput("audit --fix saves a copy of each note found and asks first; without a terminal, run "
-                           f"`{shell_line('audit', *scope, '--fix', '--yes')}`; nothing was done")
+        raise InvalidInput("audit --fix saves a copy of each note found and asks first; nothing was done",
+                           hint=NextStep("without a terminal, run `{}`", Command("audit", *scope, "--fix", "--yes")))
     machine = common.machine()
     found = audit.audit(machine, cfg, project, timeout=common.timeout(cfg))
     out = found.to_json()
@@ -58,8 +58,8 @@ def run_audit(args) -> Result:
             shown["redacted_copy"] = fixed["copy"]
             lines.append(_fixed_line(fixed, shown))
     elif out["findings"]:
-        lines.append(f"To save a redacted copy of each: {shell_line('audit', *scope, '--fix')}")
-    return Result(out, "\n".join(lines), EXIT_CREDENTIALS_FOUND if out["findings"] else EXIT_OK)
+        lines.append(f"To save a redacted copy of each: {Command('audit', *scope, '--fix').line()}")
+    return Result(out, "\n".join(lines), EXIT_ATTENTION if out["findings"] else EXIT_OK)
 
 
 def _summary(out: dict) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from agentmem.cli import common
 from agentmem.cli.result import Result
-from agentmem.errors import EXIT_OK, EXIT_PENDING, EXIT_UNEXPECTED, InvalidInput
-from agentmem.launch import shell_line
+from agentmem.errors import EXIT_OK, EXIT_PENDING, EXIT_UNEXPECTED, AgentmemError, InvalidInput
+from agentmem.shell import line as shell_line
 
 
 def add_map(sp) -> None:
@@ -62,6 +62,10 @@ def run_setup(args) -> Result:
 
     report = setup.run_setup(common.machine_path(), replace_core_skill=args.replace_core_skill,
                              new_store=args.new_store)
+    try:  # the config as setup left it: its parsed copy is kept if setup succeeded
+        common.load_config()
+    except AgentmemError:
+        pass
     status = {"confirmed": EXIT_OK, "pending": EXIT_OK if args.pending_ok else EXIT_PENDING}.get(
         report.outcome, report.exit_code)
     return Result(report.to_dict(), report.text(), EXIT_OK if args.exit_zero else status)
@@ -108,15 +112,14 @@ def add_bucket(sp) -> None:
 
 
 def run_bucket(args) -> Result:
-    from agentmem import config
     from agentmem.machine import provision
 
     machine = common.machine_path()
     if args.action == "verify":
         return _verify(machine, args)
-    timeout = common.timeout(config.load(machine))
+    timeout = common.timeout(common.load_config(machine))
     if args.action == "connect":
-        configured = None if args.bucket else config.require(machine).store
+        configured = None if args.bucket else common.config().store
         if configured is not None and configured.kind != "bucket":
             raise InvalidInput("no bucket to connect to: pass --bucket NAMESPACE/NAME "
                                "(this machine uses a folder store)")

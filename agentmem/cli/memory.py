@@ -139,17 +139,16 @@ def run_save(args) -> Result:
 
 
 def _retry(machine: str, args) -> Result:
-    from agentmem import config
     from agentmem.errors import AgentmemError
     from agentmem.memory import pending
 
-    cfg = config.load(machine)
+    cfg = common.load_config(machine)
     try:  # the store a damaged entry would go to: named in the refusal, used with --repair
         configured = cfg.store
     except AgentmemError:
         configured = None
     if args.repair and configured is None:
-        cfg = config.require(machine)  # stops with the setup hint
+        cfg = common.config()  # stops with the setup hint
     damaged = None
     if args.repair:
         try:
@@ -170,33 +169,14 @@ def add_pending(sp) -> None:
 
 def run_pending(args) -> Result:
     from agentmem.memory import pending
+    from agentmem.render import pending_text
 
     machine = common.machine()
     entries, broken = pending.list_entries(machine), pending.unreadable(machine)
     out: dict = {"pending": [e.to_json() | {"retry": e.retry_command()} for e in entries]}
     if broken:
         out["unreadable"] = broken
-    return Result(out, pending_text(entries, broken, lambda e: e.retry_command()))
-
-
-def pending_text(entries: list, broken: list[dict], retry) -> str:
-    """What waits for upload, for a person; `retry(entry)` says how to retry one (the MCP server passes
-    its tool call)."""
-    if not entries and not broken:
-        return "no pending uploads"
-    lines = [f"{len(entries)} pending upload(s):"] if entries else []
-    for e in entries:
-        if e.store is None:  # a damaged entry: its destination is not guessed
-            lines.append(f"  {e.id}  {e.project}  -> destination unknown: {e.damaged}")
-            lines.append(f"    send it to this machine's configured store: {e.retry_command()}")
-            continue
-        why = f" - last error: {e.last_error['message']}" if e.last_error else ""
-        lines.append(f"  {e.id}  {e.project}  -> {e.store.label()}{why}")
-        lines.append(f"    retry: {retry(e)}")
-    if broken:
-        lines.append(f"{len(broken)} pending folder(s) hold no note that can be sent (left untouched):")
-        lines.extend(f"  {b['id']}: {b['problem']}" for b in broken)
-    return "\n".join(lines)
+    return Result(out, pending_text(entries, broken))
 
 
 # --- search / read --------------------------------------------------------
@@ -218,6 +198,7 @@ def add_search(sp) -> None:
 
 def run_search(args) -> Result:
     from agentmem.memory import recall
+    from agentmem.render import search_text
 
     cfg = common.config()
     project = _project(cfg, args, "search")
@@ -261,71 +242,6 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _freshness_lines(out: dict, what: str) -> list[str]:
-    """The lines that say an answer could miss notes (INV read-your-writes: say it whenever it can)."""
-    lines = [f"warning: {w}" for w in out.get("warnings") or ()]
-    if out.get("stale"):
-        lines.append(f"warning: {what} may be stale - {out['stale_reason']}")
-    skipped = out.get("unreadable") or []
-    if skipped:
-        named = "; ".join(f"{u['id']}: {u['message']}" for u in skipped[:2])
-        more = f"; and {len(skipped) - 2} more" if len(skipped) > 2 else ""
-        lines.append(f"warning: {len(skipped)} note(s) in the store could not be read and are missing here "
-                     f"({named}{more})")
-    return lines
-
-
-def search_text(out: dict, explicit_project: str | None = None, *, read_hint: str | None = None,
-                pending_hint: str | None = None) -> str:
-    """Search results as text, note content framed as data; the MCP server passes its own hints."""
-    from agentmem.safety.framing import frame_lines
-
-    lines = _freshness_lines(out, "results")
-    if out.get("scan"):
-        words_only = ", ranked by words only" if out["mode"] == "hybrid" else ""
-        lines.append(f"note: searched without the index{words_only} - {out['scan_reason']}")
-    what = f"matching {out['query']!r}" if out["query"] else "most recent"
-    for w in out.get("withheld", ()):  # the query held a credential: never echoed (INV no-credentials)
-        lines.append(f"note: the query holds a credential ({w['kind']}); it is shown as [REDACTED:{w['kind']}]")
-    lines.append(f"{len(out['results'])} note(s) {what} in project {out['project']}:")
-    found = []
-    for r in out["results"]:
-        flag = " [pending upload]" if r["pending"] else ""
-        corr = f" (corrects {r['corrects']})" if r.get("corrects") else ""
-        if r.get("corrected_by"):  # INV corrections-visible: listed below its correction, and marked
-            corr += f" [CORRECTED by {', '.join(r['corrected_by'])}: read that first]"
-        held = " [credential withheld]" if r.get("withheld") else ""
-        found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}: {r['title']}{flag}{corr}"
-                     f"{held}")
-        for m in r["matches"]:
-            found.append(f"    {m['line']}: {m['text']}")
-    if found:  # titles and lines are note content: quoted data, not instructions (INV framed-recall)
-        lines.extend(frame_lines(found, label="search results"))
-    from agentmem.launch import shell_line
-
-    if out["pending_uploads"]:
-        hint = pending_hint if pending_hint is not None else f"see `{shell_line('pending')}`"
-        lines.append(f"{out['pending_uploads']} note(s) wait for upload: {hint}")
-    if read_hint is not None:
-        lines.append(read_hint)
-    elif out["results"]:
-        extra = ["--project", explicit_project] if explicit_project else []
-        lines.append(f"Read one with: {shell_line('read', out['results'][0]['id'], *extra)}")
-    return "\n".join(lines)
-
-
-def withheld_line(out: dict) -> str:
-    """One line saying which credentials a read note holds (shown as [REDACTED:<kind>]) and what to do."""
-    from agentmem.launch import shell_line
-
-    places = ", ".join(f"{w['where']}" + (f" line {w['line']}" if w.get("line") else "") + f" ({w['kind']})"
-                       for w in out["withheld"][:5])
-    more = f" and {len(out['withheld']) - 5} more" if len(out["withheld"]) > 5 else ""
-    return (f"note: this note holds {len(out['withheld'])} credential(s), withheld here as [REDACTED:<kind>]: "
-            f"{places}{more}; `{shell_line('audit', '--project', out['project'])}` says how to remove them from "
-            "the store")
-
-
 def add_read(sp) -> None:
     sp.add_argument("id")
     sp.add_argument("--project")
@@ -334,17 +250,9 @@ def add_read(sp) -> None:
 
 def run_read(args) -> Result:
     from agentmem.memory import recall
-    from agentmem.safety.framing import frame_note
+    from agentmem.render import read_text
 
     cfg = common.config()
     project = _project(cfg, args, "read")
     out, data = recall.read(common.machine(), cfg, project, args.id, fresh=args.fresh, timeout=common.timeout(cfg))
-    note_id = out["id"]
-    text = frame_note(data.decode("utf-8", errors="replace").rstrip("\n"), note_id=note_id).rstrip("\n")
-    if out["source"] == "pending":
-        text += f"\n\n(note {note_id} is pending upload on this machine)"
-    if out["withheld"]:
-        text += "\n" + withheld_line(out)
-    if out.get("stale"):  # the note is what the store holds; what could not be asked is said
-        text += f"\nwarning: {out['stale_reason']}"
-    return Result(out, text)
+    return Result(out, read_text(out, data))

@@ -55,13 +55,33 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "stale_error": "the error kind (null when fresh)", "refreshed": "whether the cache was refreshed",
         "checked_at": "when this machine last checked the store, or null",
     }),
-    "audit": ("clean | found (exit status 12)", {
+    "audit": ("clean | found (then the exit status is 12)", {
         "store": "{kind, location}", "projects": "the projects scanned", "scanned": "notes read from the store",
         "findings": "[{project, id, path, withheld: [{where, kind, line?}], redacted_copy, purge}]: `redacted_copy` "
                     "is the ID of a copy a fix saved (or null), `purge` the command that deletes the original "
                     "(null when the note's ID itself holds the credential: then id and path are shown redacted)",
         "unreadable": "[{id, project, error, message}] notes that could not be read (not scanned)",
         "fixed?": "with --fix: [{id, copy, status: copied | pending | skipped | failed, error?, message?}]",
+    }),
+    "export": ("ok", {
+        "path": "the export folder (absolute)", "projects": "{project: notes exported}", "notes": "notes exported",
+        "written": "files written (new or changed)", "unchanged": "files left as they were",
+        "removed": "files an earlier export wrote whose note is gone", "stale": "true when a project's store "
+        "could not be checked: the export may miss notes", "stale_projects": "{project: why}",
+        "withheld": "[{id, where, kind}] credentials exported as [REDACTED:<kind>]",
+    }),
+    "import": ("ok | pending", {
+        "format": "agentmem | claude-code | codex | gemini | cline", "path": "what was read",
+        "counts": "{save, present, refused}", "items": "[{action: save | present | refused, project, title, source, "
+        "id?, reason?}] in the source's order", "applied": "whether --apply saved the items",
+        "saved": "[save outcomes] with --apply (status pending: the upload is not confirmed)",
+        "stale": "true when the store could not be checked (an item reported new may be there)",
+        "stale_projects": "{project: why}",
+    }),
+    "doctor": ("ok | broken", {
+        "checks": "[{name, status: ok | warn | fail, detail, fix, command}] in the order to fix them; command: "
+                  "the helper command that fixes it, or null",
+        "failed": "checks that failed (then the exit status is 12)", "warned": "checks that need a look",
     }),
     "map": ("ok", {
         "directory": "the canonical directory mapped", "project": "its project",

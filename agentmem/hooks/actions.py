@@ -47,12 +47,12 @@ def pending_count(machine: str | os.PathLike) -> int:
 
 
 def pending_line(count: int) -> str:
-    from agentmem.launch import shell_line  # already imported: the launcher started with it
+    from agentmem.errors import Command  # already imported by the hook's dispatch
 
     noun = "note is" if count == 1 else "notes are"
     return (
         f"{count} memory {noun} saved on this machine but not yet confirmed in shared memory; "
-        f"`{shell_line('pending')}` lists them, each with the command that retries it."
+        f"`{Command('pending').line()}` lists them, each with the command that retries it."
     )
 
 
@@ -61,7 +61,12 @@ def reminder(machine: str | os.PathLike, event: str = "start") -> str:
     count = pending_count(machine)
     if event == "prompt":
         return pending_line(count) if count else ""
-    return GUIDANCE + ("\n" + pending_line(count) if count else "")
+    text = GUIDANCE + ("\n" + pending_line(count) if count else "")
+    from agentmem.errors import Command
+    from agentmem.machine.doctor import reminder_line
+
+    trouble = reminder_line(os.fspath(machine), Command("doctor").line())
+    return text + ("\n" + trouble if trouble else "")
 
 
 class StopReport:
@@ -117,16 +122,16 @@ def stop(machine: str | os.PathLike, hook_input: dict, *, budget: float = STOP_B
         return report
     paused = _paused_for(machine)
     if paused:
-        from agentmem.launch import shell_line
+        from agentmem.errors import Command
 
         try:
             oldest = min((n for n in os.listdir(os.path.join(machine, "pending")) if not n.startswith(".")),
                          default=None)
         except OSError:
             oldest = None
-        now = f"`{shell_line('save', '--retry', oldest)}` retries one now; " if oldest else ""
+        now = f"`{Command('save', '--retry', oldest).line()}` retries one now; " if oldest else ""
         report.skipped = (f"the store did not answer {paused:.0f} s ago, so no retry for {STOP_PAUSE:g} s "
-                          f"({now}`{shell_line('pending')}` lists them all)")
+                          f"({now}`{Command('pending').line()}` lists them all)")
         report.paused = True
         return report
 

@@ -17,11 +17,11 @@ import socket
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from agentmem.errors import EXIT_UNEXPECTED, AgentmemError, InvalidInput, NotConfigured
-from agentmem.launch import helper_command, shell_line
+from agentmem.errors import EXIT_UNEXPECTED, AgentmemError, Command, InvalidInput, NotConfigured
 from agentmem.machine import blocks, core_skill
 from agentmem.machine.reach import store_reach
 from agentmem.machine.runtimes import RUNTIME_NAMES, enabled_names, listed_names, runtime
+from agentmem.paths import helper_command
 
 BLOCK_SOURCE = "instructions-block.md"
 
@@ -57,7 +57,7 @@ class SetupReport:
         lines = [f"{s.name}: {s.status}" + (f" - {s.detail}" if s.detail else "") for s in self.steps]
         if self.store is not None:
             lines.append(f"Store: {self.store['summary']}")
-        rerun = shell_line("setup", helper=self.helper)
+        rerun = Command("setup", helper=self.helper).line()
         verdict = {
             "confirmed": "Setup verified: the note was saved, read back from the store and found by search.",
             "pending": "Setup incomplete: the verification note is saved on this machine only (upload pending); "

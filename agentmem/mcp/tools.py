@@ -214,12 +214,20 @@ def _recalled(out: dict) -> dict:
 
 
 class Reply:
-    """A tool's answer: text for the model, and the JSON shape of the CLI's `--json` as structured content."""
+    """A tool's answer: text for the model, and the JSON shape of the CLI's `--json` as structured content;
+    `error`: a tool error (isError)."""
 
-    __slots__ = ("text", "data")
+    __slots__ = ("text", "data", "error")
 
-    def __init__(self, text: str, data: dict):
-        self.text, self.data = text, data
+    def __init__(self, text: str, data: dict, error: bool = False):
+        self.text, self.data, self.error = text, data, error
+
+    def warn(self, warnings: list[str]) -> Reply:
+        """The reply carrying what reading the config found (a stale config in use), as the CLI prints it."""
+        if warnings:
+            self.text = "\n".join([*(f"agentmem: warning: {w}" for w in warnings), self.text])
+            self.data = self.data | {"warnings": warnings}
+        return self
 
 
 def retry_call(note_id: str) -> dict:
@@ -228,6 +236,25 @@ def retry_call(note_id: str) -> dict:
 
 def _retry_text(note_id: str) -> str:
     return f"{RETRY_TOOL} with {json.dumps({'id': note_id})}"
+
+
+def tool_name(command: errors.Command) -> str | None:
+    """This server's name for a helper command a message names, where a tool does the same (else None:
+    the message shows the command line)."""
+    args = command.args
+    if args == ("pending",):
+        return PENDING_TOOL
+    if len(args) == 3 and args[:2] == ("save", "--retry"):
+        return _retry_text(args[2])
+    return None
+
+
+def failure(exc: errors.AgentmemError) -> Reply:
+    """A failed call as a tool error: one line, its next step named as this server's tools where it can be."""
+    from agentmem.render import error_line
+
+    line = error_line(exc, tool_name)
+    return Reply(f"agentmem: {line}", {"status": "error", "error": exc.kind, "message": line}, error=True)
 
 
 def _outcome_reply(out: dict) -> Reply:
@@ -239,66 +266,48 @@ def _outcome_reply(out: dict) -> Reply:
                  f"note {out['id']} is pending on this machine; retry it by calling {_retry_text(out['id'])}", out)
 
 
-def _search(machine, cfg, project, args) -> Reply:
-    from agentmem.cli import common
-    from agentmem.cli.memory import search_text
+def _search(machine, cfg, project, args, timeout) -> Reply:
     from agentmem.memory import recall
+    from agentmem.render import search_text
 
     out = recall.search(machine, cfg, project, args["query"], limit=args.get("limit", 10), mode=args.get("mode"),
-                        timeout=common.timeout(cfg))
-    text = search_text(out, read_hint=f"Read one in full with {READ_TOOL} (argument id).",
-                       pending_hint=f"see {PENDING_TOOL}")
+                        timeout=timeout)
+    text = search_text(out, tool=tool_name, read_hint=f"Read one in full with {READ_TOOL} (argument id).")
     return Reply(text, _recalled(out))
 
 
-def _read(machine, cfg, project, args) -> Reply:
-    from agentmem.cli import common
+def _read(machine, cfg, project, args, timeout) -> Reply:
     from agentmem.memory import recall
-    from agentmem.safety.framing import frame_note
+    from agentmem.render import read_text
 
-    out, data = recall.read(machine, cfg, project, args["id"], timeout=common.timeout(cfg))
-    text = frame_note(data.decode("utf-8", errors="replace").rstrip("\n"), note_id=out["id"]).rstrip("\n")
-    if out["source"] == "pending":
-        text += f"\n\n(note {out['id']} is pending upload on this machine)"
-    if out["withheld"]:
-        from agentmem.cli.memory import withheld_line
-
-        text += "\n" + withheld_line(out)
-    return Reply(text, _recalled(out))
+    out, data = recall.read(machine, cfg, project, args["id"], timeout=timeout)
+    return Reply(read_text(out, data), _recalled(out))
 
 
-def _save(machine, cfg, project, args) -> Reply:
-    from agentmem.cli import common
+def _save(machine, cfg, project, args, timeout) -> Reply:
     from agentmem.memory import notes, save
 
     body = notes.decode_body(args["body"].encode("utf-8"))
     saved = save.save(machine, cfg, project, body, title=args.get("title"), kind=args.get("kind", "note"),
                       tags=args.get("tags", []), sources=args.get("sources", []), session=args.get("session"),
-                      corrects=args.get("corrects"), timeout=common.timeout(cfg))
+                      corrects=args.get("corrects"), timeout=timeout)
     return _outcome_reply(saved.to_json())
 
 
 def _pending(machine, args) -> Reply:
-    from agentmem.cli.memory import pending_text
     from agentmem.memory import pending
+    from agentmem.render import pending_text
 
     entries, broken = pending.list_entries(machine), pending.unreadable(machine)
     items = [e.to_json() | {"retry": e.retry_command(), "retry_tool": retry_call(e.id)} for e in entries]
     data: dict = {"status": "ok", "pending": items} | ({"unreadable": broken} if broken else {})
-    return Reply(pending_text(entries, broken, lambda e: _retry_text(e.id)), data)
+    return Reply(pending_text(entries, broken, tool_name), data)
 
 
-def _retry(machine, args) -> Reply:
-    from agentmem import config
-    from agentmem.cli import common
+def _retry(machine, args, timeout) -> Reply:
     from agentmem.memory import pending
 
-    cfg = config.load(machine)
-    try:
-        outcome = pending.retry(machine, args["id"], timeout=common.timeout(cfg))
-    except errors.NotFound:  # the library's message points at the CLI's `agentmem pending`
-        raise errors.NotFound(f"no pending note with ID {args['id']} on this machine (see {PENDING_TOOL})") from None
-    return _outcome_reply(outcome.to_json())
+    return _outcome_reply(pending.retry(machine, args["id"], timeout=timeout).to_json())
 
 
 def _screen_short_fields(args: dict) -> None:
@@ -311,28 +320,36 @@ def _screen_short_fields(args: dict) -> None:
 
 
 _WITH_PROJECT = {PREFIX + "search": _search, READ_TOOL: _read, PREFIX + "save": _save}
-_WITHOUT_PROJECT = {PENDING_TOOL: _pending, RETRY_TOOL: _retry}
 
 
 def call(tool: str, arguments: dict, *, roots: list[str] | None = None) -> Reply:
-    """Run one checked tool call (see `check_arguments`). Failures raise `errors.AgentmemError`."""
-    from agentmem.cli import common
+    """Run one checked tool call (see `check_arguments`). A failure is a tool error (`failure`); what
+    reading the config found (a stale config in use) is in the reply either way (`Reply.warn`)."""
+    from agentmem import config
+    from agentmem.paths import machine_dir
 
+    machine, warnings = machine_dir(), []
     try:
-        machine = common.machine()
-        if tool in _WITHOUT_PROJECT:
-            reply = _WITHOUT_PROJECT[tool](machine, arguments)
+        if tool == PENDING_TOOL:
+            return _pending(machine, arguments)
+        if tool == PREFIX + "save":
+            _screen_short_fields(arguments)
+        cfg = config.load(machine)
+        warnings = list(cfg.warnings)
+        timeout, problem = config.timeout_or_default(cfg)
+        warnings += [problem] if problem else []
+        if tool == RETRY_TOOL:
+            reply = _retry(machine, arguments, timeout)
         else:
-            if tool == PREFIX + "save":
-                _screen_short_fields(arguments)
-            cfg = common.config()
+            _ = cfg.store  # stops with the setup hint (config.require)
             project = project_for(cfg, arguments.get("project"), roots)
-            reply = _WITH_PROJECT[tool](machine, cfg, project, arguments)
+            reply = _WITH_PROJECT[tool](machine, cfg, project, arguments, timeout)
     except errors.SecretFound as exc:  # the CLI's hint names --redact, which this server does not offer
-        raise errors.SecretFound(exc.message, hint=f"remove the credential and call {tool} again") from None
-    except OSError as exc:
-        raise errors.AgentmemError(f"{exc.strerror or exc}: {exc.filename or ''}".strip(": ")) from None
-    from agentmem.config import keep_parsed_copies
-
-    keep_parsed_copies()
-    return reply
+        return failure(errors.SecretFound(exc.message, hint=f"remove the credential and call {tool} again")).warn(
+            warnings)
+    except errors.AgentmemError as exc:
+        return failure(exc).warn(warnings)
+    except OSError as exc:  # the CLI's mapping: a write the sandbox refused is `not-writable`
+        return failure(errors.from_os_error(exc, machine, nothing_saved=tool == PREFIX + "save")).warn(warnings)
+    cfg.keep_parsed_copy()
+    return reply.warn(warnings)

@@ -19,6 +19,7 @@ INV no-credentials.
 from __future__ import annotations
 
 from agentmem import errors
+from agentmem.errors import Command
 from agentmem.memory import ids, notes
 
 SOURCE_PREFIX = "agentmem audit: redacted copy of "  # the source a copy names its original by
@@ -34,10 +35,14 @@ class Finding:
         self.copy: str | None = None  # the redacted copy an earlier fix saved, if any
         self.named = named  # the note's ID itself holds the credential (id and path are shown redacted)
 
-    def to_json(self) -> dict:
-        from agentmem.launch import shell_line
+    def purge_step(self) -> Command | None:
+        """The command that deletes the original for good (issue P's `purge`); none for a note named by a
+        credential, since no printed command may carry its name."""
+        return None if self.named else Command("purge", self.id, "--project", self.project)
 
-        purge = None if self.named else shell_line("purge", self.id, "--project", self.project)
+    def to_json(self) -> dict:
+        step = self.purge_step()
+        purge = step.line() if step is not None else None
         return {"project": self.project, "id": self.id, "path": self.path, "withheld": self.withheld,
                 "redacted_copy": self.copy, "purge": purge}
 

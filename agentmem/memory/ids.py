@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import UTC
 
 from agentmem.errors import InvalidInput
 
@@ -23,7 +22,7 @@ _B32 = "abcdefghijklmnopqrstuvwxyz234567"
 
 def new_id(now=None) -> str:
     """A globally unique ID that sorts by creation time. `now`: an aware datetime (default: now)."""
-    from datetime import datetime  # lazy: search and read never need it
+    from datetime import UTC, datetime  # lazy: search and read never need it
 
     now = now or datetime.now(UTC)
     stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%S") + f"{now.microsecond // 1000:03d}Z"

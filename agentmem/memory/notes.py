@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC
 
 from agentmem.errors import InvalidInput
 from agentmem.memory.ids import ALLOCATED, check_id, new_id, note_file  # noqa: F401 - part of the note API
@@ -41,7 +40,7 @@ _NOT_ONE_LINE = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 
 
 def utc_timestamp(now: datetime | None = None) -> str:
-    from datetime import datetime
+    from datetime import UTC, datetime
 
     now = (now or datetime.now(UTC)).astimezone(UTC)
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
@@ -169,7 +168,7 @@ def build(
         check_id(corrects)
     if session is not None:
         session = _clean_list("sessions", [session])[0]
-    from datetime import datetime  # lazy: search and read never need it
+    from datetime import UTC, datetime  # lazy: search and read never need it
 
     now = now or datetime.now(UTC)
     note = Note(

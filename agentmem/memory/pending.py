@@ -30,7 +30,7 @@ import os
 import time
 
 from agentmem import errors
-from agentmem.errors import InvalidInput, NotFound
+from agentmem.errors import Command, InvalidInput, NextStep, NotFound
 from agentmem.fsutil import TMP_PREFIX, read_bytes, write_atomic
 from agentmem.memory.notes import check_id
 from agentmem.paths import pending_dir
@@ -87,12 +87,14 @@ class Entry:
             last_error=data.get("last_error"),
         )
 
-    def retry_command(self) -> str:
-        """The retry command line, naming the helper by its absolute path (`agentmem` is not on PATH);
-        a damaged entry's retry says `--repair`: its destination is not guessed."""
-        from agentmem.launch import shell_line
+    def retry_step(self) -> Command:
+        """The command that retries this note; a damaged entry's says `--repair`: its destination is
+        not guessed."""
+        return Command("save", "--retry", self.id, *(["--repair"] if self.damaged else []))
 
-        return shell_line("save", "--retry", self.id, *(["--repair"] if self.damaged else []))
+    def retry_command(self) -> str:
+        """The retry command line, naming the helper by its absolute path (`agentmem` is not on PATH)."""
+        return self.retry_step().line()
 
 
 class Outcome:
@@ -150,9 +152,7 @@ def _entry_bytes(entry: Entry) -> bytes:
 
 
 def _not_pending(note_id: str) -> NotFound:
-    from agentmem.launch import shell_line
-
-    return NotFound(f"no pending note with ID {note_id} on this machine (see `{shell_line('pending')}`)")
+    return NotFound(f"no pending note with ID {note_id} on this machine", hint=NextStep("see `{}`", Command("pending")))
 
 
 def load(machine: str | os.PathLike, note_id: str) -> tuple[Entry, bytes]:

@@ -68,5 +68,5 @@ def save(machine: str, cfg, project: str, body: str, *, title: str | None = None
         raise errors.UnsafeBucket(
             f"refusing to save to bucket {cfg.store.location}: it is public, so note {note.id} was not uploaded "
             "and nothing was written to the bucket; the note is kept on this machine (pending)",
-            hint=f"{private_again(cfg.store.location)}; then run `{entry.retry_command()}`")
+            hint=errors.NextStep(f"{private_again(cfg.store.location)}; then run `{{}}`", entry.retry_step()))
     return Saved(outcome, redacted)

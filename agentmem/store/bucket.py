@@ -47,11 +47,9 @@ _Listed = list[Listed]
 _Paths = list[str]
 
 
-def new_store_hint() -> str:
+def new_store_hint() -> errors.NextStep:
     """What to do about a bucket that is not the one this machine used."""
-    from agentmem.launch import shell_line
-
-    return f"if the new bucket is the one to use, run `{shell_line('setup', '--new-store')}`"
+    return errors.NextStep("if the new bucket is the one to use, run `{}`", errors.Command("setup", "--new-store"))
 
 
 

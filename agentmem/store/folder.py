@@ -24,7 +24,7 @@ import stat
 import time
 
 from agentmem import errors
-from agentmem.errors import Conflict, InvalidInput, NoAccess, NotFound, Offline, Unreadable
+from agentmem.errors import Command, Conflict, InvalidInput, NextStep, NoAccess, NotFound, Offline, Unreadable
 from agentmem.fsutil import STALE_TEMP_SECONDS, TMP_PREFIX, create_exclusive_atomic
 from agentmem.store import dirwatch, network
 from agentmem.store.base import MAX_OBJECT, Changes, Listed, ObjectInfo, StoreDescription, check_object_path
@@ -33,12 +33,10 @@ MARKER = ".agentmem-store"
 MARKER_LIMIT = 4096
 
 
-def new_store_hint() -> str:
+def new_store_hint() -> NextStep:
     """What to do about a folder store that is missing or not the one this machine used."""
-    from agentmem.launch import shell_line
-
-    return ("mount the drive or share that holds it and try again; if a new store there is what you "
-            f"want, run `{shell_line('setup', '--new-store')}`")
+    return NextStep("mount the drive or share that holds it and try again; if a new store there is what you "
+                    "want, run `{}`", Command("setup", "--new-store"))
 
 
 _NOTE_SUFFIX = ".md"
@@ -356,10 +354,8 @@ def read_marker(root: str) -> str | None:
         data = None
     store_id = data.get("id") if isinstance(data, dict) and data.get("agentmem") == "store" else None
     if not isinstance(store_id, str) or not 8 <= len(store_id) <= 64 or not store_id.isalnum():
-        from agentmem.launch import shell_line
-
         raise Offline(f"folder store {root} carries a {MARKER} marker that agentmem did not write",
-                      hint=f"if this folder is the store, remove {path} and run `{shell_line('setup')}`")
+                      hint=NextStep(f"if this folder is the store, remove {path} and run `{{}}`", Command("setup")))
     return store_id
 
 
