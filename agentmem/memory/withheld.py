@@ -152,20 +152,19 @@ def put(pdir: str, note_id: str, data: bytes) -> None:
 
 
 def fingerprint() -> str:
-    """What names the scanner: the size and modification time of its source files (its detectors and this
-    redaction). Three stats, nothing imported: a search asks on every turn. Any change (an upgrade, an
-    edit) screens the cache again, which changes nothing where nothing new is found."""
+    """What names the scanner: the names, sizes and modification times of the files of `safety/` (its
+    detectors, this redaction). One listing, nothing imported: a search asks on every turn. Any change (an
+    upgrade, an edit) screens the cache again, which changes nothing where nothing new is found."""
     global _fingerprint
     if _fingerprint is None:
         folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "safety")
-        parts = []
-        for name in ("credentials.py", "keyblocks.py", "redaction.py"):
-            try:
-                st = os.stat(os.path.join(folder, name))
-                parts.append(f"{st.st_size}.{st.st_mtime_ns}")
-            except OSError:
-                parts.append("-")
-        _fingerprint = ";".join(parts)
+        try:
+            with os.scandir(folder) as found:
+                parts = sorted(f"{e.name}:{e.stat().st_size}.{e.stat().st_mtime_ns}" for e in found
+                               if e.name.endswith(".py"))
+        except OSError:
+            parts = []
+        _fingerprint = ";".join(parts) or "unknown"
     return _fingerprint
 
 
