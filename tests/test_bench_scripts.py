@@ -71,3 +71,9 @@ def test_checkpoints_times_hybrid_search_through_the_cli(tmp_path):
     report = json.loads(_bench("checkpoints.py", "--notes", "6", "--encode", "6", "--repeat", "1",
                                "--data", str(data), "--json", timeout=600))
     assert report["median"]["cli_hybrid_s"] > 0 and report["nonsense_results"] == 0
+
+
+def test_redaction_cost_times_clean_beside_the_scan_save_pays():
+    report = json.loads(_bench("redaction_cost.py", "--repeat", "3", "--json"))
+    assert len(report["notes"]) == 4 and all(r["clean_ms"] > 0 and r["scan_ms"] > 0 for r in report["notes"])
+    assert report["per_search_us"] > 0
