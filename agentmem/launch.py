@@ -2,9 +2,8 @@
 
 Agents call the helper on every turn, so its start is kept short. The launcher
 that setup installs (`machine/helper_venv.py`) starts Python with `-S`: no `site`
-processing at start-up and no `runpy`, which together cost about 2 ms of a
-40-50 ms search (measured 2026-11-30, 31 alternating runs against the old
-`python -m agentmem` launcher). Most commands (search, read, save on a
+processing at start-up and no `runpy`, a few ms of every search (figures:
+docs/benchmarks.md, "Figures behind choices in the code"). Most commands (search, read, save on a
 folder store, hooks) need only the standard library and this package, which
 the launcher puts on `sys.path` itself. The first import that finds nothing
 there (huggingface_hub, tomlkit, copier, numpy) runs `site.main()`, the very

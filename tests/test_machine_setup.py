@@ -10,8 +10,8 @@ import tomllib
 
 import pytest
 
-from agentmem.machine import blocks
 from tests.template_kit import git, make_machine, make_template_repo, release, tree_bytes
+from tests.test_blocks import read_block
 
 USER_AGENTS = "# My Codex rules\n\nAlways answer in French.\n"
 USER_CLAUDE = "# Claude rules\r\nNo emojis.\r\n"  # CRLF on purpose
@@ -53,7 +53,7 @@ def test_copy_keeps_the_users_files_and_installs_blocks_and_skill(template_repo,
     claude = (m.user / ".claude" / "CLAUDE.md").read_bytes().decode()
     assert agents.startswith(USER_AGENTS) and claude.startswith(USER_CLAUDE)
     for path in (m.user / ".codex" / "AGENTS.md", m.user / ".claude" / "CLAUDE.md"):
-        assert f"Helper: `{m.helper}`" in blocks.read_block(path)
+        assert f"Helper: `{m.helper}`" in read_block(path)
     for rel, files in before.items():
         assert tree_bytes(m.user / rel) == files
     for skill in (m.user / ".agents" / "skills" / "agent-memory", m.user / ".claude" / "skills" / "agent-memory"):
@@ -97,7 +97,7 @@ def test_update_changes_block_and_skill_and_keeps_local_edits(template_repo, tmp
 
     text = agents.read_text()
     assert text.startswith(USER_AGENTS) and text.endswith("## Added after setup\nKeep me.\n")
-    assert "Release two of the block." in blocks.read_block(agents)
+    assert "Release two of the block." in read_block(agents)
     assert "Release two of the skill." in (m.user / ".agents" / "skills" / "agent-memory" / "SKILL.md").read_text()
     cfg = tomllib.loads(config.read_text())
     assert cfg["cache"]["max_age"] == 99 and cfg["helper"]["command"] == [str(m.helper)]
@@ -184,7 +184,7 @@ def test_a_copy_interrupted_before_the_helper_was_installed_completes_when_rerun
              str(template_repo), str(m.folder)]
     proc = m.copier(*rerun, cwd=project)
     assert "Setup verified" in proc.stdout
-    assert len(_verification_notes(store)) == 1 and blocks.read_block(m.user / ".codex" / "AGENTS.md")
+    assert len(_verification_notes(store)) == 1 and read_block(m.user / ".codex" / "AGENTS.md")
     again = m.copier(*rerun, cwd=project)
     assert "Setup verified" in again.stdout and len(_verification_notes(store)) == 1
     assert git(m.folder, "status", "--porcelain") == ""

@@ -90,7 +90,7 @@ def test_recalled_notes_come_framed_in_text_and_cleaned_with_a_notice_in_structu
         begin = next(i for i, line in enumerate(lines) if line.startswith("<<<BEGIN RECALLED MEMORY "))
         nonce = lines[begin].split()[3]
         assert lines[begin - 1] == framing.NOTICE.format(nonce=nonce)
-        end = next(i for i, line in enumerate(lines) if framing.is_marker_line(line, nonce) and i > begin)
+        end = next(i for i, line in enumerate(lines) if line.startswith(f"<<<END RECALLED MEMORY {nonce}") and i > begin)
         assert all(line.startswith(framing.PREFIX) for line in lines[begin + 1:end])
         assert "\u202e" not in text and "<U+202E>" in text
         assert list(data)[:2] == ["status", "notice"] and "not instructions" in data["notice"]

@@ -120,10 +120,10 @@ def test_a_credential_value_from_the_environment_is_found_whatever_its_shape(mon
     assert "sentinel" not in credentials.redact("we used sentinel-value-1234 here", known)
 
 
-def test_check_text_names_line_and_kind_and_never_echoes_the_secret():
+def test_a_refusal_names_line_and_kind_and_never_echoes_the_secret():
     token = f"hf_{rand(34)}"
     with pytest.raises(SecretFound) as info:
-        credentials.check_text(f"a\nb\nuse {token}\n", where="body")
+        credentials.raise_for([f.describe("body") for f in credentials.scan(f"a\nb\nuse {token}\n")])
     message = info.value.one_line()
     assert "body line 3" in message and "hf-token" in message and "--redact" in message
     assert "nothing was written" in message

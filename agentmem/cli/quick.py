@@ -1,9 +1,9 @@
 """The per-turn commands' arguments, parsed without argparse.
 
-Agents run `search` and `read` on every turn. Importing argparse and building
-even one subcommand's parser costs about 6 ms in a bare interpreter (gettext
-looks up translations for every help string) and saved about 2 ms of a 46 ms
-search end to end (measured 2026-11-30), so these two commands' plain command
+Agents run `search` and `read` on every turn, and importing argparse and
+building even one subcommand's parser is a measurable part of a search (gettext
+looks up translations for every help string; figures: docs/benchmarks.md,
+"Figures behind choices in the code"), so these two commands' plain command
 lines are parsed here instead.
 
 Only the plain forms are taken: the command first, `--option VALUE`, flags,

@@ -65,7 +65,7 @@ def reminder(machine: str | os.PathLike, event: str = "start") -> str:
     from agentmem.errors import Command
     from agentmem.machine.doctor import reminder_line
 
-    trouble = reminder_line(os.fspath(machine), Command("doctor").line())
+    trouble = reminder_line(os.fspath(machine), Command("doctor").line(), waiting=count)
     return text + ("\n" + trouble if trouble else "")
 
 

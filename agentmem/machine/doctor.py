@@ -231,15 +231,16 @@ def broken(checks: list[Check]) -> bool:
     return any(c.status == "fail" for c in checks)
 
 
-def reminder_line(machine: str, doctor_command: str, now: float | None = None) -> str | None:
+def reminder_line(machine: str, doctor_command: str, now: float | None = None, waiting: int = 1) -> str | None:
     """The one line the session-start reminder adds when something has been wrong for long: notes pending
     for over an hour, or the store not answering for a day. Reads only local files (no config, no network):
-    the pending folder, and each cached project's last good check."""
+    the pending folder (only when `waiting`, the caller's count of its entries, is not 0: the pending module
+    is not imported otherwise), and each cached project's last good check."""
     import glob
     import json
 
     now = time.time() if now is None else now
-    if os.path.isdir(os.path.join(machine, "pending")):
+    if waiting and os.path.isdir(os.path.join(machine, "pending")):
         from agentmem.memory import pending
 
         old = [e for e in pending.list_entries(machine) if now - _created(e) > PENDING_TOO_LONG]

@@ -48,21 +48,6 @@ def identity(machine: Path) -> list[str]:
     return []
 
 
-def commit_config(machine: Path, message: str) -> bool:
-    """Commit config.toml alone, when the machine folder is a git repository (set up by Copier).
-
-    `agentmem map` calls this so a new mapping does not leave the tree dirty, which would
-    make the next `copier update` refuse to run. Nothing else in the folder is touched.
-    """
-    if not (machine / ".git").exists():
-        return False
-    _git(machine, "add", "--", "config.toml")
-    if _git(machine, "diff", "--cached", "--quiet", "--", "config.toml", check=False).returncode == 0:
-        return False
-    _git(machine, *identity(machine), "commit", "-q", "--no-verify", "-m", message, "--", "config.toml")
-    return True
-
-
 def committed_text(machine: str | os.PathLike, rel: str) -> str | None:
     """The text of `rel` at the machine folder's HEAD, or None when the folder is no git
     repository, has no commit yet, or HEAD has no such file."""

@@ -40,8 +40,8 @@ MAX_CACHED_OBJECT = 1024 * 1024
 STATE_FILE = "state.json"
 PROGRESS_MIN = 200  # notes: a sync at least this large reports its progress (a few seconds' work)
 # Cached notes, picked at random, whose size is compared with the store's per listing that
-# carries no sizes (a folder store's names-only listing): 2 x 256 stats, about 2 ms on a local
-# disk, so a damaged cached note is found within about (notes / 256) listings (2026-12-01).
+# carries no sizes (a folder store's names-only listing): a few ms a listing, and a damaged
+# cached note is found within about (notes / 256) listings (2026-12-01; docs/benchmarks.md).
 VERIFY_BATCH = 256
 MAX_REPORTED = 20  # unreadable objects kept in the state and the JSON
 

@@ -395,13 +395,6 @@ def redact(text: str, known: tuple[str, ...] | list[str] = ()) -> str:
     return text
 
 
-def check_text(text: str, where: str = "", known: tuple[str, ...] | list[str] = ()) -> None:
-    """Raise SecretFound naming each line and kind if `text` holds a credential."""
-    findings = scan(text, known)
-    if findings:
-        raise_for([f.describe(where) for f in findings])
-
-
 def raise_for(places: list[str], action: str = "save", redact_option: bool = True) -> None:
     """Raise SecretFound listing up to five described findings; the message never holds the secret."""
     shown = "; ".join(places[:5])

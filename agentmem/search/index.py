@@ -37,10 +37,8 @@ _LAYOUT = f"{sys.byteorder}-{array('i').itemsize}"
 # A title word counts as this many body words (2026-11-30: titles and tags name the topic).
 TITLE_WEIGHT = 2
 # A term's delta rows are folded into its block once there are FOLD_MIN of them and at least
-# 1/FOLD_SHARE of the block's postings. 2026-11-30, 10k notes: a delta row costs a search 0.5 us
-# more than a block posting, so a term in 9,900 notes carries at most 0.3 ms of delta (64 rows:
-# 0.03 ms); 2,000 one-note saves into 5k notes averaged 2.6 ms each with 1/4, 1/8, 1/16 or 1/32
-# (the commit dominates), so the smaller delta costs saves nothing measurable.
+# 1/FOLD_SHARE of the block's postings: a small delta costs searches little and saves nothing
+# measurable (2026-11-30, 10k notes; figures: docs/benchmarks.md, "Figures behind choices").
 FOLD_MIN = 64
 FOLD_SHARE = 16
 # A folder mtime younger than this may hide a change made in the same clock tick;

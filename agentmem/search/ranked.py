@@ -299,8 +299,8 @@ def _pair_bonus(pool: _Pool, pairs: set) -> None:
     pool.scores.update(kept)
     if pairs:
         # A pair stands side by side exactly where " a b " occurs in the padded term string (terms hold no
-        # spaces): a search in C instead of a set of every neighbouring pair, which cost 8 ms a query over
-        # 200 checkpoint-length candidates (2026-12-01, 10k notes of 3-6 KB).
+        # spaces): a search in C instead of a set of every neighbouring pair, which cost several ms a query
+        # over long notes (2026-12-01; figures: docs/benchmarks.md, "Figures behind choices").
         needles = [f" {a} {b} " for a, b in pairs]
         for k, terms in pool.terms.items():  # those holding both words of a pair (see _bonus_candidates)
             if k in kept:
