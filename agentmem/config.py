@@ -31,6 +31,12 @@ MIN_NETWORK_TIMEOUT = 0.1  # seconds: below this not even a loopback request com
 # may be stale). 0: every search asks the store what changed, which costs one stat of a
 # folder store's notes folder or one request to a bucket when nothing did (2026-12-01).
 DEFAULT_CACHE_MAX_AGE = 0.0
+# Seconds. How long a search waits for the store to say what changed before it answers from the
+# cache, marked stale. The check is one request (a bucket's info), plus one feed read after a
+# change: milliseconds on the loopback Hub, a few round trips on the real one. 2 s leaves a slow
+# link room, while a Hub that hangs costs an agent's turn 2 s instead of the whole 20 s budget
+# (2026-12-01, a stopped Hub with its port open cost every search ~21 s). Saves keep the budget.
+DEFAULT_CHECK_TIMEOUT = 2.0
 SEARCH_MODES = ("ranked", "literal", "hybrid")  # ranked first: the default
 
 SETUP_HINT = ("set this machine up with `copier copy` of the agentmem template "
@@ -136,6 +142,11 @@ class Config:
         if os.environ.get(ENV_NETWORK_TIMEOUT):
             return network_timeout()
         return network_timeout(self._number("network", "timeout", DEFAULT_NETWORK_TIMEOUT))
+
+    @property
+    def check_timeout(self) -> float:
+        """`[network] check_timeout`: how long a search waits for the store's change check."""
+        return max(MIN_NETWORK_TIMEOUT, self._number("network", "check_timeout", DEFAULT_CHECK_TIMEOUT))
 
     @property
     def cache_max_age(self) -> float:

@@ -246,6 +246,10 @@ class Offline(AgentmemError):
     kind = "offline"
 
 
+class NoAnswer(Offline):
+    """The store was reached but did not answer in the time the caller waits (a Hub that hangs)."""
+
+
 class Conflict(AgentmemError):
     """Different bytes already stand at a path that is append-only."""
 

@@ -153,6 +153,9 @@ CONFIG_KEYS = [
     ("store", "location", "`~/agent-memory`", "the folder (absolute), or the bucket ID `namespace/name`"),
     ("network", "timeout", f"`{config.DEFAULT_NETWORK_TIMEOUT:g}`",
      f"seconds: the network budget of one helper call (`{config.ENV_NETWORK_TIMEOUT}` overrides)"),
+    ("network", "check_timeout", f"`{config.DEFAULT_CHECK_TIMEOUT:g}`",
+     "seconds: how long a search waits for the store to say what changed; past it the search answers from "
+     "the cache marked stale, and searches in the next minute answer so at once (saves keep the whole budget)"),
     ("cache", "max_age", f"`{config.DEFAULT_CACHE_MAX_AGE:g}`",
      "seconds: a search this soon after the last check of the store skips asking it again (and says so)"),
     ("search", "mode", f"`{config.SEARCH_MODES[0]}`", "default search mode: " + ", ".join(config.SEARCH_MODES)),

@@ -110,7 +110,7 @@ def _folder_store(machine: Path, desc, new_store: bool) -> tuple[str, str]:
             raise Offline(f"folder store {root} is not there (an unmounted drive or a moved folder?); "
                           "this machine used a store there before, so no new one was created",
                           hint=folder.new_store_hint())
-        identity.record(machine, desc, folder.create_store(root))
+        _accept(machine, desc, folder.create_store(root))
         return "changed", f"created folder store {root}"
     if not os.path.isdir(root):
         raise InvalidInput(f"{root} exists and is not a folder")
@@ -122,10 +122,22 @@ def _folder_store(machine: Path, desc, new_store: bool) -> tuple[str, str]:
         if known is not None and not new_store:
             raise Offline(f"folder store {root} has no {folder.MARKER} marker any more: the folder was replaced "
                           "or is not the store this machine used", hint=folder.new_store_hint())
-        identity.record(machine, desc, folder.write_marker(root))
+        _accept(machine, desc, folder.write_marker(root))
         return "changed", f"connected to folder {root} and marked it as an agentmem store ({folder.MARKER})"
-    identity.record(machine, desc, found)
+    _accept(machine, desc, found)
     return "ok", f"connected to folder {root}"
+
+
+def _accept(machine: Path, desc, found: str) -> None:
+    """Record `found` as the store at `desc`. INV store-identity: when that is another store than the
+    one recorded, what the cache knew of the old one's changes goes, so the next search lists the new
+    one whole and prunes the old one's notes."""
+    from agentmem.memory import cache
+    from agentmem.store import identity
+
+    if identity.recorded(machine, desc) != found:
+        cache.forget_changes(machine, desc)
+    identity.record(machine, desc, found)
 
 
 def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: float, new_store: bool = False) -> bool:
@@ -146,7 +158,7 @@ def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: fl
                             identity=None if new_store else identity.recorded(machine, desc))
         store.verify()  # INV store-identity: a bucket deleted and created again is not the one this machine knew
         if store.identity is not None:
-            identity.record(machine, desc, store.identity)
+            _accept(machine, desc, store.identity)
     except AgentmemError as exc:
         report.add("auth" if exc.kind == "not-authenticated" else "store", "failed", exc.one_line())
         report.exit_code = exc.exit_code

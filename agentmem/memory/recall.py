@@ -30,7 +30,7 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     shown, withheld = _withhold(query)
     screened = cache.ensure_screened(machine, cfg.store, project)
     status = cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
-                                force=refresh, offline=offline, progress=progress)
+                                force=refresh, offline=offline, progress=progress, check_timeout=cfg.check_timeout)
     mode = mode or cfg.search_mode
     notices: list[str] = []
     held: dict[str, list[dict]] = {}  # pending note id -> what was withheld from it

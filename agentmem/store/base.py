@@ -165,9 +165,13 @@ class Store:
         """Every object whose path starts with `prefix` + "/" (recursively), with sizes, or raise."""
         raise NotImplementedError
 
-    def changes(self, prefix: str, token: dict | None) -> Changes:
+    def changes(self, prefix: str, token: dict | None, *, wait: float | None = None) -> Changes:
         """The notes directly below `prefix` that changed since `token` (None: never looked), at a
-        cost that does not grow with the store when nothing changed. Raises like `list`."""
+        cost that does not grow with the store when nothing changed. Raises like `list`.
+
+        `wait`: the seconds the caller waits for the store to answer the check (a search); a bucket
+        that has not answered by then raises NoAnswer. A folder store's check is a stat or a
+        listing of the folder, bounded by the budget alone."""
         raise NotImplementedError
 
 

@@ -263,8 +263,9 @@ class FolderStore:
         out.sort(key=lambda o: o.path)
         return out
 
-    def changes(self, prefix: str, token: dict | None) -> Changes:
-        """One `stat` of the prefix's folder when nothing changed; its names otherwise (see dirwatch)."""
+    def changes(self, prefix: str, token: dict | None, *, wait: float | None = None) -> Changes:
+        """One `stat` of the prefix's folder when nothing changed; its names otherwise (see dirwatch).
+        `wait` is not applied: a big folder's listing may rightly take longer (see base.Store)."""
         base = self._file(prefix)
         return self._bounded(self._changes, prefix, base, token)
 
