@@ -68,10 +68,10 @@ def main(argv=None) -> int:
         store = StoreDescription("folder", os.path.join(machine, "store"))
         pdir = cache.project_dir(machine, store, "p")
         os.makedirs(os.path.join(pdir, "notes"))
-        cache.ensure_screened(machine, store, "p")
+        withheld.ensure_screened(pdir)
 
         def added():
-            cache.ensure_screened(machine, store, "p")
+            withheld.ensure_screened(pdir)
             withheld.recorded_ids(pdir)
             withheld.clean_all({})
 

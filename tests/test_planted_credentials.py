@@ -195,9 +195,7 @@ def test_a_cache_written_before_screening_is_cleaned_and_its_index_rebuilt(lapto
     # What an older agentmem left: the raw note in the cache, indexed, and no record of screening.
     [pdir] = list((laptop.home / "cache").glob("*/projects/app"))
     (pdir / "notes" / f"{NOTE_ID}.md").write_bytes(planted())
-    state = json.loads((pdir / "state.json").read_text())
-    state.pop("screened")
-    (pdir / "state.json").write_text(json.dumps(state))
+    (pdir / "screened").unlink()
     status, out, _ = side.run("search", "zebra", "--offline", "--json")
     assert status == 0 and TOKEN not in out
     assert NOTE_ID in [r["id"] for r in json.loads(out)["results"]]
@@ -238,9 +236,7 @@ def test_a_cache_that_cannot_be_screened_again_is_cleaned_on_the_way_out(laptop,
     assert side.run("search", "zebra", "--json")[0] == 0
     [pdir] = list((laptop.home / "cache").glob("*/projects/app"))
     (pdir / "notes" / f"{NOTE_ID}.md").write_bytes(planted())  # what an older version cached
-    state = json.loads((pdir / "state.json").read_text())
-    state.pop("screened")
-    (pdir / "state.json").write_text(json.dumps(state))
+    (pdir / "screened").unlink()
 
     def read_only(pdir):
         raise OSError(errno.EROFS, "Read-only file system")

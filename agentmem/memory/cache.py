@@ -132,26 +132,6 @@ def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: 
     _notify(project_dir(machine, store, project), [note_id], [])
 
 
-def ensure_screened(machine: str | os.PathLike, store: StoreDescription, project: str) -> bool:
-    """Clean the cached notes again if a scanner other than this one screened them (see withheld.py).
-
-    False when that could not be done (a read-only sandbox): the caller then cleans what it shows."""
-    pdir = project_dir(machine, store, project)
-    state = _read_state(pdir)
-    if state.get("screened") == withheld.fingerprint():
-        return True
-    try:  # nothing cached yet costs one listing: the first refresh cleans every note it brings
-        withheld.rescreen(pdir)
-    except OSError as exc:
-        if not errors.cannot_write(exc):
-            raise
-        return False
-    state = _read_state(pdir)
-    state["screened"] = withheld.fingerprint()
-    _safe_state(pdir, state)
-    return True
-
-
 def forget_changes(machine: str | os.PathLike, store: StoreDescription) -> None:
     """Drop every project's change token for `store`, because another store was accepted at its
     location (INV store-identity): the next refresh lists it whole and prunes what the old one held."""
@@ -470,8 +450,8 @@ def ensure_fresh(
 
     With `check_timeout` (a search) the store's check waits at most that long, and a store that
     recently did not answer in time is not asked (memory/holdoff.py) unless `force`."""
-    ensure_screened(machine, store_desc, project)
     pdir = project_dir(machine, store_desc, project)
+    withheld.ensure_screened(pdir)
     state = _read_state(pdir)
     last = state.get("refreshed_at") if isinstance(state.get("refreshed_at"), (int, float)) else None
     unreadable = state.get("unreadable") if isinstance(state.get("unreadable"), dict) else {}

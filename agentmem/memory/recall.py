@@ -23,12 +23,13 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     `checked_at` (when the cache last matched the store), `unreadable` (objects skipped).
     """
     from agentmem.memory import cache, pending
+    from agentmem.memory import withheld as withheld_notes  # `withheld` below: what the query held
     from agentmem.search import find
 
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1 or limit > MAX_LIMIT:
         raise InvalidInput(f"--limit must be between 1 and {MAX_LIMIT}")
     shown, withheld = _withhold(query)
-    screened = cache.ensure_screened(machine, cfg.store, project)
+    screened = withheld_notes.ensure_screened(cache.project_dir(machine, cfg.store, project))
     status = cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
                                 force=refresh, offline=offline, progress=progress, check_timeout=cfg.check_timeout)
     mode = mode or cfg.search_mode
@@ -81,7 +82,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
     note_id = notes.check_id(note_id)
     data, source, status = None, None, None
     pdir = cache.project_dir(machine, cfg.store, project)
-    screened = fresh or cache.ensure_screened(machine, cfg.store, project)
+    screened = fresh or withheld.ensure_screened(pdir)
     if not fresh:
         try:
             entry, pdata = pending.load(machine, note_id)

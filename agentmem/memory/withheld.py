@@ -14,7 +14,7 @@ recorded one (the shorter cached copy is not damaged), and read and search say
 what was withheld without scanning again.
 
 A cache screened by an older scanner (or none: a cache written before this
-step) is screened again once: `state.json` keeps `screened`, a fingerprint of
+step) is screened again once: `screened` beside `notes/` holds a fingerprint of
 the scanner's source; when it differs, every cached note is cleaned again and
 the ranked index is discarded, so it is rebuilt from the cleaned notes and
 keeps no raw value even in its free pages.
@@ -32,6 +32,7 @@ from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.memory import ids, notes
 
 RECORDS = "withheld"
+SCREENED = "screened"  # beside notes/: the fingerprint of the scanner that screened the cached notes
 _fingerprint: str | None = None
 
 
@@ -166,6 +167,28 @@ def fingerprint() -> str:
             parts = []
         _fingerprint = ";".join(parts) or "unknown"
     return _fingerprint
+
+
+def ensure_screened(pdir: str) -> bool:
+    """Clean the project's cached notes again if a scanner other than this one screened them.
+
+    False when that could not be done (a read-only sandbox): the caller then cleans what it shows."""
+    marker = os.path.join(pdir, SCREENED)
+    try:
+        if read_bytes(marker, 4096).decode("utf-8", errors="replace") == fingerprint():
+            return True
+    except OSError:
+        pass
+    try:  # nothing cached yet costs one listing: the first refresh cleans every note it brings
+        rescreen(pdir)
+        write_atomic(marker, fingerprint().encode("utf-8"), durable=False)  # derived: lost, it is redone
+    except OSError as exc:
+        from agentmem import errors
+
+        if not errors.cannot_write(exc):
+            raise
+        return False
+    return True
 
 
 def rescreen(pdir: str) -> bool:
