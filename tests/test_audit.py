@@ -46,18 +46,21 @@ def test_fix_without_a_terminal_asks_for_yes_and_writes_nothing(laptop, store_di
     printed = err.split("run `", 1)[1].split("`", 1)[0]  # INV printed-commands-run
     done = subprocess.run(shlex.split(printed), cwd=laptop.checkout, env=laptop.env, capture_output=True, text=True,
                           timeout=120)
-    assert done.returncode == 12, done.stderr
-    assert len(list(side_dir.iterdir())) == 2
+    assert done.returncode == 0, done.stderr
+    [copy] = [p for p in side_dir.iterdir() if p.suffix == ".md"]  # the original purged, its copy in its place
+    assert copy.name != f"{NOTE_ID}.md" and TOKEN.encode() not in copy.read_bytes()
 
 
-def test_fix_saves_one_redacted_copy_that_corrects_the_original_and_says_which_purge_remains(side):  # noqa: F811
+def test_fix_replaces_the_note_by_a_redacted_copy_and_purges_it_from_the_store_and_the_cache(side):  # noqa: F811
     # INV no-credentials, INV corrections-visible
     side.plant(planted())
+    assert side.run("search", "zebra", "--json")[0] == 0  # cached here first: the purge must reach the cache too
     status, out, err = side.run("audit", "--fix", "--yes", "--json")
-    assert status == 12, (out, err)
+    assert status == 0, (out, err)
     data = json.loads(out)
+    assert data["status"] == "fixed" and TOKEN not in out + err
     [fixed] = data["fixed"]
-    assert fixed["status"] == "copied" and fixed["id"] == NOTE_ID
+    assert fixed["status"] == "purged" and fixed["id"] == NOTE_ID
     copy = fixed["copy"]
     status, out, _ = side.run("read", copy, "--json")
     note = json.loads(out)
@@ -67,14 +70,29 @@ def test_fix_saves_one_redacted_copy_that_corrects_the_original_and_says_which_p
     assert f"agentmem audit: redacted copy of {NOTE_ID}" in note["meta"]["sources"]
     assert "Push with [REDACTED:github-token] as the password." in note["body"]
     status, out, _ = side.run("search", "zebra pipeline", "--json")
-    results = json.loads(out)["results"]
-    assert [r["id"] for r in results] == [copy, NOTE_ID] and results[1]["corrected_by"] == [copy]
-    # A second fix finds the copy and saves no other; the text names the purge left to run.
-    status, text, err = side.run("audit", "--fix", "--yes")
-    assert status == 12 and TOKEN not in text + err
-    assert f"redacted copy {copy} saved" in text and f"purge {NOTE_ID} --project app" in text
-    status, out, _ = side.run("search", "", "--json")
-    assert sorted(r["id"] for r in json.loads(out)["results"]) == sorted([copy, NOTE_ID])
+    assert [r["id"] for r in json.loads(out)["results"]] == [copy]
+    status, out, err = side.run("read", NOTE_ID, "--json")
+    assert status == 4 and "purged" in json.loads(out)["message"]
+    assert not any(NOTE_ID in str(p) for p in (side.home / "cache").rglob("*.md"))
+    status, out, _ = side.run("audit", "--json")
+    assert status == 0 and json.loads(out)["status"] == "clean"
+
+
+def test_fix_reuses_the_copy_an_interrupted_fix_saved(laptop, store_dir):
+    # INV nothing-lost: a fix cut short between the copy and the purge saves no second copy
+    folder = store_dir / "projects" / "app" / "notes"
+    folder.mkdir(parents=True)
+    (folder / f"{NOTE_ID}.md").write_bytes(planted())
+    status, out, err = laptop.run("save", "--title", "Deploy with [REDACTED:github-token]", "--corrects", NOTE_ID,
+                                  "--source", f"agentmem audit: redacted copy of {NOTE_ID}", "--json",
+                                  input="The zebra pipeline deploys from the release branch.\n", cwd=laptop.checkout)
+    assert status == 0, err
+    copy = json.loads(out)["id"]
+    status, out, err = laptop.run("audit", "--json", cwd=laptop.checkout)
+    assert status == 12 and json.loads(out)["findings"][0]["redacted_copy"] == copy
+    status, text, err = laptop.run("audit", "--fix", "--yes", cwd=laptop.checkout)
+    assert status == 0 and f"redacted copy {copy} saved; the original is purged" in text and TOKEN not in text + err
+    assert [p.name for p in folder.iterdir() if p.suffix == ".md"] == [f"{copy}.md"]
 
 
 def test_a_note_whose_file_name_is_a_token_is_never_cached_or_named_and_audit_reports_it(laptop, store_dir):

@@ -1,5 +1,5 @@
 """`agentmem audit`: find credentials in the notes of the store, and with --fix replace each note by a
-redacted copy (library: memory/audit.py)."""
+redacted copy and purge the original (library: memory/audit.py; the purge: memory/hygiene.py)."""
 
 from __future__ import annotations
 
@@ -7,20 +7,20 @@ import sys
 
 from agentmem.cli import common
 from agentmem.cli.result import Result
-from agentmem.errors import EXIT_ATTENTION, EXIT_OK, InvalidInput
+from agentmem.errors import EXIT_ATTENTION, EXIT_OK, Command, InvalidInput
 
 
 def add_audit(sp) -> None:
     sp.add_argument("--project", help="a configured project name (default: from the current directory)")
     sp.add_argument("--all", action="store_true", help="every project in the store")
     sp.add_argument("--fix", action="store_true",
-                    help="save a redacted copy of each note found (it corrects the original), then say how to "
-                    "purge the original; asks first on a terminal")
+                    help="save a redacted copy of each note found (it corrects the original), then purge the "
+                    "original from the store and every machine's cache; asks first on a terminal")
     sp.add_argument("--yes", action="store_true", help="with --fix: do not ask (needed without a terminal)")
 
 
 def run_audit(args) -> Result:
-    from agentmem.errors import Command, NextStep
+    from agentmem.errors import NextStep
     from agentmem.memory import audit
 
     if args.all and args.project:
@@ -36,14 +36,15 @@ def run_audit(args) -> Result:
         project = cfg.resolve_project(explicit=args.project)
     scope = ["--all"] if args.all else ["--project", project]
     if args.fix and not args.yes and not _interactive():
-        raise InvalidInput("audit --fix saves a copy of each note found and asks first; nothing was done",
+        raise InvalidInput("audit --fix replaces each note found by a redacted copy, purging the original for good, "
+                           "and asks first; nothing was done",
                            hint=NextStep("without a terminal, run `{}`", Command("audit", *scope, "--fix", "--yes")))
     machine = common.machine()
     found = audit.audit(machine, cfg, project, timeout=common.timeout(cfg))
     out = found.to_json()
     lines = [_summary(out)]
     for f in out["findings"]:
-        lines.extend(_finding_lines(f))
+        lines.extend(_finding_lines(f)[:1 if args.fix else None])  # with --fix, what it did follows
     if out["unreadable"]:
         lines.append(f"{len(out['unreadable'])} note(s) could not be read and were not scanned:")
         lines.extend(f"  {u['project']}/{u['id']}: {u['message']}" for u in out["unreadable"])
@@ -57,9 +58,11 @@ def run_audit(args) -> Result:
             out["fixed"].append(fixed)
             shown["redacted_copy"] = fixed["copy"]
             lines.append(_fixed_line(fixed, shown))
+        if out["findings"] and all(f["status"] == "purged" for f in out["fixed"]):
+            out["status"] = "fixed"
     elif out["findings"]:
-        lines.append(f"To save a redacted copy of each: {Command('audit', *scope, '--fix').line()}")
-    return Result(out, "\n".join(lines), EXIT_ATTENTION if out["findings"] else EXIT_OK)
+        lines.append(f"To replace each by a redacted copy and purge it: {Command('audit', *scope, '--fix').line()}")
+    return Result(out, "\n".join(lines), EXIT_ATTENTION if out["status"] == "found" else EXIT_OK)
 
 
 def _summary(out: dict) -> str:
@@ -80,36 +83,54 @@ def _finding_lines(f: dict) -> list[str]:
     elif f["redacted_copy"]:
         lines.append(f"    redacted copy saved already: {f['redacted_copy']}; then purge the original: {f['purge']}")
     else:
-        lines.append(f"    next: save a redacted copy (audit --fix), then purge the original: {f['purge']}")
+        lines.append(f"    next: save a redacted copy and purge the original (audit --fix), or purge it alone: "
+                     f"{f['purge']}")
     return lines
 
 
 def _fix(machine: str, cfg, finding) -> dict:
-    """The redacted copy of one finding (reused if an earlier fix saved it), and the purge left to run."""
+    """One finding fixed: its redacted copy (reused if an earlier fix saved it), then, once the store holds
+    the copy, the original purged. `status`: purged, copied (the purge did not finish: `next` does it),
+    pending (the copy's upload is not confirmed, so the original stays), skipped or failed."""
     from agentmem.errors import AgentmemError
-    from agentmem.memory import audit
+    from agentmem.memory import audit, hygiene
 
-    if finding.copy:
-        return {"id": finding.id, "copy": finding.copy, "status": "copied"}
     if finding.named:
         return {"id": finding.id, "copy": None, "status": "skipped", "message": "its ID holds the credential"}
+    copy = finding.copy
+    if copy is None:
+        try:
+            saved = audit.save_copy(machine, cfg, finding, timeout=common.timeout(cfg))
+        except AgentmemError as exc:
+            return {"id": finding.id, "copy": None, "status": "failed", "error": exc.kind, "message": exc.one_line()}
+        copy = saved.outcome.entry.id
+        if saved.outcome.status != "saved":  # never purge the original before its copy is in the store
+            return {"id": finding.id, "copy": copy, "status": "pending",
+                    "message": "the copy's upload is not confirmed, so the original was not purged",
+                    "next": saved.outcome.entry.retry_command()}
     try:
-        saved = audit.save_copy(machine, cfg, finding, timeout=common.timeout(cfg))
+        done = hygiene.purge(machine, cfg, finding.project, finding.id, timeout=common.timeout(cfg),
+                             reason=f"it held credentials (agentmem audit); redacted copy {copy}")
     except AgentmemError as exc:
-        return {"id": finding.id, "copy": None, "status": "failed", "error": exc.kind, "message": exc.one_line()}
-    outcome = saved.outcome
-    status = "copied" if outcome.status == "saved" else "pending"
-    return {"id": finding.id, "copy": outcome.entry.id, "status": status}
+        return {"id": finding.id, "copy": copy, "status": "copied", "error": exc.kind, "message": exc.one_line(),
+                "next": finding.purge_step().line()}
+    if done.status != "purged":
+        return {"id": finding.id, "copy": copy, "status": "copied", "next": Command(*done.next).line(),
+                "message": done.problem.one_line() if done.problem else "the purge has not reached the store"}
+    return {"id": finding.id, "copy": copy, "status": "purged"}
 
 
 def _fixed_line(fixed: dict, shown: dict) -> str:
     if fixed["status"] == "failed":
         return f"  {fixed['id']}: no copy saved: {fixed['message']}"
     if fixed["status"] == "skipped":
-        return f"  {fixed['id']}: skipped"
-    state = "saved" if fixed["status"] == "copied" else "saved on this machine, upload pending"
-    return (f"  {fixed['id']}: redacted copy {fixed['copy']} {state}; the original still holds the credential "
-            f"in the store: purge it with {shown['purge']}")
+        return f"  {fixed['id']}: skipped" + (f" ({fixed['message']})" if fixed.get("message") else "")
+    if fixed["status"] == "purged":
+        return (f"  {fixed['id']}: redacted copy {fixed['copy']} saved; the original is purged from the store and "
+                "this machine's cache (every other machine drops it on its next search)")
+    return (f"  {fixed['id']}: redacted copy {fixed['copy']} saved"
+            f"{'' if fixed['status'] == 'copied' else ' on this machine (upload pending)'}; the original still "
+            f"holds the credential in the store ({fixed['message']}): {fixed['next']}")
 
 
 def _interactive() -> bool:

@@ -7,11 +7,11 @@ and reads every note of the projects asked for through the store interface (a
 folder or a bucket alike) and scans each with the same step, reporting the note,
 the place and the kind, never the value.
 
-`fix` saves a redacted copy of a note as a new note (same project, kind and tags;
-title and body redacted; `corrects` the original, so search lists the copy first
-and the original marked below it; a source naming the original), then the
-original is purged (`agentmem purge`, issue P). A copy already made by an earlier
-`fix` is found and reused, so a fix run twice saves one copy.
+`save_copy` saves a redacted copy of a note as a new note (same project, kind
+and tags; title and body redacted; `corrects` the original; a source naming the
+original); `audit --fix` then purges the original (`memory/hygiene.purge`: from
+the store and every machine's cache). A copy an earlier fix saved is found and
+reused, so a fix interrupted between the two steps saves one copy.
 
 INV no-credentials.
 """

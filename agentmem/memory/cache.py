@@ -20,6 +20,9 @@ INV unreadable-skipped: one object the store holds but agentmem cannot read (a
 FIFO, a device, an oversized or unreadable file) is skipped and reported; the
 other notes still arrive.
 
+Records (memory/records.py) arrive through the same changes, before the notes: a note
+a purge record names is never downloaded, and leaves this machine in that refresh.
+
 Only the project asked for is listed and downloaded, never every project.
 """
 
@@ -32,6 +35,7 @@ import time
 from agentmem import errors
 from agentmem.fsutil import TMP_PREFIX, read_bytes, sweep_temp, write_atomic
 from agentmem.memory import ids, withheld
+from agentmem.memory.freshness import CacheStatus  # noqa: F401 - what ensure_fresh and refresh return
 from agentmem.paths import cache_root
 from agentmem.store.base import Changes, Listed, StoreDescription
 
@@ -56,33 +60,6 @@ def project_dir(machine: str | os.PathLike, store: StoreDescription, project: st
 
 def notes_dir(machine: str | os.PathLike, store: StoreDescription, project: str) -> str:
     return os.path.join(project_dir(machine, store, project), "notes")
-
-
-class CacheStatus:
-    """How current the cache is after ensure_fresh/refresh."""
-
-    def __init__(self, stale: bool, reason: str | None = None, error: str | None = None,
-                 refreshed: bool = False, added: list[str] | None = None, removed: list[str] | None = None,
-                 checked_at: float | None = None, unreadable: dict | None = None, how: str | None = None,
-                 warnings: list[str] | None = None):
-        self.stale = stale
-        self.reason = reason  # why it may be stale: what failed, or why the store was not asked
-        self.error = error  # the error kind, e.g. "offline", "not-authenticated"; "not-checked" for max_age
-        self.refreshed = refreshed  # the store was asked during this call
-        self.added = added or []
-        self.removed = removed or []
-        self.checked_at = checked_at  # when the cache was last brought up to date with the store
-        self.unreadable = unreadable or {}  # note id -> {"error", "message"}: in the store, not readable
-        self.how = how  # how the store was asked ("unchanged (one stat)", "events feed (2 change(s))", ...)
-        self.warnings = warnings or []  # what the store says a person must hear (a bucket that became public)
-
-    def to_json(self) -> dict:
-        out: dict = {"stale": self.stale, "stale_reason": self.reason, "stale_error": self.error,
-                     "refreshed": self.refreshed, "checked_at": _iso(self.checked_at),
-                     "unreadable": [{"id": k, **v} for k, v in sorted(self.unreadable.items())]}
-        if self.warnings:
-            out["warnings"] = self.warnings
-        return out
 
 
 def cached_ids(machine: str | os.PathLike, store: StoreDescription, project: str) -> list[str]:
@@ -162,6 +139,8 @@ class _Plan:
         self.count: int | None = None  # notes in the store, when a full listing told
         self.temps: list[str] = []  # temp files seen in the notes cache (swept if stale)
         self.recorded: set[str] = set()  # cached notes with something withheld (their store size is recorded)
+        self.records: dict[str, Listed] = {}  # record file name -> object, to fetch before the notes
+        self.new_purges: set[str] = set()  # notes named by purge records this refresh brought
 
 
 def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: str, *,
@@ -197,8 +176,13 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
                            exc.kind, checked_at=last_ok, unreadable=unreadable)
     holdoff.release(machine, store_desc)
 
+    from agentmem.memory import records
+
     plan = _plan(changes, prefix, ndir, started, store, unreadable)
-    added, problem = _fetch(store, plan, pdir, unreadable, progress)
+    plan.records, gone = records.to_fetch(changes, prefix, pdir)  # records first: a purge is known before notes
+    plan.new_purges, problem = records.fetch(store, plan.records, gone, pdir)
+    purged = _purged_in(plan, pdir, ndir, unreadable) if problem is None else set()
+    added, problem = _fetch(store, plan, pdir, unreadable, progress) if problem is None else ([], problem)
     removed, unwritable = _drop(pdir, plan.drop)
     problem = problem or unwritable
     if changes.kind == Changes.FULL:
@@ -206,6 +190,8 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     reindexed = sorted((set(added) & plan.damaged) | set(removed))
     if added or removed:
         _notify(pdir, added, reindexed)
+    if purged and problem is None:  # last: its scrub compacts the index after every other change
+        records.forget(machine, store_desc, project, purged)
     state["unreadable"] = dict(sorted(unreadable.items())[:MAX_REPORTED])
     if problem is not None:  # INV change-token: keep the previous token, so the next refresh replays
         _record_failure(pdir, state, problem)
@@ -233,8 +219,6 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
     if changes.kind == Changes.DELTA:
         for obj in changes.added:
             note_id = _note_id(obj.path, prefix)
-            if note_id is not None and withheld.names_a_credential(note_id):
-                continue  # never cached, named or recorded anywhere here; `agentmem audit` reports it
             if note_id is not None and (obj.size is None or obj.size <= MAX_CACHED_OBJECT):
                 size = _cached_size(ndir, note_id, plan.recorded)
                 if size is None or (obj.size is not None and size != obj.size):
@@ -244,7 +228,7 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
             elif note_id is not None:
                 unreadable[note_id] = _too_large(obj)
         gone = {i for i in (_note_id(p, prefix) for p in changes.removed) if i is not None}
-        plan.drop = {i for i in gone if _cached_size(ndir, i, plan.recorded) is not None}
+        plan.drop = {i for i in gone if _cached_size(ndir, i) is not None}
         for note_id in gone:
             unreadable.pop(note_id, None)
         for note_id in set(unreadable) - set(plan.fetch) - gone:
@@ -253,16 +237,15 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
     # FULL: compare file names (they carry the IDs); only the names that differ are parsed
     head = prefix + "/"
     remote = {o.path[len(head):]: o for o in changes.listing if o.path.startswith(head)}
-    plan.count = len(remote)
+    plan.count = sum(1 for name in remote if ids.NOTE_FILE.match(name))
     for note_id in list(unreadable):
         if ids.note_file(note_id) not in remote:
             unreadable.pop(note_id)  # gone from the store
     names = _cached_names(ndir, plan.temps)
     for name in remote.keys() - names:
         note_id = _name_id(name)
-        if note_id is None or withheld.names_a_credential(note_id):
-            continue  # not a note of this project (never followed out of the cache folder), or named by a
-            # credential (never cached, named or recorded anywhere here; `agentmem audit` reports it)
+        if note_id is None:
+            continue  # not a note of this project: never follow it out of the cache folder
         obj = remote[name]
         if obj.size is not None and obj.size > MAX_CACHED_OBJECT:
             unreadable[note_id] = _too_large(obj)
@@ -274,6 +257,20 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
             plan.drop.add(note_id)
     _check_sizes(plan, remote, names & remote.keys(), ndir, store)
     return plan
+
+
+def _purged_in(plan: _Plan, pdir: str, ndir: str, unreadable: dict) -> set[str]:
+    """The purged notes this refresh must not fetch and must remove here (INV: a purged ID never returns)."""
+    from agentmem.memory import records
+
+    if not (plan.fetch or plan.drop or plan.records):
+        return set()  # nothing arrives or leaves: the per-turn cost stays one stat of the notes folder
+    purged = set(records.states(pdir).purged)
+    for note_id in purged:
+        plan.fetch.pop(note_id, None)
+        plan.damaged.discard(note_id)
+        unreadable.pop(note_id, None)
+    return (purged & (plan.drop | plan.new_purges)) | {i for i in purged if _cached_size(ndir, i) is not None}
 
 
 def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: str, store) -> None:
@@ -397,8 +394,10 @@ def _note_id(path: str, prefix: str) -> str | None:
 
 
 def _name_id(name: str) -> str | None:
+    """The note ID a file name carries; None for one named by a credential (never cached, named or
+    recorded anywhere here; `agentmem audit` reports it)."""
     m = ids.NOTE_FILE.match(name)
-    return m.group(1) if m else None
+    return m.group(1) if m and not withheld.names_a_credential(m.group(1)) else None
 
 
 def _cached_names(ndir: str, temps: list[str]) -> set[str]:
@@ -411,13 +410,10 @@ def _cached_names(ndir: str, temps: list[str]) -> set[str]:
     return set(names)
 
 
-def _cached_size(ndir: str, note_id: str, recorded: set[str]) -> int | None:
-    """The size of the store's copy of a cached note, as the cache knows it (None: not cached)."""
-    try:
-        size = os.stat(os.path.join(ndir, ids.note_file(note_id))).st_size
-    except OSError:
-        return None
-    return withheld.store_size(os.path.dirname(ndir), note_id, size, recorded)
+def _cached_size(ndir: str, note_id: str, recorded: set[str] | None = None) -> int | None:
+    """The size of the store's copy of a cached note, as the cache knows it (None: not cached); `recorded`:
+    the notes whose record holds it (withheld.py: the cached copy is redacted, so shorter)."""
+    return withheld.store_size(ndir, note_id, recorded or set())
 
 
 def _older_than(ndir: str, note_id: str, moment: float) -> bool:
@@ -484,9 +480,3 @@ def ago(ts: float) -> str:
 
 def _checked_words(ts: float | None) -> str:
     return "never checked before" if ts is None else f"last checked {ago(ts)}"
-
-
-def _iso(ts: float | None) -> str | None:
-    if ts is None:
-        return None
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ts)) + f".{int(ts * 1000) % 1000:03d}Z"

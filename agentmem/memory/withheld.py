@@ -130,13 +130,18 @@ def drop_record(pdir: str, note_id: str) -> None:
         pass
 
 
-def store_size(pdir: str, note_id: str, cached_size: int, recorded: set[str]) -> int:
-    """The size of the store's copy of a cached note: the recorded one for a note with something withheld."""
+def store_size(ndir: str, note_id: str, recorded: set[str]) -> int | None:
+    """The size of the store's copy of a cached note (None: not cached): the recorded one for a note with
+    something withheld (in `recorded`), else the cached file's own."""
+    try:
+        size = os.stat(os.path.join(ndir, ids.note_file(note_id))).st_size
+    except OSError:
+        return None
     if note_id in recorded:
-        record = read_record(pdir, note_id)
+        record = read_record(os.path.dirname(ndir), note_id)
         if record is not None:
             return record["size"]
-    return cached_size
+    return size
 
 
 def put(pdir: str, note_id: str, data: bytes) -> None:
