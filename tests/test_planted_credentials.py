@@ -104,6 +104,8 @@ def mcp_outputs(side) -> list[str]:
 
 
 def every_output(side) -> tuple[list[str], dict]:
+    status, out, err = side.run("pin", NOTE_ID)  # the session-start reminder then shows the note itself
+    assert status == 0 and TOKEN not in out + err, (out, err)
     outs = []
     runs = [("read", NOTE_ID), ("read", NOTE_ID, "--json"), ("read", NOTE_ID, "--fresh", "--json"),
             ("search", "zebra"), ("search", "zebra", "--json"), ("search", "--json"),
@@ -129,6 +131,8 @@ def test_a_token_planted_in_title_tags_and_body_reaches_no_output_and_no_cached_
     for text in outs:
         assert TOKEN not in text
     assert "[REDACTED:github-token]" in "".join(outs)
+    reminder = side.run("hook", "reminder", "--runtime", "codex")[1]
+    assert "Deploy with [REDACTED:github-token]" in reminder  # the pinned note, redacted
     for name, data in cache_bytes(side.home).items():
         assert TOKEN.encode() not in data, name
     # Export writes the same redacted notes, and says what it withheld.
