@@ -24,7 +24,7 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     `checked_at` (when the cache last matched the store), `unreadable` (objects skipped).
     Retracted notes are left out unless `include_retracted` (then marked); purged ones always are.
     """
-    from agentmem.memory import cache, pending
+    from agentmem.memory import cache, pending, records
     from agentmem.memory import withheld as withheld_notes  # `withheld` below: what the query held
     from agentmem.search import find
 
@@ -38,8 +38,9 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     held: dict[str, list[dict]] = {}  # pending note id -> what was withheld from it
     # The cache holds a credential only as [REDACTED:<kind>], so a query holding one looks for that.
     wanted = shown if withheld else query
+    states = records.project_states(machine, cfg.store, project)
     found = find.find(machine, cfg.store, project, wanted, limit, mode, notices, include_retracted=include_retracted,
-                      review_after=cfg.review_after, held=held)
+                      review_after=cfg.review_after, states=states, held=held)
     results = [r.to_json() for r in found]
     _say_withheld(cache.project_dir(machine, cfg.store, project), results, held, screened)
     out = {
@@ -54,8 +55,9 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
         "scan_reason": notices[0] if notices else None,
     } | status.to_json()
     if not query.strip():  # the list of recent notes says how many it left out
+        hidden = set(states.purged) | (set() if include_retracted else set(states.retracted))
         listed = set(cache.cached_ids(machine, cfg.store, project)) | set(pending.project_notes(machine, project))
-        out["more"] = max(0, len(listed) - len(results))
+        out["more"] = max(0, len(listed - hidden) - len(results))
     if withheld:  # INV no-credentials: a query holding a credential is never echoed, nor what it matched
         out["withheld"] = [{"where": "query", "kind": kind} for kind in withheld]
         from agentmem.safety import credentials
