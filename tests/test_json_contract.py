@@ -62,6 +62,7 @@ def test_memory_commands_have_their_documented_shapes(desk):
     found = check_shape("search", *m.run("search", "lockfile", "--json", cwd=cwd)[:2])
     assert [r["id"] for r in found["results"]] == [saved["id"]]
     check_shape("read", *m.run("read", saved["id"], "--json", cwd=cwd)[:2])
+    assert check_shape("audit", *m.run("audit", "--json", cwd=cwd)[:2])["status"] == "clean"
     check_shape("where", *m.run("where", "--json", cwd=cwd)[:2])
     shown = check_shape("view", *m.run("view", "--json", cwd=cwd)[:2])
     assert shown["notes"] == 1 and shown["projects"] == ["app"]
@@ -157,6 +158,7 @@ FAILURES = [
     (["install-skill", "agent-memory", "20261130T000000000Z-aaaaaaaa"], "invalid-input"),
     (["hooks", "trust", "--codex", "/nonexistent/codex"], "error"),
     (["mcp"], "invalid-input"),
+    (["audit"], "not-configured"),
     (["upgrade", "--data", "no-equals-sign"], "invalid-input"),  # --json: mcp speaks JSON-RPC, it has no JSON result of its own
 ]
 

@@ -168,14 +168,18 @@ def _open(machine: str, cfg, timeout: float | None):
 
 
 def _project_notes(machine: str, cfg, project: str, waiting: dict, shown: Redactor) -> list[dict]:
-    from agentmem.memory import recall, records
+    from agentmem.memory import cache, recall, records, withheld
     from agentmem.search import find
 
     kept = records.project_states(machine, cfg.store, project)  # retracted, pinned, purged (memory/records.py)
     out = []
+    pdir = cache.project_dir(machine, cfg.store, project)
+    recorded = withheld.recorded_ids(pdir)  # cached notes arrive redacted; their record says what was withheld
     for c in find.candidates(machine, cfg.store, project):
         if c.id in kept.purged:
             continue
+        if not c.pending and c.id in recorded:
+            shown.withheld += len(withheld.withheld_of(pdir, c.id))
         parsed = notes.parse(c.data)
         hygiene = recall.note_states(kept, c.id, parsed.meta, cfg.review_after)
         out.append(note_data(c.id, project, parsed, waiting.get(c.id) if c.pending else None, shown, hygiene))
