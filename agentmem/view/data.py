@@ -247,7 +247,7 @@ def note_states(entry, shown: Redactor, known: dict | None = None) -> list[dict]
         states.append({"name": "retracted", "label": "retracted", "detail": shown.text(detail)})
     if known.get("review_due"):
         states.append({"name": "review-due", "label": "review due",
-                       "detail": f"due for review since {known.get('review_by')}: is it still true?"})
+                       "detail": f"due for review since {known.get('review_by')}: it may be stale"})
     if known.get("pinned"):
         states.append({"name": "pinned", "label": "pinned",
                        "detail": "pinned: shown at the start of every session of the project"})
