@@ -191,7 +191,7 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
 }
 # What a command's entry shows after its JSON keys (docs/cli.md sits beside docs/view.png).
 COMMAND_NOTES = {
-    "view": ["", "![The memory view: notes of two projects, a correction and a pending upload](view.png)"],
+    "view": ["", "![The memory view: notes of two projects, a correction, a pin and a pending upload](view.png)"],
 }
 ERROR_SHAPE = {"status": "error", "error": "the error kind (below)", "message": "one line, also on stderr"}
 # Any command's JSON may also carry `warnings`: [lines], e.g. while config.toml holds conflict markers.
