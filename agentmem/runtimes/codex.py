@@ -47,7 +47,7 @@ MCP_ENV_VARS = ["HF_TOKEN", "HF_HOME", "HF_ENDPOINT", "AGENTMEM_HOME", "AGENTMEM
 
 
 # Plain: read-only sandbox, approval never. A save fails (exit 6, nothing saved); a search reads what changed
-# straight from the store (memory/status.py). Trusted: workspace-write.
+# straight from the store (memory/freshness.py). Trusted: workspace-write.
 # Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (registry.py).
 DEFAULT_MODE = {
     "command": "codex exec", "saves": False, "searches": True,
@@ -207,6 +207,21 @@ class Codex:
             if isinstance(keys, tuple) and len(keys) == 2 and keys[0] == "projects" and keys[1] not in keep:
                 changed = codex_config.remove_table(machine, path, keys, if_equal=TRUSTED).changed or changed
         return changed
+
+    def permissions_status(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
+                           ) -> tuple[bool, str] | None:
+        from agentmem.machine import codex_config
+
+        path = self.config_dir / "config.toml"
+        table, key = WRITABLE_ROOTS.rsplit(".", 1)
+        try:
+            have = (codex_config.read_table(path, table) or {}).get(key) or []
+        except Exception as exc:  # noqa: BLE001 - an unreadable file is what the check reports
+            return False, f"{path} cannot be read ({type(exc).__name__})"
+        missing = [p for p in writable_paths(machine, store) if p not in have]
+        if missing:
+            return False, f"{path}: {WRITABLE_ROOTS} lacks {', '.join(missing)}"
+        return True, f"{path}: {WRITABLE_ROOTS} has the machine folder and the store"
 
     def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
         return None

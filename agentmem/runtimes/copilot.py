@@ -166,6 +166,10 @@ class Copilot:
 
         return own_files.remove(machine, APPROVE_KEY, self.hooks_file.parent / APPROVE_FILE, is_our_hooks_file).changed
 
+    def permissions_status(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
+                           ) -> tuple[bool, str] | None:
+        return None  # nothing to configure (see permission_setting)
+
     def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
         return None
 

@@ -1,5 +1,5 @@
 """Find notes in a project's memory: the cached notes plus this machine's pending notes (and, where the
-cache could not be written, what the store answered in memory: memory/status.py).
+cache could not be written, what the store answered in memory: memory/freshness.py).
 
 `find` is what `agentmem search` runs, in any mode. Literal mode (here):
 case-insensitive substring matching, newest first, bounded. Ranked and hybrid
@@ -18,7 +18,7 @@ import os
 
 from agentmem.fsutil import read_bytes
 from agentmem.memory import cache, ids, notes, pending
-from agentmem.memory.status import Uncached
+from agentmem.memory.freshness import Uncached
 from agentmem.store.base import StoreDescription
 
 MAX_MATCHES_PER_NOTE = 5
@@ -143,21 +143,26 @@ def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
 
 def find(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
          mode: str = "ranked", notices: list[str] | None = None, *, include_retracted: bool = False,
-         review_after: float | None = None, states=None, uncached: Uncached | None = None) -> list[Result]:
+         review_after: float | None = None, states=None, held: dict[str, list[dict]] | None = None,
+         uncached: Uncached | None = None) -> list[Result]:
     """The project's notes that match `query` in `mode`, at most `limit`; an empty query lists recent notes.
 
     If the index could not be used (the notes were scanned instead), why is appended to `notices`.
     `states` (memory/records.py) is read here when not given; `review_after` is [memory] review_after.
+    Pending notes are searched as shown (`withheld.clean`); what each withheld goes into `held`.
     `uncached`: what a refresh read from the store but could not cache (searched as if cached).
     """
-    from agentmem.memory import records
+    from agentmem.memory import records, withheld
 
     if states is None:
         states = records.project_states(machine, store, project)
     hidden = set(states.purged) | (set() if include_retracted else set(states.retracted))
     if uncached is not None:  # a read-only sandbox: new purges, and cached notes the store no longer holds
         hidden |= uncached.gone
-    waiting = pending.project_notes(machine, project)  # read once, for the search and its corrections pass
+    # read once, for the search and its corrections pass
+    waiting, cleaned = withheld.clean_all(pending.project_notes(machine, project))
+    if held is not None:
+        held.update(cleaned)
     waiting = {k: v for k, v in waiting.items() if k not in hidden} if hidden else waiting
     if mode == "literal":
         cands = [c for c in candidates(machine, store, project, waiting, uncached) if c.id not in hidden]
