@@ -229,3 +229,30 @@ def test_the_skills_first_save_form_is_the_one_every_clis_non_interactive_mode_r
     assert re.fullmatch(r"@AGENTMEM@ save --title \"[^\"]+\" --kind note --text '[^']+'\n", first), first
     assert approve.plain_command(first.strip().replace("@AGENTMEM@", HELPER[0]), HELPER)
     assert "--add-dir @AGENTMEM_DIR@" in skill and "--allow-tool 'shell(@AGENTMEM@:*)'" in skill
+
+
+@pytest.mark.parametrize("trust", [True, False])
+def test_hook_approve_prints_copilots_approval_for_the_helper_and_nothing_else(tmp_path, trust):
+    import os
+    import subprocess
+    import sys
+
+    from tests.fixtures_core import REPO
+
+    machine, project = _machine(tmp_path, trust)
+    env = {**os.environ, "AGENTMEM_HOME": str(machine), "PYTHONPATH": str(REPO)}
+
+    def hook(runtime, command):
+        stdin = json.dumps({"cwd": str(project), "toolName": "bash", "toolArgs": {"command": command}})
+        proc = subprocess.run([sys.executable, "-m", "agentmem", "hook", "approve", "--runtime", runtime],
+                              input=stdin, capture_output=True, text=True, env=env, timeout=60)
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        return proc.stdout
+
+    answer = hook("copilot", f"{HELPER[0]} search zebra")
+    if trust:
+        assert json.loads(answer) == {"permissionDecision": "allow", "permissionDecisionReason": approve.REASON}
+    else:
+        assert answer == ""
+    assert hook("copilot", f"{HELPER[0]} search zebra; rm -rf ~") == ""
+    assert hook("codex", f"{HELPER[0]} search zebra") == ""  # no pre-tool-use hook of ours there

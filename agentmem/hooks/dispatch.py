@@ -4,6 +4,10 @@
 0 and prints no decision, because in Claude Code a Stop hook's exit status 2
 would keep the agent from stopping. Problems go to stderr as one line.
 
+`hook approve` is a pre-tool-use hook (Copilot CLI's, with `[trust] projects`): it prints the
+runtime's approval (`approval_shape`) for a plain helper command in a mapped folder and nothing
+otherwise (hooks/approve.py).
+
 The reminder is printed in the form the runtime adds to the model's context:
 its module's `reminder_shape` (runtimes/<name>.py) gives plain text or a JSON
 object, written here.
