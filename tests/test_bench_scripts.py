@@ -99,3 +99,9 @@ def test_view_times_the_page_in_chromium():
     [size] = report["sizes"]
     assert size["notes"] == 60 and size["view_s"] > 0 and size["usable_s"] > 0
     assert size["after_typing"].startswith("2 of 60 notes")  # bench.fill: one note in 40 holds the query
+
+
+def test_recent_notes_times_search_with_no_words_beside_a_word_search(tmp_path):
+    report = json.loads(_bench("recent_notes.py", "--notes", "300", "--root", str(tmp_path), "--repeat", "1", "--json"))
+    assert report["recent_ranked"]["results"] == 10 and report["recent_ranked"]["more"] == 290
+    assert report["word_ranked"]["median_s"] > 0 and report["recent_by_scan"]["median_s"] > 0

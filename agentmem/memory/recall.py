@@ -20,7 +20,7 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     `checked_at` (when the cache last matched the store), `unreadable` (objects skipped).
     Retracted notes are left out unless `include_retracted` (then marked); purged ones always are.
     """
-    from agentmem.memory import cache, pending, records
+    from agentmem.memory import pending, records
     from agentmem.search import find
 
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1 or limit > MAX_LIMIT:
@@ -30,8 +30,13 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     mode = mode or cfg.search_mode
     notices: list[str] = []
     states = records.project_states(machine, cfg.store, project)
-    found = find.find(machine, cfg.store, project, query, limit, mode, notices, include_retracted=include_retracted,
-                      review_after=cfg.review_after, states=states)
+    total = None
+    if query.strip():
+        found = find.find(machine, cfg.store, project, query, limit, mode, notices,
+                          include_retracted=include_retracted, review_after=cfg.review_after, states=states)
+    else:  # the list of recent notes, from the index, with how many notes there are in all
+        found, total = find.recent(machine, cfg.store, project, limit, mode, include_retracted=include_retracted,
+                                   review_after=cfg.review_after, states=states)
     results = [r.to_json() for r in found]
     out = {
         "project": project,
@@ -44,10 +49,8 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
         "scan": bool(notices),
         "scan_reason": notices[0] if notices else None,
     } | status.to_json()
-    if not query.strip():  # the list of recent notes says how many it left out
-        hidden = set(states.purged) | (set() if include_retracted else set(states.retracted))
-        listed = set(cache.cached_ids(machine, cfg.store, project)) | set(pending.project_notes(machine, project))
-        out["more"] = max(0, len(listed - hidden) - len(results))
+    if total is not None:  # the list of recent notes says how many it left out
+        out["more"] = max(0, total - len(results))
     if withheld:  # INV no-credentials: a query holding a credential is never echoed, nor what it matched
         out["withheld"] = [{"where": "query", "kind": kind} for kind in withheld]
         from agentmem.safety import credentials
