@@ -72,6 +72,42 @@ def make(notes: int, root: Path) -> Path:
     return base
 
 
+def clone(base: Path, dest: Path, *, with_cache: bool = True) -> tuple[Path, Path, Path]:
+    """A copy of `base`'s store at `dest/store` (notes hard-linked: they never change) and a machine at
+    `dest/home` using it: caught up (its cache hard-linked, index and state copied) or, without
+    `with_cache`, new. Returns (machine, store, checkout)."""
+    from agentmem.memory import cache
+    from agentmem.store.base import StoreDescription
+
+    if dest.exists():
+        shutil.rmtree(dest)
+    store, home, work = dest / "store", dest / "home", base / "work"
+    sdir = store / "projects" / PROJECT
+    sdir.mkdir(parents=True)
+    shutil.copy2(base / "store" / ".agentmem-store", store)
+    _link_tree(base / "store" / "projects" / PROJECT / "notes", sdir / "notes")
+    home.mkdir()
+    config(home, store, work)
+    if with_cache:
+        old = Path(cache.project_dir(base / "synced", StoreDescription("folder", str(base / "store")), PROJECT))
+        new = Path(cache.project_dir(home, StoreDescription("folder", str(store)), PROJECT))
+        new.mkdir(parents=True)
+        for item in old.iterdir():
+            if item.name == "notes":
+                _link_tree(item, new / "notes")
+            elif item.is_dir():
+                shutil.copytree(item, new / item.name)
+            else:
+                shutil.copy2(item, new / item.name)
+    return home, store, work
+
+
+def _link_tree(src: Path, dst: Path) -> None:
+    dst.mkdir()
+    for entry in os.scandir(src):
+        os.link(entry.path, dst / entry.name)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--notes", type=int, default=100000)

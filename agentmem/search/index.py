@@ -25,6 +25,7 @@ from collections import Counter
 from agentmem.fsutil import read_bytes
 from agentmem.memory import ids, notes
 from agentmem.search import words
+from agentmem.store import dirwatch
 
 INDEX_DIR = "index"
 INDEX_FILE = "ranked.sqlite"
@@ -350,6 +351,7 @@ class Index:
 
     def sync(self) -> bool:
         """Make the index match the notes folder if the folder changed. True if it did anything."""
+        began = time.time_ns()  # before the stat: see store/dirwatch.py
         try:
             mtime = os.stat(self.ndir).st_mtime_ns
         except FileNotFoundError:
@@ -361,7 +363,7 @@ class Index:
         added, removed = sorted(on_disk - indexed), sorted(indexed - on_disk)
         if added or removed:
             self.apply(added, removed)
-        trusted = mtime if time.time_ns() - mtime > _RACY_NS else 0
+        trusted = dirwatch.trusted_mtime(began, mtime, self.ndir, _RACY_NS)
         try:
             with self.conn:
                 self._set_meta("dir_mtime", trusted)
