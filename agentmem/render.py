@@ -58,6 +58,8 @@ def freshness_lines(out: dict, what: str) -> list[str]:
     lines = []
     if out.get("stale"):
         lines.append(f"warning: {what} may be stale - {out['stale_reason']}")
+    if out.get("catching_up"):  # a new machine's first sync of a big store, a few seconds a search
+        lines.append(NextStep("note: `{}` fetches the rest now, with a progress bar", Command("sync")).text())
     skipped = out.get("unreadable") or []
     if skipped:
         named = "; ".join(f"{u['id']}: {u['message']}" for u in skipped[:2])

@@ -32,7 +32,7 @@ import time
 
 from agentmem import errors
 from agentmem.fsutil import TMP_PREFIX, read_bytes, sweep_temp, write_atomic
-from agentmem.memory import ids
+from agentmem.memory import ids, sync
 from agentmem.paths import cache_root
 from agentmem.store.base import Changes, Listed, StoreDescription
 
@@ -74,11 +74,13 @@ class CacheStatus:
         self.checked_at = checked_at  # when the cache was last brought up to date with the store
         self.unreadable = unreadable or {}  # note id -> {"error", "message"}: in the store, not readable
         self.how = how  # how the store was asked ("unchanged (one stat)", "events feed (2 change(s))", ...)
+        self.catching_up: dict | None = None  # {"have", "total"}: downloads cut short (memory/sync.py)
 
     def to_json(self) -> dict:
         return {"stale": self.stale, "stale_reason": self.reason, "stale_error": self.error,
                 "refreshed": self.refreshed, "checked_at": _iso(self.checked_at),
-                "unreadable": [{"id": k, **v} for k, v in sorted(self.unreadable.items())]}
+                "unreadable": [{"id": k, **v} for k, v in sorted(self.unreadable.items())]} \
+            | ({"catching_up": self.catching_up} if self.catching_up else {})
 
 
 def cached_ids(machine: str | os.PathLike, store: StoreDescription, project: str) -> list[str]:
@@ -128,21 +130,6 @@ def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: 
     _notify(project_dir(machine, store, project), [note_id], [])
 
 
-def forget_changes(machine: str | os.PathLike, store: StoreDescription) -> None:
-    """Drop every project's change token for `store`, because another store was accepted at its
-    location (INV store-identity): the next refresh lists it whole and prunes what the old one held."""
-    root = os.path.join(cache_root(machine), store.key, "projects")
-    try:
-        projects = os.listdir(root)
-    except OSError:
-        return
-    for name in projects:
-        pdir = os.path.join(root, name)
-        state = _read_state(pdir)
-        if state.pop("token", None) is not None:
-            _safe_state(pdir, state)
-
-
 def last_checked(machine: str | os.PathLike, store: StoreDescription, project: str) -> float | None:
     value = _read_state(project_dir(machine, store, project)).get("refreshed_at")
     return float(value) if isinstance(value, (int, float)) else None
@@ -158,15 +145,17 @@ class _Plan:
         self.count: int | None = None  # notes in the store, when a full listing told
         self.temps: list[str] = []  # temp files seen in the notes cache (swept if stale)
         self.records: dict[str, Listed] = {}  # record file name -> object, to fetch before the notes
+        self.left = 0  # downloads not made: the refresh's catch-up budget ran out
         self.new_purges: set[str] = set()  # notes named by purge records this refresh brought
 
 
 def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: str, *,
-            timeout: float | None = None, store=None, progress=None, check_timeout: float | None = None) -> CacheStatus:
+            timeout: float | None = None, store=None, progress=None, check_timeout: float | None = None,
+            catch_up: float | None = None) -> CacheStatus:
     """Ask the store what changed in the project since the last refresh, and bring the cache up to date.
 
     `progress(done, total)` is called while a large sync downloads (PROGRESS_MIN notes or more).
-    `check_timeout`: a search's wait for the store's answer (see memory/holdoff.py).
+    `check_timeout`: a search's wait for the store's answer (memory/holdoff.py); `catch_up` (memory/sync.py).
     """
     from agentmem.memory import holdoff
     from agentmem.store import identity
@@ -200,7 +189,9 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     plan.records, gone = records.to_fetch(changes, prefix, pdir)  # records first: a purge is known before notes
     plan.new_purges, problem = records.fetch(store, plan.records, gone, pdir)
     purged = _purged_in(plan, pdir, ndir, unreadable) if problem is None else set()
-    added, problem = _fetch(store, plan, ndir, unreadable, progress) if problem is None else ([], problem)
+    added: list[str] = []
+    with sync.durable(ndir, added):
+        problem = problem or _fetch(store, plan, ndir, unreadable, progress, catch_up, added=added)
     removed, unwritable = _drop(ndir, plan.drop)
     problem = problem or unwritable
     if changes.kind == Changes.FULL:
@@ -217,6 +208,10 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
                 if isinstance(problem, errors.NotWritable) else "some notes could not be downloaded")
         return CacheStatus(True, f"{what}: {problem.one_line()}; {_checked_words(last_ok)}", problem.kind, True,
                            added, removed, last_ok, state["unreadable"], changes.how)
+    if plan.left:  # INV change-token: cut short by the search's budget; what arrived stays, the token waits
+        _safe_state(pdir, state)
+        return sync.cut_short(plan, CacheStatus(True, None, "catching-up", True, added, removed, last_ok,
+                                                state["unreadable"], changes.how), _checked_words(last_ok))
     state.update(token=changes.token, refreshed_at=started, how=changes.how)
     for key in ("last_error", "last_error_message", "last_attempt"):
         state.pop(key, None)
@@ -316,30 +311,35 @@ def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: s
             plan.damaged.add(note_id)
 
 
-def _fetch(store, plan: _Plan, ndir: str, unreadable: dict, progress) -> tuple[list[str], errors.AgentmemError | None]:
-    """Download the plan's objects; an unreadable one is skipped and reported, a store failure stops."""
-    added: list[str] = []
+def _fetch(store, plan: _Plan, ndir: str, unreadable: dict, progress, catch_up: float | None = None, *,
+           added: list[str]) -> errors.AgentmemError | None:
+    """Download the plan's objects into `added`; an unreadable one is skipped and reported, a store failure
+    stops; after `catch_up` seconds it stops, leaving the count not fetched in `plan.left`."""
+    deadline = None if catch_up is None else time.monotonic() + catch_up
     total = len(plan.fetch)
     report = progress if progress is not None and total >= PROGRESS_MIN else None
     for done, (note_id, data) in enumerate(_read_each(store, sorted(plan.fetch.items())), start=1):
+        if deadline is not None and done > 1 and time.monotonic() > deadline:  # always one: progress
+            plan.left = total - done + 1
+            return None
         if isinstance(data, errors.NotFound):
             unreadable.pop(note_id, None)  # deleted since it was listed
         elif isinstance(data, errors.Unreadable):  # INV unreadable-skipped
             unreadable[note_id] = {"error": data.kind, "message": data.one_line()}
         elif isinstance(data, errors.AgentmemError):
-            return added, data
+            return data
         else:
             try:
-                write_atomic(os.path.join(ndir, ids.note_file(note_id)), data)
+                write_atomic(os.path.join(ndir, ids.note_file(note_id)), data, durable=False)  # see sync.durable
             except OSError as exc:  # INV loud-unwritable: an agent's read-only sandbox; answer from the cache
                 if not errors.cannot_write(exc):
                     raise
-                return added, _unwritable(ndir, exc)
+                return _unwritable(ndir, exc)
             unreadable.pop(note_id, None)
             added.append(note_id)
         if report is not None:
-            report(done, total)
-    return added, None
+            report(*sync.counts(plan, done))
+    return None
 
 
 def _read_each(store, items: list[tuple[str, Listed]]):
@@ -452,6 +452,7 @@ def ensure_fresh(
     offline: bool = False,
     progress=None,
     check_timeout: float | None = None,
+    catch_up: float | None = None,
 ) -> CacheStatus:
     """Refresh, unless offline or the last good refresh is younger than `max_age` seconds (then say so).
 
@@ -476,7 +477,8 @@ def ensure_fresh(
         if recent is not None:
             return CacheStatus(True, f"{holdoff.words(*recent)}; {_checked_words(last)}", errors.Offline.kind,
                                checked_at=last, unreadable=unreadable)
-    return refresh(machine, store_desc, project, timeout=timeout, progress=progress, check_timeout=check_timeout)
+    return refresh(machine, store_desc, project, timeout=timeout, progress=progress, check_timeout=check_timeout,
+                   catch_up=catch_up)
 
 
 def ago(ts: float) -> str:

@@ -68,10 +68,11 @@ def freshen(machine: str, cfg, project: str, *, refresh: bool = False, offline: 
     """Bring the project's cache up to date as every search does (INV read-your-writes): ask the store
     what changed unless `offline` or within `[cache] max_age`. Returns the `cache.CacheStatus`, which
     says how current the answer is. The memory view (`view/data.py`) refreshes through here too."""
-    from agentmem.memory import cache
+    from agentmem.memory import cache, sync
 
     return cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
-                              force=refresh, offline=offline, progress=progress, check_timeout=cfg.check_timeout)
+                              force=refresh, offline=offline, progress=progress, check_timeout=cfg.check_timeout,
+                              catch_up=sync.SEARCH_CATCH_UP)
 
 
 def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
