@@ -97,6 +97,9 @@ def sync(machine: str | os.PathLike, cfg, project: str, *, timeout: float | None
         removed += status.removed
         if status.catching_up is None:
             break
+    from agentmem.search import corrections
+
+    corrections.cached_pairs(cache.project_dir(machine, cfg.store, project))  # the next search need not read them
     out = {"project": project, "notes": len(cache.cached_ids(machine, cfg.store, project)), "added": len(added),
            "removed": len(removed), "rounds": rounds}
     return out | status.to_json()
