@@ -95,6 +95,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "stale": "true when the store could not be checked", "stale_reason": "why (null when fresh)",
         "stale_error": "the error kind (null when fresh)", "refreshed": "whether the cache was refreshed",
         "checked_at": "when this machine last checked the store, or null",
+        "not_cached?": "why nothing could be cached (a read-only sandbox): the queue covers what the store sent",
+        "catching_up?": "{have, total} while a new machine catches up with a large store",
     }),
     "purge": ("purged | pending", {
         "note": "the purged note's ID", "project": "its project",
