@@ -33,7 +33,7 @@ import time
 from agentmem import errors
 from agentmem.fsutil import TMP_PREFIX, read_bytes, sweep_temp, write_atomic
 from agentmem.memory import ids
-from agentmem.paths import cache_root
+from agentmem.paths import cache_root, project_cache
 from agentmem.store.base import Changes, Listed, StoreDescription
 
 # Objects larger than this are not notes we wrote (notes are <= 64 KiB); never downloaded.
@@ -52,7 +52,7 @@ FETCH_BATCH = 100
 
 
 def project_dir(machine: str | os.PathLike, store: StoreDescription, project: str) -> str:
-    return os.path.join(cache_root(machine), store.key, "projects", project)
+    return project_cache(machine, store.key, project)
 
 
 def notes_dir(machine: str | os.PathLike, store: StoreDescription, project: str) -> str:
@@ -112,20 +112,15 @@ def _safe_state(pdir: str, state: dict) -> None:
         pass
 
 
-def _notify(pdir: str, added: list[str], removed: list[str]) -> None:
-    """Tell derived indexes which notes arrived or left (ranked search follows the cache)."""
-    from agentmem.search import ranked
-
-    ranked.update(pdir, added, removed)
-
-
-def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: str, note_id: str, data: bytes) -> None:
-    """Place a note this machine just saved, and the store confirmed, into the cache."""
+def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: str, note_id: str, data: bytes, *,
+                  index=None) -> None:
+    """Place a note this machine just saved, and the store confirmed, into the cache (`index` told)."""
     target = os.path.join(notes_dir(machine, store, project), ids.note_file(note_id))
     if os.path.exists(target):
         return
     write_atomic(target, data)
-    _notify(project_dir(machine, store, project), [note_id], [])
+    if index is not None:  # the caller's observer (search/follow.update: the index follows the cache)
+        index(project_dir(machine, store, project), [note_id], [])
 
 
 def forget_changes(machine: str | os.PathLike, store: StoreDescription) -> None:
@@ -162,11 +157,13 @@ class _Plan:
 
 
 def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: str, *,
-            timeout: float | None = None, store=None, progress=None, check_timeout: float | None = None) -> CacheStatus:
+            timeout: float | None = None, store=None, progress=None, check_timeout: float | None = None,
+            index=None) -> CacheStatus:
     """Ask the store what changed in the project since the last refresh, and bring the cache up to date.
 
     `progress(done, total)` is called while a large sync downloads (PROGRESS_MIN notes or more).
     `check_timeout`: a search's wait for the store's answer (see memory/holdoff.py).
+    `index(pdir, added, removed, scrub=False)`: told what the cache gained and lost (search/follow.update).
     """
     from agentmem.memory import holdoff
     from agentmem.store import identity
@@ -194,7 +191,7 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
                            exc.kind, checked_at=last_ok, unreadable=unreadable)
     holdoff.release(machine, store_desc)
 
-    from agentmem.memory import records
+    from agentmem.memory import records, states
 
     plan = _plan(changes, prefix, ndir, started, store, unreadable)
     plan.records, gone = records.to_fetch(changes, prefix, pdir)  # records first: a purge is known before notes
@@ -206,10 +203,10 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     if changes.kind == Changes.FULL:
         _sweep_local(machine, ndir, plan.temps)
     reindexed = sorted((set(added) & plan.damaged) | set(removed))
-    if added or removed:
-        _notify(pdir, added, reindexed)
+    if (added or removed) and index is not None:  # the caller's observer: the index follows the cache
+        index(pdir, added, reindexed)
     if purged and problem is None:  # last: its scrub compacts the index after every other change
-        records.forget(machine, store_desc, project, purged)
+        states.forget(machine, store_desc, project, purged, index)
     state["unreadable"] = dict(sorted(unreadable.items())[:MAX_REPORTED])
     if problem is not None:  # INV change-token: keep the previous token, so the next refresh replays
         _record_failure(pdir, state, problem)
@@ -452,6 +449,7 @@ def ensure_fresh(
     offline: bool = False,
     progress=None,
     check_timeout: float | None = None,
+    index=None,
 ) -> CacheStatus:
     """Refresh, unless offline or the last good refresh is younger than `max_age` seconds (then say so).
 
@@ -476,7 +474,8 @@ def ensure_fresh(
         if recent is not None:
             return CacheStatus(True, f"{holdoff.words(*recent)}; {_checked_words(last)}", errors.Offline.kind,
                                checked_at=last, unreadable=unreadable)
-    return refresh(machine, store_desc, project, timeout=timeout, progress=progress, check_timeout=check_timeout)
+    return refresh(machine, store_desc, project, timeout=timeout, progress=progress, check_timeout=check_timeout,
+                   index=index)
 
 
 def ago(ts: float) -> str:

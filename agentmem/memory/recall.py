@@ -20,7 +20,8 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     `checked_at` (when the cache last matched the store), `unreadable` (objects skipped).
     Retracted notes are left out unless `include_retracted` (then marked); purged ones always are.
     """
-    from agentmem.memory import cache, pending, records
+    from agentmem.memory import cache, pending
+    from agentmem.memory.states import project_states
     from agentmem.search import find
 
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1 or limit > MAX_LIMIT:
@@ -29,7 +30,7 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     status = freshen(machine, cfg, project, refresh=refresh, offline=offline, timeout=timeout, progress=progress)
     mode = mode or cfg.search_mode
     notices: list[str] = []
-    states = records.project_states(machine, cfg.store, project)
+    states = project_states(machine, cfg.store, project)
     found = find.find(machine, cfg.store, project, query, limit, mode, notices, include_retracted=include_retracted,
                       review_after=cfg.review_after, states=states)
     results = [r.to_json() for r in found]
@@ -66,9 +67,11 @@ def freshen(machine: str, cfg, project: str, *, refresh: bool = False, offline: 
     what changed unless `offline` or within `[cache] max_age`. Returns the `cache.CacheStatus`, which
     says how current the answer is. The memory view (`view/data.py`) refreshes through here too."""
     from agentmem.memory import cache
+    from agentmem.search import follow
 
     return cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
-                              force=refresh, offline=offline, progress=progress, check_timeout=cfg.check_timeout)
+                              force=refresh, offline=offline, progress=progress, check_timeout=cfg.check_timeout,
+                              index=follow.update)
 
 
 def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
@@ -81,7 +84,9 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
     not be asked. Returns the JSON shape and the note's bytes (for framing). `fresh`
     reads the store itself.
     """
-    from agentmem.memory import cache, notes, pending, records
+    from agentmem.memory import cache, notes, pending
+    from agentmem.memory.states import project_states
+    from agentmem.search import follow
     from agentmem.store import identity
 
     if isinstance(note_id, str) and not notes.ALLOCATED.match(note_id):  # an allocated ID holds no credential
@@ -90,7 +95,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
         screening.refuse_argument(note_id, "the note ID", "read")  # never echoed, never sent to the store
     note_id = notes.check_id(note_id)
     data, source, status = None, None, None
-    _refuse_purged(records.project_states(machine, cfg.store, project), project, note_id)
+    _refuse_purged(project_states(machine, cfg.store, project), project, note_id)
     if not fresh:
         try:
             entry, pdata = pending.load(machine, note_id)
@@ -102,8 +107,8 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
             data = cache.read_cached(machine, cfg.store, project, note_id)
             source = "cache" if data is not None else None
         if data is None:
-            status = cache.refresh(machine, cfg.store, project, timeout=timeout)
-            _refuse_purged(records.project_states(machine, cfg.store, project), project, note_id)
+            status = cache.refresh(machine, cfg.store, project, timeout=timeout, index=follow.update)
+            _refuse_purged(project_states(machine, cfg.store, project), project, note_id)
             data = cache.read_cached(machine, cfg.store, project, note_id)
             source = "cache" if data is not None else None
     if data is None:
@@ -118,7 +123,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
         status = None  # the store answered for this very note, which never changes: the answer is current
         if not fresh:
             try:
-                cache.add_confirmed(machine, cfg.store, project, note_id, data)
+                cache.add_confirmed(machine, cfg.store, project, note_id, data, index=follow.update)
             except OSError as exc:  # INV loud-unwritable: a read-only sandbox still reads; a later run caches it
                 if not errors.cannot_write(exc):
                     raise
@@ -129,7 +134,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
     freshness.pop("unreadable", None)
     out = {"id": note_id, "project": project, "source": source, "meta": parsed.meta, "body": parsed.body,
            **freshness}
-    return out | note_states(records.project_states(machine, cfg.store, project), note_id, parsed.meta,
+    return out | note_states(project_states(machine, cfg.store, project), note_id, parsed.meta,
                              cfg.review_after), data
 
 

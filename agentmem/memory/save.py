@@ -6,7 +6,8 @@ INV nothing-lost: the note is in pending/ before its upload starts (`pending.per
 
 from __future__ import annotations
 
-from agentmem.memory import notes, pending
+from agentmem.memory import delivery, notes, pending
+from agentmem.search import follow
 
 
 class Saved:
@@ -59,4 +60,4 @@ def save(machine: str, cfg, project: str, body: str, *, title: str | None = None
         created=note.created,
     )
     pending.persist(machine, entry, data)  # INV nothing-lost: safe on disk before any upload
-    return Saved(pending.deliver(machine, entry, data, timeout=timeout), redacted)
+    return Saved(delivery.deliver(machine, entry, data, timeout=timeout, index=follow.update), redacted)

@@ -140,12 +140,12 @@ def find(machine: str | os.PathLike, store: StoreDescription, project: str, quer
     """The project's notes that match `query` in `mode`, at most `limit`; an empty query lists recent notes.
 
     If the index could not be used (the notes were scanned instead), why is appended to `notices`.
-    `states` (memory/records.py) is read here when not given; `review_after` is [memory] review_after.
+    `states` (memory/states.py) is read here when not given; `review_after` is [memory] review_after.
     """
-    from agentmem.memory import records
+    from agentmem.memory.states import project_states
 
     if states is None:
-        states = records.project_states(machine, store, project)
+        states = project_states(machine, store, project)
     hidden = set(states.purged) | (set() if include_retracted else set(states.retracted))
     waiting = pending.project_notes(machine, project)  # read once, for the search and its corrections pass
     waiting = {k: v for k, v in waiting.items() if k not in hidden} if hidden else waiting

@@ -168,10 +168,11 @@ def _open(machine: str, cfg, timeout: float | None):
 
 
 def _project_notes(machine: str, cfg, project: str, waiting: dict, shown: Redactor) -> list[dict]:
-    from agentmem.memory import recall, records
+    from agentmem.memory import recall
+    from agentmem.memory.states import project_states
     from agentmem.search import find
 
-    kept = records.project_states(machine, cfg.store, project)  # retracted, pinned, purged (memory/records.py)
+    kept = project_states(machine, cfg.store, project)  # retracted, pinned, purged (memory/states.py)
     out = []
     for c in find.candidates(machine, cfg.store, project):
         if c.id in kept.purged:
