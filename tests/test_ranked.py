@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from agentmem.memory import cache, notes
-from agentmem.search import follow
+from agentmem.search import follow, ranked
 from agentmem.search import index as rindex
-from agentmem.search import ranked
 from agentmem.search import words as textproc
 from agentmem.search.stemmer import stem
 from tests.fixtures_core import missing_prerequisite, new_folder_store

@@ -73,6 +73,16 @@ def _hashes_on_disk(dest: Path) -> dict[str, str]:
     return out
 
 
+def compare(files: dict[str, bytes], dest: Path) -> str:
+    """How the skill at `dest` stands against `files`: "current", "missing" or "different"."""
+    if dest.is_symlink() and not dest.exists():
+        return "missing"
+    if not dest.is_dir():
+        return "missing"
+    wanted = {rel: _digest(data) for rel, data in files.items()}
+    return "current" if _hashes_on_disk(dest) == wanted else "different"
+
+
 def load_manifest(machine: Path) -> dict:
     try:
         data = json.loads((machine / MANIFEST).read_text("utf-8"))

@@ -366,8 +366,19 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     _runtime_steps(report, plan, names, env)
     _shared_skill_steps(report, machine, cfg, settings.shared_skills(cfg), names, env)
     report.outcome = verification.verification_step(report, machine, env)
+    _wiring_step(report, machine, env)
     _commit_step(report, machine)
     return report
+
+
+def _wiring_step(report: SetupReport, machine: Path, env) -> None:
+    """Setup ends with doctor's own runtime checks: what it could not put in place is said."""
+    from agentmem import config
+    from agentmem.machine import wiring
+
+    for check in wiring.checks(str(machine), config.load(machine, allow_stale=False), env):
+        if check.status != "ok":
+            report.add(f"check {check.name}", "warning", check.detail)
 
 
 def _template_step(report: SetupReport, machine: Path) -> None:

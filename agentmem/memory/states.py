@@ -33,7 +33,7 @@ def forget(machine, store, project: str, note_ids, index=None) -> list[str]:
     observer: told with `scrub`, so no freed page keeps their words) and any pending copy. Returns the
     IDs whose cached file was removed."""
     from agentmem import errors
-    from agentmem.memory import pending
+    from agentmem.memory import pending, withheld
 
     note_ids = sorted(set(note_ids))
     if not note_ids:
@@ -43,6 +43,7 @@ def forget(machine, store, project: str, note_ids, index=None) -> list[str]:
     for note_id in note_ids:
         try:
             os.unlink(os.path.join(pdir, "notes", ids.note_file(note_id)))
+            withheld.drop_record(pdir, note_id)
             removed.append(note_id)
         except FileNotFoundError:
             pass

@@ -93,6 +93,11 @@ class Runtime(Protocol):
     def withdraw_permissions(self, machine: Path) -> bool:
         """Take back what `grant_permissions` added; True if anything changed."""
 
+    def permissions_status(self, machine: Path, helper: list[str], store: StoreDescription | None
+                           ) -> tuple[bool, str] | None:
+        """Whether what `grant_permissions` adds is there and current: (ok, what was found); None when its
+        default mode needs nothing or nothing can be configured. Reads only."""
+
     def after_instructions(self, machine: Path, existed: bool) -> tuple[str, str, str] | None:
         """What follows writing our block into its instruction file, which `existed` before or not:
         (what the step concerns, status, detail), a failure reported as a warning; None for nothing."""

@@ -111,6 +111,24 @@ class Claude:
 
         return json_items.remove_items(machine, self.hooks_file, ALLOW)
 
+    def permissions_status(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
+                           ) -> tuple[bool, str] | None:
+        import json
+
+        rule = allow_rule(helper)
+        try:
+            data = json.loads(self.hooks_file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return False, f"{self.hooks_file} is missing: {ALLOW} lacks {rule}"
+        except (OSError, ValueError) as exc:
+            return False, f"{self.hooks_file} cannot be read ({type(exc).__name__})"
+        found = data
+        for key in ALLOW.split("."):
+            found = found.get(key) if isinstance(found, dict) else None
+        if not isinstance(found, list) or rule not in found:
+            return False, f"{self.hooks_file}: {ALLOW} lacks {rule}"
+        return True, f"{self.hooks_file}: {ALLOW} has {rule}"
+
     def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
         return None
 

@@ -154,6 +154,21 @@ class Codex:
             return False
         return codex_config.remove_list_items(machine, path, WRITABLE_ROOTS).changed
 
+    def permissions_status(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
+                           ) -> tuple[bool, str] | None:
+        from agentmem.machine import codex_config
+
+        path = self.config_dir / "config.toml"
+        table, key = WRITABLE_ROOTS.rsplit(".", 1)
+        try:
+            have = (codex_config.read_table(path, table) or {}).get(key) or []
+        except Exception as exc:  # noqa: BLE001 - an unreadable file is what the check reports
+            return False, f"{path} cannot be read ({type(exc).__name__})"
+        missing = [p for p in writable_paths(machine, store) if p not in have]
+        if missing:
+            return False, f"{path}: {WRITABLE_ROOTS} lacks {', '.join(missing)}"
+        return True, f"{path}: {WRITABLE_ROOTS} has the machine folder and the store"
+
     def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
         return None
 

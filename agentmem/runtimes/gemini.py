@@ -125,6 +125,15 @@ class Gemini:
         self.policy_file.unlink()
         return True
 
+    def permissions_status(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
+                           ) -> tuple[bool, str] | None:
+        current = _read(self.policy_file)
+        if current is None:
+            return False, f"{self.policy_file} is missing"
+        if current != policy_text(helper):
+            return False, f"{self.policy_file} is not the policy setup writes"
+        return True, f"{self.policy_file} allows the helper's commands"
+
     def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
         return None
 

@@ -117,6 +117,10 @@ class OpenCode:
     def withdraw_permissions(self, machine: "Path") -> bool:
         return False
 
+    def permissions_status(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
+                           ) -> tuple[bool, str] | None:
+        return None  # nothing to configure (see permission_setting)
+
     def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
         """Keep OpenCode reading the user's `~/.claude/CLAUDE.md` once our AGENTS.md exists."""
         from agentmem.errors import AgentmemError
