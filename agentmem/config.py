@@ -17,16 +17,11 @@ from agentmem.errors import AgentmemError, Command, InvalidInput, NextStep, NotC
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.paths import config_path
 from agentmem.store.base import StoreDescription
+from agentmem.store.timeout import DEFAULT_NETWORK_TIMEOUT, ENV_NETWORK_TIMEOUT, MIN_NETWORK_TIMEOUT, network_timeout
 
 PROJECT_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 
-# Seconds. A save is 4 Hub requests plus one Xet transfer (measured on the stand-in,
-# 2026-11-30), a few seconds on a slow link; 20 s leaves room for two backoff retries
-# of a 5xx while an offline save still returns well inside an agent's turn.
-DEFAULT_NETWORK_TIMEOUT = 20.0
-ENV_NETWORK_TIMEOUT = "AGENTMEM_NETWORK_TIMEOUT"  # overrides [network] timeout
-MIN_NETWORK_TIMEOUT = 0.1  # seconds: below this not even a loopback request completes
 # Seconds. A search within this of the last refresh reads the cache only (and says it
 # may be stale). 0: every search asks the store what changed, which costs one stat of a
 # folder store's notes folder or one request to a bucket when nothing did (2026-12-01).
@@ -50,23 +45,6 @@ def map_hint(directory: str) -> NextStep:
     """How to map an unmapped directory: the command, runnable once PROJECT is named."""
     return NextStep("map it with: {} (PROJECT: the project name the owner chose; never guess one)",
                     Command("map", directory, "PROJECT"))
-
-
-def network_timeout(configured: float | None = None) -> float:
-    """The network budget of one invocation, in seconds: the one rule for every caller.
-
-    `AGENTMEM_NETWORK_TIMEOUT` wins, then `configured` (config.toml's `[network] timeout`),
-    then the default; the result is at least MIN_NETWORK_TIMEOUT.
-    """
-    raw = os.environ.get(ENV_NETWORK_TIMEOUT)
-    if raw:
-        try:
-            value = float(raw)
-        except ValueError:
-            raise InvalidInput(f"{ENV_NETWORK_TIMEOUT} must be a number of seconds, not {raw!r}") from None
-    else:
-        value = DEFAULT_NETWORK_TIMEOUT if configured is None else float(configured)
-    return max(MIN_NETWORK_TIMEOUT, value)
 
 
 def check_project_name(name: str) -> str:
@@ -358,20 +336,3 @@ def helper_words(data: dict) -> list[str]:
     if isinstance(cmd, list) and cmd and all(isinstance(w, str) and w for w in cmd) and os.path.isabs(cmd[0]):
         return list(cmd)
     return [sys.executable, "-m", "agentmem"]
-
-
-# -- editing: agentmem/config_edit.py (tomlkit, the config lock, commits) -------------------------
-
-def update(machine: str | os.PathLike, change) -> bool:
-    """Apply `change(doc)` to config.toml under the config lock; True if it changed (config_edit.update)."""
-    from agentmem import config_edit
-
-    return config_edit.update(machine, change)
-
-
-def add_mapping(machine: str | os.PathLike, directory: str | os.PathLike, project: str, *,
-                replace: bool = False) -> str:
-    """Map `directory` to `project` (config_edit.map_directory); returns the canonical directory."""
-    from agentmem import config_edit
-
-    return config_edit.map_directory(machine, directory, project, replace=replace).root

@@ -72,3 +72,8 @@ def pending_dir(machine: str | os.PathLike) -> str:
 
 def cache_root(machine: str | os.PathLike) -> str:
     return os.path.join(machine, "cache")
+
+
+def project_cache(machine: str | os.PathLike, store_key: str, project: str) -> str:
+    """One project's cache of one store (`memory/cache.project_dir`; records keep theirs inside it)."""
+    return os.path.join(cache_root(machine), store_key, "projects", project)

@@ -42,6 +42,7 @@ def main() -> int:
 
     from agentmem.config import DEFAULT_CHECK_TIMEOUT
     from agentmem.memory import cache, notes
+    from agentmem.search import follow
     from agentmem.store import hubhttp
     from agentmem.store.base import StoreDescription
     from tests.hubstub import Hub
@@ -62,15 +63,15 @@ def main() -> int:
 
     home = work / "machine"
     another_machine_saves(2)
-    cache.refresh(home, store, "app", timeout=args.timeout)
-    cache.refresh(home, store, "app", timeout=args.timeout)  # on a feed cursor from here on
+    cache.refresh(home, store, "app", timeout=args.timeout, index=follow.update)
+    cache.refresh(home, store, "app", timeout=args.timeout, index=follow.update)  # on a feed cursor from here on
 
     budget = 6.0  # the in-process refreshes: short, so the trickle cases finish quickly
     for route in ("events", "info"):
         another_machine_saves(1)
         fault = hub.inject(route, "trickle", delay=2.0)
         started = time.monotonic()
-        status = cache.refresh(home, store, "app", timeout=budget)
+        status = cache.refresh(home, store, "app", timeout=budget, index=follow.update)
         took = time.monotonic() - started
         hub.clear_faults()
         print(f"{route} trickling a byte every 2 s: refresh took {took:.2f} s (budget {budget:g} s), "
@@ -82,7 +83,7 @@ def main() -> int:
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     fault = hub.inject("events", "endless")
     started = time.monotonic()
-    status = cache.refresh(home, store, "app", timeout=budget)
+    status = cache.refresh(home, store, "app", timeout=budget, index=follow.update)
     took = time.monotonic() - started
     hub.clear_faults()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024

@@ -1,7 +1,7 @@
 """Chaos: many machines save notes while the store fails at random; afterwards nothing is lost or doubled.
 
 W writers (each its own machine folder) save N notes each through the real save
-path (`pending.persist`, then `pending.deliver`) while faults are injected:
+path (`pending.persist`, then `delivery.deliver`) while faults are injected:
 
 - folder store: W writer processes; each upload may be refused (Offline), answered
   with a server error (RemoteError), or applied with its reply lost (Offline after
@@ -150,7 +150,8 @@ def killed_plans(work: Path, w: int) -> set[tuple[int, int]]:
 
 
 def _writer(plan: dict, w: int, role: str, events: dict) -> None:
-    from agentmem.memory import notes, pending
+    from agentmem.memory import delivery, notes, pending
+    from agentmem.search import follow
     from agentmem.store.base import StoreDescription
 
     work = Path(plan["work"])
@@ -167,7 +168,7 @@ def _writer(plan: dict, w: int, role: str, events: dict) -> None:
                 return
             for entry in entries:
                 try:
-                    outcome = pending.retry(home, entry.id, timeout=ATTEMPT_TIMEOUT)
+                    outcome = delivery.retry(home, entry.id, timeout=ATTEMPT_TIMEOUT, index=follow.update)
                 except Exception as exc:  # noqa: BLE001 - a finding, reported in the figures
                     log.write(event="retry", status="crash", error=type(exc).__name__, round=round_no)
                     continue
@@ -198,7 +199,7 @@ def _writer(plan: dict, w: int, role: str, events: dict) -> None:
         journal.write(i=i, id=note.id, sha256=hashlib.sha256(data).hexdigest())
         if kill_from is not None and i >= kill_from:
             _kill_next[note.id] = (log, w, kill_from)
-        outcome = pending.deliver(home, entry, data, timeout=ATTEMPT_TIMEOUT)
+        outcome = delivery.deliver(home, entry, data, timeout=ATTEMPT_TIMEOUT, index=follow.update)
         _kill_next.pop(note.id, None)  # the upload failed, so no cleanup ran: strike at a later note
         log.write(event="save", status=outcome.status, error=outcome.error.kind if outcome.error else None,
                   message=outcome.error.one_line()[:160] if outcome.error else None)

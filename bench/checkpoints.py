@@ -22,7 +22,7 @@ the median over five queries of the median of `--repeat` runs of
 references, the in-process hybrid engine, and how many results a query
 related to nothing ("xyzzy plugh", and a dozen more in-process) returns.
 
-The script uses only interfaces older than passages (`index.rebuild`,
+The script uses only interfaces older than passages (`ranked.rebuild`,
 `ranked.rank`, `helper_venv.install`), so the same file run from an older
 checkout measures that checkout: that is how the "before" figures were made.
 """
@@ -163,7 +163,7 @@ def main(argv=None) -> int:
         report["note_kb"] = {"min": min(sizes) / 1e3, "median": statistics.median(sizes) / 1e3,
                              "max": max(sizes) / 1e3}
         t0 = time.perf_counter()
-        index.rebuild(pdir)
+        ranked.rebuild(pdir)
         report["ranked_build_s"] = time.perf_counter() - t0
         report["ranked_index_mb"] = folder_mb(pdir / "index")
         encode = min(args.encode, args.notes)
@@ -179,7 +179,7 @@ def main(argv=None) -> int:
             (sample / "notes").mkdir(parents=True)
             for name in sorted(os.listdir(ndir))[:encode]:
                 shutil.copy(ndir / name, sample / "notes" / name)
-            index.rebuild(sample)
+            ranked.rebuild(sample)
             t0 = time.perf_counter()
             ranked.rank(sample, QUERIES[0], 10, mode="hybrid")
             sample_s = time.perf_counter() - t0

@@ -50,7 +50,7 @@ def main(argv=None) -> int:
 
     from agentmem.machine import helper_venv
     from agentmem.memory import cache
-    from agentmem.search import index
+    from agentmem.search import follow, ranked
     from agentmem.store import dirwatch
     from agentmem.store.base import StoreDescription
     from agentmem.store.folder import create_store
@@ -98,11 +98,11 @@ def main(argv=None) -> int:
                 if len(bodies) < 500:
                     bodies.append(data.decode().rsplit("\n\n", 1)[-1])
                 count += 1
-            index.rebuild(str(pdir))
-            cache.refresh(home, desc, "big")  # this machine sees the folder's signature
+            ranked.rebuild(str(pdir))
+            cache.refresh(home, desc, "big", index=follow.update)  # this machine sees the folder's signature
             time.sleep(dirwatch.RACY_SECONDS + 0.2)
-            cache.refresh(home, desc, "big")  # a listing a granule later: from now on the signature is trusted
-            if cache.refresh(home, desc, "big").how != "unchanged (one stat)":
+            cache.refresh(home, desc, "big", index=follow.update)  # a listing a granule later: from now on the signature is trusted
+            if cache.refresh(home, desc, "big", index=follow.update).how != "unchanged (one stat)":
                 failures.append(f"{size}: the signature did not settle")
             words = random.Random(size).choice(bodies).split()[:3]
             query = " ".join(words)

@@ -46,6 +46,7 @@ def main() -> int:
     from huggingface_hub import HfApi
 
     from agentmem.memory import cache, notes
+    from agentmem.search import follow
     from agentmem.store.base import StoreDescription
     from agentmem.store.bucket import BucketStore
     from tests.hubstub import Hub
@@ -84,7 +85,7 @@ def main() -> int:
         files_asked.clear()
         started = time.perf_counter()
         opened = OneByOne(BucketStore(store.location, timeout=20)) if one_by_one else None
-        status = cache.refresh(home, store, "app", timeout=20, store=opened)
+        status = cache.refresh(home, store, "app", timeout=20, store=opened, index=follow.update)
         elapsed = time.perf_counter() - started
         # huggingface_hub's once-a-day user-agent registry fetch is the client's, not the refresh's.
         log = [r for r in hub.requests() if r.route != "agent-harnesses"]

@@ -30,6 +30,7 @@ import json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
 from agentmem.memory import cache
+from agentmem.search import follow
 from agentmem.search import ranked
 from agentmem.store.base import StoreDescription
 home, store, step = Path(sys.argv[2]), sys.argv[3], sys.argv[4]
@@ -39,7 +40,7 @@ out = {}
 if step == "index":
     ranked.rank(cache.project_dir(home, desc, "big"), "zibo kale", 10)
 else:
-    status = cache.refresh(home, desc, "big")
+    status = cache.refresh(home, desc, "big", index=follow.update)
     out = {"added": len(status.added), "removed": len(status.removed), "stale": status.stale}
     if step == "plus100":
         ranked.rank(cache.project_dir(home, desc, "big"), "zibo kale", 10)

@@ -10,7 +10,7 @@ installed helper's start):
 
 - `search WORD --json` with nothing new, before any record exists (the reference);
 - the same after 1 in 100 notes was retracted and 20 pinned (records in the store, synced once), and
-  in this process what a search spends on records (`records.project_states`), with and without them;
+  in this process what a search spends on records (`states.project_states`), with and without them;
 - `review --json` (goal: under 2 s at 10k notes; its CPU time beside it), and `review.queue` in this
   process.
 
@@ -167,12 +167,12 @@ def main(argv=None) -> int:
 
 def _states_us(home: Path, store, project: str) -> float:
     """Microseconds a search spends on records (their states: a stat, records.json, pending), median of 200."""
-    from agentmem.memory import records
+    from agentmem.memory import states
 
     times = []
     for _ in range(200):
         start = time.perf_counter()
-        records.project_states(str(home), store, project)
+        states.project_states(str(home), store, project)
         times.append(time.perf_counter() - start)
     return round(statistics.median(times) * 1e6, 1)
 

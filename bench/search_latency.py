@@ -156,7 +156,7 @@ def main(argv=None) -> int:
             gen_s = time.perf_counter() - t0
             (pdir / "state.json").write_text(json.dumps({"refreshed_at": time.time(), "notes": count}))
             t0 = time.perf_counter()
-            index.rebuild(pdir)
+            ranked.rebuild(pdir)
             build_s = time.perf_counter() - t0
             index_mb = os.path.getsize(index.index_path(pdir)) / 1e6
             qrng = random.Random(size)

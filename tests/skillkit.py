@@ -16,7 +16,8 @@ import pytest
 
 from agentmem.errors import Offline
 from agentmem.runtimes.registry import runtime
-from agentmem.store.base import StoreDescription, open_store
+from agentmem.store.base import StoreDescription
+from agentmem.store.opening import open_store
 
 
 @dataclass

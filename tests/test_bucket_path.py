@@ -6,9 +6,10 @@ import os
 from pathlib import Path
 
 from agentmem.fsutil import TMP_PREFIX
-from agentmem.memory import cache, notes, pending
+from agentmem.memory import cache, delivery, notes, pending
 from agentmem.search import find
-from agentmem.store.base import StoreDescription, open_store
+from agentmem.store.base import StoreDescription
+from agentmem.store.opening import open_store
 
 STORE = StoreDescription("bucket", "alice/agent-memory")
 PREFIX = "projects/app/notes"
@@ -19,7 +20,7 @@ def _save(home, body: str, *, timeout: float = 2):
     data = note.render()
     entry = pending.Entry(id=note.id, store=STORE, project="app", path=notes.note_path("app", note.id), created=note.created)
     pending.persist(home, entry, data)
-    return pending.deliver(home, entry, data, timeout=timeout), data
+    return delivery.deliver(home, entry, data, timeout=timeout), data
 
 
 def _remote(hub):
@@ -34,7 +35,7 @@ def test_a_failed_upload_leaves_the_exact_note_pending_until_a_retry_confirms_it
     assert outcome.status == "pending" and outcome.error.kind == "remote-error"
     assert pending.load(home, outcome.entry.id)[1] == data and _remote(hub) == {}
     hub.clear_faults()
-    again = pending.retry(home, outcome.entry.id, timeout=2)
+    again = delivery.retry(home, outcome.entry.id, timeout=2)
     assert again.status == "saved" and pending.list_entries(home) == []
     assert open_store(STORE, timeout=2).get(outcome.entry.path) == data
 
@@ -47,7 +48,7 @@ def test_an_upload_applied_but_unconfirmed_is_retried_without_a_duplicate(hub, a
     assert outcome.status == "pending"  # the outcome is unknown, so the note stays
     assert list(_remote(hub)) == [outcome.entry.path]  # yet the server applied it
     hub.clear_log()
-    again = pending.retry(home, outcome.entry.id, timeout=2)
+    again = delivery.retry(home, outcome.entry.id, timeout=2)
     assert again.status == "saved" and hub.requests("batch") == []
     assert list(_remote(hub)) == [outcome.entry.path] and pending.count(home) == 0
 
@@ -61,7 +62,7 @@ def test_a_crash_after_upload_before_cleanup_is_recovered_by_a_retry(hub, alice_
     pending.persist(home, entry, data)
     open_store(STORE, timeout=2).put(entry.path, data)
     assert pending.count(home) == 1
-    outcome = pending.retry(home, note.id, timeout=2)
+    outcome = delivery.retry(home, note.id, timeout=2)
     assert outcome.status == "saved" and pending.count(home) == 0
     assert list(_remote(hub)) == [entry.path]
 

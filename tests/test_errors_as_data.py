@@ -12,7 +12,7 @@ from agentmem import errors, paths, shell
 from agentmem.cli import main as cli_main
 from agentmem.errors import Command, NextStep
 from agentmem.mcp import tools
-from agentmem.memory import pending
+from agentmem.memory import delivery
 
 PACKAGE = Path(__file__).resolve().parent.parent / "agentmem"
 
@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "agentmem"
 def test_a_next_step_is_the_absolute_helpers_quoted_line_for_the_cli_and_the_tool_for_mcp(tmp_path):
     # INV printed-commands-run
     with pytest.raises(errors.NotFound) as caught:
-        pending.retry(tmp_path, "20261201T000000000Z-aaaaaaaa", timeout=1.0)
+        delivery.retry(tmp_path, "20261201T000000000Z-aaaaaaaa", timeout=1.0)
     exc = caught.value
     assert isinstance(exc.hint, NextStep) and exc.hint.commands == [Command("pending")]
     line = shell.line("pending")

@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentmem.memory import cache, notes
-from agentmem.store.base import Changes, Listed, ObjectInfo, StoreDescription, open_store
+from agentmem.store.base import Changes, Listed, ObjectInfo, StoreDescription
+from agentmem.store.opening import open_store
 
 
 def snapshot(*roots: Path) -> dict[str, str]:

@@ -192,7 +192,8 @@ def test_a_copy_interrupted_before_the_helper_was_installed_completes_when_rerun
 
 def test_listed_shared_skill_revisions_are_installed_and_a_rerun_leaves_them(template_repo, tmp_path):
     from agentmem.skills import publish as skills
-    from agentmem.store.base import StoreDescription, open_store
+    from agentmem.store.base import StoreDescription
+    from agentmem.store.opening import open_store
 
     store = tmp_path / "store"
     source = tmp_path / "review"

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from agentmem import config
+from agentmem import config, config_edit
 from agentmem.errors import InvalidInput, NotConfigured
 
 
@@ -69,7 +69,7 @@ def test_map_keeps_the_users_comments_and_canonicalises_the_directory(tmp_path):
                                       f'location = "{tmp_path / "s"}"\n')
     work = tmp_path / "work" / "app"
     work.mkdir(parents=True)
-    config.add_mapping(home, work / ".." / "app", "app")
+    config_edit.map_directory(home, work / ".." / "app", "app")
     text = (home / "config.toml").read_text()
     assert "# my machine" in text and "# who I am" in text
     assert config.load(home).projects == {str(work.resolve()): "app"}
@@ -84,7 +84,7 @@ def test_malformed_config_is_reported_by_name_and_never_rewritten(tmp_path):
         config.load(home)
     assert "config.toml" in exc.value.one_line()
     with pytest.raises(InvalidInput):
-        config.add_mapping(home, tmp_path, "app")
+        config_edit.map_directory(home, tmp_path, "app")
     assert (home / "config.toml").read_bytes() == original
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from agentmem.memory import cache, notes
+from agentmem.search import follow, ranked
 from agentmem.search import index as rindex
-from agentmem.search import ranked
 from agentmem.search import words as textproc
 from agentmem.search.stemmer import stem
 from tests.fixtures_core import missing_prerequisite, new_folder_store
@@ -121,25 +121,25 @@ def test_a_note_added_to_the_cache_is_found_by_the_very_next_search(pdir):
 
 
 def test_a_cache_refresh_updates_the_index_incrementally(tmp_path):
-    # INV index-derived
+    # INV index-derived: the caller passes the index observer (the cache imports nothing of search/)
     store = new_folder_store(tmp_path / "store")
     home = tmp_path / "home"
     first = notes.build(body="the deploy key lives in vault", title=None, kind="note", project="app", agent="t")
     store.put(notes.note_path("app", first.id), first.render())
-    cache.refresh(home, store.description, "app")
+    cache.refresh(home, store.description, "app", index=follow.update)
     pdir = Path(cache.project_dir(home, store.description, "app"))
     assert ids(ranked.rank(pdir, "vault", 5)) == [first.id]
     inode = os.stat(rindex.index_path(pdir)).st_ino
     second = notes.build(body="rotate the vault token monthly", title=None, kind="note", project="app", agent="t")
     store.put(notes.note_path("app", second.id), second.render())
-    status = cache.refresh(home, store.description, "app")
+    status = cache.refresh(home, store.description, "app", index=follow.update)
     assert status.added == [second.id]
     idx = sqlite3.connect(rindex.index_path(pdir))
     assert {r[0] for r in idx.execute("SELECT id FROM docs")} == {first.id, second.id}  # updated by the refresh
     idx.close()
     assert os.stat(rindex.index_path(pdir)).st_ino == inode  # updated in place, not rebuilt
     os.unlink(os.path.join(store.root, notes.note_path("app", first.id)))
-    cache.refresh(home, store.description, "app")
+    cache.refresh(home, store.description, "app", index=follow.update)
     assert ids(ranked.rank(pdir, "vault", 5)) == [second.id]
 
 

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from agentmem.machine import setup
-from agentmem.memory import pending
+from agentmem.memory import delivery, pending
 from tests.template_kit import make_template_repo
 
 
@@ -44,7 +44,7 @@ def test_setup_interrupted_before_the_upload_resumes_with_the_same_note(machine,
         raise KeyboardInterrupt
 
     with monkeypatch.context() as patch:
-        patch.setattr(pending, "deliver", killed)
+        patch.setattr(delivery, "deliver", killed)
         with pytest.raises(KeyboardInterrupt):
             setup.run_setup(folder)
     [waiting] = pending.list_entries(folder)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from agentmem import errors
-from agentmem.store.base import StoreDescription, open_store
+from agentmem.store.base import StoreDescription
 from agentmem.store.folder import create_store
+from agentmem.store.opening import open_store
 
 
 @pytest.fixture(params=["folder", "bucket"])

@@ -16,7 +16,8 @@ from agentmem.errors import InvalidInput, NoAccess
 from agentmem.machine import setup
 from agentmem.skills import install as skill_install
 from agentmem.skills import publish
-from agentmem.store.base import StoreDescription, open_store
+from agentmem.store.base import StoreDescription
+from agentmem.store.opening import open_store
 from tests.skillkit import make_skill_machine, write_skill
 from tests.template_kit import make_template_repo
 from tests.test_blocks import read_block

@@ -83,7 +83,7 @@ def timeout(cfg) -> float:
 
 def store(cfg):
     """The configured store, opened with this invocation's network budget."""
-    from agentmem.store.base import open_store
+    from agentmem.store.opening import open_store
 
     return open_store(cfg.store, timeout=timeout(cfg))
 

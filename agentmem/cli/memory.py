@@ -137,7 +137,8 @@ def run_save(args) -> Result:
 
 def _retry(machine: str, args) -> Result:
     from agentmem.errors import AgentmemError
-    from agentmem.memory import pending
+    from agentmem.memory import delivery, pending
+    from agentmem.search import follow
 
     cfg = common.load_config(machine)
     try:  # the store a damaged entry would go to: named in the refusal, used with --repair
@@ -152,8 +153,9 @@ def _retry(machine: str, args) -> Result:
             damaged = pending.load(machine, args.retry)[0].damaged
         except AgentmemError:
             pass  # retry says what is wrong
-    outcome = pending.retry(machine, args.retry, timeout=common.timeout(cfg),
-                            repair_store=configured if args.repair else None, configured=configured)
+    outcome = delivery.retry(machine, args.retry, timeout=common.timeout(cfg),
+                             repair_store=configured if args.repair else None, configured=configured,
+                             index=follow.update)
     out = outcome.to_json()
     if damaged and configured is not None and outcome.entry.store == configured:
         out["repaired"] = {"problem": damaged, "store": configured.to_dict(), "label": configured.label()}

@@ -44,6 +44,7 @@ def export(machine: str, cfg, dest: str, projects: list[str], *, timeout: float 
     """Refresh each project as search does, then write its notes (cached and pending) into `dest`."""
     from agentmem.memory import cache, pending
     from agentmem.memory import withheld as held
+    from agentmem.search import follow
 
     dest = os.path.abspath(os.path.expanduser(dest))
     previous = check_destination(dest)
@@ -51,7 +52,8 @@ def export(machine: str, cfg, dest: str, projects: list[str], *, timeout: float 
     withheld: list[dict] = []
     stale: dict[str, str] = {}
     for project in projects:
-        status = cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout)
+        status = cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
+                                    index=follow.update)
         if status.stale:
             stale[project] = status.reason or "the store could not be checked"
         seen = set()

@@ -84,6 +84,7 @@ def plan(machine: str, cfg, fmt: str, path: str, project: str | None, *, redact:
     """What importing `path` would do, item by item, after refreshing each project as search does."""
     from agentmem.memory import cache, pending
     from agentmem.safety import credentials
+    from agentmem.search import follow
 
     if fmt not in native.FORMATS:
         raise InvalidInput(f"unknown import format {fmt!r}: one of {', '.join(native.FORMATS)}")
@@ -101,7 +102,8 @@ def plan(machine: str, cfg, fmt: str, path: str, project: str | None, *, redact:
     for item, proj, note_id, data in raw:
         check_project_name(proj)
         if proj not in known:
-            status = cache.ensure_fresh(machine, cfg.store, proj, max_age=cfg.cache_max_age, timeout=timeout)
+            status = cache.ensure_fresh(machine, cfg.store, proj, max_age=cfg.cache_max_age, timeout=timeout,
+                                        index=follow.update)
             if status.stale:
                 stale[proj] = status.reason or "the store could not be checked"
             known[proj] = _known(machine, cfg, proj, cache, pending)
@@ -140,7 +142,8 @@ def _known(machine: str, cfg, project: str, cache, pending) -> tuple[set[str], s
 def apply(machine: str, cfg, planned: list[Planned], *, redact: bool = False,
           timeout: float | None = None) -> list[dict]:
     """Save every item planned `save`; returns one outcome a saved item (`saved` or `pending`)."""
-    from agentmem.memory import pending, save
+    from agentmem.memory import delivery, pending, save
+    from agentmem.search import follow
 
     outcomes = []
     for p in planned:
@@ -151,7 +154,7 @@ def apply(machine: str, cfg, planned: list[Planned], *, redact: bool = False,
                                   path=notes.note_path(p.project, p.note_id),
                                   created=notes.parse(p.data).created)
             pending.persist(machine, entry, p.data)
-            outcome = pending.deliver(machine, entry, p.data, timeout=timeout)
+            outcome = delivery.deliver(machine, entry, p.data, timeout=timeout, index=follow.update)
         else:
             try:
                 outcome = save.save(machine, cfg, p.project, p.item.body, title=p.item.title, tags=p.item.tags,

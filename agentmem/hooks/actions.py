@@ -171,13 +171,14 @@ def stop(machine: str | os.PathLike, hook_input: dict, *, budget: float = STOP_B
 
     import threading
 
-    from agentmem.memory import pending
+    from agentmem.memory import delivery
+    from agentmem.search import follow
 
     box: dict = {}
 
     def work():
         try:
-            box["result"] = pending.retry_all(machine, budget=budget)
+            box["result"] = delivery.retry_all(machine, budget=budget, index=follow.update)
         except Exception as exc:  # reported, never raised into the runtime
             box["error"] = exc
 

@@ -82,13 +82,14 @@ def pending_check(machine: str, now: float | None = None) -> Check:
 def store_checks(machine: str, cfg, projects: list[str], timeout: float | None) -> list[Check]:
     """Ask the store what changed for each project, as search does: reachable, the right store, when checked."""
     from agentmem.memory import cache
+    from agentmem.search import follow
     from agentmem.store import identity
 
     out = []
     label = cfg.store.label()
     known = identity.recorded(machine, cfg.store)
     for project in projects or []:
-        status = cache.refresh(machine, cfg.store, project, timeout=timeout)
+        status = cache.refresh(machine, cfg.store, project, timeout=timeout, index=follow.update)
         if status.stale:
             out.append(Check(f"store {project}", "fail", f"{label}: {status.reason}",
                              _store_fix(status.error), Command("setup") if status.error == "not-found" else None))

@@ -49,11 +49,11 @@ class _Session:
 
     def __init__(self, timeout: float | None):
         from agentmem.store import network
-        from agentmem.store.bucket import BucketStore, hub_token
+        from agentmem.store.bucket import BucketStore
 
         self._network = network
         self._store_cls = BucketStore
-        self.token = hub_token()  # NotAuthenticated with login instructions when absent
+        self.token = network.hub_token()  # NotAuthenticated with login instructions when absent
         self.timeout = timeout
         self.budget = network.Budget(network.resolve_timeout(timeout))
         self._who: dict | None = None
@@ -202,7 +202,7 @@ def ensure(machine, supplied: str | None = None, *, timeout: float | None = None
 
 def save_to_config(machine, bucket_id: str) -> None:
     """Record the verified bucket as this machine's store (atomic, keeps the rest of config.toml)."""
-    from agentmem import config
+    from agentmem import config_edit
     from agentmem.store.bucket import check_bucket_id
 
     check_bucket_id(bucket_id)
@@ -217,4 +217,4 @@ def save_to_config(machine, bucket_id: str) -> None:
         table["kind"] = "bucket"
         table["location"] = bucket_id
 
-    config.update(machine, change)
+    config_edit.update(machine, change)

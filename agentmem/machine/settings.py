@@ -1,7 +1,7 @@
 """The setup-only parts of config.toml: runtimes, hooks, the MCP server, shared skills, and the keys
 setup fills in.
 
-Edits go through `config.update` (tomlkit), so the rendered comments and the
+Edits go through `config_edit.update` (tomlkit), so the rendered comments and the
 owner's own edits stay and Copier's three-way merge on `copier update` stays clean.
 """
 
@@ -112,5 +112,7 @@ def complete(machine, cfg: config.Config, *, agent: str, helper_command: list[st
             doc["helper"] = tomlkit.table()
         doc["helper"]["command"] = helper_command
 
-    config.update(machine, change)
+    from agentmem import config_edit
+
+    config_edit.update(machine, change)
     return True

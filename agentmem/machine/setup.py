@@ -106,6 +106,12 @@ def _store_step(report: SetupReport, machine: Path, cfg, timeout: float, new_sto
     return True
 
 
+def _pending_stores(machine: Path) -> list:
+    from agentmem.memory import pending
+
+    return [entry.store for entry in pending.list_entries(machine)]
+
+
 def _folder_store(machine: Path, desc, new_store: bool) -> tuple[str, str]:
     """Connect to, mark or create the folder store; (status, detail) for the report."""
     import os
@@ -115,7 +121,7 @@ def _folder_store(machine: Path, desc, new_store: bool) -> tuple[str, str]:
 
     root, known = desc.location, identity.recorded(machine, desc)
     if not os.path.lexists(root):
-        if not new_store and identity.has_trace(machine, desc):
+        if not new_store and identity.has_trace(machine, desc, lambda: _pending_stores(machine)):
             raise Offline(f"folder store {root} is not there (an unmounted drive or a moved folder?); "
                           "this machine used a store there before, so no new one was created",
                           hint=folder.new_store_hint())
@@ -332,7 +338,7 @@ def _shared_skill_steps(report: SetupReport, machine: Path, cfg, wanted: list[st
     if not wanted:
         return
     from agentmem.skills import install
-    from agentmem.store.base import open_store
+    from agentmem.store.opening import open_store
 
     rts = [runtime(n, env) for n in names]
     for item in wanted:

@@ -107,9 +107,9 @@ class Verification:
 def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str, *,
            timeout: float | None = None) -> Verification:
     """Save (once per machine), read back bypassing the cache, and search for the setup note."""
-    from agentmem.memory import cache, notes, pending
-    from agentmem.search import find
-    from agentmem.store.base import open_store
+    from agentmem.memory import cache, delivery, notes, pending
+    from agentmem.search import find, follow
+    from agentmem.store.opening import open_store
 
     prefix = setup_note_prefix(machine, store_desc, project)
     store = open_store(store_desc, timeout=timeout)
@@ -125,7 +125,8 @@ def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str
         entry = waiting[0]
         note_id, data = entry.id, pending.load(machine, entry.id)[1]
         _remember(machine, store_desc, project, note_id, data)
-        upload = "saved" if pending.deliver(machine, entry, data, timeout=left()).status == "saved" else "pending"
+        outcome = delivery.deliver(machine, entry, data, timeout=left(), index=follow.update)
+        upload = "saved" if outcome.status == "saved" else "pending"
         wanted = hashlib.sha256(data).hexdigest()
     elif mine is not None and store.info(notes.note_path(project, mine[0])) is not None:
         note_id, wanted, upload = mine[0], mine[1], "already-saved"
@@ -149,7 +150,8 @@ def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str
                               created=note.created)
         pending.persist(machine, entry, data)  # INV nothing-lost
         _remember(machine, store_desc, project, note_id, data)
-        upload = "saved" if pending.deliver(machine, entry, data, timeout=left()).status == "saved" else "pending"
+        outcome = delivery.deliver(machine, entry, data, timeout=left(), index=follow.update)
+        upload = "saved" if outcome.status == "saved" else "pending"
         wanted = hashlib.sha256(data).hexdigest()
     path = notes.note_path(project, note_id)
     if upload == "pending":
@@ -159,7 +161,7 @@ def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str
     raw = store.get(path)  # straight from the store, not the cache; failures raise as what they are
     read_back = notes.parse(raw).title == TITLE and hashlib.sha256(raw).hexdigest() == wanted
 
-    status = cache.refresh(machine, store_desc, project, store=store)
+    status = cache.refresh(machine, store_desc, project, store=store, index=follow.update)
     found = any(r.id == note_id for r in find.literal(find.candidates(machine, store_desc, project), TITLE, 200))
     problem = None if found else (status.reason or "search did not find the setup note")
     if not read_back:

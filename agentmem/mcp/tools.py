@@ -373,9 +373,10 @@ def _pending(machine, args) -> Reply:
 
 
 def _retry(machine, args, timeout) -> Reply:
-    from agentmem.memory import pending
+    from agentmem.memory import delivery
+    from agentmem.search import follow
 
-    return _outcome_reply(pending.retry(machine, args["id"], timeout=timeout).to_json())
+    return _outcome_reply(delivery.retry(machine, args["id"], timeout=timeout, index=follow.update).to_json())
 
 
 def _screen_short_fields(args: dict) -> None:

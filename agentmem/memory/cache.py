@@ -36,9 +36,9 @@ import time
 
 from agentmem import errors
 from agentmem.fsutil import TMP_PREFIX, read_bytes, sweep_temp, write_atomic
-from agentmem.memory import ids, sync, withheld
+from agentmem.memory import catchup, ids, withheld
 from agentmem.memory.freshness import CacheStatus, Uncached
-from agentmem.paths import cache_root
+from agentmem.paths import project_cache
 from agentmem.store.base import Changes, Listed, StoreDescription
 
 # Objects larger than this are not notes we wrote (notes are <= 64 KiB); never downloaded.
@@ -57,7 +57,7 @@ FETCH_BATCH = 100
 
 
 def project_dir(machine: str | os.PathLike, store: StoreDescription, project: str) -> str:
-    return os.path.join(cache_root(machine), store.key, "projects", project)
+    return project_cache(machine, store.key, project)
 
 
 def notes_dir(machine: str | os.PathLike, store: StoreDescription, project: str) -> str:
@@ -95,20 +95,16 @@ def _safe_state(pdir: str, state: dict) -> None:
         pass
 
 
-def _notify(pdir: str, added: list[str], removed: list[str]) -> None:
-    """Tell derived indexes which notes arrived or left (ranked search follows the cache)."""
-    from agentmem.search import ranked
-
-    ranked.update(pdir, added, removed)
-
-
-def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: str, note_id: str, data: bytes) -> None:
-    """Place a note this machine just saved (and the store confirmed), or read from the store, into the cache."""
+def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: str, note_id: str, data: bytes, *,
+                  index=None) -> None:
+    """Place a note this machine just saved (and the store confirmed), or read from the store, into the cache
+    (`index` told)."""
     target = os.path.join(notes_dir(machine, store, project), ids.note_file(note_id))
     if os.path.exists(target):
         return
     withheld.put(project_dir(machine, store, project), note_id, data)
-    _notify(project_dir(machine, store, project), [note_id], [])
+    if index is not None:  # the caller's observer (search/follow.update: the index follows the cache)
+        index(project_dir(machine, store, project), [note_id], [])
 
 
 def last_checked(machine: str | os.PathLike, store: StoreDescription, project: str) -> float | None:
@@ -133,11 +129,12 @@ class _Plan:
 
 def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: str, *,
             timeout: float | None = None, store=None, progress=None, check_timeout: float | None = None,
-            catch_up: float | None = None) -> CacheStatus:
+            catch_up: float | None = None, index=None) -> CacheStatus:
     """Ask the store what changed in the project since the last refresh, and bring the cache up to date.
 
     `progress(done, total)` is called while a large sync downloads (PROGRESS_MIN notes or more).
     `check_timeout`: a search's wait for the store's answer (memory/holdoff.py); `catch_up` (memory/sync.py).
+    `index(pdir, added, removed, scrub=False)`: told what the cache gained and lost (search/follow.update).
     """
     from agentmem.memory import holdoff
     from agentmem.store import identity
@@ -165,7 +162,7 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
                            exc.kind, checked_at=last_ok, unreadable=unreadable)
     holdoff.release(machine, store_desc)
 
-    from agentmem.memory import records
+    from agentmem.memory import records, states
 
     plan = _plan(changes, prefix, ndir, started, store, unreadable)
     plan.records, gone = records.to_fetch(changes, prefix, pdir)  # records first: a purge is known before notes
@@ -177,17 +174,17 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
         plan.fetch.pop(note_id, None)  # a purge the cache could not keep still keeps its note out
     kept: dict[str, bytes] = {}  # fetched notes the cache could not take
     added: list[str] = []
-    with sync.durable(ndir, added):
+    with catchup.durable(ndir, added):
         problem = problem or _fetch(store, plan, pdir, unreadable, progress, kept, catch_up, added=added)
     removed, unwritable = _drop(pdir, plan.drop)
     refused = problem if isinstance(problem, errors.NotWritable) else None if problem else (unwritable or unkept)
     if changes.kind == Changes.FULL and refused is None:
         _sweep_local(machine, ndir, plan.temps)
     reindexed = sorted((set(added) & plan.damaged) | set(removed))
-    if added or removed:
-        _notify(pdir, added, reindexed)
+    if (added or removed) and index is not None:  # the caller's observer: the index follows the cache
+        index(pdir, added, reindexed)
     if purged and problem is None and refused is None:  # last: its scrub compacts the index after every other change
-        records.forget(machine, store_desc, project, purged)
+        states.forget(machine, store_desc, project, purged, index)
     state["unreadable"] = dict(sorted(unreadable.items())[:MAX_REPORTED])
     if refused is not None:  # the store answered in full; only the cache could not keep it
         _record_failure(pdir, state, refused)  # INV change-token: the previous token stays; the next one replays
@@ -203,7 +200,7 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
         _safe_state(pdir, state)
         status = CacheStatus(True, None, "catching-up", True, added, removed, last_ok, state["unreadable"],
                              changes.how, changes.warnings)
-        return sync.cut_short(plan, status, _checked_words(last_ok))
+        return catchup.cut_short(plan, status, _checked_words(last_ok))
     state.update(token=changes.token, refreshed_at=started, how=changes.how)
     for key in ("last_error", "last_error_message", "last_attempt"):
         state.pop(key, None)
@@ -330,7 +327,7 @@ def _fetch(store, plan: _Plan, pdir: str, unreadable: dict, progress, kept: dict
             unreadable.pop(note_id, None)
             if refused is None:
                 try:
-                    withheld.put(pdir, note_id, data, durable=False)  # flushed at the end: sync.durable
+                    withheld.put(pdir, note_id, data, durable=False)  # flushed at the end: catchup.durable
                     added.append(note_id)
                 except OSError as exc:  # INV loud-unwritable: an agent's read-only sandbox; answer from memory
                     if not errors.cannot_write(exc):
@@ -339,7 +336,7 @@ def _fetch(store, plan: _Plan, pdir: str, unreadable: dict, progress, kept: dict
             if refused is not None:
                 kept[note_id] = withheld.clean(data)[0]  # INV no-credentials: shown as it would be cached
         if report is not None:
-            report(*sync.counts(plan, done))
+            report(*catchup.counts(plan, done))
     return refused
 
 
@@ -457,6 +454,7 @@ def ensure_fresh(
     progress=None,
     check_timeout: float | None = None,
     catch_up: float | None = None,
+    index=None,
 ) -> CacheStatus:
     """Refresh, unless offline or the last good refresh is younger than `max_age` seconds (then say so).
 
@@ -483,7 +481,7 @@ def ensure_fresh(
             return CacheStatus(True, f"{holdoff.words(*recent)}; {_checked_words(last)}", errors.Offline.kind,
                                checked_at=last, unreadable=unreadable)
     return refresh(machine, store_desc, project, timeout=timeout, progress=progress, check_timeout=check_timeout,
-                   catch_up=catch_up)
+                   catch_up=catch_up, index=index)
 
 
 def ago(ts: float) -> str:

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from agentmem import errors
 from agentmem.errors import InvalidInput
-from agentmem.memory import notes, pending, records
+from agentmem.memory import delivery, notes, pending, records
+from agentmem.memory.states import forget, project_states
+from agentmem.search import follow
 
 
 class RecordOutcome:
@@ -80,7 +82,7 @@ def save_record(machine: str, cfg, record: records.Record, *, timeout: float | N
     entry = pending.Entry(id=record.id, store=cfg.store, project=record.project, path=record.path(),
                           created=record.created)
     pending.persist(machine, entry, data)
-    return pending.deliver(machine, entry, data, timeout=timeout)
+    return delivery.deliver(machine, entry, data, timeout=timeout, index=follow.update)
 
 
 def retract(machine: str, cfg, project: str, note_id: str, reason: str | None, *,
@@ -91,7 +93,7 @@ def retract(machine: str, cfg, project: str, note_id: str, reason: str | None, *
         raise InvalidInput("a retraction needs a reason (--reason TEXT): say why the note is no longer true")
     reason = _screen_reason(reason, "retract")
     _existing_note(machine, cfg, project, note_id, timeout)
-    states = records.project_states(machine, cfg.store, project)
+    states = project_states(machine, cfg.store, project)
     if note_id in states.retracted:
         return RecordOutcome("retract", note_id, project, states.retracted[note_id], None)
     record = records.build("retract", note_id, project, cfg.agent, reason)
@@ -105,7 +107,7 @@ def pin(machine: str, cfg, project: str, note_id: str, *, unpin: bool = False,
     kind = "unpin" if unpin else "pin"
     note_id = _checked_id(note_id, kind)
     _existing_note(machine, cfg, project, note_id, timeout)
-    states = records.project_states(machine, cfg.store, project)
+    states = project_states(machine, cfg.store, project)
     if not unpin and note_id in states.retracted:
         raise InvalidInput(f"note {note_id} is retracted; a retracted note is not pinned")
     latest = states.pins.get(note_id)
@@ -149,7 +151,7 @@ def purge(machine: str, cfg, project: str, note_id: str, *, reason: str | None =
     note_id = _checked_id(note_id, "purge")
     reason = _screen_reason(reason, "purge")
     store_desc = cfg.store
-    states = records.project_states(machine, store_desc, project)
+    states = project_states(machine, store_desc, project)
     waiting = {r.note: r for r in map(records.parse, pending.project_records(machine, project).values())
                if r is not None and r.kind == "purge"}
     here = _held_here(machine, store_desc, project, note_id)
@@ -167,14 +169,14 @@ def purge(machine: str, cfg, project: str, note_id: str, *, reason: str | None =
         pending.persist(machine, entry, record.render())  # INV nothing-lost: the purge survives a crash
     done = Purged(note_id, project, summary)
     done.removed_here = here
-    records.forget(machine, store_desc, project, [note_id])  # gone from this machine at once
+    forget(machine, store_desc, project, [note_id], follow.update)  # gone from this machine at once
     if unsent is not None:
         try:
             entry, data = pending.load(machine, unsent)
         except errors.NotFound:  # another process delivered it meanwhile
             pass
         else:
-            outcome = pending.deliver(machine, entry, data, timeout=timeout)
+            outcome = delivery.deliver(machine, entry, data, timeout=timeout, index=follow.update)
             if outcome.status != "saved":
                 done.problem = outcome.error
                 return done

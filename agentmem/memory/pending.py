@@ -20,9 +20,8 @@ frontmatter (ID, project), listed, searched and read as pending, but its
 destination store is unknown, so nothing sends it until the user chooses one
 (`save --retry ID --repair`: this machine's configured store, said so).
 
-A retry that confirms a note leaves a receipt in pending/.confirmed/<id>.json
-(kept RECEIPT_SECONDS), so a retry that lost the race with it, or came after
-a hook uploaded the note, reports the note saved rather than not found.
+Delivering an entry (upload, confirm, remove; retries and their receipts in
+pending/.confirmed/) is memory/delivery.py.
 """
 
 from __future__ import annotations
@@ -41,10 +40,6 @@ from agentmem.store.base import StoreDescription, check_object_path
 NOTE_FILE = "note.md"
 RECORD_FILE = "record.json"  # the payload of a pending record (its entry's path ends in .json)
 ENTRY_FILE = "entry.json"
-RECEIPTS = ".confirmed"  # pending/.confirmed/<id>.json: what a retry confirmed, for a retry racing it
-# Seconds. 2026-12-01: a week covers an agent acting on a pending-upload hint long after a Stop hook
-# uploaded the note; a receipt is about 300 bytes and only retried notes leave one.
-RECEIPT_SECONDS = 7 * 86400
 
 
 def _rmtree(path, ignore_errors: bool = False) -> None:
@@ -265,7 +260,8 @@ def count(machine: str | os.PathLike) -> int:
         return 0
 
 
-def _record_failure(machine: str | os.PathLike, entry: Entry, error: errors.AgentmemError) -> None:
+def record_failure(machine: str | os.PathLike, entry: Entry, error: errors.AgentmemError) -> None:
+    """Count a failed upload in the entry (its last error said by `pending`)."""
     entry.attempts += 1
     entry.last_error = {"error": error.kind, "message": error.one_line(), "at": int(time.time())}
     folder = _entry_dir(machine, entry.id)
@@ -291,146 +287,3 @@ def remove(machine: str | os.PathLike, note_id: str) -> None:
     except FileNotFoundError:
         return  # another process finished it first
     _rmtree(doomed, ignore_errors=True)
-
-
-def deliver(machine: str | os.PathLike, entry: Entry, data: bytes, *, timeout: float | None = None,
-            receipt: bool = False) -> Outcome:
-    """Upload a persisted entry to its recorded destination; drop it only on confirmed success.
-
-    With `receipt`, a confirmed upload leaves a receipt (see the module docstring). An entry whose
-    destination is unknown (damaged) is never sent: it stays pending with that as the reason.
-    """
-    from agentmem.store.identity import open_known
-
-    if entry.store is None:
-        return Outcome(entry, "pending", _unknown_destination(entry))
-    try:
-        store = open_known(machine, entry.store, timeout=timeout)  # INV store-identity: never another store
-        store.put(entry.path, data)
-    except errors.AgentmemError as exc:
-        _record_failure(machine, entry, exc)
-        return Outcome(entry, "pending", exc)
-    except OSError as exc:  # anything the backend did not classify: keep the note
-        err = errors.Offline(f"upload failed: {exc}")
-        _record_failure(machine, entry, err)
-        return Outcome(entry, "pending", err)
-    _after_confirmed(machine, entry, data)
-    if receipt:
-        _write_receipt(machine, entry)
-    remove(machine, entry.id)
-    return Outcome(entry, "saved")
-
-
-def _unknown_destination(entry: Entry, configured: StoreDescription | None = None) -> InvalidInput:
-    where = "this machine's configured store" + (f" ({configured.label()})" if configured else "")
-    return InvalidInput(
-        f"pending note {entry.id} (project {entry.project}) is intact, but {entry.damaged}, so its destination "
-        "store is unknown; nothing was sent",
-        hint=f"to send it to {where}, run `{entry.retry_command()}`",
-    )
-
-
-def _after_confirmed(machine: str | os.PathLike, entry: Entry, data: bytes) -> None:
-    if entry.store is None:  # never: deliver sends no entry without a destination
-        return
-    # Put the confirmed note straight into the project cache so this machine's
-    # next search finds it without waiting for a refresh.
-    from agentmem.memory import cache
-
-    try:
-        if entry.path.endswith(".md"):
-            cache.add_confirmed(machine, entry.store, entry.project, entry.id, data)
-        else:
-            from agentmem.memory import records
-
-            records.add_confirmed(machine, entry.store, entry.project, data)
-    except OSError:
-        pass  # the cache is derived; the next refresh fills it
-
-
-def retry(machine: str | os.PathLike, note_id: str, *, timeout: float | None = None,
-          repair_store: StoreDescription | None = None, configured: StoreDescription | None = None) -> Outcome:
-    """Resend a pending note. A note an earlier retry confirmed is reported saved (from its receipt).
-
-    A damaged entry is sent only with `repair_store` (the user's explicit choice); otherwise it is
-    refused, naming `configured` as the store `--repair` would use.
-    """
-    try:
-        entry, data = load(machine, note_id)
-    except NotFound:
-        done = _read_receipt(machine, note_id)
-        if done is None:
-            raise
-        return done
-    if entry.damaged is not None:
-        if repair_store is None:
-            raise _unknown_destination(entry, configured)
-        entry = repair(machine, entry, repair_store)
-    return deliver(machine, entry, data, timeout=timeout, receipt=True)
-
-
-# -- receipts: what a retry confirmed -------------------------------------------------------------
-
-def _receipt_path(machine: str | os.PathLike, note_id: str) -> str:
-    return os.path.join(pending_dir(machine), RECEIPTS, f"{check_id(note_id)}.json")
-
-
-def _write_receipt(machine: str | os.PathLike, entry: Entry) -> None:
-    """Best effort: the note is confirmed either way; without a receipt a late retry says not found."""
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    try:
-        write_atomic(_receipt_path(machine, entry.id),
-                     json.dumps(entry.to_json() | {"confirmed_at": stamp}, sort_keys=True).encode())
-        _prune_receipts(machine)
-    except OSError:
-        pass
-
-
-def _read_receipt(machine: str | os.PathLike, note_id: str) -> Outcome | None:
-    try:
-        data = json.loads(read_bytes(_receipt_path(machine, note_id)))
-        entry = Entry.from_json(data)
-    except (OSError, ValueError, KeyError, TypeError, InvalidInput):
-        return None
-    if entry.id != note_id:
-        return None
-    return Outcome(entry, "saved", already=str(data.get("confirmed_at") or "earlier"))
-
-
-def _prune_receipts(machine: str | os.PathLike) -> None:
-    folder = os.path.join(pending_dir(machine), RECEIPTS)
-    cutoff = time.time() - RECEIPT_SECONDS
-    for name in os.listdir(folder):
-        path = os.path.join(folder, name)
-        try:
-            if os.lstat(path).st_mtime < cutoff:
-                os.unlink(path)
-        except OSError:
-            pass
-
-
-def retry_all(machine: str | os.PathLike, *, budget: float,
-              timeout: float | None = None) -> tuple[list[Outcome], list[Entry]]:
-    """Retry pending entries oldest first until `budget` seconds are spent.
-
-    Returns the attempted outcomes and the entries left untried. Each attempt's
-    network timeout is clipped to what remains of the budget. A damaged entry is
-    never sent (its destination is unknown): it comes back pending, with the reason.
-    """
-    deadline = time.monotonic() + budget
-    outcomes: list[Outcome] = []
-    entries = list_entries(machine)
-    for i, entry in enumerate(entries):
-        if entry.store is None:
-            outcomes.append(Outcome(entry, "pending", _unknown_destination(entry)))
-            continue
-        remaining = deadline - time.monotonic()
-        if remaining <= 0.05:
-            return outcomes, [e for e in entries[i:] if e.store is not None]
-        try:
-            _, data = load(machine, entry.id)
-        except NotFound:
-            continue  # finished by another process meanwhile
-        step = remaining if timeout is None else min(timeout, remaining)
-        outcomes.append(deliver(machine, entry, data, timeout=step, receipt=True))
-    return outcomes, []

@@ -9,13 +9,14 @@ reminder hook stays fast; a pin made elsewhere arrives with the next search here
 
 from __future__ import annotations
 
-from agentmem.memory import cache, notes, records
+from agentmem.memory import cache, notes
+from agentmem.memory.states import project_states
 
 
 def pinned_notes(machine: str, store, project: str, budget: int) -> dict:
     """{"shown": [{id, title, text, pinned_at}], "left_out": [{id, why}]}: the pinned notes of `project`
     within `budget` characters of text, newest pin first."""
-    states = records.project_states(machine, store, project)
+    states = project_states(machine, store, project)
     pins = sorted(states.pinned().items(), key=lambda item: item[1]["record"], reverse=True)
     waiting: dict[str, bytes] = {}
     if pins:

@@ -25,8 +25,9 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     (the cache could not be written: what the store answered was searched in memory, and why).
     Retracted notes are left out unless `include_retracted` (then marked); purged ones always are.
     """
-    from agentmem.memory import cache, pending, records
+    from agentmem.memory import cache, pending
     from agentmem.memory import withheld as withheld_notes  # `withheld` below: what the query held
+    from agentmem.memory.states import project_states
     from agentmem.search import find
 
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1 or limit > MAX_LIMIT:
@@ -39,7 +40,7 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     held: dict[str, list[dict]] = {}  # pending note id -> what was withheld from it
     # The cache holds a credential only as [REDACTED:<kind>], so a query holding one looks for that.
     wanted = shown if withheld else query
-    states = records.project_states(machine, cfg.store, project)
+    states = project_states(machine, cfg.store, project)
     total = None
     if query.strip():
         found = find.find(machine, cfg.store, project, wanted, limit, mode, notices,
@@ -82,10 +83,11 @@ def freshen(machine: str, cfg, project: str, *, refresh: bool = False, offline: 
     what changed unless `offline` or within `[cache] max_age`. Returns the `cache.CacheStatus`, which
     says how current the answer is. The memory view (`view/data.py`) refreshes through here too."""
     from agentmem.memory import cache, sync
+    from agentmem.search import follow
 
     return cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
                               force=refresh, offline=offline, progress=progress, check_timeout=cfg.check_timeout,
-                              catch_up=sync.SEARCH_CATCH_UP)
+                              catch_up=sync.SEARCH_CATCH_UP, index=follow.update)
 
 
 def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
@@ -98,7 +100,9 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
     not be asked. Returns the JSON shape and the note's bytes (for framing). `fresh`
     reads the store itself.
     """
-    from agentmem.memory import cache, notes, pending, records, withheld
+    from agentmem.memory import cache, notes, pending, withheld
+    from agentmem.memory.states import project_states
+    from agentmem.search import follow
     from agentmem.store import identity
 
     if isinstance(note_id, str) and not notes.ALLOCATED.match(note_id):  # an allocated ID holds no credential
@@ -109,7 +113,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
     data, source, status = None, None, None
     pdir = cache.project_dir(machine, cfg.store, project)
     screened = fresh or withheld.ensure_screened(pdir)
-    _refuse_purged(records.project_states(machine, cfg.store, project), project, note_id)
+    _refuse_purged(project_states(machine, cfg.store, project), project, note_id)
     if not fresh:
         try:
             entry, pdata = pending.load(machine, note_id)
@@ -121,8 +125,8 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
             data = cache.read_cached(machine, cfg.store, project, note_id)
             source = "cache" if data is not None else None
         if data is None:
-            status = cache.refresh(machine, cfg.store, project, timeout=timeout)
-            _refuse_purged(records.project_states(machine, cfg.store, project), project, note_id)
+            status = cache.refresh(machine, cfg.store, project, timeout=timeout, index=follow.update)
+            _refuse_purged(project_states(machine, cfg.store, project), project, note_id)
             data = cache.read_cached(machine, cfg.store, project, note_id)
             source = "cache" if data is not None else None
     if data is None:
@@ -137,7 +141,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
         status = None  # the store answered for this very note, which never changes: the answer is current
         if not fresh:
             try:
-                cache.add_confirmed(machine, cfg.store, project, note_id, data)
+                cache.add_confirmed(machine, cfg.store, project, note_id, data, index=follow.update)
             except OSError as exc:  # INV loud-unwritable: a read-only sandbox still reads; a later run caches it
                 if not errors.cannot_write(exc):
                     raise
@@ -153,7 +157,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
     freshness.pop("not_cached", None)
     out = {"id": note_id, "project": project, "source": source, "meta": parsed.meta, "body": parsed.body,
            "withheld": held, **freshness}
-    return out | note_states(records.project_states(machine, cfg.store, project), note_id, parsed.meta,
+    return out | note_states(project_states(machine, cfg.store, project), note_id, parsed.meta,
                              cfg.review_after), data
 
 

@@ -230,23 +230,6 @@ def add_cached(pdir: str, record: Record, data: bytes) -> bool:
     return True
 
 
-def project_states(machine, store, project: str) -> States:
-    """The states of a project's notes on this machine: cached records and this machine's pending ones.
-    What `search`, `read`, `review`, the reminder and the view ask."""
-    from agentmem.memory import cache
-
-    pdir = cache.project_dir(machine, store, project)
-    try:  # the pending module only when something is pending (the session-start reminder imports little)
-        waiting = any(not n.startswith(".") for n in os.listdir(os.path.join(os.fspath(machine), "pending")))
-    except OSError:
-        waiting = False
-    if not waiting:
-        return states(pdir)
-    from agentmem.memory import pending
-
-    return with_pending(pdir, pending.project_records(machine, project).values())
-
-
 # -- following the store (what a refresh calls, before it fetches notes) ---------------------------
 
 def to_fetch(changes, prefix: str, pdir: str) -> tuple[dict, set[str]]:
@@ -308,44 +291,3 @@ def fetch(store, wanted: dict, gone: set[str], pdir: str):
         return purges, errors.NotWritable(f"cannot write the cache in {folder} ({refused.strerror})",
                                           hint=errors.UNWRITABLE_HINT)
     return purges, None
-
-
-def add_confirmed(machine, store, project: str, data: bytes) -> None:
-    """Place a record this machine just saved, and the store confirmed, into the cache."""
-    from agentmem.memory import cache
-
-    record = parse(data)
-    if record is not None:
-        add_cached(cache.project_dir(machine, store, project), record, data)
-
-
-def forget(machine, store, project: str, note_ids) -> list[str]:
-    """Remove purged notes' bytes from this machine: the cached file, the index (scrubbed, so no freed page
-    keeps their words) and any pending copy. Returns the IDs whose cached file was removed."""
-    from agentmem import errors
-    from agentmem.memory import cache, pending, withheld
-    from agentmem.search import ranked
-
-    note_ids = sorted(set(note_ids))
-    if not note_ids:
-        return []
-    pdir = cache.project_dir(machine, store, project)
-    removed = []
-    for note_id in note_ids:
-        try:
-            os.unlink(os.path.join(pdir, "notes", ids.note_file(note_id)))
-            withheld.drop_record(pdir, note_id)
-            removed.append(note_id)
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            if not errors.cannot_write(exc):
-                raise
-            raise errors.NotWritable(f"cannot remove purged note {note_id} from the cache in {pdir} "
-                                     f"({exc.strerror})", hint=errors.UNWRITABLE_HINT) from None
-    ranked.update(pdir, [], note_ids, scrub=True)
-    waiting = pending.project_notes(machine, project)
-    for note_id in note_ids:
-        if note_id in waiting:
-            pending.remove(machine, note_id)
-    return removed

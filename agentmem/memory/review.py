@@ -22,7 +22,7 @@ import math
 import os
 import time
 
-from agentmem.memory import cache, ids, notes, pending, records
+from agentmem.memory import cache, ids, notes, pending
 
 KIND_ORDER = ("review-due", "near-duplicate", "corrected-repeatedly", "retracted")
 # Idf-weighted cosine of two notes' stemmed term counts from which they are near-duplicates.
@@ -63,11 +63,13 @@ class _Note:
 
 def queue(machine: str, cfg, project: str, *, timeout: float | None = None) -> dict:
     """The review queue of `project`, after bringing the cache up to date (INV read-your-writes)."""
-    from agentmem.search import corrections
+    from agentmem.memory.states import project_states
+    from agentmem.search import corrections, follow
 
-    status = cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout)
+    status = cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
+                                index=follow.update)
     pdir = cache.project_dir(machine, cfg.store, project)
-    states = records.project_states(machine, cfg.store, project)
+    states = project_states(machine, cfg.store, project)
     waiting = pending.project_notes(machine, project)
     hidden = set(states.retracted) | set(states.purged)
     known = _notes(pdir, waiting, set(states.purged))
@@ -260,12 +262,12 @@ class _Texts:
     def __init__(self, pdir: str, known: dict[str, _Note], hidden: set[str], waiting: dict[str, bytes]):
         from collections import Counter
 
-        from agentmem.search import index
+        from agentmem.search import build, index
 
         self.terms: dict[str, list[str]] = {}
         self.df: Counter = Counter()
         try:
-            idx = index.open_index(pdir)
+            idx = index.open_index(pdir, build.rebuild)
         except Exception:  # noqa: BLE001 - no usable index: the text check is skipped, titles still count
             idx = None
         if idx is not None:
@@ -342,14 +344,14 @@ def _alike_meaning(pdir: str, pairs: list[tuple[str, str]]) -> dict[tuple[str, s
     vectors the index already holds (none: {}); numpy is imported only when there are some."""
     if not pairs:
         return {}
-    from agentmem.search import encoder, index
+    from agentmem.search import build, encoder, index
 
     if not encoder.available():
         return {}
     wanted = sorted({i for pair in pairs for i in pair})
     rows: list = []
     try:
-        idx = index.open_index(pdir)
+        idx = index.open_index(pdir, build.rebuild)
     except Exception:  # noqa: BLE001 - no usable index: nothing to compare
         return {}
     try:

@@ -7,7 +7,8 @@ INV nothing-lost: the note is in pending/ before its upload starts (`pending.per
 from __future__ import annotations
 
 from agentmem import errors
-from agentmem.memory import notes, pending
+from agentmem.memory import delivery, notes, pending
+from agentmem.search import follow
 
 
 class Saved:
@@ -60,7 +61,7 @@ def save(machine: str, cfg, project: str, body: str, *, title: str | None = None
         created=note.created,
     )
     pending.persist(machine, entry, data)  # INV nothing-lost: safe on disk before any upload
-    outcome = pending.deliver(machine, entry, data, timeout=timeout)
+    outcome = delivery.deliver(machine, entry, data, timeout=timeout, index=follow.update)
     if isinstance(outcome.error, errors.UnsafeBucket):
         # A bucket that became public: nothing was written to it (put checks first). The save stops as
         # setup does; the note stays pending here, sent by a retry once the bucket is private again.

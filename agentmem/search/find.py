@@ -148,14 +148,14 @@ def find(machine: str | os.PathLike, store: StoreDescription, project: str, quer
     """The project's notes that match `query` in `mode`, at most `limit`; an empty query lists recent notes.
 
     If the index could not be used (the notes were scanned instead), why is appended to `notices`.
-    `states` (memory/records.py) is read here when not given; `review_after` is [memory] review_after.
+    `states` (memory/states.py) is read here when not given; `review_after` is [memory] review_after.
     Pending notes are searched as shown (`withheld.clean`); what each withheld goes into `held`.
     `uncached`: what a refresh read from the store but could not cache (searched as if cached).
     """
-    from agentmem.memory import records
+    from agentmem.memory.states import project_states
 
     if states is None:
-        states = records.project_states(machine, store, project)
+        states = project_states(machine, store, project)
     hidden, waiting = _hidden_and_waiting(machine, project, states, include_retracted, held, uncached)
     if not query.strip():
         return _recent(machine, store, project, limit, mode, hidden, waiting, states, review_after, uncached)[0]
@@ -180,10 +180,10 @@ def recent(machine: str | os.PathLike, store: StoreDescription, project: str, li
     Served from the index's docs table (their creation times, in order), so only the notes listed are read;
     a scan of every note when there is no usable index (literal mode builds none for this) or `uncached`.
     """
-    from agentmem.memory import records
+    from agentmem.memory.states import project_states
 
     if states is None:
-        states = records.project_states(machine, store, project)
+        states = project_states(machine, store, project)
     hidden, waiting = _hidden_and_waiting(machine, project, states, include_retracted, held, uncached)
     return _recent(machine, store, project, limit, mode, hidden, waiting, states, review_after, uncached)
 
@@ -225,13 +225,13 @@ def _newest_from_index(machine, store: StoreDescription, project: str, waiting: 
     import heapq
     import sqlite3
 
-    from agentmem.search import index
+    from agentmem.search import index, ranked
 
     pdir = cache.project_dir(machine, store, project)
     if not build and not os.path.exists(index.index_path(pdir)):
         return None
     try:
-        idx = index.open_index(pdir)
+        idx = index.open_index(pdir, ranked.rebuild)
     except (sqlite3.Error, OSError):
         return None
     try:

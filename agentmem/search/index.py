@@ -385,13 +385,6 @@ def _valid(conn: sqlite3.Connection) -> bool:
     return got == {"schema": SCHEMA, "textproc": words.VERSION, "layout": _LAYOUT}
 
 
-def rebuild(pdir) -> None:
-    """Build the index from the cached notes into a temp file, then rename it into place (search/build.py)."""
-    from agentmem.search import build
-
-    build.rebuild(pdir)
-
-
 def discard(pdir) -> None:
     target = index_path(pdir)
     for path in (target, target + "-journal", target + "-wal", target + "-shm"):
@@ -401,8 +394,10 @@ def discard(pdir) -> None:
             pass
 
 
-def open_index(pdir, *, sync: bool = True) -> Index:
-    """Open the project's index, rebuilt if missing or unreadable; with `sync`, current with its notes folder."""
+def open_index(pdir, rebuild, *, sync: bool = True) -> Index:
+    """Open the project's index, rebuilt by `rebuild(pdir)` (build.rebuild: the caller passes it, so this
+    module never imports the one that builds it) if missing or unreadable; with `sync`, current with its
+    notes folder."""
     path = index_path(pdir)
     for attempt in range(2):
         if not os.path.exists(path):

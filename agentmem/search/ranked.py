@@ -86,7 +86,10 @@ class _Pool:
 
 
 def rebuild(pdir) -> None:
-    index.rebuild(pdir)
+    """Build the index from the cached notes into a temp file, then rename it into place (search/build.py)."""
+    from agentmem.search import build
+
+    build.rebuild(pdir)
 
 
 def update(pdir, added_ids=(), removed_ids=(), *, scrub: bool = False) -> None:
@@ -102,7 +105,7 @@ def update(pdir, added_ids=(), removed_ids=(), *, scrub: bool = False) -> None:
     try:
         # No folder check here: a save would pay a listing of the whole folder. The
         # next search checks the folder and picks up anything this did not say.
-        idx = index.open_index(pdir, sync=False)
+        idx = index.open_index(pdir, rebuild, sync=False)
         try:
             idx.apply(list(added_ids), list(removed_ids), scrub=scrub)
         finally:
@@ -126,7 +129,7 @@ def rank(pdir, query: str, limit: int = 10, *, mode: str = "ranked", extra=(), n
     extra = list(extra)
     try:
         for attempt in range(2):
-            idx = index.open_index(pdir)
+            idx = index.open_index(pdir, rebuild)
             try:
                 return _search(idx, query, limit, mode, extra)
             except sqlite3.DatabaseError:

@@ -252,7 +252,7 @@ def publish(source: Path, machine: Path, store: Store) -> dict:
 
 def resume(machine: Path, name: str, revision: str, *, opener=None, timeout: float | None = None) -> dict:
     """Finish an interrupted publication: same frozen files, same revision, the store it recorded."""
-    from agentmem.store.base import open_store
+    from agentmem.store.opening import open_store
 
     frozen = load_frozen(machine, name, revision)
     store = (opener or open_store)(frozen.store, timeout=timeout)

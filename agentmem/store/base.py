@@ -179,25 +179,3 @@ class Store:
         that has not answered by then raises NoAnswer. A folder store's check is a stat or a
         listing of the folder, bounded by the budget alone."""
         raise NotImplementedError
-
-
-def open_store(desc: StoreDescription, *, timeout: float | None = None, identity: str | None = None,
-               remember=None) -> Store:
-    """Open the store a description names. `timeout` bounds its network (or network drive) time in
-    seconds; `identity` and `remember` are described on `Store`.
-
-    Neither backend imports anything heavy on opening: the bucket backend imports
-    huggingface_hub only for a transfer or a listing, so a search that finds nothing new
-    never does.
-    """
-    if desc.kind == "folder":
-        from agentmem.store.folder import FolderStore
-
-        return FolderStore(desc.location, timeout=timeout, identity=identity,  # type: ignore[return-value]
-                           remember=remember)
-    if desc.kind == "bucket":
-        from agentmem.store.bucket import BucketStore
-
-        return BucketStore(desc.location, timeout=timeout, identity=identity,  # type: ignore[return-value]
-                           remember=remember)
-    raise InvalidInput(f"unknown store kind {desc.kind!r}; expected 'folder' or 'bucket'")

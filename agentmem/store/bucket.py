@@ -88,16 +88,6 @@ def check_bucket_id(bucket_id: str) -> str:
     return bucket_id
 
 
-def hub_token() -> str:
-    """The local HF credential, or NotAuthenticated with login instructions (never a request for it)."""
-    from huggingface_hub import get_token
-
-    token = get_token()
-    if not token:
-        raise errors.NotAuthenticated("no Hugging Face credentials on this machine", hint=network.LOGIN_HINT)
-    return token
-
-
 class BucketStore:
     """A Store on `hf://buckets/<bucket_id>`. `timeout` is the invocation's network budget in seconds."""
 
@@ -123,7 +113,7 @@ class BucketStore:
             from huggingface_hub import HfApi
 
             network.install()
-            self._api = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or None, token=hub_token())
+            self._api = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or None, token=network.hub_token())
         return self._api
 
     def _prove(self, created) -> None:

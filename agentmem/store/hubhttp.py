@@ -280,9 +280,7 @@ class Client:
         return self._heavy_request(path, accept, stream, deadline)
 
     def _heavy_request(self, path: str, accept: str, stream: bool, deadline: float | None) -> Reply:
-        from agentmem.store.bucket import hub_token
-
-        hub_token()  # NotAuthenticated with login instructions when there is none at all
+        network.hub_token()  # NotAuthenticated with login instructions when there is none at all
         if self._heavy is None:
             self._heavy = HubHttp(self.endpoint, self.budget)
         try:

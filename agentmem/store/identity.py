@@ -15,7 +15,8 @@ import os
 
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.paths import cache_root, pending_dir
-from agentmem.store.base import StoreDescription, open_store
+from agentmem.store.base import StoreDescription
+from agentmem.store.opening import open_store
 
 FILE = "store.json"
 
@@ -43,14 +44,13 @@ def record(machine: str | os.PathLike, desc: StoreDescription, identity: str) ->
         pass
 
 
-def has_trace(machine: str | os.PathLike, desc: StoreDescription) -> bool:
-    """Whether this machine ever used the store at `desc`: a cache for it, or a pending upload to it."""
+def has_trace(machine: str | os.PathLike, desc: StoreDescription, pending_stores) -> bool:
+    """Whether this machine ever used the store at `desc`: a cache for it, or a pending upload to it.
+    `pending_stores()` gives the stores this machine's pending uploads go to (the caller, above memory/,
+    reads them; asked only when there is no cache)."""
     if os.path.isdir(os.path.join(cache_root(machine), desc.key)):
         return True
-    from agentmem.memory import pending
-
-    return any(entry.store == desc for entry in pending.list_entries(machine)) if os.path.isdir(
-        pending_dir(machine)) else False
+    return os.path.isdir(pending_dir(machine)) and any(store == desc for store in pending_stores())
 
 
 def open_known(machine: str | os.PathLike, desc: StoreDescription, *, timeout: float | None = None):

@@ -66,10 +66,20 @@ if not _stderr_is_terminal():
 LOGIN_HINT = "log in on this machine with `hf auth login`, or set HF_TOKEN in the environment"
 
 
+def hub_token() -> str:
+    """The local HF credential, or NotAuthenticated with login instructions (never a request for it)."""
+    from huggingface_hub import get_token
+
+    token = get_token()
+    if not token:
+        raise errors.NotAuthenticated("no Hugging Face credentials on this machine", hint=LOGIN_HINT)
+    return token
+
+
 def resolve_timeout(given: float | None = None) -> float:
     """The budget in seconds: the one given (the CLI passes `Config.network_timeout`), else
-    config.network_timeout's rule (AGENTMEM_NETWORK_TIMEOUT, else the default)."""
-    from agentmem.config import MIN_NETWORK_TIMEOUT, network_timeout
+    the rule in store/timeout.py (AGENTMEM_NETWORK_TIMEOUT, else the default)."""
+    from agentmem.store.timeout import MIN_NETWORK_TIMEOUT, network_timeout
 
     if given is None:
         return network_timeout()

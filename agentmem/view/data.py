@@ -171,10 +171,11 @@ def _open(machine: str, cfg, timeout: float | None):
 def _project_notes(machine: str, cfg, project: str, waiting: dict, shown: Redactor) -> list[dict]:
     """The project's notes with their states; a purged note is left out (INV purged-gone), a retracted one
     is shown as retracted."""
-    from agentmem.memory import cache, recall, records, withheld
+    from agentmem.memory import cache, recall, withheld
+    from agentmem.memory.states import project_states
     from agentmem.search import find
 
-    states = records.project_states(machine, cfg.store, project)
+    states = project_states(machine, cfg.store, project)
     review_after = cfg.review_after
     out = []
     pdir = cache.project_dir(machine, cfg.store, project)

@@ -1,0 +1,64 @@
+"""What a refresh does while it catches up with a big store: flush what it wrote once, count how far it got.
+
+`memory/cache.py` uses these during a refresh; `memory/sync.py` (above the cache) drives a whole
+catch-up. Kept apart so the cache imports nothing that imports it.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Notes written at once above which one flush of every filesystem (os.sync) replaces an fsync per note:
+# 2026-12-01, this machine: an fsync costs ~3 ms a note (7,240 notes: 21 s), os.sync after 2,000 notes 0.5 s.
+FLUSH_ALL_FROM = 64
+
+
+class durable:  # noqa: N801 - used like a function: `with durable(folder, names):`
+    """Make the notes written into `folder` (IDs appended to `note_ids` inside the block) durable at its end.
+
+    Each cached note is written without its own fsync and all are flushed once the downloads stop, one
+    fsync each or, for many, one os.sync (FLUSH_ALL_FROM). 2026-12-01 (issue 26): two fsyncs a note (the
+    file, the folder) were 8 ms of the 11 ms each note cost a catch-up on this machine.
+    """
+
+    def __init__(self, folder: str, note_ids: list[str]):
+        self.folder, self.note_ids = folder, note_ids
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc) -> None:
+        from agentmem.fsutil import fsync_dir
+        from agentmem.memory import ids
+
+        if len(self.note_ids) >= FLUSH_ALL_FROM and hasattr(os, "sync"):
+            os.sync()
+            return
+        for note_id in self.note_ids:
+            try:
+                fd = os.open(os.path.join(self.folder, ids.note_file(note_id)), os.O_RDONLY)
+            except OSError:
+                continue  # gone meanwhile (a purge): nothing to keep
+            try:
+                os.fsync(fd)
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+        if self.note_ids:
+            fsync_dir(self.folder)
+
+
+def counts(plan, done: int) -> tuple[int, int]:
+    """(notes here, notes in all) after `done` of a refresh plan's downloads: of the store's notes when
+    a listing told, else of the plan's."""
+    ahead = len(plan.fetch)
+    return (plan.count - ahead + done, plan.count) if (plan.count or -1) >= ahead else (done, ahead)
+
+
+def cut_short(plan, status, checked: str):
+    """The status of a refresh whose downloads stopped at the catch-up budget (`plan.left` not fetched)."""
+    have, total = counts(plan, len(plan.fetch) - plan.left)
+    status.reason = f"catching up: {have} of {total} notes are here; each search fetches more; {checked}"
+    status.catching_up = {"have": have, "total": total}
+    return status

@@ -1,0 +1,175 @@
+"""Delivering pending entries: upload to the recorded destination, confirm, then remove.
+
+INV nothing-lost: an entry is removed only after the store confirmed the object; any failure or
+unknown outcome keeps it (memory/pending.py holds it). INV same-bytes-retry: a retry sends the
+entry's own bytes to its own destination. A confirmed note goes straight into this machine's cache,
+so its next search finds it; the caller passes `index` (search/follow.update) to keep the index
+as current.
+
+A retry that confirms a note leaves a receipt in pending/.confirmed/<id>.json
+(kept RECEIPT_SECONDS), so a retry that lost the race with it, or came after
+a hook uploaded the note, reports the note saved rather than not found.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from agentmem import errors
+from agentmem.errors import InvalidInput, NotFound
+from agentmem.fsutil import read_bytes, write_atomic
+from agentmem.memory import pending
+from agentmem.memory.notes import check_id
+from agentmem.paths import pending_dir
+from agentmem.store.base import StoreDescription
+from agentmem.store.identity import open_known
+
+RECEIPTS = ".confirmed"  # pending/.confirmed/<id>.json: what a retry confirmed, for a retry racing it
+# Seconds. 2026-12-01: a week covers an agent acting on a pending-upload hint long after a Stop hook
+# uploaded the note; a receipt is about 300 bytes and only retried notes leave one.
+RECEIPT_SECONDS = 7 * 86400
+
+
+def deliver(machine: str | os.PathLike, entry: pending.Entry, data: bytes, *, timeout: float | None = None,
+            receipt: bool = False, index=None) -> pending.Outcome:
+    """Upload a persisted entry to its recorded destination; drop it only on confirmed success.
+    A confirmed note goes straight into the cache, `index` (the cache's observer) told.
+
+    With `receipt`, a confirmed upload leaves a receipt (see the module docstring). An entry whose
+    destination is unknown (damaged) is never sent: it stays pending with that as the reason.
+    """
+    if entry.store is None:
+        return pending.Outcome(entry, "pending", _unknown_destination(entry))
+    try:
+        store = open_known(machine, entry.store, timeout=timeout)  # INV store-identity: never another store
+        store.put(entry.path, data)
+    except errors.AgentmemError as exc:
+        pending.record_failure(machine, entry, exc)
+        return pending.Outcome(entry, "pending", exc)
+    except OSError as exc:  # anything the backend did not classify: keep the note
+        err = errors.Offline(f"upload failed: {exc}")
+        pending.record_failure(machine, entry, err)
+        return pending.Outcome(entry, "pending", err)
+    _after_confirmed(machine, entry, data, index)
+    if receipt:
+        _write_receipt(machine, entry)
+    pending.remove(machine, entry.id)
+    return pending.Outcome(entry, "saved")
+
+
+def _unknown_destination(entry: pending.Entry, configured: StoreDescription | None = None) -> InvalidInput:
+    where = "this machine's configured store" + (f" ({configured.label()})" if configured else "")
+    return InvalidInput(
+        f"pending note {entry.id} (project {entry.project}) is intact, but {entry.damaged}, so its destination "
+        "store is unknown; nothing was sent",
+        hint=f"to send it to {where}, run `{entry.retry_command()}`",
+    )
+
+
+def _after_confirmed(machine: str | os.PathLike, entry: pending.Entry, data: bytes, index) -> None:
+    if entry.store is None:  # never: deliver sends no entry without a destination
+        return
+    # Put the confirmed note straight into the project cache so this machine's
+    # next search finds it without waiting for a refresh.
+    from agentmem.memory import cache, records
+
+    try:
+        if entry.path.endswith(".md"):
+            cache.add_confirmed(machine, entry.store, entry.project, entry.id, data, index=index)
+        else:
+            record = records.parse(data)
+            if record is not None:
+                records.add_cached(cache.project_dir(machine, entry.store, entry.project), record, data)
+    except OSError:
+        pass  # the cache is derived; the next refresh fills it
+
+
+def retry(machine: str | os.PathLike, note_id: str, *, timeout: float | None = None,
+          repair_store: StoreDescription | None = None, configured: StoreDescription | None = None,
+          index=None) -> pending.Outcome:
+    """Resend a pending note. A note an earlier retry confirmed is reported saved (from its receipt).
+
+    A damaged entry is sent only with `repair_store` (the user's explicit choice); otherwise it is
+    refused, naming `configured` as the store `--repair` would use.
+    """
+    try:
+        entry, data = pending.load(machine, note_id)
+    except NotFound:
+        done = _read_receipt(machine, note_id)
+        if done is None:
+            raise
+        return done
+    if entry.damaged is not None:
+        if repair_store is None:
+            raise _unknown_destination(entry, configured)
+        entry = pending.repair(machine, entry, repair_store)
+    return deliver(machine, entry, data, timeout=timeout, receipt=True, index=index)
+
+
+# -- receipts: what a retry confirmed -------------------------------------------------------------
+
+def _receipt_path(machine: str | os.PathLike, note_id: str) -> str:
+    return os.path.join(pending_dir(machine), RECEIPTS, f"{check_id(note_id)}.json")
+
+
+def _write_receipt(machine: str | os.PathLike, entry: pending.Entry) -> None:
+    """Best effort: the note is confirmed either way; without a receipt a late retry says not found."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    try:
+        write_atomic(_receipt_path(machine, entry.id),
+                     json.dumps(entry.to_json() | {"confirmed_at": stamp}, sort_keys=True).encode())
+        _prune_receipts(machine)
+    except OSError:
+        pass
+
+
+def _read_receipt(machine: str | os.PathLike, note_id: str) -> pending.Outcome | None:
+    try:
+        data = json.loads(read_bytes(_receipt_path(machine, note_id)))
+        entry = pending.Entry.from_json(data)
+    except (OSError, ValueError, KeyError, TypeError, InvalidInput):
+        return None
+    if entry.id != note_id:
+        return None
+    return pending.Outcome(entry, "saved", already=str(data.get("confirmed_at") or "earlier"))
+
+
+def _prune_receipts(machine: str | os.PathLike) -> None:
+    folder = os.path.join(pending_dir(machine), RECEIPTS)
+    cutoff = time.time() - RECEIPT_SECONDS
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        try:
+            if os.lstat(path).st_mtime < cutoff:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+def retry_all(machine: str | os.PathLike, *, budget: float, timeout: float | None = None,
+              index=None) -> tuple[list[pending.Outcome], list[pending.Entry]]:
+    """Retry pending entries oldest first until `budget` seconds are spent.
+
+    Returns the attempted outcomes and the entries left untried. Each attempt's
+    network timeout is clipped to what remains of the budget. A damaged entry is
+    never sent (its destination is unknown): it comes back pending, with the reason.
+    """
+    deadline = time.monotonic() + budget
+    outcomes: list[pending.Outcome] = []
+    entries = pending.list_entries(machine)
+    for i, entry in enumerate(entries):
+        if entry.store is None:
+            outcomes.append(pending.Outcome(entry, "pending", _unknown_destination(entry)))
+            continue
+        remaining = deadline - time.monotonic()
+        if remaining <= 0.05:
+            return outcomes, [e for e in entries[i:] if e.store is not None]
+        try:
+            _, data = pending.load(machine, entry.id)
+        except NotFound:
+            continue  # finished by another process meanwhile
+        step = remaining if timeout is None else min(timeout, remaining)
+        outcomes.append(deliver(machine, entry, data, timeout=step, receipt=True, index=index))
+    return outcomes, []

@@ -1,0 +1,16 @@
+"""The ranked index following the cache: the observer that callers of a cache change pass it.
+
+The cache (memory/, below search/) never imports search; whoever changes it and wants the index
+as current passes `update` as the cache's `index` observer. It imports the ranked engine (and
+sqlite3) only once a change arrives, so a save that stays pending, or a search that finds nothing
+new, costs what it cost when the cache told the index itself.
+"""
+
+from __future__ import annotations
+
+
+def update(pdir: str, added, removed, *, scrub: bool = False) -> None:
+    """Tell the project's index which notes arrived or left its cache (see ranked.update)."""
+    from agentmem.search import ranked
+
+    ranked.update(pdir, added, removed, scrub=scrub)

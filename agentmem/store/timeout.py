@@ -1,0 +1,36 @@
+"""How long one invocation may spend on the network: the one rule, where store/ and config both read it.
+
+`AGENTMEM_NETWORK_TIMEOUT` wins, then the configured `[network] timeout` (config.py passes it), then
+the default. Here rather than in config.py so that the stores, which enforce the budget, never import
+config.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentmem.errors import InvalidInput
+
+# Seconds. A save is 4 Hub requests plus one Xet transfer (measured on the stand-in,
+# 2026-11-30), a few seconds on a slow link; 20 s leaves room for two backoff retries
+# of a 5xx while an offline save still returns well inside an agent's turn.
+DEFAULT_NETWORK_TIMEOUT = 20.0
+ENV_NETWORK_TIMEOUT = "AGENTMEM_NETWORK_TIMEOUT"  # overrides [network] timeout
+MIN_NETWORK_TIMEOUT = 0.1  # seconds: below this not even a loopback request completes
+
+
+def network_timeout(configured: float | None = None) -> float:
+    """The network budget of one invocation, in seconds: the one rule for every caller.
+
+    `AGENTMEM_NETWORK_TIMEOUT` wins, then `configured` (config.toml's `[network] timeout`),
+    then the default; the result is at least MIN_NETWORK_TIMEOUT.
+    """
+    raw = os.environ.get(ENV_NETWORK_TIMEOUT)
+    if raw:
+        try:
+            value = float(raw)
+        except ValueError:
+            raise InvalidInput(f"{ENV_NETWORK_TIMEOUT} must be a number of seconds, not {raw!r}") from None
+    else:
+        value = DEFAULT_NETWORK_TIMEOUT if configured is None else float(configured)
+    return max(MIN_NETWORK_TIMEOUT, value)
