@@ -472,7 +472,7 @@ def test_after_a_change_the_index_and_the_corrections_list_the_cache_folder_once
     assert [h.id for h in ranked.rank(pdir, "second")] == [fixed]  # this search lists the folder once
     corrections.cached_pairs(str(pdir))
     mtime = str(os.stat(pdir / "notes").st_mtime_ns)
-    idx = rindex.open_index(pdir, sync=False)
+    idx = rindex.open_index(pdir, ranked.rebuild, sync=False)
     try:
         assert idx.meta("dir_mtime") == mtime  # the next open is one stat
     finally:
