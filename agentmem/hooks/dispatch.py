@@ -1,8 +1,10 @@
 """The `agentmem hook ...` entry the runtimes call when a hook fires.
 
 `hook` is the one command that never fails outward: whatever happens it exits
-0 and prints no decision, because in Claude Code a Stop hook's exit status 2
-would keep the agent from stopping. Problems go to stderr as one line.
+0, because in Claude Code a Stop hook's exit status 2 would keep the agent from
+stopping. Problems go to stderr as one line. The one decision a hook ever prints
+is the optional reflection's (hooks/reflect.py): once per session, a stop hook
+asks to continue with a prompt, guarded so it cannot loop.
 
 The reminder is printed in the form each runtime adds to the model's context
 (checked with the real CLIs, 2026-12-01): plain stdout for Codex, Claude Code
@@ -77,6 +79,19 @@ def reminder_output(runtime: str, event: str, text: str) -> str:
     return text + "\n"
 
 
+def reflection_output(machine: str, runtime: str, hook_input: dict) -> str:
+    """The stop hook's request for one more turn, when reflection is on, the runtime takes one, and
+    the guard allows it (once per session, never on a stop a stop hook caused); else ""."""
+    from agentmem.hooks import reflect
+
+    if runtime not in reflect.RUNTIMES or not reflect.enabled(machine):
+        return ""
+    ask, _ = reflect.decide(machine, hook_input)
+    if not ask:
+        return ""
+    return '{"decision": "block", "reason": ' + _json_string(reflect.prompt()) + "}\n"
+
+
 def _read_stdin() -> str:
     if sys.stdin is None or sys.stdin.isatty():
         return ""
@@ -99,10 +114,12 @@ def run_hook(argv: list[str]) -> int:
             if text:
                 sys.stdout.write(reminder_output(runtime, event, text))
         else:
-            report = actions.stop(machine, actions.parse_hook_input(_read_stdin()))
+            hook_input = actions.parse_hook_input(_read_stdin())
+            report = actions.stop(machine, hook_input)
             message = report.message()
             if message:
                 sys.stderr.write(message + "\n")
+            sys.stdout.write(reflection_output(machine, runtime, hook_input))
         sys.stdout.flush()
     except BaseException as exc:  # noqa: BLE001 - a hook must never stop the agent
         line = exc.one_line() if isinstance(exc, AgentmemError) else f"{type(exc).__name__}: {exc}"

@@ -270,6 +270,24 @@ def _hooks_step(report: SetupReport, machine: Path, wanted: set[str], names: lis
             report.add(f"hooks {name}", "changed", f"{change.detail} (runtime disabled): {change.path}")
 
 
+def _reflect_step(report: SetupReport, cfg, names: list[str]) -> None:
+    """With `[hooks] reflect` on: in which runtimes the stop hook asks for the end-of-session turn."""
+    from agentmem.machine import settings
+
+    if not settings.reflect_on(cfg):
+        return
+    from agentmem.hooks import reflect
+
+    for name, state in settings.reflection(cfg, names).items():
+        if state == "on":
+            report.add(f"reflect {name}", "ok", f"on: once per session ({reflect.RUNTIMES[name]})")
+        elif state == "needs hooks":
+            report.add(f"reflect {name}", "warning", "[hooks] reflect is on but needs the hooks, which are off "
+                       f"for {name}: `{Command('hooks', 'install', '--runtime', name, helper=report.helper).line()}`")
+        else:
+            report.add(f"reflect {name}", "skipped", state)
+
+
 def _mcp_step(report: SetupReport, machine: Path, enabled: bool, names: list[str], helper_cmd: list[str],
               env) -> None:
     """Register our MCP server with the runtimes that take one when asked, else take out any we registered."""
@@ -340,6 +358,7 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     report.add("config", "changed" if changed else "ok", f"{machine / 'config.toml'} (helper: {helper})")
     _runtime_steps(report, machine, names, helper_cmd, cfg.store, env, replace_core_skill)
     _hooks_step(report, machine, settings.hooks_runtimes(cfg, names), names, helper_cmd, env)
+    _reflect_step(report, cfg, names)
     _mcp_step(report, machine, settings.mcp_enabled(cfg), names, helper_cmd, env)
     _shared_skill_steps(report, machine, cfg, settings.shared_skills(cfg), names, env)
     report.outcome = verification.verification_step(report, machine, env)
