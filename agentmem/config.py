@@ -260,18 +260,16 @@ def conflict_line(text: str) -> int:
 
 
 def conflict_error(path: str, line: int, machine: str | os.PathLike, previous: dict | None) -> InvalidInput:
-    """What to tell the user about a conflicted config.toml: the file, the line, the exact way out."""
-    import shlex
-    import sys
-
-    commit = shlex.join([sys.executable, "-P", "-m", "agentmem.machine.repo", "Resolve config.toml"])
-    helper = (((previous or {}).get("helper") or {}).get("command")) or [sys.executable, "-m", "agentmem"]
+    """What to tell the user about a conflicted config.toml: the file, the line, the one way out
+    (resolve it, then setup, which checks the machine again and commits it)."""
+    helper = (((previous or {}).get("helper") or {}).get("command")) or None
     in_use = ("until then agentmem uses the last working config, from before the conflict"
               if previous is not None else "no earlier working copy is kept, so nothing can run until then")
     return InvalidInput(
         f"{path} holds unresolved conflict markers from `copier update` (first on line {line}); {in_use}",
-        hint=f"edit the file: keep one side of each conflict and delete the <<<<<<<, ======= and >>>>>>> "
-        f"lines; then run `cd {shlex.quote(os.fspath(machine))} && {commit}` and `{shlex.join(helper)} setup`",
+        hint=NextStep("edit the file: keep one side of each conflict and delete the <<<<<<<, ======= and >>>>>>> "
+                      "lines; then run `{}`, which checks the machine again and commits it",
+                      Command("setup", helper=helper if isinstance(helper, list) else None)),
     )
 
 

@@ -87,17 +87,29 @@ def run_upgrade(args) -> Result:
         if "=" not in item or not item.partition("=")[0].strip():
             raise InvalidInput(f"--data takes KEY=VALUE, not {item!r}")
     machine = common.machine_path()
-    argv, committed = upgrade.prepare(machine, args.vcs_ref, args.data)
+    plan = upgrade.prepare(machine, args.vcs_ref, args.data)
+    lines = [f"note: {plan.repaired}"] if plan.repaired else []
+    if plan.argv is None:
+        out = {"status": "current", "home": str(machine), **plan.to_json()}
+        lines.append(f"already at {plan.target} ({plan.why}): nothing to upgrade")
+        return Result(out, "\n".join(lines))
     sys.stdout.flush()  # Copier's output goes straight through; to stderr when stdout carries JSON
-    code = subprocess.run(argv, stdout=sys.stderr if args.json else None).returncode
-    out = {"status": "updated" if code == 0 else "failed", "home": str(machine), "committed_local_edits": committed,
-           "command": argv, "copier_exit_status": code}
+    code = subprocess.run(plan.argv, stdout=sys.stderr if args.json else None).returncode
+    out = {"status": "updated" if code == 0 else "failed", "home": str(machine), **plan.to_json(),
+           "copier_exit_status": code}
     if code:
+        from agentmem.machine import repo
+
+        found = repo.conflicted(machine)
+        if found:  # the one instruction that works (copier's and the migration's lines say the same)
+            raise repo.conflicts_error(machine, found)
         again = shell_line("upgrade", *(["--vcs-ref", args.vcs_ref] if args.vcs_ref else []),
                            *[f"--data={item}" for item in args.data])
-        return Result(out, f"upgrade FAILED: copier update exited with status {code} (its output is above); "
-                      f"fix the cause, then run `{again}` again", EXIT_UNEXPECTED)
-    return Result(out, f"upgraded {machine}" + (" (its local edits were committed first)" if committed else ""))
+        raise AgentmemError(f"upgrade FAILED: copier update exited with status {code} (its output is "
+                                   f"above); fix the cause, then run `{again}` again")
+    where = f" to {plan.target} ({plan.why})" if plan.target else ""
+    lines.append(f"upgraded {machine}{where}" + (" (its local edits were committed first)" if plan.committed else ""))
+    return Result(out, "\n".join(lines))
 
 
 def add_bucket(sp) -> None:

@@ -87,9 +87,12 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "home": "the machine folder", "steps": "[{name, status, detail}] in order",
         "store?": "the store chosen and who can reach it",
     }),
-    "upgrade": ("updated | failed", {
+    "upgrade": ("updated | current (a failure is the error envelope)", {
         "home": "the machine folder", "committed_local_edits": "whether the folder's own edits were committed first",
-        "command": "the copier command run", "copier_exit_status": "its exit status",
+        "from": "the template revision recorded before", "to": "where the upgrade went (or already is)",
+        "why": "why that one: as asked, the newest release tag, or the checkout's HEAD (no tags)",
+        "repaired": "what was mended first (a recorded revision that exists nowhere), or null",
+        "command": "the copier command run (null when already current)", "copier_exit_status?": "its exit status",
     }),
     "bucket": ("ok (connect, create, ensure); ok | pending | failed (verify)", {
         "bucket?": "connect/create/ensure: the bucket ID", "action?": "connected | created | reused",

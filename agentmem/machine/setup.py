@@ -338,6 +338,7 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     cfg = config.load(machine, allow_stale=False)  # setup never acts on a config it cannot read
     if not cfg.data:
         raise NotConfigured(f"no agentmem config in {machine}", hint=config.SETUP_HINT)
+    _template_step(report, machine)
     names = enabled_names(cfg.data)
     for unknown in sorted(set(listed_names(cfg.data)) - set(names)):
         report.add(f"runtime {unknown}", "warning", f"unknown runtime; expected one of {', '.join(RUNTIME_NAMES)}")
@@ -362,7 +363,28 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     _mcp_step(report, machine, settings.mcp_enabled(cfg), names, helper_cmd, env)
     _shared_skill_steps(report, machine, cfg, settings.shared_skills(cfg), names, env)
     report.outcome = verification.verification_step(report, machine, env)
+    _commit_step(report, machine)
     return report
+
+
+def _template_step(report: SetupReport, machine: Path) -> None:
+    """A template revision recorded that exists nowhere (copied from a checkout with untracked files) is
+    replaced by the one it was made from, so `upgrade` works (INV real-template-commit)."""
+    from agentmem.machine import template_source
+
+    repaired = template_source.repair(machine)
+    if repaired:
+        report.add("template", "changed", repaired)
+
+
+def _commit_step(report: SetupReport, machine: Path) -> None:
+    """A machine folder kept in git is committed once setup has checked it, as Copier's task does, so
+    a rerun after resolving an upgrade's conflicts completes that upgrade (markers are never committed)."""
+    from agentmem.machine import repo
+
+    if (machine / ".git").exists() and repo.commit(
+            machine, "agentmem setup"):
+        report.add("machine folder", "changed", f"committed {machine} (git)")
 
 
 def default_agent(runtime_names: list[str]) -> str:
