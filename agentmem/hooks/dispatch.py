@@ -84,7 +84,7 @@ def reflection_output(machine: str, runtime: str, hook_input: dict) -> str:
     the guard allows it (once per session, never on a stop a stop hook caused); else ""."""
     from agentmem.hooks import reflect
 
-    if runtime not in reflect.RUNTIMES or not reflect.enabled(machine):
+    if runtime not in reflect.RUNTIMES:
         return ""
     ask, _ = reflect.decide(machine, hook_input)
     if not ask:

@@ -57,7 +57,9 @@ def enabled(machine: str | os.PathLike) -> bool:
     try:
         from agentmem import config
 
-        return (config.load(machine).data.get("hooks") or {}).get("reflect") is True
+        cfg = config.load(machine)
+        cfg.keep_parsed_copy()  # the next stops read its JSON copy, not the TOML (tomllib costs ~10 ms)
+        return (cfg.data.get("hooks") or {}).get("reflect") is True
     except Exception:  # noqa: BLE001 - a config problem turns reflection off; the hook still exits 0
         return False
 
@@ -85,24 +87,40 @@ def session_of(hook_input: dict) -> str:
     return ""
 
 
-def decide(machine: str | os.PathLike, hook_input: dict, *, now: float | None = None) -> tuple[bool, str]:
-    """(ask, why): whether this stop asks for the reflection turn, recording the session if so."""
+def decide(machine: str | os.PathLike, hook_input: dict, *, now: float | None = None,
+           enabled_check=None) -> tuple[bool, str]:
+    """(ask, why): whether this stop asks for the reflection turn, recording the session if so.
+
+    The cheap refusals come first (a stop a stop hook caused, no session ID, a session already
+    asked), so most stops never read config.toml; `enabled_check(machine)` (default `enabled`)
+    is asked only for a session not yet asked."""
     if hook_input.get("stop_hook_active") or hook_input.get("stopHookActive"):
         return False, "stop_hook_active"
     session = session_of(hook_input)
     if not session:
         return False, "no session ID in the hook input"
+    path = os.path.join(machine, STATE_FILE)
+    if session in _sessions(_read(path)):
+        return False, "already asked in this session"
+    if not (enabled_check or enabled)(machine):
+        return False, "off"
     try:
         with _Lock(os.path.join(machine, LOCK_FILE)):
-            return _record(os.path.join(machine, STATE_FILE), session, time.time() if now is None else now)
+            return _record(path, session, time.time() if now is None else now)
     except OSError as exc:
         return False, f"reflection state not written ({exc.strerror or exc})"
 
 
-def _record(path: str, session: str, now: float) -> tuple[bool, str]:
-    from agentmem.fsutil import read_state, write_state
+def _read(path: str) -> dict:
+    from agentmem.fsutil import read_state
 
-    sessions = _sessions(read_state(path))
+    return read_state(path)
+
+
+def _record(path: str, session: str, now: float) -> tuple[bool, str]:
+    from agentmem.fsutil import write_state
+
+    sessions = _sessions(_read(path))  # again, under the lock: another session may have written since
     if session in sessions:
         return False, "already asked in this session"
     sessions[session] = now
