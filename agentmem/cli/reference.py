@@ -160,7 +160,7 @@ CONFIG_KEYS = [
      "(`agentmem hooks install|remove` write it)"),
     ("hooks", "reflect", "`false`", "with the hooks on: once per session, the stop hook asks the agent for one more "
      "turn to save durable decisions and findings (Codex, Claude Code, Gemini CLI, Copilot CLI; not OpenCode); "
-     "`agentmem hooks install --reflect|--no-reflect` write it"),
+     "`hooks install --reflect|--no-reflect` write it"),
     ("mcp", "enabled", "`false`", "register `agentmem mcp` with the runtimes that take MCP servers"),
     ("skills", "install", "`[]`", "shared skill revisions setup installs, as `name@revision`"),
     ("helper", "command", "recorded by setup", "the helper's absolute command; hooks and the skill use it"),
