@@ -31,6 +31,9 @@ MIN_NETWORK_TIMEOUT = 0.1  # seconds: below this not even a loopback request com
 # may be stale). 0: every search asks the store what changed, which costs one stat of a
 # folder store's notes folder or one request to a bucket when nothing did (2026-12-01).
 DEFAULT_CACHE_MAX_AGE = 0.0
+# Characters: pinned notes in the session-start reminder. 2026-12-01: about 500 tokens, a tenth of what
+# Claude Code loads of its own memory file, so a few pins never crowd out the session's own context.
+DEFAULT_PIN_BUDGET = 2000
 # Seconds. How long a search waits for the store to say what changed before it answers from the
 # cache, marked stale. The check is one request (a bucket's info), plus one feed read after a
 # change: milliseconds on the loopback Hub, a few round trips on the real one. 2 s leaves a slow
@@ -153,6 +156,18 @@ class Config:
         return self._number("cache", "max_age", DEFAULT_CACHE_MAX_AGE)
 
     @property
+    def review_after(self) -> float | None:
+        """[memory] review_after: days after which a note without `review_by` is due for review (None: never)."""
+        if "review_after" not in (self.data.get("memory") or {}):
+            return None
+        return self._number("memory", "review_after", 0)
+
+    @property
+    def pin_budget(self) -> int:
+        """[memory] pin_budget: characters of pinned notes the session-start reminder carries."""
+        return int(self._number("memory", "pin_budget", DEFAULT_PIN_BUDGET))
+
+    @property
     def search_mode(self) -> str:
         """[search] mode: the default of `agentmem search --mode` (ranked unless set)."""
         value = (self.data.get("search") or {}).get("mode", "ranked")
@@ -187,9 +202,12 @@ class Config:
             check_project_name(explicit)
             if explicit not in self.project_names():
                 names = ", ".join(sorted(self.project_names())) or "none"
+                first = min(self.project_names()) if self.project_names() else None
+                use = f"name a configured one (--project {first}), or " if first else ""
                 raise NotConfigured(
                     f"project {explicit!r} is not configured on this machine (configured: {names})",
-                    hint=map_hint(canonical(cwd if cwd is not None else os.getcwd())),
+                    hint=NextStep(f"{use}map a directory of it first: {{}} (DIRECTORY: the checkout that "
+                                  "belongs to it)", Command("map", "DIRECTORY", explicit)),
                 )
             return explicit
         here = canonical(cwd if cwd is not None else os.getcwd())

@@ -87,6 +87,12 @@ def search_text(out: dict, explicit_project: str | None = None, *, tool: ToolNam
         corr = f" (corrects {r['corrects']})" if r.get("corrects") else ""
         if r.get("corrected_by"):  # INV corrections-visible: listed below its correction, and marked
             corr += f" [CORRECTED by {', '.join(r['corrected_by'])}: read that first]"
+        if r.get("retracted"):
+            corr += f" [RETRACTED {r['retracted']['created'][:10]}: no longer true]"
+        if r.get("review_due"):
+            corr += " [REVIEW DUE: may be stale]"
+        if r.get("pinned"):
+            corr += " [pinned]"
         found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}: {r['title']}{flag}{corr}")
         for m in r["matches"]:
             found.append(f"    {m['line']}: {m['text']}")
@@ -100,17 +106,90 @@ def search_text(out: dict, explicit_project: str | None = None, *, tool: ToolNam
     elif out["results"]:
         extra = ["--project", explicit_project] if explicit_project else []
         lines.append(f"Read one with: {command(Command('read', out['results'][0]['id'], *extra), tool)}")
+    if out.get("more"):
+        lines.append(f"{out['more']} more note(s) in project {out['project']}: raise the limit (--limit, up to 200) "
+                     "or search for words")
     return "\n".join(lines)
 
 
 def read_text(out: dict, data: bytes) -> str:
-    """A note read in full, framed as data, with what the reader should know about where it came from."""
+    """A note read in full, framed as data, with what the reader should know about where it came from:
+    first its retraction, a review that is due, a pin (`states_text`)."""
     from agentmem.safety.framing import frame_note
 
     note_id = out["id"]
-    text = frame_note(data.decode("utf-8", errors="replace").rstrip("\n"), note_id=note_id).rstrip("\n")
+    framed = frame_note(data.decode("utf-8", errors="replace").rstrip("\n"), note_id=note_id).rstrip("\n")
+    text = states_text(out) + framed
     if out["source"] == "pending":
         text += f"\n\n(note {note_id} is pending upload on this machine)"
     if out.get("stale"):  # the note is what the store holds; what could not be asked is said
         text += f"\nwarning: {out['stale_reason']}"
     return text
+
+
+def states_text(out: dict) -> str:
+    """What `read` says before the note: its retraction (who, when, why), a review that is due, a pin."""
+    from agentmem.safety.framing import clean
+
+    lines = []
+    gone = out.get("retracted")
+    if gone:
+        why = clean(gone["reason"] or "no reason given")
+        lines.append(f"RETRACTED on {gone['created'][:10]} by {gone['agent']} (record {gone['record']}): {why}")
+        lines.append("This note is no longer true; do not rely on it.")
+    if out.get("review_due"):
+        lines.append(f"REVIEW DUE since {out['review_by']}: this note may be stale; check it before relying on it.")
+    if out.get("pinned"):
+        lines.append("This note is pinned: it is shown in every session-start reminder of the project.")
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def record_text(out: dict, done: str, tool: ToolName | None = None) -> str:
+    """What saving a retraction, pin or unpin did (`done`: "retracted", "pinned", "unpinned")."""
+    note = out["note"]
+    if out["status"] == "unchanged":
+        return f"note {note} was already {done}; nothing was written"
+    if out["status"] == "saved":
+        return f"{done} {note}: record {out['record']['record']} saved to shared memory ({out['path']})"
+    reason = out.get("reason", {}).get("message", "outcome unknown")
+    retry = command(Command("save", "--retry", out["record"]["record"]), tool)
+    return (f"{done} {note} on this machine; the record is NOT confirmed in the shared store: {reason}\n"
+            f"it is pending; retry with: {retry}")
+
+
+def purge_text(out: dict) -> str:
+    """What a purge did; a purge the store did not finish names the command that finishes it."""
+    note = out["note"]
+    if out["status"] == "purged":
+        where = "deleted from the store" if out["deleted_from_store"] else "not in the store (already gone)"
+        return (f"purged {note}: {where}; purge record {out['record']['record']} tells every other machine to drop "
+                "it at its next search")
+    why = out.get("reason", {}).get("message", "outcome unknown")
+    return f"purged {note} from this machine, but the store is not done yet: {why}\nfinish it with: {out['next']}"
+
+
+def with_command_lines(out: dict) -> dict:
+    """The review queue with each item's commands also as the line to run (absolute helper, quoted)."""
+    for item in out["items"]:
+        for step in item["commands"]:
+            step["command"] = Command(*step["argv"]).line()
+    return out
+
+
+def review_text(out: dict, tool: ToolName | None = None) -> str:
+    """The review queue for a person or an agent: our words and IDs; the notes' titles framed as data."""
+    from agentmem.safety.framing import frame_lines
+
+    lines = [f"warning: the queue may be stale - {out['stale_reason']}"] if out.get("stale") else []
+    items = out["items"]
+    lines.append(f"{len(items)} item(s) to review in project {out['project']}" + (":" if items else ""))
+    titles: dict[str, str] = {}
+    for item in items:
+        lines.append(f"- {item['kind']}: {item['summary']}")
+        for step in item["commands"]:
+            said = command(Command(*step["argv"]), tool)
+            lines.append(f"    {said}" + (f"  # {step['note']}" if step.get("note") else ""))
+        titles.update(item.get("titles", {}))
+    if titles:  # titles are note content: quoted data, not instructions (INV framed-recall)
+        lines.extend(frame_lines([f"{k}: {v}" for k, v in sorted(titles.items())], label="note titles"))
+    return "\n".join(lines)

@@ -82,3 +82,14 @@ def test_bad_network_times_a_misbehaving_hub_and_the_hung_hub_reference():
     out = _bench("bad_network.py", "--timeout", "4", "--check", "1", "--searches", "2")
     assert "endless line" in out and "reference (check given the whole 4 s budget)" in out
     assert out.rstrip().endswith("OK")
+
+
+def test_view_times_the_page_in_chromium():
+    from tests import browserkit
+
+    if browserkit.missing():
+        missing_prerequisite(browserkit.missing())
+    report = json.loads(_bench("view.py", "--sizes", "60", "--repeat", "1", "--json"))
+    [size] = report["sizes"]
+    assert size["notes"] == 60 and size["view_s"] > 0 and size["usable_s"] > 0
+    assert size["after_typing"].startswith("2 of 60 notes")  # bench.fill: one note in 40 holds the query

@@ -61,6 +61,15 @@ def finish() -> None:
         cfg.keep_parsed_copy()
 
 
+def project(cfg, args, action: str) -> str:
+    """The project to work in; a `--project` holding a credential is refused without being echoed."""
+    if args.project is not None:
+        from agentmem.safety.screening import refuse_argument
+
+        refuse_argument(args.project, "--project", action)
+    return cfg.resolve_project(explicit=args.project)
+
+
 def timeout(cfg) -> float:
     """The network deadline; a malformed setting falls back to the default with a warning on stderr
     (config.timeout_or_default)."""

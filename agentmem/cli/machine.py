@@ -34,7 +34,7 @@ def run_map(args) -> Result:
 
 
 def add_where(sp) -> None:
-    sp.add_argument("--project")
+    sp.add_argument("--project", help="a configured project name (default: the project of the current directory)")
 
 
 def run_where(args) -> Result:

@@ -28,6 +28,12 @@ COMMANDS = {
     "pending": ("memory", "list notes saved locally whose upload is not confirmed"),
     "search": ("memory", "search the project's notes (empty query: most recent)"),
     "read": ("memory", "print a note"),
+    "retract": ("hygiene", "retract a note: every machine's search hides it from now on (read still shows it)"),
+    "pin": ("hygiene", "pin a note into the project's session-start reminder on every machine"),
+    "unpin": ("hygiene", "take a note out of the session-start reminder"),
+    "review": ("hygiene", "list what to review: notes past review, near duplicates, repeated corrections, "
+               "retractions"),
+    "purge": ("hygiene", "delete a note for good, everywhere (a leaked credential, personal data); asks first"),
     "export": ("exchange", "write the notes as plain Markdown files: a folder per project, an index, a manifest"),
     "import": ("exchange", "import memories from an agentmem export or another agent CLI's memory files (dry run "
                "unless --apply)"),
@@ -36,6 +42,7 @@ COMMANDS = {
     "map": ("machine", "map a directory (and its subdirectories) to a project"),
     "setup": ("machine", "check and complete this machine's setup, then verify the store"),
     "bucket": ("machine", "connect to, create or verify the Hugging Face bucket (private only)"),
+    "view": ("view", "write this machine's memory as one HTML page to search in a browser (no server)"),
     "where": ("machine", "show the project and store for the current directory"),
     "upgrade": ("machine", "commit this machine folder's edits, then copier update it to a newer template"),
     "publish-skill": ("skills", "publish a skill folder as a new immutable revision"),
@@ -93,7 +100,8 @@ def build_parser(only: str | None = None):
         if only is not None and name != only:
             continue
         sp = sub.add_parser(name, help=help_text, description=help_text)
-        sp.add_argument("--json", action="store_true", help="machine-readable output")
+        if name != "mcp":  # the server speaks JSON-RPC on stdout; it has no JSON result of its own
+            sp.add_argument("--json", action="store_true", help="machine-readable output")
         sp.set_defaults(func=handler(name))
         getattr(_group(name), "add_" + name.replace("-", "_"))(sp)
     return p

@@ -53,13 +53,7 @@ def check_heredoc_tail(body: str) -> None:
 # --- save / pending -------------------------------------------------------
 
 
-def _project(cfg, args, action: str) -> str:
-    """The project to work in; a `--project` holding a credential is refused without being echoed."""
-    if args.project is not None:
-        from agentmem.safety.screening import refuse_argument
-
-        refuse_argument(args.project, "--project", action)
-    return cfg.resolve_project(explicit=args.project)
+_project = common.project
 
 
 def _save_text(out: dict) -> str:
@@ -88,12 +82,14 @@ def add_save(sp) -> None:
     sp.add_argument("--text", metavar="MARKDOWN",
                     help="the note body as one argument, instead of FILE or stdin (for agent CLIs that "
                     "pre-approve the helper's own command but ask about a heredoc or pipe)")
-    sp.add_argument("--title")
+    sp.add_argument("--title", help="the note's title (default: the body's first non-blank line, without leading #)")
     sp.add_argument("--kind", default="note", help="note (default) or checkpoint")
-    sp.add_argument("--tag", action="append", default=[])
+    sp.add_argument("--tag", action="append", default=[], help="a tag; repeat for more (default: none)")
     sp.add_argument("--source", action="append", default=[], help="a source reference (file, URL, commit)")
     sp.add_argument("--session", help="optional session or task reference")
     sp.add_argument("--corrects", metavar="ID", help="the ID of an earlier note this one corrects")
+    sp.add_argument("--review-by", metavar="DATE",
+                    help="an ISO date (YYYY-MM-DD) after which the note is due for review (a past date: due now)")
     sp.add_argument("--project", help="a configured project name (default: from the current directory)")
     sp.add_argument("--retry", metavar="ID", help="resend a pending note exactly as it was saved")
     sp.add_argument("--repair", action="store_true",
@@ -109,7 +105,7 @@ def run_save(args) -> Result:
     machine = common.machine()
     if args.retry is not None:
         if (args.file or args.text is not None or args.title or args.tag or args.source or args.corrects
-                or args.kind != "note" or args.redact):
+                or args.kind != "note" or args.redact or args.review_by):
             raise InvalidInput("--retry takes only a note ID: the pending note is resent exactly as saved")
         from agentmem.safety.screening import refuse_argument
 
@@ -130,7 +126,8 @@ def run_save(args) -> Result:
         check_heredoc_tail(body)
     saved = save.save(machine, cfg, project, body, title=args.title,
                       kind=args.kind, tags=args.tag, sources=args.source, session=args.session,
-                      corrects=args.corrects, redact=args.redact, timeout=common.timeout(cfg))
+                      corrects=args.corrects, review_by=args.review_by, redact=args.redact,
+                      timeout=common.timeout(cfg))
     out = saved.to_json(with_redacted=args.redact)
     text = _save_text(out)
     if saved.redacted:
@@ -184,10 +181,12 @@ def run_pending(args) -> Result:
 # Must match cli/quick.py's SPECS (tests/test_quickargs.py checks it).
 def add_search(sp) -> None:
     sp.add_argument("query", nargs="*")
-    sp.add_argument("--limit", type=int, default=10)
-    sp.add_argument("--project")
+    sp.add_argument("--limit", type=int, default=10, help="at most this many results, 1-200 (default: 10)")
+    sp.add_argument("--project", help="a configured project name (default: the project of the current directory)")
     sp.add_argument("--refresh", action="store_true", help="refresh the cache even if it is recent")
     sp.add_argument("--offline", action="store_true", help="use the cache only")
+    sp.add_argument("--include-retracted", action="store_true",
+                    help="also list retracted notes (marked); purged notes are gone for good")
     sp.add_argument(
         "--mode", choices=("literal", "ranked", "hybrid"), default=None,
         help="ranked (default, or [search] mode in config.toml): best match first, by words and their "
@@ -206,7 +205,7 @@ def run_search(args) -> Result:
     try:
         out = recall.search(common.machine(), cfg, project, " ".join(args.query or []), limit=args.limit,
                             mode=args.mode, refresh=args.refresh, offline=args.offline, timeout=common.timeout(cfg),
-                            progress=progress)
+                            progress=progress, include_retracted=args.include_retracted)
     finally:
         if progress is not None:
             progress.finish()
@@ -244,7 +243,7 @@ class _Progress:
 
 def add_read(sp) -> None:
     sp.add_argument("id")
-    sp.add_argument("--project")
+    sp.add_argument("--project", help="a configured project name (default: the project of the current directory)")
     sp.add_argument("--fresh", action="store_true", help="read from the store, bypassing the cache")
 
 

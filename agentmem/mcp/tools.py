@@ -1,7 +1,8 @@
 """The MCP server's tools: names, descriptions, input schemas, argument checks, and what each one runs.
 
 Each tool is a thin call into the library functions behind the CLI's commands
-(`memory.recall.search` and `read`, `memory.save.save`, `memory.pending`), so the
+(`memory.recall.search` and `read`, `memory.save.save`, `memory.pending`, `memory.hygiene`
+and `memory.review`), so the
 guarantees are the CLI's: the note is in pending/ before any upload, a credential
 is refused before anything is written, one network budget per call, recalled
 notes framed as data. The SDK lives in `server.py`; nothing here imports it, so
@@ -73,10 +74,42 @@ TOOLS: dict[str, tuple[str, dict, tuple[str, ...], bool]] = {
             "sources": _STRINGS | {"description": "Where it comes from: files, URLs, commits."},
             "corrects": _ID | {"description": "The ID of an earlier note this one corrects."},
             "session": {"type": "string", "description": "A session or task reference."},
+            "review_by": {"type": "string", "description": "An ISO date (YYYY-MM-DD) after which the note is due "
+                          "for review."},
             "project": _PROJECT,
         },
         ("body",),
         False,
+    ),
+    PREFIX + "retract": (
+        "Retract a note that is no longer true: every machine's search hides it from its next search on "
+        "(reading it still works, with the retraction first). Nothing is deleted or rewritten. To say what is "
+        "true now, save a correction instead (memory_save with corrects).",
+        {"id": _ID, "reason": {"type": "string", "description": "Why it is no longer true (one line)."},
+         "project": _PROJECT},
+        ("id", "reason"),
+        False,
+    ),
+    PREFIX + "pin": (
+        "Pin a note: it is shown, as recalled data, at the start of every session of this project on every "
+        "machine (within a small budget; the newest pins win). Pin only what every session needs.",
+        {"id": _ID, "project": _PROJECT},
+        ("id",),
+        False,
+    ),
+    PREFIX + "unpin": (
+        "Unpin a note: it is no longer shown at the start of every session.",
+        {"id": _ID, "project": _PROJECT},
+        ("id",),
+        False,
+    ),
+    PREFIX + "review": (
+        "List what in this project's memory may no longer be true: notes past their review date, near-duplicate "
+        "pairs, notes corrected more than once, retractions; each with the commands that resolve it (purge is "
+        "for a person: suggest it, never run it).",
+        {"project": _PROJECT},
+        (),
+        True,
     ),
     PENDING_TOOL: (
         "List notes saved on this machine whose upload to shared memory is not confirmed yet.",
@@ -91,7 +124,8 @@ TOOLS: dict[str, tuple[str, dict, tuple[str, ...], bool]] = {
         False,
     ),
 }
-NEEDS_PROJECT = (PREFIX + "search", READ_TOOL, PREFIX + "save")
+NEEDS_PROJECT = (PREFIX + "search", READ_TOOL, PREFIX + "save", PREFIX + "retract", PREFIX + "pin",
+                 PREFIX + "unpin", PREFIX + "review")
 
 
 def input_schema(name: str) -> dict:
@@ -290,8 +324,42 @@ def _save(machine, cfg, project, args, timeout) -> Reply:
     body = notes.decode_body(args["body"].encode("utf-8"))
     saved = save.save(machine, cfg, project, body, title=args.get("title"), kind=args.get("kind", "note"),
                       tags=args.get("tags", []), sources=args.get("sources", []), session=args.get("session"),
-                      corrects=args.get("corrects"), timeout=timeout)
+                      corrects=args.get("corrects"), review_by=args.get("review_by"), timeout=timeout)
     return _outcome_reply(saved.to_json())
+
+
+def _record_reply(out: dict, done: str) -> Reply:
+    from agentmem.render import record_text
+
+    if out["status"] == "pending":
+        out["retry_tool"] = retry_call(out["record"]["record"])
+    return Reply(record_text(out, done, tool_name), out)
+
+
+def _retract(machine, cfg, project, args, timeout) -> Reply:
+    from agentmem.memory import hygiene
+
+    done = hygiene.retract(machine, cfg, project, args["id"], args["reason"], timeout=timeout)
+    return _record_reply(done.to_json(), "retracted")
+
+
+def _pin(machine, cfg, project, args, timeout, *, unpin: bool = False) -> Reply:
+    from agentmem.memory import hygiene
+
+    done = hygiene.pin(machine, cfg, project, args["id"], unpin=unpin, timeout=timeout)
+    return _record_reply(done.to_json(), "unpinned" if unpin else "pinned")
+
+
+def _unpin(machine, cfg, project, args, timeout) -> Reply:
+    return _pin(machine, cfg, project, args, timeout, unpin=True)
+
+
+def _review(machine, cfg, project, args, timeout) -> Reply:
+    from agentmem.memory import review
+    from agentmem.render import review_text, with_command_lines
+
+    out = with_command_lines(review.queue(machine, cfg, project, timeout=timeout))
+    return Reply(review_text(out, tool_name), _recalled(out))
 
 
 def _pending(machine, args) -> Reply:
@@ -315,11 +383,12 @@ def _screen_short_fields(args: dict) -> None:
     field a credential could arrive in is ever echoed in an error (an invalid ID, an unknown project)."""
     from agentmem.safety import credentials, screening
 
-    names = ("kind", "corrects", "project")
+    names = ("kind", "corrects", "project", "id", "review_by")
     screening.screen({k: args.get(k) for k in names}, known=credentials.env_secrets(), fixed=names)
 
 
-_WITH_PROJECT = {PREFIX + "search": _search, READ_TOOL: _read, PREFIX + "save": _save}
+_WITH_PROJECT = {PREFIX + "search": _search, READ_TOOL: _read, PREFIX + "save": _save, PREFIX + "retract": _retract,
+                 PREFIX + "pin": _pin, PREFIX + "unpin": _unpin, PREFIX + "review": _review}
 
 
 def call(tool: str, arguments: dict, *, roots: list[str] | None = None) -> Reply:
@@ -332,7 +401,7 @@ def call(tool: str, arguments: dict, *, roots: list[str] | None = None) -> Reply
     try:
         if tool == PENDING_TOOL:
             return _pending(machine, arguments)
-        if tool == PREFIX + "save":
+        if tool in (PREFIX + "save", PREFIX + "retract", PREFIX + "pin", PREFIX + "unpin"):
             _screen_short_fields(arguments)
         cfg = config.load(machine)
         warnings = list(cfg.warnings)

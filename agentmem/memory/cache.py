@@ -18,6 +18,9 @@ INV unreadable-skipped: one object the store holds but agentmem cannot read (a
 FIFO, a device, an oversized or unreadable file) is skipped and reported; the
 other notes still arrive.
 
+Records (memory/records.py) arrive through the same changes, before the notes: a note
+a purge record names is never downloaded, and leaves this machine in that refresh.
+
 Only the project asked for is listed and downloaded, never every project.
 """
 
@@ -154,6 +157,8 @@ class _Plan:
         self.damaged: set[str] = set()  # cached but differing from the store: fetched again
         self.count: int | None = None  # notes in the store, when a full listing told
         self.temps: list[str] = []  # temp files seen in the notes cache (swept if stale)
+        self.records: dict[str, Listed] = {}  # record file name -> object, to fetch before the notes
+        self.new_purges: set[str] = set()  # notes named by purge records this refresh brought
 
 
 def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: str, *,
@@ -189,8 +194,13 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
                            exc.kind, checked_at=last_ok, unreadable=unreadable)
     holdoff.release(machine, store_desc)
 
+    from agentmem.memory import records
+
     plan = _plan(changes, prefix, ndir, started, store, unreadable)
-    added, problem = _fetch(store, plan, ndir, unreadable, progress)
+    plan.records, gone = records.to_fetch(changes, prefix, pdir)  # records first: a purge is known before notes
+    plan.new_purges, problem = records.fetch(store, plan.records, gone, pdir)
+    purged = _purged_in(plan, pdir, ndir, unreadable) if problem is None else set()
+    added, problem = _fetch(store, plan, ndir, unreadable, progress) if problem is None else ([], problem)
     removed, unwritable = _drop(ndir, plan.drop)
     problem = problem or unwritable
     if changes.kind == Changes.FULL:
@@ -198,6 +208,8 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     reindexed = sorted((set(added) & plan.damaged) | set(removed))
     if added or removed:
         _notify(pdir, added, reindexed)
+    if purged and problem is None:  # last: its scrub compacts the index after every other change
+        records.forget(machine, store_desc, project, purged)
     state["unreadable"] = dict(sorted(unreadable.items())[:MAX_REPORTED])
     if problem is not None:  # INV change-token: keep the previous token, so the next refresh replays
         _record_failure(pdir, state, problem)
@@ -241,7 +253,7 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
     # FULL: compare file names (they carry the IDs); only the names that differ are parsed
     head = prefix + "/"
     remote = {o.path[len(head):]: o for o in changes.listing if o.path.startswith(head)}
-    plan.count = len(remote)
+    plan.count = sum(1 for name in remote if ids.NOTE_FILE.match(name))
     for note_id in list(unreadable):
         if ids.note_file(note_id) not in remote:
             unreadable.pop(note_id)  # gone from the store
@@ -261,6 +273,20 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
             plan.drop.add(note_id)
     _check_sizes(plan, remote, names & remote.keys(), ndir, store)
     return plan
+
+
+def _purged_in(plan: _Plan, pdir: str, ndir: str, unreadable: dict) -> set[str]:
+    """The purged notes this refresh must not fetch and must remove here (INV: a purged ID never returns)."""
+    from agentmem.memory import records
+
+    if not (plan.fetch or plan.drop or plan.records):
+        return set()  # nothing arrives or leaves: the per-turn cost stays one stat of the notes folder
+    purged = set(records.states(pdir).purged)
+    for note_id in purged:
+        plan.fetch.pop(note_id, None)
+        plan.damaged.discard(note_id)
+        unreadable.pop(note_id, None)
+    return (purged & (plan.drop | plan.new_purges)) | {i for i in purged if _cached_size(ndir, i) is not None}
 
 
 def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: str, store) -> None:

@@ -17,6 +17,9 @@ from agentmem.errors import InvalidInput
 ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 ALLOCATED = re.compile(r"^\d{8}T\d{9}Z-[a-z2-7]{8}$")  # what new_id returns
 NOTE_FILE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.md$")  # <id>.md, in a store or a cache
+RECORD_KINDS = ("retract", "pin", "unpin", "purge")
+# <record id>.<kind>.json, beside the notes in a store (memory/records.py); never a note's name (it has a dot)
+RECORD_FILE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.(retract|pin|unpin|purge)\.json$")
 _B32 = "abcdefghijklmnopqrstuvwxyz234567"
 
 
@@ -39,6 +42,13 @@ def check_id(note_id: str) -> str:
 def note_file(note_id: str) -> str:
     """The file name of a note: `<id>.md`."""
     return f"{note_id}.md"
+
+
+def record_file(record_id: str, kind: str) -> str:
+    """The file name of a record (a retraction, pin, unpin or purge): `<id>.<kind>.json`."""
+    if kind not in RECORD_KINDS:
+        raise InvalidInput(f"invalid record kind {kind!r}")
+    return f"{check_id(record_id)}.{kind}.json"
 
 
 def note_ids(names) -> list[str]:

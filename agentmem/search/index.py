@@ -296,8 +296,23 @@ class Index:
             )
             self.conn.execute("DELETE FROM postings WHERE term=?", (term,))
 
-    def apply(self, added, removed) -> None:
-        """Add the notes `added` (read from the cache) and drop `removed`, in one transaction."""
+    def apply(self, added, removed, *, scrub: bool = False) -> None:
+        """Add the notes `added` (read from the cache) and drop `removed`, in one transaction.
+
+        `scrub` (a purge): freed space is zeroed (secure_delete) and the file rebuilt afterwards (VACUUM:
+        no freed page or interior key keeps a removed note's words); the vector snapshot goes too.
+        """
+        if scrub:
+            self.conn.execute("PRAGMA secure_delete=ON")
+        self._apply(added, removed)
+        if scrub:
+            self.conn.execute("VACUUM")
+            try:
+                os.unlink(os.path.join(os.path.dirname(index_path(self.pdir)), "vectors.bin"))
+            except FileNotFoundError:
+                pass
+
+    def _apply(self, added, removed) -> None:
         with self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
             n, total = self.stats()

@@ -89,9 +89,11 @@ def rebuild(pdir) -> None:
     index.rebuild(pdir)
 
 
-def update(pdir, added_ids=(), removed_ids=()) -> None:
+def update(pdir, added_ids=(), removed_ids=(), *, scrub: bool = False) -> None:
     """Follow the cache: index the notes that arrived, drop those that left.
 
+    With `scrub` (a purge), the removal overwrites what it frees and the file is then compacted, so
+    none of the removed notes' words stay in it, and the vector snapshot is removed (rewritten later).
     Never fails the caller (a refresh): the index is derived, so if it cannot
     be updated it is discarded and rebuilt from the notes by the next search.
     """
@@ -102,7 +104,7 @@ def update(pdir, added_ids=(), removed_ids=()) -> None:
         # next search checks the folder and picks up anything this did not say.
         idx = index.open_index(pdir, sync=False)
         try:
-            idx.apply(list(added_ids), list(removed_ids))
+            idx.apply(list(added_ids), list(removed_ids), scrub=scrub)
         finally:
             idx.close()
     except (sqlite3.Error, OSError):

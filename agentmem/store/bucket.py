@@ -183,6 +183,18 @@ class BucketStore:
             raise errors.Conflict(f"{self.description.label()}/{path} already holds different bytes")
         self.call(self.client().batch_bucket_files, self.bucket_id, add=[(bytes(data), path)], xet="write")
 
+    def delete(self, path: str) -> bool:
+        """Delete the object (a purge) with one `deleteFile` batch operation; True if it was there.
+        The bucket's events feed then reports the delete to every machine."""
+        check_object_path(path)
+        self.verify()
+        if self._remote(path) is None:
+            return False
+        self.call(self.client().batch_bucket_files, self.bucket_id, delete=[path])
+        self._listed.pop(path, None)
+        self._announced.pop(path, None)
+        return True
+
     def get(self, path: str, limit: int = MAX_OBJECT) -> bytes:
         found = self.get_many([path], limit)[path]
         if isinstance(found, errors.AgentmemError):

@@ -40,6 +40,7 @@ def new_store_hint() -> NextStep:
 
 
 _NOTE_SUFFIX = ".md"
+_LISTED_SUFFIXES = (_NOTE_SUFFIX, ".json")  # notes, and the records beside them (memory/records.py)
 _Objects = list[ObjectInfo]  # the method `list` hides the builtin inside the class
 _Names = list[Listed]
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
@@ -158,6 +159,33 @@ class FolderStore:
                 raise Offline(f"{path} in folder store {self.root} appeared and vanished during the write") from None
             if existing != data:
                 raise Conflict(f"{path} already exists in the store with different content")
+
+    def delete(self, path: str) -> bool:
+        """Unlink the object (a purge); True if it was there. The folder's signature moves, so every
+        machine's next search lists it and drops the note."""
+        target = self._file(path)
+        return self._bounded(self._delete, path, target)
+
+    def _delete(self, path: str, target: str) -> bool:
+        self._check()
+        self._contained(target, path)
+        try:
+            st = os.lstat(target)
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        except OSError as exc:
+            raise _classify(exc, f"cannot reach {path} in folder store {self.root}") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise Unreadable(f"{path} in folder store {self.root} is not a regular file; not deleted")
+        try:
+            os.unlink(target)
+        except FileNotFoundError:
+            return False
+        except PermissionError as exc:
+            raise NoAccess(f"cannot delete {path} in folder store {self.root}: {exc.strerror}") from None
+        except OSError as exc:
+            raise Offline(f"cannot delete {path} in folder store {self.root}: {exc.strerror}") from None
+        return True
 
     def get(self, path: str, limit: int = MAX_OBJECT) -> bytes:
         target = self._file(path)
@@ -285,7 +313,7 @@ class FolderStore:
         return Changes(Changes.FULL, new_token, how, listing=listing)
 
     def _names(self, prefix: str, base: str) -> _Names:
-        """The note files directly in `base`, by name only (no stat per file); sweeps stale temp files."""
+        """The note and record files directly in `base`, by name only (no stat per file); sweeps stale temp files."""
         self._contained(os.path.join(base, "x"), prefix)
         out: _Names = []
         temps: list[str] = []
@@ -295,7 +323,7 @@ class FolderStore:
                     name = entry.name
                     if name.startswith(TMP_PREFIX):
                         temps.append(name)
-                    elif (name.endswith(_NOTE_SUFFIX) and not name.startswith(".")
+                    elif (name.endswith(_LISTED_SUFFIXES) and not name.startswith(".")
                           and not entry.is_symlink() and not entry.is_dir(follow_symlinks=False)):
                         out.append(Listed(f"{prefix}/{name}", None))  # FIFOs too: get() reports them
         except OSError as exc:

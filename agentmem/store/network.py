@@ -247,13 +247,14 @@ def configure_xet(seconds: float) -> None:
     os.environ.setdefault("HF_XET_CLIENT_READ_TIMEOUT", f"{whole}s")
 
 
-def classify(exc: BaseException, bucket_id: str) -> errors.AgentmemError:
-    """Translate a Hub client failure into the agentmem error it is. Never includes a token."""
+def classify(exc: BaseException, bucket_id: str | None, *, what: str | None = None) -> errors.AgentmemError:
+    """Translate a Hub client failure into the agentmem error it is. Never includes a token. `what` names
+    a request that concerns no bucket (the account check) instead of `hf://buckets/<bucket_id>`."""
     if isinstance(exc, errors.AgentmemError):
         return exc
     from huggingface_hub.errors import BucketNotFoundError, HfHubHTTPError, OfflineModeIsEnabled
 
-    label = f"hf://buckets/{bucket_id}"
+    label = what or f"hf://buckets/{bucket_id}"
     if isinstance(exc, errors.BudgetSpent):
         return errors.Offline(f"{label}: the network time budget ran out before the Hub answered")
     if isinstance(exc, (errors.Unreachable, OfflineModeIsEnabled)):
