@@ -52,7 +52,8 @@ def run_hooks(args) -> Result:
     if args.action == "trust":
         return _trust(args)
     if args.reflect is not None and args.action != "install":
-        raise InvalidInput("--reflect and --no-reflect go with `hooks install`")
+        raise InvalidInput("--reflect and --no-reflect go with install: "
+                           f"`{shell_line('hooks', 'install', '--reflect')}`")
     helper = config_files.helper_command(data) if args.action == "install" else None
     changes: list[dict] = []
     lines: list[str] = []
@@ -81,8 +82,9 @@ def run_hooks(args) -> Result:
                                                         enabled_runtimes=enabled_names(data))
         out["recorded"] = {"hooks.enabled": value}
         lines.append(f"recorded in config.toml: [hooks] enabled = {_toml_value(value)}")
-    if args.reflect is not None and failure is None:
-        settings.record_reflect(machine, args.reflect)
+    if args.reflect is not None:  # a runtime whose file was left alone shows as "needs hooks" below
+        _, committed = settings.record_reflect(machine, args.reflect)
+        out["committed"] = bool(out["committed"] or committed)
         out["recorded"] = {**(out["recorded"] or {}), "hooks.reflect": args.reflect}
         lines.append(f"recorded in config.toml: [hooks] reflect = {_toml_value(args.reflect)}")
     if args.action == "install":
