@@ -152,6 +152,9 @@ def main(argv=None) -> int:
     if report["review_cli_s"] >= GOAL_SECONDS:
         failures.append(f"review took {report['review_cli_s']:.2f} s, over the {GOAL_SECONDS:g} s goal")
     report["failures"] = failures
+    import shutil
+
+    shutil.rmtree(work, ignore_errors=True)
     if args.json:
         print(json.dumps(report, indent=2))
     else:

@@ -84,6 +84,12 @@ def test_bad_network_times_a_misbehaving_hub_and_the_hung_hub_reference():
     assert out.rstrip().endswith("OK")
 
 
+def test_review_bench_finds_every_planted_item_and_times_the_queue():
+    report = json.loads(_bench("review.py", "--notes", "300", "--repeat", "1", "--json"))
+    assert report["failures"] == [] and report["review_cli_s"] > 0
+    assert report["near-duplicate_found"] == report["near-duplicate_planted"] > 0
+
+
 def test_view_times_the_page_in_chromium():
     from tests import browserkit
 

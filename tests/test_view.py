@@ -194,3 +194,23 @@ def test_the_page_lists_the_shared_skills_with_their_revisions(laptop, tmp_path)
     [skill] = page_data((laptop.home / "view" / "index.html").read_bytes())["skills"]
     assert skill["name"] == "tidy" and skill["installed"] == []
     assert [(r["revision"], r["description"]) for r in skill["revisions"]] == [(published["revision"], "Tidy things up.")]
+
+
+def test_the_page_shows_retracted_due_and_pinned_notes_and_never_a_purged_one(laptop):
+    # the states come from the records (memory/records.py), as search and read show them
+    cwd = laptop.checkout
+    wrong = saved(laptop, cwd, "The API listens on 8080")
+    due = saved(laptop, cwd, "The token lifetime is a day", "--review-by", "2020-01-01")
+    kept = saved(laptop, cwd, "Tests run with the project venv")
+    gone = saved(laptop, cwd, "A note that must not exist")
+    assert laptop.json("retract", wrong, "--reason", "it moved to 9090", cwd=cwd)[0] == 0
+    assert laptop.json("pin", kept, cwd=cwd)[0] == 0
+    assert laptop.json("purge", gone, "--yes", cwd=cwd)[0] == 0
+    laptop.json("view", cwd=laptop.user_home)
+    notes = {n["id"]: n for n in page_data((laptop.home / "view" / "index.html").read_bytes())["notes"]}
+    assert gone not in notes
+    states = {note_id: [(s["name"], s["detail"]) for s in n["states"]] for note_id, n in notes.items()}
+    [(name, detail)] = states[wrong]
+    assert name == "retracted" and detail.endswith("by laptop: it moved to 9090")
+    assert states[due] == [("review-due", "due for review since 2020-01-01: it may be stale")]
+    assert [name for name, _ in states[kept]] == ["pinned"]

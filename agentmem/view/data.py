@@ -168,17 +168,24 @@ def _open(machine: str, cfg, timeout: float | None):
 
 
 def _project_notes(machine: str, cfg, project: str, waiting: dict, shown: Redactor) -> list[dict]:
+    from agentmem.memory import recall, records
     from agentmem.search import find
 
+    kept = records.project_states(machine, cfg.store, project)  # retracted, pinned, purged (memory/records.py)
     out = []
     for c in find.candidates(machine, cfg.store, project):
+        if c.id in kept.purged:
+            continue
         parsed = notes.parse(c.data)
-        out.append(note_data(c.id, project, parsed, waiting.get(c.id) if c.pending else None, shown))
+        hygiene = recall.note_states(kept, c.id, parsed.meta, cfg.review_after)
+        out.append(note_data(c.id, project, parsed, waiting.get(c.id) if c.pending else None, shown, hygiene))
     return out
 
 
-def note_data(note_id: str, project: str, parsed: notes.Parsed, entry, shown: Redactor) -> dict:
-    """One note as the page shows it; `entry`: its pending entry when it waits for upload here."""
+def note_data(note_id: str, project: str, parsed: notes.Parsed, entry, shown: Redactor,
+              hygiene: dict | None = None) -> dict:
+    """One note as the page shows it; `entry`: its pending entry when it waits for upload here;
+    `hygiene`: its retraction, review and pin (`recall.note_states`)."""
     meta = parsed.meta
     corrects = meta.get("corrects")
     text = shown.fields({
@@ -201,7 +208,7 @@ def note_data(note_id: str, project: str, parsed: notes.Parsed, entry, shown: Re
         "corrects": corrects if isinstance(corrects, str) and ids.ID.match(corrects) else None,
         "corrected_by": [],
         "body": text["body"],
-        "states": note_states(entry, shown),
+        "states": note_states(entry, shown, hygiene),
     }
 
 
@@ -215,15 +222,27 @@ def _strs(value) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def note_states(entry, shown: Redactor) -> list[dict]:
+def note_states(entry, shown: Redactor, hygiene: dict | None = None) -> list[dict]:
     """What this machine knows about a note beyond its content: [{name, label, detail}].
 
-    `pending`: saved here, its upload not confirmed (detail: why). Other states (retracted,
-    review due, pinned) join here, each with the same three keys, so the page shows them as they are.
+    `pending`: saved here, its upload not confirmed (detail: why); `retracted` (who, when, why),
+    `review-due` (since when) and `pinned`, from the records (`recall.note_states`).
     """
     states = []
     if entry is not None:
         states.append({"name": "pending", "label": "pending upload", "detail": shown.text(pending_reason(entry))})
+    hygiene = hygiene or {}
+    gone = hygiene.get("retracted")
+    if gone:
+        why = gone.get("reason") or "no reason given"
+        states.append({"name": "retracted", "label": "retracted", "detail": shown.text(
+            f"retracted on {gone['created'][:10]} by {gone['agent']}: {why}")})
+    if hygiene.get("review_due"):
+        states.append({"name": "review-due", "label": "review due",
+                       "detail": f"due for review since {hygiene['review_by']}: it may be stale"})
+    if hygiene.get("pinned"):
+        states.append({"name": "pinned", "label": "pinned",
+                       "detail": "shown at the start of every session of this project"})
     return states
 
 
