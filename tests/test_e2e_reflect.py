@@ -4,7 +4,7 @@ Each machine is set up by the project's Copier template with `hooks` and `reflec
 answered with text: the CLI's stop hook (Codex and Claude Code `Stop`, Gemini CLI `AfterAgent`,
 Copilot CLI `agentStop`) asks for one more turn, so the second model request carries the reflection
 prompt; the stop after that turn (the runtime marks it `stop_hook_active`) asks nothing, so there is
-no third request. OpenCode is not claimed (hooks/reflect.py says why).
+no third request. OpenCode is not claimed (runtimes/opencode.py says why).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import time
 import pytest
 
 from agentmem.hooks import reflect
+from agentmem.runtimes import registry
 from tests.e2e_setup import setup_machine
 from tests.fixtures_clis import make_machine, runtime_params
 from tests.modelstub import Shell, Text
@@ -29,6 +30,7 @@ def agent_template(tmp_path_factory):
 
 
 PROMPT_MARK = "asked once per session"
+REFLECTING = tuple(n for n in registry.NAMES if registry.runtime(n).reflection)  # the four that claim it
 
 
 def _machine(tmp_path, template, runtime):
@@ -45,7 +47,7 @@ def _machine(tmp_path, template, runtime):
     return m, helper, checkout, store
 
 
-@pytest.mark.parametrize("runtime", runtime_params(tuple(sorted(reflect.RUNTIMES))))
+@pytest.mark.parametrize("runtime", runtime_params(REFLECTING))
 def test_with_reflect_on_the_second_model_request_carries_the_prompt_and_there_is_no_third(
         tmp_path, agent_template, model_stub, runtime):
     # INV reflect-once
@@ -86,7 +88,7 @@ RUN_FLAGS = {
 }
 
 
-@pytest.mark.parametrize("runtime", runtime_params(tuple(sorted(reflect.RUNTIMES))))
+@pytest.mark.parametrize("runtime", runtime_params(REFLECTING))
 def test_the_save_command_the_prompt_names_runs_in_the_cli_and_the_note_reaches_the_store(
         tmp_path, agent_template, model_stub, runtime):
     m, helper, checkout, store = _machine(tmp_path, agent_template, runtime)

@@ -35,7 +35,7 @@ def test_hooks_on_are_merged_into_the_users_files_and_an_update_to_off_takes_onl
     ours = [h["command"] for e in codex["hooks"].values() for g in e for h in g["hooks"] if hooks_config.is_ours(h["command"])]
     assert ours and all(c.startswith(str(m.helper)) for c in ours)
     claude = json.loads(claude_settings.read_text())
-    # The user's permission rule first, then setup's rule for the helper (machine/permissions.py).
+    # The user's permission rule first, then setup's rule for the helper (runtimes/claude.py).
     with_helper_rule = {**USER_CLAUDE_SETTINGS,
                         "permissions": {"allow": ["Bash(ls:*)", f"Bash({m.helper}:*)"]}}
     assert claude["theme"] == "dark" and claude["permissions"] == with_helper_rule["permissions"]
@@ -69,7 +69,7 @@ def test_hooks_installed_by_hand_outlast_setup_and_copier_update(tmp_path):
 
 @pytest.mark.slow  # a copy, hooks commands and an update: about 10 s (2026-12-01)
 def test_the_reflect_answer_reports_where_it_is_on_and_hooks_install_turns_it_off_and_on_for_good(tmp_path):
-    from agentmem.hooks import reflect
+    from agentmem.runtimes.registry import runtime
     from tests.template_kit import git
 
     template_repo = make_template_repo(tmp_path)
@@ -80,14 +80,14 @@ def test_the_reflect_answer_reports_where_it_is_on_and_hooks_install_turns_it_of
                   data={"bucket": str(tmp_path / "store"), "runtimes": '["claude", "opencode"]', "hooks": "true",
                         "reflect": "true"})
     assert "reflect claude: ok - on: once per session (Stop hook, decision block)" in proc.stdout, proc.stdout
-    assert f"reflect opencode: skipped - {reflect.UNAVAILABLE}" in proc.stdout
+    assert f"reflect opencode: skipped - {runtime('opencode').no_reflection}" in proc.stdout
     assert "reflect = true" in (m.folder / "config.toml").read_text()
 
     def status():
         out = json.loads(m.run("hooks", "status", "--json").stdout)
         return {h["runtime"]: h["reflect"] for h in out["hooks"]}
 
-    assert status() == {"claude": "on", "opencode": reflect.UNAVAILABLE}
+    assert status() == {"claude": "on", "opencode": runtime('opencode').no_reflection}
     proc = m.run("hooks", "install", "--no-reflect")
     assert proc.returncode == 0 and "[hooks] reflect = false" in proc.stdout, proc.stderr
     assert git(m.folder, "status", "--porcelain") == ""  # the choice is committed alone

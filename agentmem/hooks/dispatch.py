@@ -6,28 +6,45 @@ stopping. Problems go to stderr as one line. The one decision a hook ever prints
 is the optional reflection's (hooks/reflect.py): once per session, a stop hook
 asks to continue with a prompt, guarded so it cannot loop.
 
-The reminder is printed in the form each runtime adds to the model's context
-(checked with the real CLIs, 2026-12-01): plain stdout for Codex, Claude Code
-and OpenCode (whose plugin reads it); Gemini CLI only takes
-`{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}`
-and Copilot CLI only a top-level `{"additionalContext": ...}`.
-"""
+The reminder is printed in the form the runtime adds to the model's context:
+its module's `reminder_shape` (runtimes/<name>.py) gives plain text or a JSON
+object, written here.
 
-from __future__ import annotations
+A reminder runs on every prompt, so that path imports as little as it can
+(tests/test_imports.py): that one runtime module (the registry would import all
+five), and not agentmem.errors (its classes cost about 0.7 ms; a failure is
+rare and imports it then) nor `__future__` (no module on that path uses it).
+"""
 
 import sys
 
-from agentmem.errors import EXIT_OK, AgentmemError, InvalidInput
-
 STDIN_LIMIT = 1024 * 1024  # hook input is a few hundred bytes; never read an unbounded stream
-# The same names as runtimes.RUNTIME_NAMES, spelled out so a hook skips that import (and dataclasses).
-HOOK_RUNTIMES = ("codex", "claude", "gemini", "opencode", "copilot")
-USAGE = f"usage: agentmem hook reminder|stop --runtime {'|'.join(HOOK_RUNTIMES)} [--event start|prompt]"
-GEMINI_EVENTS = {"start": "SessionStart", "prompt": "BeforeAgent"}  # the Gemini events our reminder runs on
+HOOK_EXIT = 0  # errors.EXIT_OK: a hook exits 0 whatever happened (above)
 
 
-def _usage(problem: str) -> InvalidInput:
-    return InvalidInput(problem, hint=USAGE)
+def _usage(problem: str) -> Exception:
+    from agentmem.errors import InvalidInput
+    from agentmem.runtimes.registry import NAMES
+
+    return InvalidInput(problem, hint=f"usage: agentmem hook reminder|stop --runtime {'|'.join(NAMES)} "
+                                      "[--event start|prompt]")
+
+
+def runtime_module(name: str):
+    """runtimes/<name>.py, imported alone; a usage error for any name that is not a runtime's."""
+    if name.isascii() and name.isidentifier() and not name.startswith("_"):
+        module_name = "agentmem.runtimes." + name
+        try:
+            __import__(module_name)
+        except ModuleNotFoundError:
+            pass
+        else:
+            module = sys.modules[module_name]
+            if getattr(module, "NAME", None) == name:
+                return module
+    from agentmem.runtimes.registry import NAMES
+
+    raise _usage(f"--runtime must be one of {', '.join(NAMES)}")
 
 
 def parse_hook_args(argv: list[str]) -> tuple[str, str, str]:
@@ -48,18 +65,20 @@ def parse_hook_args(argv: list[str]) -> tuple[str, str, str]:
         if key not in opts:
             raise _usage(f"unknown option {key}")
         opts[key] = value
-    if opts["--runtime"] not in HOOK_RUNTIMES:
-        raise _usage(f"--runtime must be one of {', '.join(HOOK_RUNTIMES)}")
+    runtime = opts["--runtime"] or ""
+    runtime_module(runtime)
     if opts["--event"] not in ("start", "prompt"):
         raise _usage("--event must be start or prompt")
-    return argv[0], opts["--runtime"], opts["--event"]
+    return argv[0], runtime, str(opts["--event"])
 
 
-def _json_string(text: str) -> str:
-    """`text` as a JSON string, written by hand: importing json (and the re module it pulls in)
-    costs a reminder more than the rest of its work (bench/hook_latency.py, 2026-12-01)."""
+def _json(value: str | dict) -> str:
+    """A string or an object of them as JSON, written by hand: importing json (and the re module it
+    pulls in) costs a reminder more than the rest of its work (bench/hook_latency.py, 2026-12-01)."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(_json(k) + ": " + _json(v) for k, v in value.items()) + "}"
     out = []
-    for ch in text:
+    for ch in value:
         if ch in '"\\':
             out.append("\\" + ch)
         elif ch < " ":
@@ -71,25 +90,21 @@ def _json_string(text: str) -> str:
 
 def reminder_output(runtime: str, event: str, text: str) -> str:
     """What to print so that `runtime` puts `text` into the model's context."""
-    if runtime == "gemini":
-        return ('{"hookSpecificOutput": {"hookEventName": "' + GEMINI_EVENTS[event]
-                + '", "additionalContext": ' + _json_string(text) + "}}\n")
-    if runtime == "copilot":
-        return '{"additionalContext": ' + _json_string(text) + "}\n"
-    return text + "\n"
+    shape = runtime_module(runtime).reminder_shape(event, text)
+    return (shape if isinstance(shape, str) else _json(shape)) + "\n"
 
 
 def reflection_output(machine: str, runtime: str, hook_input: dict) -> str:
     """The stop hook's request for one more turn, when reflection is on, the runtime takes one, and
     the guard allows it (once per session, never on a stop a stop hook caused); else ""."""
+    module = runtime_module(runtime)
+    if not module.REFLECTION:
+        return ""
     from agentmem.hooks import reflect
 
-    if runtime not in reflect.RUNTIMES:
-        return ""
     ask, _ = reflect.decide(machine, hook_input)
-    if not ask:
-        return ""
-    return '{"decision": "block", "reason": ' + _json_string(reflect.prompt()) + "}\n"
+    shape = module.continue_shape(reflect.prompt()) if ask else None
+    return _json(shape) + "\n" if shape else ""
 
 
 def _read_stdin() -> str:
@@ -122,9 +137,13 @@ def run_hook(argv: list[str]) -> int:
             sys.stdout.write(reflection_output(machine, runtime, hook_input))
         sys.stdout.flush()
     except BaseException as exc:  # noqa: BLE001 - a hook must never stop the agent
-        line = exc.one_line() if isinstance(exc, AgentmemError) else f"{type(exc).__name__}: {exc}"
+        errors = sys.modules.get("agentmem.errors")  # loaded whenever an agentmem error was raised
+        if errors is not None and isinstance(exc, errors.AgentmemError):
+            line = exc.one_line()
+        else:
+            line = f"{type(exc).__name__}: {exc}"
         try:
             sys.stderr.write(f"agentmem hook failed (ignored, your work is not affected): {line}\n")
         except OSError:
             pass
-    return EXIT_OK
+    return HOOK_EXIT

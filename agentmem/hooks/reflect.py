@@ -1,10 +1,11 @@
 """The optional end-of-session reflection: once per session, one more turn to save what lasts.
 
-When `[hooks] reflect` is on, our stop hook runs as `hook stop --reflect`. After the
-bounded retry of pending notes (hooks/actions.py), it asks the runtime to continue
-once with `PROMPT`: save durable decisions and findings through the helper, and
-nothing transient. The runtime's own stop-hook mechanism carries the request (its
-runtime module says which, and only where a real run showed it works).
+When `[hooks] reflect` is on in config.toml, our stop hook (`hook stop`), after its
+bounded retry of pending notes (hooks/actions.py), asks the runtime to continue
+once with `prompt()`: save durable decisions and findings through the helper, and
+nothing transient. The runtime's own stop-hook mechanism carries the request: its
+module's `REFLECTION` and `continue_shape` (runtimes/<name>.py), set only where a
+real run showed it works (tests/test_e2e_reflect.py).
 
 It can never loop:
 - never when the runtime says this stop was itself caused by a stop hook
@@ -36,21 +37,6 @@ MAX_SESSIONS = 2000
 # few kB, milliseconds); past this, this stop does not ask.
 LOCK_WAIT = 2.0
 SESSION_ID_LIMIT = 200  # characters; IDs the runtimes send are UUIDs (36)
-
-# The runtimes whose stop hook can ask for one more turn with a prompt, each shown by a real run
-# (tests/test_e2e_reflect.py, 2026-12-01): a stop hook's `{"decision": "block", "reason": R}` on
-# stdout makes the CLI send R as the next user turn, and that stop hook then gets
-# `stop_hook_active: true`. Claude Code 2.1.332 and Codex 0.171.0 (`Stop`), Gemini CLI 0.61.0
-# (`AfterAgent`), Copilot CLI 1.0.102 (`agentStop`). OpenCode 1.18.33 has no stop decision: its
-# plugin could only send a new prompt itself, which was not verified, so it is not offered there.
-RUNTIMES = {
-    "claude": "Stop hook, decision block",
-    "codex": "Stop hook, decision block",
-    "gemini": "AfterAgent hook, decision block",
-    "copilot": "agentStop hook, decision block",
-}
-UNAVAILABLE = "not available: OpenCode's plugin events take no stop decision"
-
 
 def enabled(machine: str | os.PathLike) -> bool:
     """`[hooks] reflect = true` in config.toml (read from its parsed copy); anything unreadable is off."""

@@ -62,13 +62,14 @@ def reflect_on(cfg: config.Config) -> bool:
 
 def reflection(cfg: config.Config, names: list[str]) -> dict[str, str]:
     """Per runtime in `names`: "on", "off", "needs hooks" or why it is not available there."""
-    from agentmem.hooks import reflect
+    from agentmem.runtimes.registry import runtime
 
     hooked = hooks_runtimes(cfg, names)
     out = {}
     for name in names:
-        if name not in reflect.RUNTIMES:
-            out[name] = reflect.UNAVAILABLE
+        rt = runtime(name)
+        if not rt.reflection:
+            out[name] = rt.no_reflection
         elif not reflect_on(cfg):
             out[name] = "off"
         else:

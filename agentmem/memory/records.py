@@ -314,7 +314,7 @@ def forget(machine, store, project: str, note_ids) -> list[str]:
     """Remove purged notes' bytes from this machine: the cached file, the index (scrubbed, so no freed page
     keeps their words) and any pending copy. Returns the IDs whose cached file was removed."""
     from agentmem import errors
-    from agentmem.memory import cache, pending
+    from agentmem.memory import cache, pending, withheld
     from agentmem.search import ranked
 
     note_ids = sorted(set(note_ids))
@@ -325,6 +325,7 @@ def forget(machine, store, project: str, note_ids) -> list[str]:
     for note_id in note_ids:
         try:
             os.unlink(os.path.join(pdir, "notes", ids.note_file(note_id)))
+            withheld.drop_record(pdir, note_id)
             removed.append(note_id)
         except FileNotFoundError:
             pass

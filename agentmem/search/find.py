@@ -136,18 +136,22 @@ def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
 
 def find(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
          mode: str = "ranked", notices: list[str] | None = None, *, include_retracted: bool = False,
-         review_after: float | None = None, states=None) -> list[Result]:
+         review_after: float | None = None, states=None, held: dict[str, list[dict]] | None = None) -> list[Result]:
     """The project's notes that match `query` in `mode`, at most `limit`; an empty query lists recent notes.
 
     If the index could not be used (the notes were scanned instead), why is appended to `notices`.
     `states` (memory/records.py) is read here when not given; `review_after` is [memory] review_after.
+    Pending notes are searched as shown (`withheld.clean`); what each withheld goes into `held`.
     """
-    from agentmem.memory import records
+    from agentmem.memory import records, withheld
 
     if states is None:
         states = records.project_states(machine, store, project)
     hidden = set(states.purged) | (set() if include_retracted else set(states.retracted))
-    waiting = pending.project_notes(machine, project)  # read once, for the search and its corrections pass
+    # read once, for the search and its corrections pass
+    waiting, cleaned = withheld.clean_all(pending.project_notes(machine, project))
+    if held is not None:
+        held.update(cleaned)
     waiting = {k: v for k, v in waiting.items() if k not in hidden} if hidden else waiting
     if mode == "literal":
         cands = [c for c in candidates(machine, store, project, waiting) if c.id not in hidden]

@@ -1,0 +1,142 @@
+"""GitHub Copilot CLI: `$COPILOT_HOME` (default `~/.copilot`), checked with Copilot CLI 1.0.102 (2026-12-01).
+
+- Instructions: `$COPILOT_HOME/copilot-instructions.md`; skills: `~/.agents/skills`.
+- Hooks: it loads every `$COPILOT_HOME/hooks/*.json` (version 1, camelCase events,
+  `{"type": "command", "bash": ..., "timeoutSec": ...}`), so agentmem writes its own
+  `hooks/agentmem.json` (hooks/own_files.py): `sessionStart` and `userPromptSubmitted`
+  run the reminder, `agentStop` the retry.
+- Permissions: no setting pre-approves a command or a path; `copilot -p` needs
+  `--allow-tool 'shell(<helper>:*)' --add-dir <helper's folder>`, and an interactive
+  session asks the user (the skill says so). Nothing is written.
+- MCP: none registered by agentmem.
+- Reminder: Copilot injects only a top-level JSON `additionalContext`.
+"""
+
+import os
+
+# The per-turn hook imports this module alone (hooks/dispatch.py): no typing, no pathlib, no __future__;
+# annotations naming what only type checkers import are strings.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+    from agentmem.hooks.config_files import Change as HookChange
+    from agentmem.store.base import StoreDescription
+
+NAME = "copilot"
+HOOKS_FILE = "agentmem.json"
+
+
+def reminder_shape(event: str, text: str) -> str | dict:
+    return {"additionalContext": text}
+
+
+# The end-of-session reflection (hooks/reflect.py): an agentStop hook's `{"decision": "block",
+# "reason": R}` makes Copilot CLI enqueue R as a follow-up user message (its SDK types; it ends a turn
+# after 8 blocks in a row), and the agentStop after it carries `stop_hook_active: true`
+# (tests/test_e2e_reflect.py, 1.0.102).
+REFLECTION = "agentStop hook, decision block"
+
+
+def continue_shape(reason: str) -> dict | None:
+    return {"decision": "block", "reason": reason}
+
+
+def hooks_text(helper: list[str]) -> str:
+    import json
+
+    from agentmem.hooks.config_files import hook_command
+    from agentmem.hooks.own_files import REMINDER_TIMEOUT, STOP_TIMEOUT
+
+    def entry(args: list[str], timeout: int) -> dict:
+        return {"type": "command", "bash": hook_command(helper, NAME, args), "timeoutSec": timeout}
+
+    data = {"version": 1, "hooks": {
+        "sessionStart": [entry(["reminder"], REMINDER_TIMEOUT)],
+        "userPromptSubmitted": [entry(["reminder", "--event", "prompt"], REMINDER_TIMEOUT)],
+        "agentStop": [entry(["stop"], STOP_TIMEOUT)],
+    }}
+    return json.dumps(data, indent=2) + "\n"
+
+
+def is_our_hooks_file(text: str) -> bool:
+    import json
+
+    from agentmem.hooks.config_files import is_ours
+
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return False
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    if not isinstance(hooks, dict) or not hooks:
+        return False
+    entries = [e for group in hooks.values() if isinstance(group, list) for e in group]
+    return bool(entries) and all(isinstance(e, dict) and is_ours(e.get("bash")) for e in entries)
+
+
+def _events(text: str) -> list[str]:
+    import json
+
+    return list(json.loads(text)["hooks"])
+
+
+def flags(helper: list[str]) -> str:
+    """What `copilot -p` needs on its command line to run the helper."""
+    import shlex
+
+    return (f"--allow-tool 'shell({shlex.join(helper)}:*)' "
+            f"--add-dir {shlex.quote(os.path.dirname(helper[0]))}")
+
+
+class Copilot:
+    name = NAME
+    reflection = REFLECTION
+    no_reflection = ""
+    permission_setting = False
+    trust = None
+    mcp = None
+
+    def __init__(self, env: "Mapping[str, str] | None" = None):
+        from agentmem.runtimes import base
+
+        env = os.environ if env is None else env
+        self.config_dir = base.folder_from(env, "COPILOT_HOME", ".copilot")
+        self.instructions = self.config_dir / "copilot-instructions.md"
+        self.skills_root = base.agents_skills(env)
+        self.hooks_file = self.config_dir / "hooks" / HOOKS_FILE
+
+    def install_hooks(self, machine: str | os.PathLike, helper: list[str]) -> "HookChange":
+        from agentmem.hooks import own_files
+
+        return own_files.install(machine, NAME, self.hooks_file, hooks_text(helper), is_our_hooks_file)
+
+    def remove_hooks(self, machine: str | os.PathLike) -> "HookChange":
+        from agentmem.hooks import own_files
+
+        return own_files.remove(machine, NAME, self.hooks_file, is_our_hooks_file)
+
+    def hooks_status(self, helper: list[str] | None) -> dict:
+        from agentmem.hooks import own_files
+
+        return own_files.status(NAME, self.hooks_file, hooks_text(helper) if helper else None, is_our_hooks_file,
+                                _events)
+
+    def grant_permissions(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
+                          ) -> tuple[bool, str]:
+        return False, ("Copilot CLI has no setting that pre-approves a command: it asks in a session; "
+                       f"for `copilot -p` pass {flags(helper)}")
+
+    def withdraw_permissions(self, machine: "Path") -> bool:
+        return False
+
+    def permissions_status(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
+                           ) -> tuple[bool, str] | None:
+        return None  # nothing to configure (see permission_setting)
+
+    def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
+        return None
+
+
+RUNTIME = Copilot
