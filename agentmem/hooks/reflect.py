@@ -38,6 +38,7 @@ MAX_SESSIONS = 2000
 LOCK_WAIT = 2.0
 SESSION_ID_LIMIT = 200  # characters; IDs the runtimes send are UUIDs (36)
 
+
 def enabled(machine: str | os.PathLike) -> bool:
     """`[hooks] reflect = true` in config.toml (read from its parsed copy); anything unreadable is off."""
     try:
@@ -73,13 +74,11 @@ def session_of(hook_input: dict) -> str:
     return ""
 
 
-def decide(machine: str | os.PathLike, hook_input: dict, *, now: float | None = None,
-           enabled_check=None) -> tuple[bool, str]:
+def decide(machine: str | os.PathLike, hook_input: dict, *, now: float | None = None) -> tuple[bool, str]:
     """(ask, why): whether this stop asks for the reflection turn, recording the session if so.
 
     The cheap refusals come first (a stop a stop hook caused, no session ID, a session already
-    asked), so most stops never read config.toml; `enabled_check(machine)` (default `enabled`)
-    is asked only for a session not yet asked."""
+    asked), so most stops never read config.toml: `enabled` is asked only for a session not yet asked."""
     if hook_input.get("stop_hook_active") or hook_input.get("stopHookActive"):
         return False, "stop_hook_active"
     session = session_of(hook_input)
@@ -88,7 +87,7 @@ def decide(machine: str | os.PathLike, hook_input: dict, *, now: float | None = 
     path = os.path.join(machine, STATE_FILE)
     if session in _sessions(_read(path)):
         return False, "already asked in this session"
-    if not (enabled_check or enabled)(machine):
+    if not enabled(machine):
         return False, "off"
     try:
         with _Lock(os.path.join(machine, LOCK_FILE)):
