@@ -50,6 +50,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "refreshed": "whether this search refreshed the cache",
         "checked_at": "when this machine last checked the store (seconds since the epoch), or null",
         "unreadable?": "[{id, error, message}] objects in the store that could not be read (skipped)",
+        "not_cached": "why nothing was cached (a read-only sandbox), or null: the store still answered and what "
+                      "it sent was searched in memory, so `stale` stays false",
         "scan": "true when the index could not be used and every note was scanned (not the same as stale)",
         "scan_reason": "why (null when the index was used)",
         "withheld?": "[{where: query, kind}] when the query held a credential (then `query` shows it redacted)",
@@ -224,6 +226,10 @@ CONFIG_KEYS = [
     ("hooks", "reflect", "`false`", "with the hooks on: once per session, the stop hook asks the agent for one more "
      "turn to save durable decisions and findings (Codex, Claude Code, Gemini CLI, Copilot CLI; not OpenCode); "
      "`hooks install --reflect|--no-reflect` write it"),
+    ("trust", "projects", "`false`", "for the `[projects]` folders, write what the CLIs' own trust prompts write "
+     "(Codex: `trust_level = \"trusted\"`, so `codex exec` runs there workspace-write; Gemini CLI: "
+     "`TRUST_FOLDER`; Copilot CLI: a hook approving only the helper's commands there); false takes out "
+     "only agentmem's entries (`setup --trust-projects` and `--no-trust-projects` write it)"),
     ("mcp", "enabled", "`false`", "register `agentmem mcp` with the runtimes that take MCP servers"),
     ("skills", "install", "`[]`", "shared skill revisions setup installs, as `name@revision`"),
     ("helper", "command", "recorded by setup", "the helper's absolute command; hooks and the skill use it"),

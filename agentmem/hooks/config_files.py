@@ -14,9 +14,9 @@ theirs. Installing strips any earlier entries of ours and appends the current
 ones; other hooks, keys and their order are kept. Removing takes out only ours,
 and also the containers we created (recorded in `$AGENTMEM_HOME/hooks-state.json`,
 which holds no content of the user's file; a damaged record is ignored).
-Files are rewritten with the indentation they had and every number, key and
-escape the user wrote (`hooks/jsonedit.py`), so a file in the usual two-space
-layout comes back byte-equal after install + remove. A file with a key given
+Files are edited, not re-serialised (`hooks/jsonedit.py`): what we did not add
+keeps its text (numbers, escapes, spacing, line endings, comments) and ours follow
+the file's layout, so any file comes back byte-equal after install + remove. A file with a key given
 twice is refused. Links, dangling links and read-only files follow the rule of
 `machine/userfiles.py` (INV user-files).
 """
@@ -76,7 +76,7 @@ def hook_command(helper: list[str], runtime: str, args: list[str]) -> str:
 
 
 # The argument lists after `hook` that our entries use; a command is ours only with one of them.
-HOOK_ARGS = tuple(tuple(args) for _, _, args, _ in ENTRIES)
+HOOK_ARGS = (*(tuple(args) for _, _, args, _ in ENTRIES), ("approve",))  # approve: hooks/approve.py
 _RUNTIME_WORD = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
 _LAUNCHERS = ("agentmem", "agentmem.exe", "agentmem.cmd")
 

@@ -6,6 +6,10 @@ stopping. Problems go to stderr as one line. The one decision a hook ever prints
 is the optional reflection's (hooks/reflect.py): once per session, a stop hook
 asks to continue with a prompt, guarded so it cannot loop.
 
+`hook approve` is a pre-tool-use hook (Copilot CLI's, with `[trust] projects`): it prints the
+runtime's approval (`approval_shape`) for a plain helper command in a mapped folder and nothing
+otherwise (hooks/approve.py).
+
 The reminder is printed in the form the runtime adds to the model's context:
 its module's `reminder_shape` (runtimes/<name>.py) gives plain text or a JSON
 object, written here.
@@ -26,7 +30,7 @@ def _usage(problem: str) -> Exception:
     from agentmem.errors import InvalidInput
     from agentmem.runtimes.registry import NAMES
 
-    return InvalidInput(problem, hint=f"usage: agentmem hook reminder|stop --runtime {'|'.join(NAMES)} "
+    return InvalidInput(problem, hint=f"usage: agentmem hook reminder|stop|approve --runtime {'|'.join(NAMES)} "
                                       "[--event start|prompt]")
 
 
@@ -50,7 +54,7 @@ def runtime_module(name: str):
 def parse_hook_args(argv: list[str]) -> tuple[str, str, str]:
     """(kind, runtime, event) from `reminder|stop --runtime R [--event E]`, parsed by hand:
     argparse costs more than the hook's own work."""
-    if not argv or argv[0] not in ("reminder", "stop"):
+    if not argv or argv[0] not in ("reminder", "stop", "approve"):
         raise _usage(f"unknown hook {argv[0] if argv else ''!r}")
     opts = {"--runtime": None, "--event": "start"}
     rest = argv[1:]
@@ -128,6 +132,13 @@ def run_hook(argv: list[str]) -> int:
             text = actions.reminder(machine, event)
             if text:
                 sys.stdout.write(reminder_output(runtime, event, text))
+        elif kind == "approve":  # a pre-tool-use hook: "allow" for a plain helper command, else no answer
+            from agentmem.hooks import approve
+
+            module = runtime_module(runtime)
+            tools = getattr(module, "SHELL_TOOLS", ())  # a runtime without a pre-tool-use hook: no answer
+            if tools and approve.allowed(machine, actions.parse_hook_input(_read_stdin()), tools):
+                sys.stdout.write(_json(module.approval_shape(approve.REASON)) + "\n")
         else:
             hook_input = actions.parse_hook_input(_read_stdin())
             report = actions.stop(machine, hook_input)

@@ -26,6 +26,7 @@ from agentmem.skills.spec import CORE_SKILL
 
 MANIFEST = "installed.json"
 HELPER_TOKEN = "@AGENTMEM@"  # replaced by the recorded helper command at install time
+HELPER_DIR_TOKEN = "@AGENTMEM_DIR@"  # the folder of the helper's executable (Copilot's --add-dir), quoted
 
 
 @dataclass(frozen=True)
@@ -48,13 +49,18 @@ def render_files(source: Path, helper: str) -> dict[str, bytes]:
     """The skill's files, relative path -> bytes, with the helper command filled in."""
     if not (source / "SKILL.md").is_file():
         raise InvalidInput(f"the core skill is missing from {source}", hint="rerun copier update or copier copy")
+    import shlex
+
+    words = shlex.split(helper)
+    folder = shlex.quote(os.path.dirname(words[0])) if words else ""
     files = {}
     for path in sorted(source.rglob("*")):
         if path.is_symlink() or not path.is_file() or path.name.startswith(TMP_PREFIX):
             continue
         data = path.read_bytes()
         if path.suffix == ".md":
-            data = data.replace(HELPER_TOKEN.encode(), helper.encode())
+            data = data.replace(HELPER_TOKEN.encode(), helper.encode()).replace(HELPER_DIR_TOKEN.encode(),
+                                                                                folder.encode())
         files[path.relative_to(source).as_posix()] = data
     return files
 

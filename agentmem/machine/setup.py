@@ -187,6 +187,7 @@ class _Plan:
     replace: bool
     hooks: set[str]  # the enabled runtimes that get our hooks
     mcp: bool  # register the MCP server with the runtimes that take one
+    trust: list[str] | None  # [trust] projects on: the mapped folders to trust; None: off
     skill_files: dict[str, bytes]
     block_body: str
 
@@ -229,6 +230,7 @@ def _enable(report: SetupReport, plan: _Plan, rt: Runtime) -> None:
         if follow is not None:
             report.add(f"instructions {name}: {follow[0]}", follow[1], follow[2])
         _permissions_step(report, plan, rt)
+    _trust_step(report, plan, rt)
     on = name in plan.hooks
     _entry_step(report, f"hooks {name}", on, lambda: rt.install_hooks(plan.machine, plan.helper) if on
                 else rt.remove_hooks(plan.machine), rt.trust.hint(plan.helper) if rt.trust else "")
@@ -248,6 +250,22 @@ def _permissions_step(report: SetupReport, plan: _Plan, rt: Runtime) -> None:
         return
     status = "changed" if changed else ("ok" if rt.permission_setting else "skipped")
     report.add(f"permissions {rt.name}", status, detail)
+
+
+def _trust_step(report: SetupReport, plan: _Plan, rt: Runtime) -> None:
+    """`[trust] projects`: the mapped folders get what the runtime's own trust prompt writes; off, only
+    the entries agentmem wrote come out (the user's own stay)."""
+    try:
+        if plan.trust is None:
+            if rt.untrust_projects(plan.machine):
+                report.add(f"trust {rt.name}", "changed", "removed the trust entries agentmem had written "
+                           "([trust] projects is off)")
+            return
+        changed, detail = rt.trust_projects(plan.machine, plan.trust, plan.helper)
+    except AgentmemError as exc:
+        report.add(f"trust {rt.name}", "warning", exc.one_line())
+        return
+    report.add(f"trust {rt.name}", "changed" if changed else "ok", detail)
 
 
 def _entry_step(report: SetupReport, label: str, on: bool, apply: Callable[[], Any], note: str = "") -> None:
@@ -272,6 +290,11 @@ def _withdraw(report: SetupReport, plan: _Plan, rt: Runtime, enabled: list[Runti
 
         _withdraw_entries(report, f"mcp {name}", lambda: registration.unregister(machine, rt))
     _withdraw_entries(report, f"hooks {name}", lambda: rt.remove_hooks(machine))
+    try:
+        if rt.untrust_projects(machine):
+            report.add(f"trust {name}", "changed", "removed the trust entries agentmem had written (runtime disabled)")
+    except AgentmemError as exc:
+        report.add(f"trust {name}", "warning", exc.one_line())
     try:
         if rt.withdraw_permissions(machine):
             report.add(f"permissions {name}", "changed", "removed the entries agentmem had added (runtime disabled)")
@@ -371,7 +394,8 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     changed = settings.complete(machine, cfg, agent=agent, helper_command=helper_cmd)
     report.add("config", "changed" if changed else "ok", f"{machine / 'config.toml'} (helper: {helper})")
     plan = _Plan(machine, helper_cmd, cfg.store, replace_core_skill, settings.hooks_runtimes(cfg, names),
-                 settings.mcp_enabled(cfg), core_skill.render_files(core_skill.skill_source(machine), helper),
+                 settings.mcp_enabled(cfg), settings.trusted_folders(cfg),
+                 core_skill.render_files(core_skill.skill_source(machine), helper),
                  (machine / BLOCK_SOURCE).read_text("utf-8").replace(core_skill.HELPER_TOKEN, helper))
     _runtime_steps(report, plan, names, env)
     _reflect_step(report, cfg, names, env)

@@ -16,6 +16,8 @@ listing of the project or a delete the store's feed reported; on any error the
 previous cache stays as it was and the result says the data may be stale, and why.
 INV no-credentials: every note enters the cache through `withheld.put`, so a credential
 a note carries (however it reached the store) is cached as `[REDACTED:<kind>]`.
+INV loud-unwritable: a cache that cannot be written still gets what changed, in memory
+(`CacheStatus.uncached`, memory/freshness.py), cleaned the same way.
 INV unreadable-skipped: one object the store holds but agentmem cannot read (a
 FIFO, a device, an oversized or unreadable file) is skipped and reported; the
 other notes still arrive.
@@ -35,7 +37,7 @@ import time
 from agentmem import errors
 from agentmem.fsutil import TMP_PREFIX, read_bytes, sweep_temp, write_atomic
 from agentmem.memory import ids, withheld
-from agentmem.memory.freshness import CacheStatus  # noqa: F401 - what ensure_fresh and refresh return
+from agentmem.memory.freshness import CacheStatus, Uncached
 from agentmem.paths import cache_root
 from agentmem.store.base import Changes, Listed, StoreDescription
 
@@ -181,23 +183,32 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     plan = _plan(changes, prefix, ndir, started, store, unreadable)
     plan.records, gone = records.to_fetch(changes, prefix, pdir)  # records first: a purge is known before notes
     plan.new_purges, problem = records.fetch(store, plan.records, gone, pdir)
+    unkept = problem if isinstance(problem, errors.NotWritable) else None  # records read, not cached
+    problem = None if unkept is not None else problem
     purged = _purged_in(plan, pdir, ndir, unreadable) if problem is None else set()
-    added, problem = _fetch(store, plan, pdir, unreadable, progress) if problem is None else ([], problem)
+    for note_id in plan.new_purges if unkept is not None else ():
+        plan.fetch.pop(note_id, None)  # a purge the cache could not keep still keeps its note out
+    kept: dict[str, bytes] = {}  # fetched notes the cache could not take
+    added, problem = _fetch(store, plan, pdir, unreadable, progress, kept) if problem is None else ([], problem)
     removed, unwritable = _drop(pdir, plan.drop)
-    problem = problem or unwritable
-    if changes.kind == Changes.FULL:
+    refused = problem if isinstance(problem, errors.NotWritable) else None if problem else (unwritable or unkept)
+    if changes.kind == Changes.FULL and refused is None:
         _sweep_local(machine, ndir, plan.temps)
     reindexed = sorted((set(added) & plan.damaged) | set(removed))
     if added or removed:
         _notify(pdir, added, reindexed)
-    if purged and problem is None:  # last: its scrub compacts the index after every other change
+    if purged and problem is None and refused is None:  # last: its scrub compacts the index after every other change
         records.forget(machine, store_desc, project, purged)
     state["unreadable"] = dict(sorted(unreadable.items())[:MAX_REPORTED])
+    if refused is not None:  # the store answered in full; only the cache could not keep it
+        _record_failure(pdir, state, refused)  # INV change-token: the previous token stays; the next one replays
+        gone_here = (plan.drop - set(removed)) | purged | plan.new_purges
+        return CacheStatus(False, None, None, True, added, removed, started, state["unreadable"], changes.how,
+                           changes.warnings, Uncached(refused, kept, gone_here))
     if problem is not None:  # INV change-token: keep the previous token, so the next refresh replays
         _record_failure(pdir, state, problem)
-        what = ("the cache could not be written, so changes in the store are missing here"
-                if isinstance(problem, errors.NotWritable) else "some notes could not be downloaded")
-        return CacheStatus(True, f"{what}: {problem.one_line()}; {_checked_words(last_ok)}", problem.kind, True,
+        return CacheStatus(True, f"some notes could not be downloaded: {problem.one_line()}; "
+                           f"{_checked_words(last_ok)}", problem.kind, True,
                            added, removed, last_ok, state["unreadable"], changes.how, changes.warnings)
     state.update(token=changes.token, refreshed_at=started, how=changes.how)
     for key in ("last_error", "last_error_message", "last_attempt"):
@@ -300,11 +311,14 @@ def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: s
             plan.damaged.add(note_id)
 
 
-def _fetch(store, plan: _Plan, pdir: str, unreadable: dict, progress) -> tuple[list[str], errors.AgentmemError | None]:
+def _fetch(store, plan: _Plan, pdir: str, unreadable: dict, progress,
+           kept: dict[str, bytes]) -> tuple[list[str], errors.AgentmemError | None]:
     """Download the plan's objects into the cache (cleaned: `withheld.put`); an unreadable one is skipped
-    and reported, a store failure stops."""
+    and reported, a store failure stops. Once the cache refuses a write, the rest go into `kept`, cleaned
+    the same way (and the NotWritable is returned)."""
     ndir = os.path.join(pdir, "notes")
     added: list[str] = []
+    refused: errors.NotWritable | None = None
     total = len(plan.fetch)
     report = progress if progress is not None and total >= PROGRESS_MIN else None
     for done, (note_id, data) in enumerate(_read_each(store, sorted(plan.fetch.items())), start=1):
@@ -315,17 +329,20 @@ def _fetch(store, plan: _Plan, pdir: str, unreadable: dict, progress) -> tuple[l
         elif isinstance(data, errors.AgentmemError):
             return added, data
         else:
-            try:
-                withheld.put(pdir, note_id, data)
-            except OSError as exc:  # INV loud-unwritable: an agent's read-only sandbox; answer from the cache
-                if not errors.cannot_write(exc):
-                    raise
-                return added, _unwritable(ndir, exc)
             unreadable.pop(note_id, None)
-            added.append(note_id)
+            if refused is None:
+                try:
+                    withheld.put(pdir, note_id, data)
+                    added.append(note_id)
+                except OSError as exc:  # INV loud-unwritable: an agent's read-only sandbox; answer from memory
+                    if not errors.cannot_write(exc):
+                        raise
+                    refused = _unwritable(ndir, exc)
+            if refused is not None:
+                kept[note_id] = withheld.clean(data)[0]  # INV no-credentials: shown as it would be cached
         if report is not None:
             report(done, total)
-    return added, None
+    return added, refused
 
 
 def _read_each(store, items: list[tuple[str, Listed]]):

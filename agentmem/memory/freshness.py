@@ -3,11 +3,30 @@
 Every search and read says whether it could miss notes (INV read-your-writes): `stale` and why, when the
 cache last matched the store, the objects it could not read, and what the store says a person must hear
 (a bucket that became public).
+
+INV loud-unwritable: where the cache cannot be written (an agent's read-only sandbox), the notes that
+arrived are kept in memory (`Uncached`) and answer that one search (search/find.py looks through them
+beside the cache and the pending notes); cached notes the store no longer holds, or a purge names, are
+left out; the answer is current (`stale` false) and says nothing was cached and why (`not_cached`). The
+refresh keeps its previous token, so the next one that can write caches them.
 """
 
 from __future__ import annotations
 
 import time
+
+
+class Uncached:
+    """The notes that arrived (id -> bytes, cleaned as the cache would hold them), the notes to leave out
+    (no longer in the store, or purged), and `reason`."""
+
+    __slots__ = ("notes", "gone", "reason")
+
+    def __init__(self, why, notes: dict[str, bytes], gone: set[str]):
+        self.notes, self.gone = notes, gone
+        self.reason = f"nothing was cached: {why.one_line()}"
+        if notes:
+            self.reason += f"; {len(notes)} note(s) read from the store for this answer only"
 
 
 class CacheStatus:
@@ -16,7 +35,7 @@ class CacheStatus:
     def __init__(self, stale: bool, reason: str | None = None, error: str | None = None,
                  refreshed: bool = False, added: list[str] | None = None, removed: list[str] | None = None,
                  checked_at: float | None = None, unreadable: dict | None = None, how: str | None = None,
-                 warnings: list[str] | None = None):
+                 warnings: list[str] | None = None, uncached: Uncached | None = None):
         self.stale = stale
         self.reason = reason  # why it may be stale: what failed, or why the store was not asked
         self.error = error  # the error kind, e.g. "offline", "not-authenticated"; "not-checked" for max_age
@@ -27,11 +46,13 @@ class CacheStatus:
         self.unreadable = unreadable or {}  # note id -> {"error", "message"}: in the store, not readable
         self.how = how  # how the store was asked ("unchanged (one stat)", "events feed (2 change(s))", ...)
         self.warnings = warnings or []  # what the store says a person must hear (a bucket that became public)
+        self.uncached = uncached  # what the store answered that the cache could not keep
 
     def to_json(self) -> dict:
         return {"stale": self.stale, "stale_reason": self.reason, "stale_error": self.error,
                 "refreshed": self.refreshed, "checked_at": iso(self.checked_at),
-                "unreadable": [{"id": k, **v} for k, v in sorted(self.unreadable.items())]} | (
+                "unreadable": [{"id": k, **v} for k, v in sorted(self.unreadable.items())],
+                "not_cached": self.uncached.reason if self.uncached is not None else None} | (
                     {"warnings": self.warnings} if self.warnings else {})
 
 

@@ -21,7 +21,8 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     then find `query` in `mode` (default: config's). `progress(done, total)` hears a long first sync.
 
     The result says how current it is: `stale` (could miss notes), `stale_reason`, `stale_error`,
-    `checked_at` (when the cache last matched the store), `unreadable` (objects skipped).
+    `checked_at` (when the cache last matched the store), `unreadable` (objects skipped), `not_cached`
+    (the cache could not be written: what the store answered was searched in memory, and why).
     Retracted notes are left out unless `include_retracted` (then marked); purged ones always are.
     """
     from agentmem.memory import cache, pending, records
@@ -40,7 +41,7 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     wanted = shown if withheld else query
     states = records.project_states(machine, cfg.store, project)
     found = find.find(machine, cfg.store, project, wanted, limit, mode, notices, include_retracted=include_retracted,
-                      review_after=cfg.review_after, states=states, held=held)
+                      review_after=cfg.review_after, states=states, held=held, uncached=status.uncached)
     results = [r.to_json() for r in found]
     _say_withheld(cache.project_dir(machine, cfg.store, project), results, held, screened)
     out = {
@@ -143,6 +144,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
         status = cache.CacheStatus(False, checked_at=cache.last_checked(machine, cfg.store, project))
     freshness = status.to_json()
     freshness.pop("unreadable", None)
+    freshness.pop("not_cached", None)
     out = {"id": note_id, "project": project, "source": source, "meta": parsed.meta, "body": parsed.body,
            "withheld": held, **freshness}
     return out | note_states(records.project_states(machine, cfg.store, project), note_id, parsed.meta,

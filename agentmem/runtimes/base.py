@@ -98,6 +98,14 @@ class Runtime(Protocol):
     def withdraw_permissions(self, machine: Path) -> bool:
         """Take back what `grant_permissions` added; True if anything changed."""
 
+    def trust_projects(self, machine: Path, folders: list[str], helper: list[str]) -> tuple[bool, str]:
+        """`[trust] projects` on: write for `folders` (the mapped ones) what the CLI's own trust prompt
+        writes, beside the user's entries; (changed, detail saying exactly what that changes).
+        InvalidInput on a file it cannot edit."""
+
+    def untrust_projects(self, machine: Path) -> bool:
+        """Take out the trust entries `trust_projects` wrote, and only those; True if anything changed."""
+
     def permissions_status(self, machine: Path, helper: list[str], store: StoreDescription | None
                            ) -> tuple[bool, str] | None:
         """Whether what `grant_permissions` adds is there and current: (ok, what was found); None when its

@@ -28,6 +28,14 @@ ALLOW = "permissions.allow"
 MCP_CONTAINER, MCP_NAME = "mcpServers", "agentmem"
 
 
+# The allow rule setup adds runs the helper in `claude -p`.
+# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (registry.py).
+DEFAULT_MODE = {
+    "command": "claude -p", "saves": True, "searches": True,
+    "trusted_saves": True, "trusted_searches": True,
+    "otherwise": "nothing (setup's allow rule runs the helper)",
+}
+
 def reminder_shape(event: str, text: str) -> str | dict:
     return text  # plain stdout
 
@@ -122,6 +130,13 @@ class Claude:
         from agentmem.machine import json_items
 
         return json_items.remove_items(machine, self.hooks_file, ALLOW)
+
+    def trust_projects(self, machine: "Path", folders: list[str], helper: list[str]) -> tuple[bool, str]:
+        return False, ("nothing to write: Claude Code asks no folder trust in `claude -p`; the allow rule "
+                       "runs the helper")
+
+    def untrust_projects(self, machine: "Path") -> bool:
+        return False
 
     def permissions_status(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
                            ) -> tuple[bool, str] | None:

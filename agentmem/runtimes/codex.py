@@ -4,13 +4,20 @@
 - Hooks: `$CODEX_HOME/hooks.json`, in the shape Claude Code uses (hooks/config_files.py).
   Codex skips a user hook silently until it is trusted; `agentmem hooks trust` asks
   Codex's app-server to trust ours (hooks/codex_trust.py).
-- Sandbox: `codex exec` runs commands read-only (nothing can be made writable there);
+- Sandbox: `codex exec` runs commands read-only, outside a trusted project (below);
   in `workspace-write` (`-s workspace-write`, `sandbox_mode`, or the TUI in a trusted
   project) only the working folder, /tmp, $TMPDIR and
   `sandbox_workspace_write.writable_roots` are writable. Setup adds the machine folder
   and a folder store to those roots in `$CODEX_HOME/config.toml` (machine/codex_config.py),
   so save and search work there; read-only sessions get the helper's one-line "not
   writable" error, and the skill tells the agent how to ask for escalation.
+- Trust (`[trust] projects`): `[projects."<folder>"] trust_level = "trusted"` in
+  `$CODEX_HOME/config.toml`, what Codex's own "trust this folder?" prompt writes. Plain
+  `codex exec` (and the TUI) then runs a session started in that folder, or in a git checkout
+  whose root it is, workspace-write instead of read-only; a subfolder of a folder that is no
+  checkout root is not covered (checked with Codex 0.171.0, 2026-12-01). A trusted project's
+  own `.codex/` configuration takes effect too. The user's own `[projects."..."]` tables are
+  never changed; only the tables agentmem wrote are taken out again.
 - MCP: `[mcp_servers.agentmem]` in `$CODEX_HOME/config.toml`. Codex starts a server with
   a few variables of its environment only (HOME, PATH, ...), so the entry names the
   ones agentmem reads in `env_vars`: names, never values.
@@ -33,10 +40,20 @@ if TYPE_CHECKING:
 NAME = "codex"
 WRITABLE_ROOTS = "sandbox_workspace_write.writable_roots"
 MCP_TABLE = "mcp_servers.agentmem"
+TRUSTED = {"trust_level": "trusted"}  # what Codex's own trust prompt writes for a folder
 # What the MCP server reads from its environment besides HOME and PATH: credentials and the Hub's
 # location (bucket store), the machine folder and the network budget when set explicitly.
 MCP_ENV_VARS = ["HF_TOKEN", "HF_HOME", "HF_ENDPOINT", "AGENTMEM_HOME", "AGENTMEM_NETWORK_TIMEOUT"]
 
+
+# Plain: read-only sandbox, approval never. A save fails (exit 6, nothing saved); a search reads what changed
+# straight from the store (memory/freshness.py). Trusted: workspace-write.
+# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (registry.py).
+DEFAULT_MODE = {
+    "command": "codex exec", "saves": False, "searches": True,
+    "trusted_saves": True, "trusted_searches": True,
+    "otherwise": "`-s workspace-write` (or, in a session, approving the helper outside the sandbox)",
+}
 
 def reminder_shape(event: str, text: str) -> str | dict:
     return text  # plain stdout
@@ -166,6 +183,43 @@ class Codex:
         if not codex_config.recorded_items(machine, path, WRITABLE_ROOTS):
             return False
         return codex_config.remove_list_items(machine, path, WRITABLE_ROOTS).changed
+
+    # -- project trust ------------------------------------------------------------------------
+
+    def trust_projects(self, machine: "Path", folders: list[str], helper: list[str]) -> tuple[bool, str]:
+        from agentmem.machine import codex_config
+
+        path = self.config_dir / "config.toml"
+        changed = self._untrust(machine, keep=set(folders))
+        theirs = []
+        for folder in folders:
+            keys = ("projects", folder)
+            if codex_config.read_table(path, keys) is not None and not codex_config.is_managed_table(machine, path,
+                                                                                                      keys):
+                theirs.append(folder)  # the user's own decision for it stands, whatever it is
+                continue
+            changed = codex_config.set_table(machine, path, keys, TRUSTED).changed or changed
+        ours = [f for f in folders if f not in theirs]
+        detail = (f"{path}: [projects.\"<folder>\"] trust_level = \"trusted\" for {', '.join(ours) or 'no folder'}; "
+                  "plain `codex exec` runs there workspace-write (the folder, /tmp and the writable roots "
+                  "writable) instead of read-only, and the folder's own .codex/ settings apply")
+        if theirs:
+            detail += f"; left your own entries for {', '.join(theirs)} as they are"
+        return changed, detail
+
+    def untrust_projects(self, machine: "Path") -> bool:
+        return self._untrust(machine, keep=set())
+
+    def _untrust(self, machine: "Path", keep: set[str]) -> bool:
+        """Take out the trust tables agentmem wrote, but for the folders in `keep`."""
+        from agentmem.machine import codex_config
+
+        path = self.config_dir / "config.toml"
+        changed = False
+        for keys in codex_config.managed_tables(machine, path):
+            if isinstance(keys, tuple) and len(keys) == 2 and keys[0] == "projects" and keys[1] not in keep:
+                changed = codex_config.remove_table(machine, path, keys, if_equal=TRUSTED).changed or changed
+        return changed
 
     def permissions_status(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
                            ) -> tuple[bool, str] | None:

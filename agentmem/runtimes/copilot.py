@@ -5,9 +5,15 @@
   `{"type": "command", "bash": ..., "timeoutSec": ...}`), so agentmem writes its own
   `hooks/agentmem.json` (hooks/own_files.py): `sessionStart` and `userPromptSubmitted`
   run the reminder, `agentStop` the retry.
-- Permissions: no setting pre-approves a command or a path; `copilot -p` needs
-  `--allow-tool 'shell(<helper>:*)' --add-dir <helper's folder>`, and an interactive
-  session asks the user (the skill says so). Nothing is written.
+- Permissions: no setting pre-approves a command or a path (`trustedFolders` in
+  config.json grants reading a folder, not running a command; `allowedUrls` only URLs);
+  `copilot -p` needs both `--allow-tool 'shell(<helper>:*)'` and `--add-dir <helper's folder>`
+  (either alone is denied), and an interactive session asks the user (the skill says so).
+- Trust (`[trust] projects`): what does pre-approve a command is a user-level `preToolUse`
+  hook answering `{"permissionDecision": "allow"}` (Copilot's runtime reads it; checked with
+  the real CLI, no flags, 2026-12-01). agentmem writes its own `hooks/agentmem-approve.json`
+  running `agentmem hook approve`, which allows only a plain helper command run in a mapped
+  folder (hooks/approve.py); any other tool call gets no answer and Copilot decides as before.
 - MCP: none registered by agentmem.
 - Reminder: Copilot injects only a top-level JSON `additionalContext`.
 """
@@ -26,7 +32,34 @@ if TYPE_CHECKING:
 
 NAME = "copilot"
 HOOKS_FILE = "agentmem.json"
+APPROVE_FILE = "agentmem-approve.json"  # the pre-tool-use hook of [trust] projects
+APPROVE_KEY = "copilot-approve"  # its record among the hook records (hooks-state.json)
+SHELL_TOOLS = ("bash", "powershell")  # the tool names Copilot's shell tool has (hook stdin `toolName`)
 
+
+def approval_shape(reason: str) -> dict:
+    """What a preToolUse hook prints to approve the call."""
+    return {"permissionDecision": "allow", "permissionDecisionReason": reason}
+
+
+def approve_text(helper: list[str]) -> str:
+    import json
+
+    from agentmem.hooks.config_files import hook_command
+    from agentmem.hooks.own_files import REMINDER_TIMEOUT
+
+    entry = {"type": "command", "bash": hook_command(helper, NAME, ["approve"]), "timeoutSec": REMINDER_TIMEOUT}
+    return json.dumps({"version": 1, "hooks": {"preToolUse": [entry]}}, indent=2) + "\n"
+
+
+# Plain: every helper command denied (no one to approve). Trusted: the approving preToolUse hook.
+# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (registry.py).
+DEFAULT_MODE = {
+    "command": "copilot -p", "saves": False, "searches": False,
+    "trusted_saves": True, "trusted_searches": True,
+    "otherwise": ("both `--allow-tool 'shell(HELPER:*)'` and `--add-dir HELPER_DIR` (the helper's absolute "
+                  "path and its folder; setup's report and the skill print them)"),
+}
 
 def reminder_shape(event: str, text: str) -> str | dict:
     return {"additionalContext": text}
@@ -125,11 +158,26 @@ class Copilot:
 
     def grant_permissions(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
                           ) -> tuple[bool, str]:
-        return False, ("Copilot CLI has no setting that pre-approves a command: it asks in a session; "
-                       f"for `copilot -p` pass {flags(helper)}")
+        return False, ("Copilot CLI has no setting that pre-approves a command: an interactive session asks; "
+                       f"`copilot -p` needs both {flags(helper)}, unless [trust] projects is on "
+                       "(setup's `--trust-projects`: a hook approves the helper in the mapped folders)")
 
     def withdraw_permissions(self, machine: "Path") -> bool:
         return False
+
+    def trust_projects(self, machine: "Path", folders: list[str], helper: list[str]) -> tuple[bool, str]:
+        from agentmem.hooks import own_files
+
+        path = self.hooks_file.parent / APPROVE_FILE
+        change = own_files.install(machine, APPROVE_KEY, path, approve_text(helper), is_our_hooks_file)
+        return change.changed, (f"{path}: a preToolUse hook approves the helper's own commands (nothing chained "
+                                f"to them) run in {', '.join(folders) or 'no folder'} and below: plain "
+                                "`copilot -p` runs them there with no flags")
+
+    def untrust_projects(self, machine: "Path") -> bool:
+        from agentmem.hooks import own_files
+
+        return own_files.remove(machine, APPROVE_KEY, self.hooks_file.parent / APPROVE_FILE, is_our_hooks_file).changed
 
     def permissions_status(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
                            ) -> tuple[bool, str] | None:

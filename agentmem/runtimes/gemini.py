@@ -9,6 +9,12 @@
   writes its own policy file `~/.gemini/policies/agentmem.toml` allowing commands that
   start with the helper (others stay denied). Gemini asks for a heredoc (`<<`), so the
   skill saves with `--text` there.
+- Trust (`[trust] projects`): `"<folder>": "TRUST_FOLDER"` in `~/.gemini/trustedFolders.json`
+  (`GEMINI_CLI_TRUSTED_FOLDERS_PATH` moves it), what Gemini's own trust prompt writes (the
+  bundle's `TrustLevel`, paths lowercased on macOS and Windows as its `normalizePath` does).
+  Plain `gemini -p` in such a folder or below it runs instead of exiting 55 ("not running in a
+  trusted directory"), and the folder's own `.gemini/` settings apply. The user's entries
+  (`TRUST_PARENT`, `DO_NOT_TRUST`, or one for the same folder) are never changed.
 - MCP: none registered by agentmem.
 - Reminder: Gemini adds only JSON `hookSpecificOutput.additionalContext` to the model's context.
 """
@@ -29,7 +35,16 @@ NAME = "gemini"
 EVENTS = {"start": "SessionStart", "prompt": "BeforeAgent"}  # the Gemini events our reminder runs on
 POLICY_FILE = "agentmem.toml"
 POLICY_MARK = "# agentmem: managed file"
+TRUST_FOLDER = "TRUST_FOLDER"
 
+
+# Plain, in a folder it does not trust: exits 55 before any model request. Trusted: the policy runs the helper.
+# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (registry.py).
+DEFAULT_MODE = {
+    "command": "gemini -p", "saves": False, "searches": False,
+    "trusted_saves": True, "trusted_searches": True,
+    "otherwise": "`--skip-trust` (or trusting the folder at its prompt)",
+}
 
 def reminder_shape(event: str, text: str) -> str | dict:
     return {"hookSpecificOutput": {"hookEventName": EVENTS[event], "additionalContext": text}}
@@ -100,6 +115,8 @@ class Gemini:
         self.skills_root = base.agents_skills(env)
         self.hooks_file = self.config_dir / "settings.json"
         self.policy_file = self.config_dir / "policies" / POLICY_FILE
+        moved = env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+        self.trusted_folders = base.home(env) / moved if moved else self.config_dir / "trustedFolders.json"
 
     def install_hooks(self, machine: str | os.PathLike, helper: list[str]) -> "HookChange":
         from agentmem.hooks import config_files
@@ -136,6 +153,27 @@ class Gemini:
             return False
         self.policy_file.unlink()
         return True
+
+    def trust_projects(self, machine: "Path", folders: list[str], helper: list[str]) -> tuple[bool, str]:
+        import sys
+
+        from agentmem.machine import json_members
+
+        fold = sys.platform in ("darwin", "win32")  # as Gemini's normalizePath: case-insensitive there
+        wanted = {f.lower() if fold else f: TRUST_FOLDER for f in folders}
+        changed, theirs = json_members.set_members(machine, self.trusted_folders, wanted)
+        ours = [f for f in wanted if f not in theirs]
+        detail = (f"{self.trusted_folders}: {', '.join(ours) or 'no folder'} = {TRUST_FOLDER}; plain `gemini -p` "
+                  "runs in those folders and below (instead of exiting 55, untrusted), and their own .gemini/ "
+                  "settings apply")
+        if theirs:
+            detail += f"; left your own entries for {', '.join(theirs)} as they are"
+        return changed, detail
+
+    def untrust_projects(self, machine: "Path") -> bool:
+        from agentmem.machine import json_members
+
+        return json_members.remove_members(machine, self.trusted_folders)
 
     def permissions_status(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
                            ) -> tuple[bool, str] | None:

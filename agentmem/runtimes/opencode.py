@@ -34,6 +34,14 @@ PLUGIN_MARK = "// agentmem: managed file"
 INSTRUCTIONS_KEY = "instructions"  # opencode.json's list of further instruction files
 
 
+# Its bash tool runs anything by default.
+# Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (registry.py).
+DEFAULT_MODE = {
+    "command": "opencode run", "saves": True, "searches": True,
+    "trusted_saves": True, "trusted_searches": True,
+    "otherwise": "nothing (its bash tool is allowed by default)",
+}
+
 def reminder_shape(event: str, text: str) -> str | dict:
     return text  # plain stdout, which the plugin reads
 
@@ -128,6 +136,12 @@ class OpenCode:
         return False, "nothing needed (its bash tool is allowed by default)"
 
     def withdraw_permissions(self, machine: "Path") -> bool:
+        return False
+
+    def trust_projects(self, machine: "Path", folders: list[str], helper: list[str]) -> tuple[bool, str]:
+        return False, "nothing to write: OpenCode asks no folder trust and runs its bash tool anywhere"
+
+    def untrust_projects(self, machine: "Path") -> bool:
         return False
 
     def permissions_status(self, machine: "Path", helper: list[str], store: "StoreDescription | None"

@@ -31,6 +31,13 @@ def runtime(name: str, env: Mapping[str, str] | None = None) -> Runtime:
     return _classes()[name](env)
 
 
+def module(name: str):
+    """runtimes/<name>.py itself, for its module-level facts (`DEFAULT_MODE`, `reminder_shape`)."""
+    import sys
+
+    return sys.modules[_classes()[name].__module__]
+
+
 def every(env: Mapping[str, str] | None = None) -> list[Runtime]:
     """All the supported runtimes, in NAMES order."""
     return [runtime(n, env) for n in NAMES]
@@ -50,3 +57,45 @@ def enabled_names(config_data: dict) -> list[str]:
 def configured(config_data: dict, env: Mapping[str, str] | None = None) -> list[Runtime]:
     """The enabled runtimes."""
     return [runtime(n, env) for n in enabled_names(config_data)]
+
+
+# -- each CLI's plain non-interactive mode, as the README prints it ------------------------------
+# Each runtime module states it once (`DEFAULT_MODE`): the command, whether a save and a search of a
+# note another machine saved work with no flags at all, the same with `[trust] projects` on, and what
+# the CLI needs otherwise. tests/test_e2e_default_mode.py runs every CLI that way and checks these
+# facts; a test compares the README's table and summary line with these two functions.
+
+def _modes() -> list[tuple[str, dict]]:
+    return [(name, module(name).DEFAULT_MODE) for name in NAMES]
+
+
+def _yes(saves: bool, searches: bool) -> str:
+    if saves and searches:
+        return "saves and searches"
+    if searches:
+        return "searches (every note in the store); a save fails, saying so"
+    return "neither"
+
+
+def default_mode_table() -> str:
+    """The README's Markdown table, one row per CLI."""
+    lines = ["| CLI, non-interactive | with no flags | with `trust_projects` | otherwise it needs |",
+             "|---|---|---|---|"]
+    for _, mode in _modes():
+        lines.append(f"| `{mode['command']}` | {_yes(mode['saves'], mode['searches'])} | "
+                     f"{_yes(mode['trusted_saves'], mode['trusted_searches'])} | {mode['otherwise']} |")
+    return "\n".join(lines)
+
+
+def default_mode_summary() -> str:
+    """The README's one-line summary of the table."""
+    plain = [m["command"] for _, m in _modes() if m["saves"] and m["searches"]]
+    trusted = [m["command"] for _, m in _modes()
+               if m["trusted_saves"] and m["trusted_searches"] and not (m["saves"] and m["searches"])]
+    return (f"With no flags, {_and(plain)} save and search; with the setup answer `trust_projects`, "
+            f"{_and(trusted)} do too.")
+
+
+def _and(commands: list[str]) -> str:
+    quoted = [f"`{c}`" for c in commands]
+    return " and ".join(quoted) if len(quoted) < 3 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
