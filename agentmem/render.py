@@ -59,6 +59,8 @@ def freshness_lines(out: dict, what: str) -> list[str]:
     lines = [f"warning: {w}" for w in out.get("warnings") or ()]
     if out.get("stale"):
         lines.append(f"warning: {what} may be stale - {out['stale_reason']}")
+    if out.get("catching_up"):  # a new machine's first sync of a big store, a few seconds a search
+        lines.append(NextStep("note: `{}` fetches the rest now, with a progress bar", Command("sync")).text())
     if out.get("not_cached"):  # current, but read from the store into memory: the next call reads it again
         lines.append(f"warning: {out['not_cached']}")
     skipped = out.get("unreadable") or []

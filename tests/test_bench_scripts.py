@@ -105,3 +105,21 @@ def test_view_times_the_page_in_chromium():
     [size] = report["sizes"]
     assert size["notes"] == 60 and size["view_s"] > 0 and size["usable_s"] > 0
     assert size["after_typing"].startswith("2 of 60 notes")  # bench.fill: one note in 40 holds the query
+
+
+def test_recent_notes_times_search_with_no_words_beside_a_word_search(tmp_path):
+    report = json.loads(_bench("recent_notes.py", "--notes", "300", "--root", str(tmp_path), "--repeat", "1", "--json"))
+    assert report["recent_ranked"]["results"] == 10 and report["recent_ranked"]["more"] == 290
+    assert report["word_ranked"]["median_s"] > 0 and report["recent_by_scan"]["median_s"] > 0
+
+
+def test_after_change_times_searches_while_notes_arrive(tmp_path):
+    report = json.loads(_bench("after_change.py", "--notes", "300", "--root", str(tmp_path), "--seconds", "2",
+                               "--json"))
+    assert report["arriving"]["written"] >= 1 and report["arriving"]["missing_from_last_answer"] == 0
+    assert report["quiet"]["searches"] >= 1 and report["arriving_offline"]["searches"] >= 1
+
+
+def test_catch_up_times_a_new_machine_and_agentmem_sync(tmp_path):
+    report = json.loads(_bench("catch_up.py", "--notes", "300", "--root", str(tmp_path), "--searches", "1", "--json"))
+    assert report["sync"]["notes"] == 300 and not report["sync"]["stale"] and not report["caught_up_search"]["stale"]

@@ -85,8 +85,9 @@ def test_a_listing_cut_off_midway_keeps_the_previous_cache(hub, alice_bucket, tm
     assert sorted(cache.cached_ids(other, STORE, "app")) == sorted(ids[2:])
 
 
-def test_an_interrupted_download_never_leaves_a_complete_looking_cached_file(hub, alice_bucket, tmp_path):
+def test_an_interrupted_download_never_leaves_a_complete_looking_cached_file(hub, alice_bucket, tmp_path, monkeypatch):
     # INV atomic-cache
+    monkeypatch.setattr(cache, "FETCH_BATCH", 1)  # one transfer per note, so the third can be cut off alone
     home = tmp_path / "home"
     saved = {}
     for i in range(4):

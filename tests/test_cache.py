@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from agentmem.memory import cache, notes
 from agentmem.store import dirwatch
 from agentmem.store.base import Changes, Listed
@@ -60,6 +62,7 @@ def test_a_change_right_after_a_listing_is_looked_for_again_until_the_folder_tim
     store = new_folder_store(tmp_path / "store")
     home = tmp_path / "home"
     put_notes(store, "app", 1)
+    monkeypatch.setattr(dirwatch, "filesystem_type", lambda folder: "vfat")  # 2 s granules: the elapsed-time rule
     clock = [time.time()]
     monkeypatch.setattr("agentmem.store.folder.time.time", lambda: clock[0])
     assert cache.refresh(home, store.description, "app").how == "listing"
@@ -71,17 +74,61 @@ def test_a_change_right_after_a_listing_is_looked_for_again_until_the_folder_tim
 
 
 def test_a_folder_signature_is_trusted_only_after_a_listing_that_began_a_granule_later():
-    sig = [1, 2, 3, 4, 5]
-    first = dirwatch.next_token(None, sig, "ext4", now=1000.0)
-    assert not first["settled"] and not dirwatch.unchanged(first, sig, "ext4")
-    soon = dirwatch.next_token(first, sig, "ext4", now=1000.0 + dirwatch.RACY_SECONDS - 0.1)
+    sig = [1, 2, 3, 4, 5]  # on FAT (2 s granules) only elapsed time settles a signature
+    first = dirwatch.next_token(None, sig, "vfat", now=1000.0)
+    assert not first["settled"] and not dirwatch.unchanged(first, sig, "vfat")
+    soon = dirwatch.next_token(first, sig, "vfat", now=1000.0 + dirwatch.RACY_SECONDS - 0.1)
     assert not soon["settled"] and soon["seen"] == 1000.0
-    later = dirwatch.next_token(soon, sig, "ext4", now=1000.0 + dirwatch.RACY_SECONDS)
-    assert later["settled"] and dirwatch.unchanged(later, sig, "ext4")
-    assert not dirwatch.unchanged(later, [1, 2, 3, 9, 5], "ext4")  # ctime moved: a sync tool reset mtime
-    assert not dirwatch.unchanged(later, [1, 7, 3, 4, 5], "ext4")  # another folder at the same path
-    back = dirwatch.next_token(first, sig, "ext4", now=900.0)  # the wall clock stepped back
+    later = dirwatch.next_token(soon, sig, "vfat", now=1000.0 + dirwatch.RACY_SECONDS)
+    assert later["settled"] and dirwatch.unchanged(later, sig, "vfat")
+    assert not dirwatch.unchanged(later, [1, 2, 3, 9, 5], "vfat")  # ctime moved: a sync tool reset mtime
+    assert not dirwatch.unchanged(later, [1, 7, 3, 4, 5], "vfat")  # another folder at the same path
+    back = dirwatch.next_token(first, sig, "vfat", now=900.0)  # the wall clock stepped back
     assert not back["settled"]
+
+
+def test_on_a_filesystem_with_fine_times_a_listing_begun_a_moment_after_the_folder_time_settles_it():
+    mtime = 1_000_000_000_123_456_789
+    sig = [1, 2, mtime, mtime, 5]
+    late = mtime / 1e9 + dirwatch.FINE_SECONDS
+    assert dirwatch.next_token(None, sig, "ext4", now=late)["settled"]  # one listing, at once
+    assert not dirwatch.next_token(None, sig, "ext4", now=late - 0.1)["settled"]  # too close to the change
+    assert not dirwatch.next_token(None, sig, "vfat", now=late)["settled"]  # 2 s granules
+    whole = [1, 2, 1_000_000_000_000_000_000, mtime, 5]  # whole seconds: an ext4 with small inodes
+    assert not dirwatch.next_token(None, whole, "ext4", now=late)["settled"]
+
+
+def test_a_change_costs_one_listing_once_the_folder_time_is_a_moment_old(tmp_path, monkeypatch):
+    # INV read-your-writes: at 100k notes every search listed the whole folder for 3 s after any change
+    store = new_folder_store(tmp_path / "store")
+    home = tmp_path / "home"
+    put_notes(store, "app", 3)
+    if dirwatch.filesystem_type(store.root) not in dirwatch.FINE_TYPES:
+        pytest.skip(f"{tmp_path} is on {dirwatch.filesystem_type(store.root)}, whose times are not fine-grained")
+    cache.refresh(home, store.description, "app")
+    time.sleep(dirwatch.FINE_SECONDS + 0.05)
+    [late] = put_notes(store, "app", 1)
+    time.sleep(dirwatch.FINE_SECONDS + 0.05)
+    status = cache.refresh(home, store.description, "app")
+    assert status.how == "listing" and status.added == [late]
+    assert cache.refresh(home, store.description, "app").how == "unchanged (one stat)"
+
+
+def test_a_second_write_in_the_granule_of_the_first_is_still_found(tmp_path, monkeypatch):
+    # INV read-your-writes: a listing begun within FINE_SECONDS of the folder time does not settle it, so a
+    # write that left the folder's signature as it was (the same clock tick) is found by the next search
+    store = new_folder_store(tmp_path / "store")
+    home = tmp_path / "home"
+    put_notes(store, "app", 1)
+    monkeypatch.setattr(dirwatch, "filesystem_type", lambda folder: "ext4")
+    folder = os.path.join(store.root, "projects", "app", "notes")
+    first = dirwatch.signature(folder)
+    assert cache.refresh(home, store.description, "app").how == "listing"
+    [same_tick] = put_notes(store, "app", 1)
+    real = dirwatch.signature
+    monkeypatch.setattr(dirwatch, "signature", lambda f: first if f == folder else real(f))  # as one tick leaves it
+    status = cache.refresh(home, store.description, "app")
+    assert status.how == "listing" and status.added == [same_tick]
 
 
 def test_network_and_unknown_filesystems_are_listed_on_every_search(tmp_path, monkeypatch):

@@ -19,7 +19,8 @@ from tests.template_kit import make_template_repo
 
 pytestmark = pytest.mark.slow
 
-TOOLS = ["memory_search", "memory_read", "memory_save", "memory_pending", "memory_retry"]
+TOOLS = ["memory_search", "memory_read", "memory_save", "memory_pending", "memory_retry", "memory_retract",
+         "memory_pin", "memory_unpin", "memory_review"]
 NOTE = "Goal: move the zebra cache to the folder store.\nNext: retire the old cache path.\n"
 
 

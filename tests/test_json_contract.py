@@ -62,6 +62,8 @@ def test_memory_commands_have_their_documented_shapes(desk):
     found = check_shape("search", *m.run("search", "lockfile", "--json", cwd=cwd)[:2])
     assert [r["id"] for r in found["results"]] == [saved["id"]]
     check_shape("read", *m.run("read", saved["id"], "--json", cwd=cwd)[:2])
+    synced = check_shape("sync", *m.run("sync", "--json", cwd=cwd)[:2])
+    assert synced["notes"] == 1 and not synced["stale"]
     assert check_shape("audit", *m.run("audit", "--json", cwd=cwd)[:2])["status"] == "clean"
     check_shape("where", *m.run("where", "--json", cwd=cwd)[:2])
     shown = check_shape("view", *m.run("view", "--json", cwd=cwd)[:2])
@@ -139,6 +141,7 @@ FAILURES = [
     (["search", "x"], "not-configured"),
     (["search", "x", "--limit", "0", "--project", "app"], "invalid-input"),
     (["read", "20261130T000000000Z-aaaaaaaa", "--project", "app"], "not-found"),
+    (["sync", "--project", "nope"], "not-configured"),
     (["retract", "20261130T000000000Z-aaaaaaaa", "--project", "app", "--reason", "wrong"], "not-found"),
     (["pin", "20261130T000000000Z-aaaaaaaa", "--project", "app"], "not-found"),
     (["unpin", "20261130T000000000Z-aaaaaaaa", "--project", "app"], "not-found"),

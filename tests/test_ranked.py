@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import sqlite3
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -452,3 +454,27 @@ def test_excerpt_matching_stems_only_likely_words_and_agrees_with_the_full_term_
         wanted = set(textproc.terms(" ".join(rng.sample(vocab, 2))))
         if wanted:
             assert textproc.has_any_term(line, wanted) == bool(set(textproc.terms(line)) & wanted), (line, wanted)
+
+
+def test_after_a_change_the_index_and_the_corrections_list_the_cache_folder_once(pdir):
+    # INV index-derived: on a filesystem with fine times a listing begun a moment after the change settles
+    # the folder time, so the searches after it (offline ones too) stat the folder instead of listing it
+    from agentmem.search import corrections
+    from agentmem.store import dirwatch
+
+    if dirwatch.filesystem_type(str(pdir)) not in dirwatch.FINE_TYPES:
+        pytest.skip(f"{pdir} is on {dirwatch.filesystem_type(str(pdir))}, whose times are not fine-grained")
+    write_note(pdir, "first finding")
+    ranked.rank(pdir, "finding")
+    corrections.cached_pairs(str(pdir))
+    fixed = write_note(pdir, "second finding", minutes=1)
+    time.sleep(dirwatch.FINE_SECONDS + 0.05)
+    assert [h.id for h in ranked.rank(pdir, "second")] == [fixed]  # this search lists the folder once
+    corrections.cached_pairs(str(pdir))
+    mtime = str(os.stat(pdir / "notes").st_mtime_ns)
+    idx = rindex.open_index(pdir, sync=False)
+    try:
+        assert idx.meta("dir_mtime") == mtime  # the next open is one stat
+    finally:
+        idx.close()
+    assert json.loads((pdir / corrections.PAIRS_FILE).read_text())["dir_mtime"] == int(mtime)

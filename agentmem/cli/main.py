@@ -28,6 +28,8 @@ COMMANDS = {
     "pending": ("memory", "list notes saved locally whose upload is not confirmed"),
     "search": ("memory", "search the project's notes (empty query: most recent)"),
     "read": ("memory", "print a note"),
+    "sync": ("memory", "download every note of the project that this machine lacks (a new machine's first "
+             "catch-up of a big store), with a progress bar on a terminal"),
     "retract": ("hygiene", "retract a note: every machine's search hides it from now on (read still shows it)"),
     "pin": ("hygiene", "pin a note into the project's session-start reminder on every machine"),
     "unpin": ("hygiene", "take a note out of the session-start reminder"),

@@ -212,16 +212,46 @@ def run_search(args) -> Result:
     return Result(out, search_text(out, args.project))
 
 
+def add_sync(sp) -> None:
+    sp.add_argument("--project", help="a configured project name (default: the project of the current directory)")
+
+
+def run_sync(args) -> Result:
+    """Refresh the project until every note of the store is here (what each search does a few seconds of)."""
+    from agentmem import errors
+    from agentmem.memory import sync
+    from agentmem.render import freshness_lines
+
+    cfg = common.config()
+    project = _project(cfg, args, "sync")
+    progress = _Progress.for_terminal(args.json, bar=True)
+    try:
+        out = sync.sync(common.machine(), cfg, project, timeout=common.timeout(cfg), progress=progress)
+    finally:
+        if progress is not None:
+            progress.finish()
+    lines = freshness_lines(out, "the cache")
+    lines.append(f"{out['notes']} note(s) of project {project} are here ({out['added']} downloaded, "
+                 f"{out['removed']} removed)" + ("" if out["stale"] else "; the cache matches the store"))
+    kinds = {cls.kind: cls.exit_code for cls in _subclasses(errors.AgentmemError)}  # a failed sync exits as its error
+    status = kinds.get(out["stale_error"], errors.EXIT_OFFLINE) if out["stale"] else EXIT_OK
+    return Result(out, "\n".join(lines), status)
+
+
+def _subclasses(cls) -> list:
+    return [cls] + [c for sub in cls.__subclasses__() for c in _subclasses(sub)]
+
+
 class _Progress:
     """A count of a long first sync on stderr, only when stderr is a terminal and the output is text."""
 
-    def __init__(self):
-        self.last, self.shown = 0.0, False
+    def __init__(self, bar: bool = False):
+        self.last, self.shown, self.bar = 0.0, False, bar
 
     @classmethod
-    def for_terminal(cls, as_json: bool) -> _Progress | None:
+    def for_terminal(cls, as_json: bool, bar: bool = False) -> _Progress | None:
         try:
-            return None if as_json or sys.stderr is None or not sys.stderr.isatty() else cls()
+            return None if as_json or sys.stderr is None or not sys.stderr.isatty() else cls(bar)
         except (AttributeError, ValueError):
             return None
 
@@ -232,7 +262,11 @@ class _Progress:
         if done < total and now - self.last < 0.2:
             return
         self.last, self.shown = now, True
-        sys.stderr.write(f"\ragentmem: syncing notes from the store: {done}/{total}")
+        if self.bar:
+            filled = 30 * done // max(total, 1)
+            sys.stderr.write(f"\ragentmem: notes here [{'#' * filled}{'.' * (30 - filled)}] {done}/{total}")
+        else:
+            sys.stderr.write(f"\ragentmem: syncing notes from the store: {done}/{total}")
         sys.stderr.flush()
 
     def finish(self) -> None:

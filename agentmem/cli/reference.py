@@ -56,6 +56,19 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "scan_reason": "why (null when the index was used)",
         "withheld?": "[{where: query, kind}] when the query held a credential (then `query` shows it redacted)",
         "more?": "an empty query: how many of the project's notes the list left out (raise --limit to see them)",
+        "catching_up?": "{have, total} when this machine is still downloading the store's notes (a new machine "
+                        "joining a big store: each search fetches a few seconds' worth; `sync` fetches the rest)",
+    }),
+    "sync": ("ok", {
+        "project": "the project brought up to date", "notes": "notes in this machine's cache now",
+        "added": "notes downloaded", "removed": "notes the store no longer holds, dropped here",
+        "rounds": "refreshes it took (each within one network budget)",
+        "stale": "true when it could not finish: the store could not be asked, or a download failed",
+        "stale_reason": "why (null when the cache matches the store)", "stale_error": "the error kind, or null",
+        "refreshed": "whether the store was asked", "checked_at": "when the cache last matched the store, or null",
+        "unreadable": "[{id, error, message}] objects in the store that could not be read (skipped)",
+        "not_cached": "why nothing could be cached (a read-only sandbox), or null",
+        "warnings?": "[lines] what the store says a person must hear (a bucket that became public)",
     }),
     "read": ("ok", {
         "id": "the note's ID", "project": "its project", "source": "pending | cache | store",
@@ -82,6 +95,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "stale": "true when the store could not be checked", "stale_reason": "why (null when fresh)",
         "stale_error": "the error kind (null when fresh)", "refreshed": "whether the cache was refreshed",
         "checked_at": "when this machine last checked the store, or null",
+        "not_cached?": "why nothing could be cached (a read-only sandbox): the queue covers what the store sent",
+        "catching_up?": "{have, total} while a new machine catches up with a large store",
     }),
     "purge": ("purged | pending", {
         "note": "the purged note's ID", "project": "its project",

@@ -141,11 +141,11 @@ def _accept(machine: Path, desc, found: str) -> None:
     """Record `found` as the store at `desc`. INV store-identity: when that is another store than the
     one recorded, what the cache knew of the old one's changes goes, so the next search lists the new
     one whole and prunes the old one's notes."""
-    from agentmem.memory import cache
+    from agentmem.memory import sync
     from agentmem.store import identity
 
     if identity.recorded(machine, desc) != found:
-        cache.forget_changes(machine, desc)
+        sync.forget_changes(machine, desc)
     identity.record(machine, desc, found)
 
 

@@ -36,7 +36,7 @@ import time
 
 from agentmem import errors
 from agentmem.fsutil import TMP_PREFIX, read_bytes, sweep_temp, write_atomic
-from agentmem.memory import ids, withheld
+from agentmem.memory import ids, sync, withheld
 from agentmem.memory.freshness import CacheStatus, Uncached
 from agentmem.paths import cache_root
 from agentmem.store.base import Changes, Listed, StoreDescription
@@ -111,21 +111,6 @@ def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: 
     _notify(project_dir(machine, store, project), [note_id], [])
 
 
-def forget_changes(machine: str | os.PathLike, store: StoreDescription) -> None:
-    """Drop every project's change token for `store`, because another store was accepted at its
-    location (INV store-identity): the next refresh lists it whole and prunes what the old one held."""
-    root = os.path.join(cache_root(machine), store.key, "projects")
-    try:
-        projects = os.listdir(root)
-    except OSError:
-        return
-    for name in projects:
-        pdir = os.path.join(root, name)
-        state = _read_state(pdir)
-        if state.pop("token", None) is not None:
-            _safe_state(pdir, state)
-
-
 def last_checked(machine: str | os.PathLike, store: StoreDescription, project: str) -> float | None:
     value = _read_state(project_dir(machine, store, project)).get("refreshed_at")
     return float(value) if isinstance(value, (int, float)) else None
@@ -142,15 +127,17 @@ class _Plan:
         self.temps: list[str] = []  # temp files seen in the notes cache (swept if stale)
         self.recorded: set[str] = set()  # cached notes with something withheld (their store size is recorded)
         self.records: dict[str, Listed] = {}  # record file name -> object, to fetch before the notes
+        self.left = 0  # downloads not made: the refresh's catch-up budget ran out
         self.new_purges: set[str] = set()  # notes named by purge records this refresh brought
 
 
 def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: str, *,
-            timeout: float | None = None, store=None, progress=None, check_timeout: float | None = None) -> CacheStatus:
+            timeout: float | None = None, store=None, progress=None, check_timeout: float | None = None,
+            catch_up: float | None = None) -> CacheStatus:
     """Ask the store what changed in the project since the last refresh, and bring the cache up to date.
 
     `progress(done, total)` is called while a large sync downloads (PROGRESS_MIN notes or more).
-    `check_timeout`: a search's wait for the store's answer (see memory/holdoff.py).
+    `check_timeout`: a search's wait for the store's answer (memory/holdoff.py); `catch_up` (memory/sync.py).
     """
     from agentmem.memory import holdoff
     from agentmem.store import identity
@@ -189,7 +176,9 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     for note_id in plan.new_purges if unkept is not None else ():
         plan.fetch.pop(note_id, None)  # a purge the cache could not keep still keeps its note out
     kept: dict[str, bytes] = {}  # fetched notes the cache could not take
-    added, problem = _fetch(store, plan, pdir, unreadable, progress, kept) if problem is None else ([], problem)
+    added: list[str] = []
+    with sync.durable(ndir, added):
+        problem = problem or _fetch(store, plan, pdir, unreadable, progress, kept, catch_up, added=added)
     removed, unwritable = _drop(pdir, plan.drop)
     refused = problem if isinstance(problem, errors.NotWritable) else None if problem else (unwritable or unkept)
     if changes.kind == Changes.FULL and refused is None:
@@ -210,6 +199,11 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
         return CacheStatus(True, f"some notes could not be downloaded: {problem.one_line()}; "
                            f"{_checked_words(last_ok)}", problem.kind, True,
                            added, removed, last_ok, state["unreadable"], changes.how, changes.warnings)
+    if plan.left:  # INV change-token: cut short by the search's budget; what arrived stays, the token waits
+        _safe_state(pdir, state)
+        status = CacheStatus(True, None, "catching-up", True, added, removed, last_ok, state["unreadable"],
+                             changes.how, changes.warnings)
+        return sync.cut_short(plan, status, _checked_words(last_ok))
     state.update(token=changes.token, refreshed_at=started, how=changes.how)
     for key in ("last_error", "last_error_message", "last_attempt"):
         state.pop(key, None)
@@ -311,28 +305,32 @@ def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: s
             plan.damaged.add(note_id)
 
 
-def _fetch(store, plan: _Plan, pdir: str, unreadable: dict, progress,
-           kept: dict[str, bytes]) -> tuple[list[str], errors.AgentmemError | None]:
-    """Download the plan's objects into the cache (cleaned: `withheld.put`); an unreadable one is skipped
-    and reported, a store failure stops. Once the cache refuses a write, the rest go into `kept`, cleaned
-    the same way (and the NotWritable is returned)."""
+def _fetch(store, plan: _Plan, pdir: str, unreadable: dict, progress, kept: dict[str, bytes],
+           catch_up: float | None = None, *, added: list[str]) -> errors.AgentmemError | None:
+    """Download the plan's objects into the cache (cleaned: `withheld.put`) and `added`; an unreadable one is
+    skipped and reported, a store failure stops. Once the cache refuses a write, the rest go into `kept`,
+    cleaned the same way (and the NotWritable is returned). After `catch_up` seconds it stops, leaving the
+    count not fetched in `plan.left`."""
     ndir = os.path.join(pdir, "notes")
-    added: list[str] = []
+    deadline = None if catch_up is None else time.monotonic() + catch_up
     refused: errors.NotWritable | None = None
     total = len(plan.fetch)
     report = progress if progress is not None and total >= PROGRESS_MIN else None
     for done, (note_id, data) in enumerate(_read_each(store, sorted(plan.fetch.items())), start=1):
+        if deadline is not None and done > 1 and time.monotonic() > deadline:  # always one: progress
+            plan.left = total - done + 1
+            return refused
         if isinstance(data, errors.NotFound):
             unreadable.pop(note_id, None)  # deleted since it was listed
         elif isinstance(data, errors.Unreadable):  # INV unreadable-skipped
             unreadable[note_id] = {"error": data.kind, "message": data.one_line()}
         elif isinstance(data, errors.AgentmemError):
-            return added, data
+            return data
         else:
             unreadable.pop(note_id, None)
             if refused is None:
                 try:
-                    withheld.put(pdir, note_id, data)
+                    withheld.put(pdir, note_id, data, durable=False)  # flushed at the end: sync.durable
                     added.append(note_id)
                 except OSError as exc:  # INV loud-unwritable: an agent's read-only sandbox; answer from memory
                     if not errors.cannot_write(exc):
@@ -341,8 +339,8 @@ def _fetch(store, plan: _Plan, pdir: str, unreadable: dict, progress,
             if refused is not None:
                 kept[note_id] = withheld.clean(data)[0]  # INV no-credentials: shown as it would be cached
         if report is not None:
-            report(done, total)
-    return added, refused
+            report(*sync.counts(plan, done))
+    return refused
 
 
 def _read_each(store, items: list[tuple[str, Listed]]):
@@ -458,6 +456,7 @@ def ensure_fresh(
     offline: bool = False,
     progress=None,
     check_timeout: float | None = None,
+    catch_up: float | None = None,
 ) -> CacheStatus:
     """Refresh, unless offline or the last good refresh is younger than `max_age` seconds (then say so).
 
@@ -483,7 +482,8 @@ def ensure_fresh(
         if recent is not None:
             return CacheStatus(True, f"{holdoff.words(*recent)}; {_checked_words(last)}", errors.Offline.kind,
                                checked_at=last, unreadable=unreadable)
-    return refresh(machine, store_desc, project, timeout=timeout, progress=progress, check_timeout=check_timeout)
+    return refresh(machine, store_desc, project, timeout=timeout, progress=progress, check_timeout=check_timeout,
+                   catch_up=catch_up)
 
 
 def ago(ts: float) -> str:

@@ -47,13 +47,15 @@ class CacheStatus:
         self.how = how  # how the store was asked ("unchanged (one stat)", "events feed (2 change(s))", ...)
         self.warnings = warnings or []  # what the store says a person must hear (a bucket that became public)
         self.uncached = uncached  # what the store answered that the cache could not keep
+        self.catching_up: dict | None = None  # {"have", "total"}: downloads cut short (memory/sync.py)
 
     def to_json(self) -> dict:
         return {"stale": self.stale, "stale_reason": self.reason, "stale_error": self.error,
                 "refreshed": self.refreshed, "checked_at": iso(self.checked_at),
                 "unreadable": [{"id": k, **v} for k, v in sorted(self.unreadable.items())],
                 "not_cached": self.uncached.reason if self.uncached is not None else None} | (
-                    {"warnings": self.warnings} if self.warnings else {})
+                    {"warnings": self.warnings} if self.warnings else {}) | (
+                    {"catching_up": self.catching_up} if self.catching_up else {})
 
 
 def iso(ts: float | None) -> str | None:

@@ -40,8 +40,15 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     # The cache holds a credential only as [REDACTED:<kind>], so a query holding one looks for that.
     wanted = shown if withheld else query
     states = records.project_states(machine, cfg.store, project)
-    found = find.find(machine, cfg.store, project, wanted, limit, mode, notices, include_retracted=include_retracted,
-                      review_after=cfg.review_after, states=states, held=held, uncached=status.uncached)
+    total = None
+    if query.strip():
+        found = find.find(machine, cfg.store, project, wanted, limit, mode, notices,
+                          include_retracted=include_retracted, review_after=cfg.review_after, states=states,
+                          held=held, uncached=status.uncached)
+    else:  # the list of recent notes, from the index, with how many notes there are in all
+        found, total = find.recent(machine, cfg.store, project, limit, mode, include_retracted=include_retracted,
+                                   review_after=cfg.review_after, states=states, held=held,
+                                   uncached=status.uncached)
     results = [r.to_json() for r in found]
     _say_withheld(cache.project_dir(machine, cfg.store, project), results, held, screened)
     out = {
@@ -55,10 +62,8 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
         "scan": bool(notices),
         "scan_reason": notices[0] if notices else None,
     } | status.to_json()
-    if not query.strip():  # the list of recent notes says how many it left out
-        hidden = set(states.purged) | (set() if include_retracted else set(states.retracted))
-        listed = set(cache.cached_ids(machine, cfg.store, project)) | set(pending.project_notes(machine, project))
-        out["more"] = max(0, len(listed - hidden) - len(results))
+    if total is not None:  # the list of recent notes says how many it left out
+        out["more"] = max(0, total - len(results))
     if withheld:  # INV no-credentials: a query holding a credential is never echoed, nor what it matched
         out["withheld"] = [{"where": "query", "kind": kind} for kind in withheld]
         from agentmem.safety import credentials
@@ -76,10 +81,11 @@ def freshen(machine: str, cfg, project: str, *, refresh: bool = False, offline: 
     """Bring the project's cache up to date as every search does (INV read-your-writes): ask the store
     what changed unless `offline` or within `[cache] max_age`. Returns the `cache.CacheStatus`, which
     says how current the answer is. The memory view (`view/data.py`) refreshes through here too."""
-    from agentmem.memory import cache
+    from agentmem.memory import cache, sync
 
     return cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
-                              force=refresh, offline=offline, progress=progress, check_timeout=cfg.check_timeout)
+                              force=refresh, offline=offline, progress=progress, check_timeout=cfg.check_timeout,
+                              catch_up=sync.SEARCH_CATCH_UP)
 
 
 def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,

@@ -144,14 +144,15 @@ def store_size(ndir: str, note_id: str, recorded: set[str]) -> int | None:
     return size
 
 
-def put(pdir: str, note_id: str, data: bytes) -> None:
-    """Place a note from the store into the cache, cleaned (the one way notes enter it)."""
+def put(pdir: str, note_id: str, data: bytes, *, durable: bool = True) -> None:
+    """Place a note from the store into the cache, cleaned (the one way notes enter it). `durable=False`:
+    without its fsyncs (a refresh flushes what it wrote at once: memory/sync.py `durable`)."""
     shown, withheld = clean(data)
     if withheld:
         write_record(pdir, note_id, len(data), withheld)
     else:
         drop_record(pdir, note_id)
-    write_atomic(os.path.join(pdir, "notes", ids.note_file(note_id)), shown)
+    write_atomic(os.path.join(pdir, "notes", ids.note_file(note_id)), shown, durable=durable)
 
 
 # -- screening a cache again when the scanner changed ------------------------------------------

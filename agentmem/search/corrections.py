@@ -47,6 +47,7 @@ def _load(path: str):
 def cached_pairs(pdir: str) -> dict[str, str]:
     """{correcting note ID: corrected note ID} over the project's cached notes."""
     ndir = os.path.join(pdir, "notes")
+    began = time.time_ns()  # before the stat: see store/dirwatch.py
     try:
         mtime = os.stat(ndir).st_mtime_ns
     except OSError:
@@ -72,7 +73,9 @@ def cached_pairs(pdir: str) -> dict[str, str]:
             continue
         if corrected:
             pairs[note_id] = corrected
-    trusted = mtime if time.time_ns() - mtime > _RACY_NS else 0
+    from agentmem.store import dirwatch
+
+    trusted = dirwatch.trusted_mtime(began, mtime, ndir, _RACY_NS)
     try:
         write_atomic(os.path.join(pdir, SEEN_FILE), json.dumps(sorted(present)).encode())
         write_atomic(os.path.join(pdir, PAIRS_FILE), json.dumps({"dir_mtime": trusted, "pairs": pairs}).encode())

@@ -152,18 +152,13 @@ def find(machine: str | os.PathLike, store: StoreDescription, project: str, quer
     Pending notes are searched as shown (`withheld.clean`); what each withheld goes into `held`.
     `uncached`: what a refresh read from the store but could not cache (searched as if cached).
     """
-    from agentmem.memory import records, withheld
+    from agentmem.memory import records
 
     if states is None:
         states = records.project_states(machine, store, project)
-    hidden = set(states.purged) | (set() if include_retracted else set(states.retracted))
-    if uncached is not None:  # a read-only sandbox: new purges, and cached notes the store no longer holds
-        hidden |= uncached.gone
-    # read once, for the search and its corrections pass
-    waiting, cleaned = withheld.clean_all(pending.project_notes(machine, project))
-    if held is not None:
-        held.update(cleaned)
-    waiting = {k: v for k, v in waiting.items() if k not in hidden} if hidden else waiting
+    hidden, waiting = _hidden_and_waiting(machine, project, states, include_retracted, held, uncached)
+    if not query.strip():
+        return _recent(machine, store, project, limit, mode, hidden, waiting, states, review_after, uncached)[0]
     if mode == "literal":
         cands = [c for c in candidates(machine, store, project, waiting, uncached) if c.id not in hidden]
         found = literal(cands, query, limit)
@@ -174,6 +169,91 @@ def find(machine: str | os.PathLike, store: StoreDescription, project: str, quer
     _mark_states(found, states, review_after, ranked=mode != "literal")
     return _corrections_pass(machine, store, project, found[:limit], limit, waiting, hidden, states, review_after,
                              uncached)
+
+
+def recent(machine: str | os.PathLike, store: StoreDescription, project: str, limit: int, mode: str = "ranked", *,
+           include_retracted: bool = False, review_after: float | None = None, states=None,
+           held: dict[str, list[dict]] | None = None, uncached: Uncached | None = None) -> tuple[list[Result], int]:
+    """The `limit` newest notes (cached and pending, newest first, as `find` with an empty query lists
+    them) and how many notes there are in all, hidden ones left out. Arguments as for `find`.
+
+    Served from the index's docs table (their creation times, in order), so only the notes listed are read;
+    a scan of every note when there is no usable index (literal mode builds none for this) or `uncached`.
+    """
+    from agentmem.memory import records
+
+    if states is None:
+        states = records.project_states(machine, store, project)
+    hidden, waiting = _hidden_and_waiting(machine, project, states, include_retracted, held, uncached)
+    return _recent(machine, store, project, limit, mode, hidden, waiting, states, review_after, uncached)
+
+
+def _hidden_and_waiting(machine, project: str, states, include_retracted: bool, held: dict | None,
+                        uncached: Uncached | None) -> tuple[set[str], dict[str, bytes]]:
+    """The IDs never shown, and this machine's pending notes of the project as shown, less those."""
+    from agentmem.memory import withheld
+
+    hidden = set(states.purged) | (set() if include_retracted else set(states.retracted))
+    if uncached is not None:  # a read-only sandbox: new purges, and cached notes the store no longer holds
+        hidden |= uncached.gone
+    # read once, for the search and its corrections pass
+    waiting, cleaned = withheld.clean_all(pending.project_notes(machine, project))
+    if held is not None:
+        held.update(cleaned)
+    return hidden, ({k: v for k, v in waiting.items() if k not in hidden} if hidden else waiting)
+
+
+def _recent(machine, store: StoreDescription, project: str, limit: int, mode: str, hidden: set[str],
+            waiting: dict[str, bytes], states, review_after: float | None,
+            uncached: Uncached | None) -> tuple[list[Result], int]:
+    served = None if uncached is not None else _newest_from_index(machine, store, project, waiting, hidden, limit,
+                                                                  build=mode != "literal")
+    if served is None:
+        cands = [c for c in candidates(machine, store, project, waiting, uncached) if c.id not in hidden]
+        found, total = literal(cands, "", limit), len(cands)
+    else:
+        found, total = served
+    _mark_states(found, states, review_after, ranked=False)
+    return _corrections_pass(machine, store, project, found, limit, waiting, hidden, states, review_after,
+                             uncached), total
+
+
+def _newest_from_index(machine, store: StoreDescription, project: str, waiting: dict[str, bytes], hidden: set[str],
+                       limit: int, *, build: bool) -> tuple[list[Result], int] | None:
+    """`recent`'s answer from the index (None when it cannot be used): the index's rows in order, merged with
+    the pending notes the cache lacks; each note listed is read and parsed, and only those."""
+    import heapq
+    import sqlite3
+
+    from agentmem.search import index
+
+    pdir = cache.project_dir(machine, store, project)
+    if not build and not os.path.exists(index.index_path(pdir)):
+        return None
+    try:
+        idx = index.open_index(pdir)
+    except (sqlite3.Error, OSError):
+        return None
+    try:
+        cached = idx.holding(waiting)
+        extra = sorted(((notes.parse(data).created, note_id) for note_id, data in waiting.items()
+                        if note_id not in cached), reverse=True)
+        total = idx.stats()[0] - len(idx.holding(hidden)) + len(extra)
+        found: list[Result] = []
+        rows = ((created, note_id) for created, note_id in idx.newest() if note_id not in hidden)
+        for _, note_id in heapq.merge(rows, extra, reverse=True):
+            is_pending = note_id in waiting and note_id not in cached
+            data = waiting[note_id] if is_pending else cache.read_cached(machine, store, project, note_id)
+            if data is None:
+                continue  # removed since the index last saw it
+            found.append(_result(Candidate(note_id, data, is_pending), notes.parse(data), []))
+            if len(found) >= limit:
+                break
+        return found, total
+    except (sqlite3.Error, OSError):
+        return None
+    finally:
+        idx.close()
 
 
 def _cached(machine: str | os.PathLike, store: StoreDescription, project: str, note_id: str,
@@ -232,8 +312,6 @@ def _ranked(machine: str | os.PathLike, store: StoreDescription, project: str, q
     """Ranked or hybrid: best first (scoring in search/ranked.py)."""
     from agentmem.search import ranked, words
 
-    if not query.strip():
-        return literal(candidates(machine, store, project, waiting, uncached), "", limit)
     pdir = cache.project_dir(machine, store, project)
     extra = [*(uncached.notes.items() if uncached is not None else ()), *waiting.items()]
     hits = ranked.rank(pdir, query, limit, mode=mode, extra=extra, notices=notices)

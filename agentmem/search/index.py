@@ -25,6 +25,7 @@ from collections import Counter
 from agentmem.fsutil import read_bytes
 from agentmem.memory import ids, notes
 from agentmem.search import words
+from agentmem.store import dirwatch
 
 INDEX_DIR = "index"
 INDEX_FILE = "ranked.sqlite"
@@ -46,6 +47,10 @@ FOLD_SHARE = 16
 _RACY_NS = 2_000_000_000
 _BUSY_MS = 10_000
 _MAX_NOTE_READ = 1024 * 1024
+# The newest notes first, for a search with no words (`search ""`): with this index SQLite reads them in
+# order instead of sorting every row (2026-12-01, 100k notes: the sort took most of a 0.3 s answer). An
+# index written before it gains it on first use; a read-only one is sorted instead.
+_NEWEST = "CREATE INDEX IF NOT EXISTS docs_newest ON docs(created, id)"
 _CHUNK = 500  # SQL variables per IN (...) list: SQLite allows 999 in older builds
 _TRIPLE = 3 * array("i").itemsize  # bytes per posting in a block
 # A rebuild holds at most this many postings in memory (~18 bytes each with their arrays) before
@@ -62,7 +67,7 @@ CREATE TABLE postings(term TEXT NOT NULL, num INTEGER NOT NULL, tf INTEGER NOT N
                       PRIMARY KEY(term, num)) WITHOUT ROWID;
 CREATE TABLE vectors(num INTEGER PRIMARY KEY, model TEXT NOT NULL, spans TEXT NOT NULL, scales BLOB NOT NULL,
                       vec BLOB NOT NULL, fine BLOB NOT NULL);
-"""
+""" + _NEWEST + ";\n"
 
 
 def chunks(values: list):
@@ -201,6 +206,21 @@ class Index:
                 post = _by_num(post)
         return post
 
+    def newest(self):
+        """(created, id) of every indexed note, newest first (ties: the higher ID first), read as consumed."""
+        try:
+            self.conn.execute(_NEWEST)
+        except sqlite3.OperationalError:
+            pass  # read-only (an agent's sandbox): the same rows, sorted by SQLite
+        return self.conn.execute("SELECT created, id FROM docs ORDER BY created DESC, id DESC")
+
+    def holding(self, note_ids) -> set[str]:
+        """Those of `note_ids` that are indexed."""
+        out: set[str] = set()
+        for chunk, marks in chunks(sorted(note_ids)):
+            out.update(r[0] for r in self.conn.execute(f"SELECT id FROM docs WHERE id IN ({marks})", chunk))
+        return out
+
     # --- changes -----------------------------------------------------------
 
     def _insert_doc(self, doc: Doc) -> int | None:
@@ -331,6 +351,7 @@ class Index:
 
     def sync(self) -> bool:
         """Make the index match the notes folder if the folder changed. True if it did anything."""
+        began = time.time_ns()  # before the stat: see store/dirwatch.py
         try:
             mtime = os.stat(self.ndir).st_mtime_ns
         except FileNotFoundError:
@@ -342,7 +363,7 @@ class Index:
         added, removed = sorted(on_disk - indexed), sorted(indexed - on_disk)
         if added or removed:
             self.apply(added, removed)
-        trusted = mtime if time.time_ns() - mtime > _RACY_NS else 0
+        trusted = dirwatch.trusted_mtime(began, mtime, self.ndir, _RACY_NS)
         try:
             with self.conn:
                 self._set_meta("dir_mtime", trusted)

@@ -15,8 +15,9 @@ Two things make a bare comparison wrong, and both are handled here:
   a listing started at least RACY_SECONDS after this machine first saw it: any
   change sharing the granule happened before that listing, which saw it. Until
   then every search lists again (git's "racy timestamp" rule, with elapsed local
-  time instead of clock comparisons, so a network drive's skewed clock does not
-  matter).
+  time instead of clock comparisons). On filesystems with nanosecond times
+  (FINE_TYPES) the granule is one clock tick, so a listing begun FINE_SECONDS
+  after the folder's time settles it at once (`listing_settles`).
 - Filesystems whose folder times do not reflect other machines' changes when
   read: NFS and SMB clients cache attributes for up to a minute, FUSE mounts (sshfs,
   rclone, most sync clients' virtual drives) for their attribute timeout. There,
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 # Seconds. The widest timestamp granule of a local filesystem is FAT's 2 s; one more
 # for wall-clock steps between two processes' readings (2026-12-01).
@@ -44,6 +46,17 @@ LOCAL_TYPES = frozenset({
     "bcachefs", "nilfs2", "overlay", "vfat", "msdos", "exfat", "ntfs3", "hfsplus", "hfs", "apfs",
 })
 ENV_CHECK = "AGENTMEM_FOLDER_CHECK"  # "list": never trust folder times
+
+# Filesystem types that stamp times from the kernel clock in nanoseconds, so that two changes share a
+# folder time only when they land within one clock tick (1-10 ms). On them, a listing begun FINE_SECONDS
+# after the folder's own time saw every change that time can hide: the signature is settled at once,
+# and a change costs one listing, not a listing on every search for RACY_SECONDS (2026-12-01, issue 26:
+# 100k notes, one arriving a second, 4.8 s a search). A time with no fraction of a second (ext4 made with
+# 128-byte inodes keeps whole seconds) falls back to RACY_SECONDS. The folder time and `now` come from
+# the same clock: these are local filesystems (folder times of the others are never trusted).
+FINE_TYPES = frozenset({"ext4", "xfs", "btrfs", "tmpfs", "ramfs", "zfs", "f2fs", "bcachefs", "overlay", "apfs",
+                        "ntfs3"})
+FINE_SECONDS = 0.25  # 25 ticks at the slowest kernel clock (HZ=100), for the clock's coarse reading
 
 
 def signature(folder: str) -> list | None:
@@ -106,12 +119,29 @@ def unchanged(token: dict | None, sig: list | None, fs_type: str) -> bool:
             and token.get("settled") is True and trusted_type(fs_type))
 
 
+def listing_settles(began: float, mtime_ns: int, fs_type: str) -> bool:
+    """Whether a listing begun at `began` (time.time(), before the stat) saw every change that the folder
+    time `mtime_ns` can hide, without waiting RACY_SECONDS: on a FINE_TYPES filesystem, FINE_SECONDS after it."""
+    return (fs_type in FINE_TYPES and mtime_ns % 1_000_000_000 != 0
+            and began - mtime_ns / 1e9 >= FINE_SECONDS)
+
+
+def trusted_mtime(began_ns: int, mtime_ns: int, folder: str, racy_ns: int) -> int:
+    """The folder time a derived view (the index, the corrections) may record as covering a listing begun at
+    `began_ns` (time.time_ns(), before the stat), or 0 (list again next time): settled by `listing_settles`,
+    or older than `racy_ns` by the clock after the listing."""
+    if mtime_ns > 0 and listing_settles(began_ns / 1e9, mtime_ns, filesystem_type(folder)):
+        return mtime_ns
+    return mtime_ns if time.time_ns() - mtime_ns > racy_ns else 0
+
+
 def next_token(token: dict | None, sig: list | None, fs_type: str, now: float) -> dict:
     """The token to keep after a listing that started at `now` (local time, taken before the stat)."""
     seen = now
     if isinstance(token, dict) and token.get("v") == 1 and token.get("sig") == sig:
         earlier = token.get("seen")
         seen = float(earlier) if isinstance(earlier, (int, float)) else now
-    settled = trusted_type(fs_type) and 0 <= now - seen and now - seen >= RACY_SECONDS
+    settled = trusted_type(fs_type) and ((0 <= now - seen and now - seen >= RACY_SECONDS)
+                                         or (sig is not None and listing_settles(now, sig[2], fs_type)))
     dev = sig[0] if sig is not None else None
     return {"v": 1, "sig": sig, "seen": seen, "settled": settled, "fs": [dev, fs_type]}

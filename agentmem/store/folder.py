@@ -63,6 +63,7 @@ class FolderStore:
         self._timeout = timeout
         self._budget: network.Budget | None = None
         self._stuck = False
+        self._fs: str | None = None  # the folder's filesystem type, once a change check has read it
 
     # -- the budget ---------------------------------------------------------------------
 
@@ -77,6 +78,10 @@ class FolderStore:
             result = network.call_within(budget, fn, *args)
         except errors.BudgetSpent:
             self._stuck = True
+            if self._fs in dirwatch.LOCAL_TYPES:  # a local disk does not hang: it was busy, or there was much to read
+                raise Offline(f"folder store {self.root} (a local {self._fs} disk) did not finish within "
+                              f"{budget.seconds:g} s", hint=NextStep("`{}` fetches a long catch-up in one go",
+                                                                     Command("sync"))) from None
             raise Offline(f"folder store {self.root} did not answer within {budget.seconds:g} s "
                           "(a network drive that hangs?)") from None
         if self.identity is not None and self.expected is None and self._remember is not None:
@@ -304,7 +309,7 @@ class FolderStore:
             sig = dirwatch.signature(base)
         except OSError as exc:
             raise _classify(exc, f"cannot reach {prefix} in folder store {self.root}", store_level=True) from None
-        fs_type = dirwatch.known_type(token, sig, base if sig is not None else self.root)
+        fs_type = self._fs = dirwatch.known_type(token, sig, base if sig is not None else self.root)
         if dirwatch.unchanged(token, sig, fs_type):
             return Changes(Changes.SAME, token or {}, "unchanged (one stat)")
         new_token = dirwatch.next_token(token, sig, fs_type, now)

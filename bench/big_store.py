@@ -1,0 +1,121 @@
+"""A big folder store and a machine caught up with it, made once and reused by the scale benchmarks.
+
+    python bench/big_store.py [--notes 100000] [--root /tmp/agentmem-big]
+
+`<root>/<notes>/store` is a folder store holding that many synthetic notes of project "big" (made as
+search_latency.py makes them); `<root>/<notes>/synced` is a machine (AGENTMEM_HOME) whose cache holds
+every one of them and whose ranked index is built. Making 100k takes a few minutes on a loaded 2-core
+machine; a later run finds them complete (a `done` file) and returns at once. The benchmarks copy what
+they change (a machine's cache), never the store's notes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+PROJECT = "big"
+
+
+def config(home: Path, store: Path, work: Path, extra: str = "") -> None:
+    """A machine's config.toml: the folder store, the checkout mapped to project "big"."""
+    (home / "config.toml").write_text(
+        f'agent = "bench"\n\n[store]\nkind = "folder"\nlocation = "{store}"\n\n[projects]\n"{work}" = "{PROJECT}"\n'
+        + extra)
+
+
+def make(notes: int, root: Path) -> Path:
+    """The folder `<root>/<notes>` holding `store`, `synced` (machine) and `work` (checkout); made if missing."""
+    base = root / str(notes)
+    if (base / "done").exists():
+        return base
+    if base.exists():
+        shutil.rmtree(base)
+    from search_latency import Generator
+
+    from agentmem.memory import cache
+    from agentmem.search import index
+    from agentmem.store import folder
+    from agentmem.store.base import StoreDescription
+
+    store, home, work = base / "store", base / "synced", base / "work"
+    for d in (store, home, work):
+        d.mkdir(parents=True)
+    folder.create_store(str(store))
+    sdir = store / "projects" / PROJECT / "notes"
+    sdir.mkdir(parents=True)
+    gen = Generator()
+    t0 = time.perf_counter()
+    for i in range(notes):
+        note_id, data = gen.note(i)
+        (sdir / f"{note_id}.md").write_bytes(data)
+    print(f"{notes} notes written in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    config(home, store, work)
+    desc = StoreDescription("folder", str(store))
+    ndir = Path(cache.notes_dir(home, desc, PROJECT))
+    ndir.parent.mkdir(parents=True)
+    shutil.copytree(sdir, ndir)  # as a completed sync leaves it; the refresh below records its token
+    status = cache.refresh(home, desc, PROJECT, timeout=600)
+    assert not status.stale, status.reason
+    t0 = time.perf_counter()
+    index.rebuild(cache.project_dir(home, desc, PROJECT))
+    print(f"index built in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    (base / "done").write_text(json.dumps({"notes": notes, "made": time.time()}))
+    return base
+
+
+def clone(base: Path, dest: Path, *, with_cache: bool = True) -> tuple[Path, Path, Path]:
+    """A copy of `base`'s store at `dest/store` (notes hard-linked: they never change) and a machine at
+    `dest/home` using it: caught up (its cache hard-linked, index and state copied) or, without
+    `with_cache`, new. Returns (machine, store, checkout)."""
+    from agentmem.memory import cache
+    from agentmem.store.base import StoreDescription
+
+    if dest.exists():
+        shutil.rmtree(dest)
+    store, home, work = dest / "store", dest / "home", base / "work"
+    sdir = store / "projects" / PROJECT
+    sdir.mkdir(parents=True)
+    shutil.copy2(base / "store" / ".agentmem-store", store)
+    _link_tree(base / "store" / "projects" / PROJECT / "notes", sdir / "notes")
+    home.mkdir()
+    config(home, store, work)
+    if with_cache:
+        old = Path(cache.project_dir(base / "synced", StoreDescription("folder", str(base / "store")), PROJECT))
+        new = Path(cache.project_dir(home, StoreDescription("folder", str(store)), PROJECT))
+        new.mkdir(parents=True)
+        for item in old.iterdir():
+            if item.name == "notes":
+                _link_tree(item, new / "notes")
+            elif item.is_dir():
+                shutil.copytree(item, new / item.name)
+            else:
+                shutil.copy2(item, new / item.name)
+    return home, store, work
+
+
+def _link_tree(src: Path, dst: Path) -> None:
+    dst.mkdir()
+    for entry in os.scandir(src):
+        os.link(entry.path, dst / entry.name)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--notes", type=int, default=100000)
+    ap.add_argument("--root", default=os.path.join("/tmp", "agentmem-big"))
+    args = ap.parse_args(argv)
+    print(make(args.notes, Path(args.root)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

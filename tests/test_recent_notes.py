@@ -1,0 +1,102 @@
+"""`search ""` (the most recent notes) is served from the index's creation times: it answers exactly what a
+scan of every note answers (pending notes in, retracted and purged ones out, corrections beside what they
+correct, the `more` count) and reads only the notes it lists."""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import UTC, datetime
+
+from agentmem import config
+from agentmem.memory import cache, notes, recall
+from agentmem.search import find, index
+
+
+def _save(m, text: str, *extra: str) -> str:
+    status, out, err = m.json("save", "--title", text, "--text", text, *extra, cwd=m.checkout)
+    assert status in (0, 10), (out, err)
+    return out["id"]
+
+
+def _recent(m, *extra: str) -> dict:
+    status, out, err = m.json("search", "", "--offline", *extra, cwd=m.checkout)
+    assert status == 0, (out, err)
+    return {"ids": [(r["id"], r["pending"], r.get("corrects"), r.get("retracted") is not None)
+                    for r in out["results"]], "more": out["more"]}
+
+
+def _tied_notes(store_dir, count: int) -> list[str]:
+    """Notes written straight into the store, all created in the same millisecond (ties sort by ID)."""
+    folder = store_dir / "projects" / "app" / "notes"
+    folder.mkdir(parents=True, exist_ok=True)
+    when = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    out = []
+    for i in range(count):
+        n = notes.build(body=f"tied {i}", title=f"tied {i}", kind="note", project="app", agent="other", now=when)
+        (folder / f"{n.id}.md").write_bytes(n.render())
+        out.append(n.id)
+    return out
+
+
+def test_recent_notes_from_the_index_are_the_ones_a_scan_of_every_note_lists(laptop, store_dir):
+    # INV index-derived, INV corrections-visible
+    m = laptop
+    first = _save(m, "first finding")
+    saved = [_save(m, f"finding {i}") for i in range(4)]
+    _save(m, "first finding, corrected", "--corrects", first)
+    assert m.run("retract", saved[1], "--reason", "wrong", cwd=m.checkout)[0] == 0
+    assert m.run("purge", saved[2], "--reason", "leaked", "--yes", cwd=m.checkout)[0] == 0
+    _tied_notes(store_dir, 3)
+    assert m.run("search", "finding", cwd=m.checkout)[0] == 0  # brings the tied notes into the cache
+    os.rename(store_dir, str(store_dir) + ".away")  # the drive is gone: the next saves stay pending
+    _save(m, "pending finding")
+    _save(m, "pending correction", "--corrects", saved[0])
+    os.rename(str(store_dir) + ".away", store_dir)
+    pdir = cache.project_dir(m.home, config.load(m.home).store, "app")
+    index.discard(pdir)
+    cases = [(), ("--limit", "1"), ("--limit", "3"), ("--limit", "50"), ("--include-retracted", "--limit", "4")]
+    scanned = {case: _recent(m, "--mode", "literal", *case) for case in cases}  # no index: every note read
+    assert not os.path.exists(index.index_path(pdir))
+    served = {case: _recent(m, "--mode", "ranked", *case) for case in cases}
+    assert os.path.exists(index.index_path(pdir))
+    assert served == scanned
+    assert _recent(m, "--mode", "literal") == scanned[()]  # literal mode uses the index once there is one
+    everything = scanned[("--limit", "50")]
+    assert everything["more"] == 0 and len(everything["ids"]) == 9  # 11 saved or written, 1 retracted, 1 purged
+    assert any(pending for _, pending, _, _ in everything["ids"])
+    assert scanned[("--limit", "3")]["more"] == 6
+
+
+def test_listing_recent_notes_reads_only_the_notes_it_lists(laptop, store_dir):
+    m = laptop
+    _tied_notes(store_dir, 60)
+    cfg = config.load(m.home)
+    recall.search(str(m.home), cfg, "app", "tied", limit=5)  # the cache and its index
+    ndir = cache.notes_dir(m.home, cfg.store, "app")
+    opened: list[str] = []
+    watching = [True]
+
+    def audit(event: str, args) -> None:
+        if watching[0] and event == "open" and isinstance(args[0], str) and args[0].startswith(ndir + os.sep):
+            opened.append(args[0])
+
+    sys.addaudithook(audit)
+    try:
+        out = recall.search(str(m.home), cfg, "app", "", limit=5, offline=True)
+    finally:
+        watching[0] = False
+    assert len(out["results"]) == 5 and out["more"] == 55
+    assert len(opened) <= 5, f"{len(opened)} notes read to list 5"
+
+
+def test_recent_notes_without_a_usable_index_are_still_listed(laptop, store_dir):
+    m = laptop
+    tied = _tied_notes(store_dir, 4)
+    cfg = config.load(m.home)
+    recall.search(str(m.home), cfg, "app", "tied", limit=5)
+    pdir = cache.project_dir(m.home, cfg.store, "app")
+    index.discard(pdir)
+    os.makedirs(index.index_path(pdir))  # not a file: the index cannot be opened or built
+    found, total = find.recent(str(m.home), cfg.store, "app", 3)
+    assert [r.id for r in found] == sorted(tied, reverse=True)[:3] and total == 4  # ties: the higher ID first
