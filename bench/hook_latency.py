@@ -45,6 +45,15 @@ def main() -> None:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
         env["AGENTMEM_HOME"] = str(home)
         stop_in = json.dumps({"hook_event_name": "Stop", "stop_hook_active": True}).encode()
+        # A second machine folder with nothing pending, for the stop hook's end-of-session reflection
+        # (hooks/reflect.py): off, and on for a session it already asked (each later stop of that session).
+        quiet = Path(tmp) / "quiet"
+        quiet.mkdir()
+        (quiet / "config.toml").write_text("[hooks]\nenabled = true\nreflect = false\n")
+        (quiet / "hook-reflect-state.json").write_text(json.dumps({"asked": {"s-asked": time.time()}}))
+        env_quiet = dict(env, AGENTMEM_HOME=str(quiet))
+        session_in = json.dumps({"hook_event_name": "Stop", "session_id": "s-asked", "stop_hook_active": False}).encode()
+        fresh_in = json.dumps({"hook_event_name": "Stop", "session_id": "s-new", "stop_hook_active": False}).encode()
         cases = [
             ("python -c pass (helper venv)", [py, "-c", "pass"], b""),
             ("hook reminder (start)", [launcher, "hook", "reminder", "--runtime", "codex"], b"{}"),
@@ -52,10 +61,13 @@ def main() -> None:
             ("hook reminder (start, gemini)", [launcher, "hook", "reminder", "--runtime", "gemini"], b"{}"),
             ("hook reminder (start, copilot)", [launcher, "hook", "reminder", "--runtime", "copilot"], b"{}"),
             ("hook stop (stop_hook_active)", [launcher, "hook", "stop", "--runtime", "claude"], stop_in),
+            ("hook stop (reflect off)", [launcher, "hook", "stop", "--runtime", "claude"], fresh_in, env_quiet),
+            ("hook stop (reflect, asked before)", [launcher, "hook", "stop", "--runtime", "claude"], session_in,
+             env_quiet),
         ]
         print(f"{runs} runs each, {launcher} ({sys.version.split()[0]})")
-        for name, argv, stdin in cases:
-            median, worst = measure(argv, env, stdin, runs)
+        for name, argv, stdin, *case_env in cases:
+            median, worst = measure(argv, case_env[0] if case_env else env, stdin, runs)
             print(f"{name:32s} median {median:6.1f} ms   worst {worst:6.1f} ms")
 
 

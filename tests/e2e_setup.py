@@ -30,7 +30,8 @@ def helper_from_context(texts: list[tuple[str, str]]) -> str:
 
 
 def setup_machine(m: Machine, *, template: Path, store: Path, projects: dict, runtimes=("codex", "claude"),
-                  hooks: bool = False, agent: str | None = None, mcp: bool = False) -> list[str]:
+                  hooks: bool = False, agent: str | None = None, mcp: bool = False,
+                  reflect: bool = False) -> list[str]:
     """Set the machine up with the project's Copier template, as a user would; returns the helper command.
 
     `template` is a git repo of this checkout's template (tests/template_kit.py), tagged v1.0.0.
@@ -42,6 +43,7 @@ def setup_machine(m: Machine, *, template: Path, store: Path, projects: dict, ru
         "projects": json.dumps({str(Path(d).resolve()): p for d, p in projects.items()}),
         "runtimes": json.dumps(list(runtimes)),
         "hooks": "true" if hooks else "false",
+        "reflect": "true" if reflect else "false",
         "mcp": "true" if mcp else "false",
         "agent_name": agent or m.home.parent.name,
     }

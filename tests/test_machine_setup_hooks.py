@@ -65,3 +65,38 @@ def test_hooks_installed_by_hand_outlast_setup_and_copier_update(tmp_path):
     m.update(ref="v1.0.0")
     ours = [c for _, c in hooks_config.our_commands(json.loads(settings_file.read_text()))]
     assert len(ours) == 3 and all(c.startswith(str(m.helper)) for c in ours)
+
+
+@pytest.mark.slow  # a copy, hooks commands and an update: about 10 s (2026-12-01)
+def test_the_reflect_answer_reports_where_it_is_on_and_hooks_install_turns_it_off_and_on_for_good(tmp_path):
+    from agentmem.runtimes.registry import runtime
+    from tests.template_kit import git
+
+    template_repo = make_template_repo(tmp_path)
+    m = make_machine(tmp_path, "laptop")
+    project = m.user / "app"
+    project.mkdir()
+    proc = m.copy(template_repo, ref="v1.0.0", cwd=project,
+                  data={"bucket": str(tmp_path / "store"), "runtimes": '["claude", "opencode"]', "hooks": "true",
+                        "reflect": "true"})
+    assert "reflect claude: ok - on: once per session (Stop hook, decision block)" in proc.stdout, proc.stdout
+    assert f"reflect opencode: skipped - {runtime('opencode').no_reflection}" in proc.stdout
+    assert "reflect = true" in (m.folder / "config.toml").read_text()
+
+    def status():
+        out = json.loads(m.run("hooks", "status", "--json").stdout)
+        return {h["runtime"]: h["reflect"] for h in out["hooks"]}
+
+    assert status() == {"claude": "on", "opencode": runtime('opencode').no_reflection}
+    proc = m.run("hooks", "install", "--no-reflect")
+    assert proc.returncode == 0 and "[hooks] reflect = false" in proc.stdout, proc.stderr
+    assert git(m.folder, "status", "--porcelain") == ""  # the choice is committed alone
+    m.update(ref="v1.0.0")
+    assert status()["claude"] == "off"  # the update kept the choice
+
+    assert m.run("hooks", "install", "--reflect", "--runtime", "claude").returncode == 0
+    assert status()["claude"] == "on"
+    assert m.run("hooks", "remove", "--runtime", "claude").returncode == 0
+    assert status()["claude"] == "needs hooks"
+    assert "needs the hooks" in m.run("setup").stdout
+    assert m.run("hooks", "remove", "--reflect").returncode != 0  # the flag goes with install only

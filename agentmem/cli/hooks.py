@@ -5,6 +5,8 @@ What a runtime runs when a hook fires (`agentmem hook ...`) is `agentmem.hooks.d
 
 from __future__ import annotations
 
+import argparse
+
 from agentmem.cli import common
 from agentmem.cli.result import Result
 from agentmem.errors import InvalidInput
@@ -20,6 +22,11 @@ def add_hooks(sp) -> None:
     sp.add_argument("--runtime", choices=NAMES, action="append",
                     help="one of " + ", ".join(NAMES)
                     + " (repeatable; default: the runtimes enabled in config.toml)")
+    sp.add_argument("--reflect", action=argparse.BooleanOptionalAction, default=None,
+                    help="with install: turn the end-of-session reflection on (or off with --no-reflect): "
+                    "once per session the stop hook asks the agent for one more turn to save durable "
+                    "decisions and findings; recorded as [hooks] reflect in config.toml "
+                    "(Codex, Claude Code, Gemini CLI, Copilot CLI; not OpenCode)")
 
 
 def _runtime_names(args, config_data: dict) -> list[str]:
@@ -37,12 +44,16 @@ def run_hooks(args) -> Result:
     from agentmem.runtimes.registry import enabled_names, runtime
 
     machine = common.machine()
-    data = common.load_config(machine).data
+    cfg = common.load_config(machine)
+    data = cfg.data
     names = _runtime_names(args, data)
     if args.action == "status":
-        return _status(names, data)
+        return _status(names, cfg)
     if args.action == "trust":
         return _trust(args)
+    if args.reflect is not None and args.action != "install":
+        raise InvalidInput("--reflect and --no-reflect go with install: "
+                           f"`{shell_line('hooks', 'install', '--reflect')}`")
     helper = config_files.helper_command(data) if args.action == "install" else None
     changes: list[dict] = []
     lines: list[str] = []
@@ -71,6 +82,14 @@ def run_hooks(args) -> Result:
                                                         enabled_runtimes=enabled_names(data))
         out["recorded"] = {"hooks.enabled": value}
         lines.append(f"recorded in config.toml: [hooks] enabled = {_toml_value(value)}")
+    if args.reflect is not None:  # a runtime whose file was left alone shows as "needs hooks" below
+        _, committed = settings.record_reflect(machine, args.reflect)
+        out["committed"] = bool(out["committed"] or committed)
+        out["recorded"] = {**(out["recorded"] or {}), "hooks.reflect": args.reflect}
+        lines.append(f"recorded in config.toml: [hooks] reflect = {_toml_value(args.reflect)}")
+    if args.action == "install":
+        out["reflect"] = settings.reflection(common.load_config(machine), names)
+        lines += _reflect_lines(out["reflect"])
     for name in names if args.action == "install" else []:
         trust = runtime(name).trust
         if trust is not None:
@@ -81,31 +100,58 @@ def run_hooks(args) -> Result:
     return Result(out, "\n".join(lines), failure.exit_code if failure is not None else EXIT_OK, problems)
 
 
+def _reflect_lines(state: dict[str, str]) -> list[str]:
+    """One line saying where the end-of-session reflection is on, and why it is not elsewhere."""
+    if not any(v in ("on", "needs hooks") for v in state.values()):
+        return []
+    parts = [f"{name} {value}" for name, value in state.items()]
+    return ["end-of-session reflection: " + "; ".join(parts)]
+
+
 def _toml_value(value) -> str:
     import json
 
     return json.dumps(value)  # true, false or ["codex"]: the same in TOML
 
 
-def _status(names: list[str], data: dict) -> Result:
+def _status(names: list[str], cfg) -> Result:
     from agentmem.errors import AgentmemError
     from agentmem.hooks import config_files
+    from agentmem.machine import settings
     from agentmem.runtimes.registry import runtime
+
+    data = cfg.data
 
     try:
         helper = config_files.helper_command(data)
     except AgentmemError:  # no helper recorded yet: still report what is installed
         helper = None
     found = [runtime(n).hooks_status(helper) for n in names]
+    reflection = settings.reflection(cfg, names)
     lines = []
     for s in found:
+        state = reflection[s["runtime"]]  # by what is installed: the hook reads [hooks] reflect itself
+        s["reflect"] = ("on" if s["installed"] else "needs hooks") if state in ("on", "needs hooks") else state
         state = "installed" if s["installed"] else "not installed"
         if s["installed"] and s["current"] is False:
             state += f" (command differs from this machine's helper: run `{shell_line('hooks', 'install')}`)"
         lines.append(f"{s['runtime']}: {state} in {s['file']}")
         if s.get("note"):
             lines.append(f"  {s['note']}")
+        lines.append(f"  end-of-session reflection: {_reflect_state(s)}")
     return Result({"hooks": found}, "\n".join(lines))
+
+
+def _reflect_state(s: dict) -> str:
+    from agentmem.runtimes.registry import runtime
+
+    if s["reflect"] == "on":
+        return f"on ({runtime(s['runtime']).reflection})"
+    if s["reflect"] == "needs hooks":
+        return f"on in config.toml, but it needs our hooks here: `{shell_line('hooks', 'install')}`"
+    if s["reflect"] == "off":
+        return f"off (`{shell_line('hooks', 'install', '--reflect')}` turns it on)"
+    return s["reflect"]
 
 
 def _trust(args) -> Result:

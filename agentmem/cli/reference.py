@@ -196,9 +196,12 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     }),
     "mcp": ("none: it speaks JSON-RPC on stdin and stdout until the client ends (`--json` is refused)", {}),
     "hooks": ("ok | error", {
-        "hooks?": "status: [{runtime, file, installed, events, current, note?}]",
+        "hooks?": "status: [{runtime, file, installed, events, current, reflect, note?}]; reflect: on | off | "
+                  "needs hooks | not available: why",
         "action?": "install | remove", "changes?": "[{runtime, file, changed, detail, error?}]",
-        "recorded?": "install/remove: what was written to config.toml ({hooks.enabled: ...}) or null",
+        "recorded?": "install/remove: what was written to config.toml ({hooks.enabled: ..., hooks.reflect?: ...}) "
+                     "or null",
+        "reflect?": "install: {runtime: on | off | needs hooks | not available: why}",
         "committed?": "install/remove: whether that was committed",
         "error?": "a runtime's file was left alone (read-only, a dangling link): the error kind",
         "message?": "with error: what happened",
@@ -235,6 +238,9 @@ CONFIG_KEYS = [
     ("runtimes", "enabled", "`[\"codex\"]`", "where setup puts the skill, the block and the hooks"),
     ("hooks", "enabled", "`false`", "install the optional hooks: `true`, `false`, or the runtimes that get them "
      "(`agentmem hooks install|remove` write it)"),
+    ("hooks", "reflect", "`false`", "with the hooks on: once per session, the stop hook asks the agent for one more "
+     "turn to save durable decisions and findings (Codex, Claude Code, Gemini CLI, Copilot CLI; not OpenCode); "
+     "`hooks install --reflect|--no-reflect` write it"),
     ("trust", "projects", "`false`", "for the `[projects]` folders, write what the CLIs' own trust prompts write "
      "(Codex: `trust_level = \"trusted\"`, so `codex exec` runs there workspace-write; Gemini CLI: "
      "`TRUST_FOLDER`; Copilot CLI: a hook approving only the helper's commands there); false takes out "

@@ -1,8 +1,10 @@
 """The `agentmem hook ...` entry the runtimes call when a hook fires.
 
 `hook` is the one command that never fails outward: whatever happens it exits
-0 and prints no decision, because in Claude Code a Stop hook's exit status 2
-would keep the agent from stopping. Problems go to stderr as one line.
+0, because in Claude Code a Stop hook's exit status 2 would keep the agent from
+stopping. Problems go to stderr as one line. The one decision a hook ever prints
+is the optional reflection's (hooks/reflect.py): once per session, a stop hook
+asks to continue with a prompt, guarded so it cannot loop.
 
 `hook approve` is a pre-tool-use hook (Copilot CLI's, with `[trust] projects`): it prints the
 runtime's approval (`approval_shape`) for a plain helper command in a mapped folder and nothing
@@ -96,6 +98,19 @@ def reminder_output(runtime: str, event: str, text: str) -> str:
     return (shape if isinstance(shape, str) else _json(shape)) + "\n"
 
 
+def reflection_output(machine: str, runtime: str, hook_input: dict) -> str:
+    """The stop hook's request for one more turn, when reflection is on, the runtime takes one, and
+    the guard allows it (once per session, never on a stop a stop hook caused); else ""."""
+    module = runtime_module(runtime)
+    if not module.REFLECTION:
+        return ""
+    from agentmem.hooks import reflect
+
+    ask, _ = reflect.decide(machine, hook_input)
+    shape = module.continue_shape(reflect.prompt()) if ask else None
+    return _json(shape) + "\n" if shape else ""
+
+
 def _read_stdin() -> str:
     if sys.stdin is None or sys.stdin.isatty():
         return ""
@@ -125,10 +140,12 @@ def run_hook(argv: list[str]) -> int:
             if tools and approve.allowed(machine, actions.parse_hook_input(_read_stdin()), tools):
                 sys.stdout.write(_json(module.approval_shape(approve.REASON)) + "\n")
         else:
-            report = actions.stop(machine, actions.parse_hook_input(_read_stdin()))
+            hook_input = actions.parse_hook_input(_read_stdin())
+            report = actions.stop(machine, hook_input)
             message = report.message()
             if message:
                 sys.stderr.write(message + "\n")
+            sys.stdout.write(reflection_output(machine, runtime, hook_input))
         sys.stdout.flush()
     except BaseException as exc:  # noqa: BLE001 - a hook must never stop the agent
         errors = sys.modules.get("agentmem.errors")  # loaded whenever an agentmem error was raised

@@ -56,6 +56,45 @@ def record_hooks(machine, names: list[str], *, on: bool, enabled_runtimes: list[
     return value, committed
 
 
+def reflect_on(cfg: config.Config) -> bool:
+    """[hooks] reflect: the stop hook asks, once per session, for a turn that saves what lasts
+    (hooks/reflect.py). Only where our hooks are installed and the runtime takes the request."""
+    return (cfg.data.get("hooks") or {}).get("reflect") is True
+
+
+def reflection(cfg: config.Config, names: list[str]) -> dict[str, str]:
+    """Per runtime in `names`: "on", "off", "needs hooks" or why it is not available there."""
+    from agentmem.runtimes.registry import runtime
+
+    hooked = hooks_runtimes(cfg, names)
+    out = {}
+    for name in names:
+        rt = runtime(name)
+        if not rt.reflection:
+            out[name] = rt.no_reflection
+        elif not reflect_on(cfg):
+            out[name] = "off"
+        else:
+            out[name] = "on" if name in hooked else "needs hooks"
+    return out
+
+
+def record_reflect(machine, on: bool) -> tuple[bool, bool]:
+    """Write `[hooks] reflect` and commit that change alone: (changed, committed)."""
+    def change(doc):
+        import tomlkit
+
+        if doc.get("hooks") is None:
+            doc["hooks"] = tomlkit.table()
+        doc["hooks"]["reflect"] = on
+
+    from agentmem import config_edit
+
+    changed, committed, _ = config_edit.update_and_commit(
+        machine, change, f"End-of-session reflection {'on' if on else 'off'}")
+    return changed, committed
+
+
 def mcp_enabled(cfg: config.Config) -> bool:
     """[mcp] enabled: register `agentmem mcp` with the runtimes that take MCP servers."""
     return bool((cfg.data.get("mcp") or {}).get("enabled"))

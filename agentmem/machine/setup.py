@@ -333,6 +333,22 @@ def _withdraw_entries(report: SetupReport, label: str, remove: Callable[[], Any]
         report.add(label, "changed", f"{change.detail} (runtime disabled): {change.path}")
 
 
+def _reflect_step(report: SetupReport, cfg, names: list[str], env) -> None:
+    """With `[hooks] reflect` on: in which runtimes the stop hook asks for the end-of-session turn."""
+    from agentmem.machine import settings
+
+    if not settings.reflect_on(cfg):
+        return
+    for name, state in settings.reflection(cfg, names).items():
+        if state == "on":
+            report.add(f"reflect {name}", "ok", f"on: once per session ({runtime(name, env).reflection})")
+        elif state == "needs hooks":
+            report.add(f"reflect {name}", "warning", "[hooks] reflect is on but needs the hooks, which are off "
+                       f"for {name}: `{Command('hooks', 'install', '--runtime', name, helper=report.helper).line()}`")
+        else:
+            report.add(f"reflect {name}", "skipped", state)
+
+
 def _shared_skill_steps(report: SetupReport, machine: Path, cfg, wanted: list[str], names: list[str], env) -> None:
     """Install each listed shared skill revision; an edited local copy is kept."""
     if not wanted:
@@ -388,6 +404,7 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
                  core_skill.render_files(core_skill.skill_source(machine), helper),
                  (machine / BLOCK_SOURCE).read_text("utf-8").replace(core_skill.HELPER_TOKEN, helper))
     _runtime_steps(report, plan, names, env)
+    _reflect_step(report, cfg, names, env)
     _shared_skill_steps(report, machine, cfg, settings.shared_skills(cfg), names, env)
     report.outcome = verification.verification_step(report, machine, env)
     _wiring_step(report, machine, env)

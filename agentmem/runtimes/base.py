@@ -10,8 +10,11 @@ stay in `machine/` and `hooks/` and are called from here. No module outside
 
 Besides the class, each module has `NAME` and a module-level `reminder_shape(event, text)`:
 how a reminder hook prints `text` so that the CLI adds it to the model's context (the text
-as it is, or a JSON object of strings; hooks/dispatch.py writes either). The per-turn hook
-imports only the one runtime module it serves, for that function: runtime modules import nothing
+as it is, or a JSON object of strings; hooks/dispatch.py writes either). For the optional
+end-of-session reflection (hooks/reflect.py) it also has `REFLECTION` (how its stop hook asks
+for one more turn, "" where it cannot) and `continue_shape(reason)`: the JSON object a stop hook
+prints so that the CLI continues with `reason` as a prompt (None where it cannot). The per-turn hook
+imports only the one runtime module it serves, for these: runtime modules import nothing
 at module level beyond `os`, and this module (typing, pathlib) only inside their
 methods. Each module ends with `RUNTIME`, its class, which registry.py lists.
 """
@@ -68,6 +71,8 @@ class Runtime(Protocol):
     hooks_file: Path  # where our hooks go: a file of entries, or a file that is ours whole
     config_dir: Path  # the CLI's own user folder
     permission_setting: bool  # False: its default mode needs nothing, or nothing can be configured
+    reflection: str  # how its stop hook asks for the end-of-session reflection turn; "" where it cannot
+    no_reflection: str  # where it cannot: "not available: why" ("" otherwise)
 
     @property
     def mcp(self) -> McpConfig | None:

@@ -40,6 +40,16 @@ def reminder_shape(event: str, text: str) -> str | dict:
     return text  # plain stdout
 
 
+# The end-of-session reflection (hooks/reflect.py): a Stop hook's `{"decision": "block", "reason": R}`
+# makes `claude -p` send R as one more turn (shown as "Stop hook blocking error from command: ...: R"),
+# and the stop after it carries `stop_hook_active: true` (tests/test_e2e_reflect.py, 2.1.332).
+REFLECTION = "Stop hook, decision block"
+
+
+def continue_shape(reason: str) -> dict | None:
+    return {"decision": "block", "reason": reason}
+
+
 def allow_rule(helper: list[str]) -> str:
     import shlex
 
@@ -74,6 +84,8 @@ class ClaudeMcp:
 
 class Claude:
     name = NAME
+    reflection = REFLECTION
+    no_reflection = ""
     permission_setting = True
     trust = None
 

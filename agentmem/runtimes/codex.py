@@ -59,6 +59,17 @@ def reminder_shape(event: str, text: str) -> str | dict:
     return text  # plain stdout
 
 
+# The end-of-session reflection (hooks/reflect.py): a Stop hook's `{"decision": "block", "reason": R}`
+# makes `codex exec` continue with R ("Stop hook requested continuation"; the model sees
+# `<hook_prompt ...>R</hook_prompt>`), and the stop after it carries `stop_hook_active: true`
+# (tests/test_e2e_reflect.py, 0.171.0).
+REFLECTION = "Stop hook, decision block"
+
+
+def continue_shape(reason: str) -> dict | None:
+    return {"decision": "block", "reason": reason}
+
+
 def writable_paths(machine: "Path", store: "StoreDescription | None") -> list[str]:
     """The folders the helper writes: the machine folder, and a folder store."""
     paths = [os.path.realpath(machine)]
@@ -115,6 +126,8 @@ class CodexTrust:
 
 class Codex:
     name = NAME
+    reflection = REFLECTION
+    no_reflection = ""
     permission_setting = True
 
     def __init__(self, env: "Mapping[str, str] | None" = None):

@@ -65,6 +65,17 @@ def reminder_shape(event: str, text: str) -> str | dict:
     return {"additionalContext": text}
 
 
+# The end-of-session reflection (hooks/reflect.py): an agentStop hook's `{"decision": "block",
+# "reason": R}` makes Copilot CLI enqueue R as a follow-up user message (its SDK types; it ends a turn
+# after 8 blocks in a row), and the agentStop after it carries `stop_hook_active: true`
+# (tests/test_e2e_reflect.py, 1.0.102).
+REFLECTION = "agentStop hook, decision block"
+
+
+def continue_shape(reason: str) -> dict | None:
+    return {"decision": "block", "reason": reason}
+
+
 def hooks_text(helper: list[str]) -> str:
     import json
 
@@ -114,6 +125,8 @@ def flags(helper: list[str]) -> str:
 
 class Copilot:
     name = NAME
+    reflection = REFLECTION
+    no_reflection = ""
     permission_setting = False
     trust = None
     mcp = None

@@ -50,6 +50,16 @@ def reminder_shape(event: str, text: str) -> str | dict:
     return {"hookSpecificOutput": {"hookEventName": EVENTS[event], "additionalContext": text}}
 
 
+# The end-of-session reflection (hooks/reflect.py): an AfterAgent hook's `{"decision": "block",
+# "reason": R}` makes Gemini CLI send R as the next message, also in `-p` mode, and the AfterAgent
+# after it carries `stop_hook_active: true` (tests/test_e2e_reflect.py, 0.61.0).
+REFLECTION = "AfterAgent hook, decision block"
+
+
+def continue_shape(reason: str) -> dict | None:
+    return {"decision": "block", "reason": reason}
+
+
 def hook_groups(helper: list[str]) -> list[tuple[str, dict]]:
     """(event, group) of our entries: every matcher `*`, a name per handler, timeouts in milliseconds."""
     from agentmem.hooks.actions import STOP_BUDGET, STOP_GRACE
@@ -90,6 +100,8 @@ def _read(path: "Path") -> str | None:
 
 class Gemini:
     name = NAME
+    reflection = REFLECTION
+    no_reflection = ""
     permission_setting = True
     trust = None
     mcp = None

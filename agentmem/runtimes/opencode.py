@@ -46,6 +46,17 @@ def reminder_shape(event: str, text: str) -> str | dict:
     return text  # plain stdout, which the plugin reads
 
 
+# The end-of-session reflection (hooks/reflect.py) is not offered: OpenCode's plugin events take no stop
+# decision. A plugin could send a new prompt itself on `session.idle` (OpenCode's SDK), which no real run
+# here has shown to work in `opencode run`, so it is not claimed (1.18.33, 2026-12-01).
+REFLECTION = ""
+NO_REFLECTION = "not available: OpenCode's plugin events take no stop decision"
+
+
+def continue_shape(reason: str) -> dict | None:
+    return None
+
+
 def plugin_text(helper: list[str]) -> str:
     import json
 
@@ -88,6 +99,8 @@ def is_our_plugin(text: str) -> bool:
 
 class OpenCode:
     name = NAME
+    reflection = REFLECTION
+    no_reflection = NO_REFLECTION
     permission_setting = False
     trust = None
     mcp = None
