@@ -88,7 +88,7 @@ def run_hooks(args) -> Result:
         out["recorded"] = {**(out["recorded"] or {}), "hooks.reflect": args.reflect}
         lines.append(f"recorded in config.toml: [hooks] reflect = {_toml_value(args.reflect)}")
     if args.action == "install":
-        out["reflect"] = settings.reflection(common.load_config(machine), names)
+        out["reflect"] = _reflection(common.load_config(machine), names)
         lines += _reflect_lines(out["reflect"])
     for name in names if args.action == "install" else []:
         trust = runtime(name).trust
@@ -117,7 +117,6 @@ def _toml_value(value) -> str:
 def _status(names: list[str], cfg) -> Result:
     from agentmem.errors import AgentmemError
     from agentmem.hooks import config_files
-    from agentmem.machine import settings
     from agentmem.runtimes.registry import runtime
 
     data = cfg.data
@@ -127,7 +126,7 @@ def _status(names: list[str], cfg) -> Result:
     except AgentmemError:  # no helper recorded yet: still report what is installed
         helper = None
     found = [runtime(n).hooks_status(helper) for n in names]
-    reflection = settings.reflection(cfg, names)
+    reflection = _reflection(cfg, names)
     lines = []
     for s in found:
         state = reflection[s["runtime"]]  # by what is installed: the hook reads [hooks] reflect itself
@@ -166,3 +165,11 @@ def _trust(args) -> Result:
     keys = trust.grant(args.codex)
     out = {"runtime": rt.name, "file": str(rt.hooks_file), "trusted": keys}
     return Result(out, f"{rt.name}: {len(keys)} agentmem hook(s) trusted in {rt.hooks_file}")
+
+
+def _reflection(cfg, names: list[str]) -> dict[str, str]:
+    """Where the end-of-session reflection is on, off, waits for hooks, or is not available."""
+    from agentmem.machine import settings
+    from agentmem.runtimes import registry
+
+    return registry.reflection(names, on=settings.reflect_on(cfg), hooked=settings.hooks_runtimes(cfg, names))

@@ -62,23 +62,6 @@ def reflect_on(cfg: config.Config) -> bool:
     return (cfg.data.get("hooks") or {}).get("reflect") is True
 
 
-def reflection(cfg: config.Config, names: list[str]) -> dict[str, str]:
-    """Per runtime in `names`: "on", "off", "needs hooks" or why it is not available there."""
-    from agentmem.runtimes.registry import runtime
-
-    hooked = hooks_runtimes(cfg, names)
-    out = {}
-    for name in names:
-        rt = runtime(name)
-        if not rt.reflection:
-            out[name] = rt.no_reflection
-        elif not reflect_on(cfg):
-            out[name] = "off"
-        else:
-            out[name] = "on" if name in hooked else "needs hooks"
-    return out
-
-
 def record_reflect(machine, on: bool) -> tuple[bool, bool]:
     """Write `[hooks] reflect` and commit that change alone: (changed, committed)."""
     def change(doc):

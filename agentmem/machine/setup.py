@@ -339,7 +339,7 @@ def _reflect_step(report: SetupReport, cfg, names: list[str], env) -> None:
 
     if not settings.reflect_on(cfg):
         return
-    for name, state in settings.reflection(cfg, names).items():
+    for name, state in _reflection(cfg, names).items():
         if state == "on":
             report.add(f"reflect {name}", "ok", f"on: once per session ({runtime(name, env).reflection})")
         elif state == "needs hooks":
@@ -446,3 +446,11 @@ def default_agent(runtime_names: list[str]) -> str:
     """`<first runtime>@<short host name>`, cut to a valid agent name."""
     host = re.sub(r"[^A-Za-z0-9._-]+", "-", socket.gethostname().split(".")[0]).strip("-.") or "host"
     return f"{(runtime_names or ['agent'])[0]}@{host}"[:64]
+
+
+def _reflection(cfg, names: list[str]) -> dict[str, str]:
+    """Where the end-of-session reflection is on, off, waits for hooks, or is not available."""
+    from agentmem.machine import settings
+    from agentmem.runtimes import registry
+
+    return registry.reflection(names, on=settings.reflect_on(cfg), hooked=settings.hooks_runtimes(cfg, names))

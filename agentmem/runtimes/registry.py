@@ -99,3 +99,19 @@ def default_mode_summary() -> str:
 def _and(commands: list[str]) -> str:
     quoted = [f"`{c}`" for c in commands]
     return " and ".join(quoted) if len(quoted) < 3 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def reflection(names: list[str], *, on: bool, hooked: set[str], env: Mapping[str, str] | None = None
+               ) -> dict[str, str]:
+    """Per runtime in `names`: "on", "off", "needs hooks" or why the end-of-session reflection is not
+    available there; `on` is [hooks] reflect, `hooked` the runtimes whose hooks are installed."""
+    out = {}
+    for name in names:
+        rt = runtime(name, env)
+        if not rt.reflection:
+            out[name] = rt.no_reflection
+        elif not on:
+            out[name] = "off"
+        else:
+            out[name] = "on" if name in hooked else "needs hooks"
+    return out
