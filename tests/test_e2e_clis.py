@@ -37,6 +37,8 @@ def world(tmp_path, agent_template):
     store.parent.mkdir()
 
     def machine(name, checkout_rel="src/app", **kw):
+        for runtime in kw.setdefault("runtimes", ("codex", "claude")):
+            require_cli(runtime)  # before the copy, which takes seconds: a missing CLI skips at once
         m = make_machine(tmp_path, name)
         checkout = m.home / checkout_rel
         checkout.mkdir(parents=True)
@@ -186,6 +188,7 @@ def _search_step(request):
 def test_a_checkpoint_saved_by_codex_on_one_machine_is_found_by_an_agent_on_another(world, model_stub, reader):
     # INV read-your-writes: the reader is set up (and has searched: setup's verification) before the save,
     # and still finds the checkpoint at once; before, its cache window hid it for up to 30 s.
+    require_cli(reader)  # both CLIs before either machine is set up
     writer = world("m1", checkout_rel="src/app", runtimes=("codex",))
     other = world("m2", checkout_rel="work/app-clone", runtimes=(reader,))
 

@@ -83,6 +83,7 @@ def _claude_lists(request) -> bool:
 
 def test_codex_lists_the_servers_tools_and_a_save_then_a_search_round_trip_through_it(tmp_path, agent_template,
                                                                                       model_stub):
+    require_cli("codex")  # before the copy, which takes seconds: a missing CLI skips at once
     m = _machine(tmp_path, agent_template, ("codex",))
     ns = "mcp__agentmem"
     model = WhenListed(_codex_lists, [
@@ -108,6 +109,7 @@ def test_codex_lists_the_servers_tools_and_a_save_then_a_search_round_trip_throu
 
 def test_claude_code_lists_the_servers_tools_and_a_save_then_a_search_round_trip_through_it(tmp_path,
                                                                                             agent_template, model_stub):
+    require_cli("claude")  # before the copy, which takes seconds: a missing CLI skips at once
     m = _machine(tmp_path, agent_template, ("claude",))
     names = [f"mcp__agentmem__{t}" for t in TOOLS]
     model = WhenListed(_claude_lists, [
