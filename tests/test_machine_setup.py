@@ -1,17 +1,21 @@
 """Setting machines up with real copier runs from a tagged template repo, as a user would.
 
-Each test runs copier for real (about 1-3.5 s each on this 2-core box, 2026-11-30), so none is marked slow.
+A test of the copy itself runs copier for real (about 1-3.5 s each on this 2-core box, 2026-11-30), so
+none is marked slow; a test of what comes after the copy (an update, setup rerun) starts from `laptop`,
+one real copy per session restored fresh for each test (tests/fixtures_machines.py).
 """
 
 from __future__ import annotations
 
 import json
 import tomllib
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from agentmem.machine import blocks
-from tests.template_kit import git, make_machine, make_template_repo, release, tree_bytes
+from tests.template_kit import Machine, git, make_machine, make_template_repo, release, tree_bytes
 
 USER_AGENTS = "# My Codex rules\n\nAlways answer in French.\n"
 USER_CLAUDE = "# Claude rules\r\nNo emojis.\r\n"  # CRLF on purpose
@@ -36,6 +40,32 @@ def _user_files(user):
 
 def _verification_notes(store):
     return sorted(p.name for p in store.rglob("setup-verification-*.md"))
+
+
+@dataclass
+class SetUp:
+    m: Machine
+    template_repo: Path
+    project: Path  # mapped to project "app"
+    store: Path
+
+
+def _copy_laptop(root: Path) -> SetUp:
+    """The user's own files, then `copier copy` of v1.0.0 for Codex and Claude Code, run in ~/app."""
+    template_repo = make_template_repo(root)
+    m = make_machine(root, "laptop")
+    _user_files(m.user)
+    project, store = m.user / "app", root / "store"
+    project.mkdir()
+    m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(store), "runtimes": '["codex", "claude"]'})
+    return SetUp(m, template_repo, project, store)
+
+
+@pytest.fixture
+def laptop(machine_snapshots) -> SetUp:
+    """A laptop with the user's own files, set up by a real copy of v1.0.0 (once per session, then
+    restored fresh), its store a folder beside it."""
+    return machine_snapshots.restore("machine-setup-laptop", _copy_laptop)
 
 
 def test_copy_keeps_the_users_files_and_installs_blocks_and_skill(template_repo, tmp_path):
@@ -73,12 +103,8 @@ def test_copy_keeps_the_users_files_and_installs_blocks_and_skill(template_repo,
     assert found.returncode == 0 and json.loads(found.stdout)["results"][0]["title"] == "Memory setup verification"
 
 
-def test_update_changes_block_and_skill_and_keeps_local_edits(template_repo, tmp_path):
-    m = make_machine(tmp_path, "laptop")
-    _user_files(m.user)
-    project, store = m.user / "app", tmp_path / "store"
-    project.mkdir()
-    m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(store)})
+def test_update_changes_block_and_skill_and_keeps_local_edits(laptop):
+    m, template_repo, store = laptop.m, laptop.template_repo, laptop.store
 
     # The owner edits around our block and tunes the config.
     agents = m.user / ".codex" / "AGENTS.md"
@@ -109,14 +135,12 @@ def test_update_changes_block_and_skill_and_keeps_local_edits(template_repo, tmp
     assert "v2.0.0" in (m.folder / ".copier-answers.yml").read_text()
 
 
-def test_a_second_machine_connects_to_the_same_store_without_replacing_anything(template_repo, tmp_path):
+def test_a_second_machine_connects_to_the_same_store_without_replacing_anything(laptop, tmp_path):
     # INV setup-rerun
-    store = tmp_path / "store"
-    first, second = make_machine(tmp_path, "laptop"), make_machine(tmp_path, "desktop")
-    a, b = first.user / "work" / "app", second.user / "checkouts" / "app-clone"
-    a.mkdir(parents=True)
+    store, template_repo = laptop.store, laptop.template_repo  # the first machine: laptop
+    second = make_machine(tmp_path, "desktop")
+    b = second.user / "checkouts" / "app-clone"
     b.mkdir(parents=True)
-    first.copy(template_repo, ref="v1.0.0", cwd=a, data={"bucket": str(store), "projects": json.dumps({str(a): "app"})})
     # Something already shared in the store: a published skill revision.
     shared = store / "skills" / "review" / "r1" / "SKILL.md"
     shared.parent.mkdir(parents=True)
@@ -136,12 +160,9 @@ def test_a_second_machine_connects_to_the_same_store_without_replacing_anything(
     assert len(results) == 2  # each machine's own note; the first machine's is readable here
 
 
-def test_rerunning_setup_changes_nothing_and_adds_no_note(template_repo, tmp_path):
+def test_rerunning_setup_changes_nothing_and_adds_no_note(laptop):
     # INV setup-rerun, INV idempotent-apply
-    m = make_machine(tmp_path, "laptop")
-    project, store = m.user / "app", tmp_path / "store"
-    project.mkdir()
-    m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(store), "runtimes": '["codex", "claude"]'})
+    m, store = laptop.m, laptop.store
     watched = [m.folder / "config.toml", m.user / ".codex" / "AGENTS.md", m.user / ".claude" / "CLAUDE.md"]
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in watched}
     proc = m.run("setup", "--json")
@@ -153,12 +174,9 @@ def test_rerunning_setup_changes_nothing_and_adds_no_note(template_repo, tmp_pat
     assert git(m.folder, "status", "--porcelain") == ""
 
 
-def test_an_edited_core_skill_is_kept_until_the_owner_asks_to_replace_it(template_repo, tmp_path):
+def test_an_edited_core_skill_is_kept_until_the_owner_asks_to_replace_it(laptop):
     # INV core-skill-edits
-    m = make_machine(tmp_path, "laptop")
-    project = m.user / "app"
-    project.mkdir()
-    m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(tmp_path / "store")})
+    m = laptop.m
     installed = m.user / ".agents" / "skills" / "agent-memory" / "SKILL.md"
     installed.write_text(installed.read_text() + "\nMy own rule.\n")
     edited = installed.read_bytes()
@@ -222,12 +240,10 @@ def test_a_relative_destination_still_installs_and_records_absolute_paths(templa
     assert cfg["helper"]["command"] == [str(m.helper)] and cfg["projects"] == {str(m.user): "laptop"}
 
 
-def test_a_mapping_added_later_is_committed_so_the_next_update_runs_and_keeps_it(template_repo, tmp_path):
-    m = make_machine(tmp_path, "laptop")
-    project, other, store = m.user / "app", m.user / "work" / "other", tmp_path / "store"
-    project.mkdir()
+def test_a_mapping_added_later_is_committed_so_the_next_update_runs_and_keeps_it(laptop):
+    m, project, template_repo = laptop.m, laptop.project, laptop.template_repo
+    other = m.user / "work" / "other"
     other.mkdir(parents=True)
-    m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(store)})
     mapped = m.run("map", str(other), "other")
     assert mapped.returncode == 0, mapped.stderr
     assert m.run("search", cwd=project).returncode == 0  # leaves its parsed-config copy behind
@@ -241,15 +257,12 @@ def test_a_mapping_added_later_is_committed_so_the_next_update_runs_and_keeps_it
 
 
 @pytest.mark.slow  # a copy and a conflicting update: about 6 s (2026-12-01)
-def test_a_conflicting_update_of_config_toml_keeps_the_machine_working_until_resolved(template_repo, tmp_path):
+def test_a_conflicting_update_of_config_toml_keeps_the_machine_working_until_resolved(laptop):
     # INV stale-config-said
     import re
     import subprocess
 
-    m = make_machine(tmp_path, "laptop")
-    project, store = m.user / "app", tmp_path / "store"
-    project.mkdir()
-    m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(store)})
+    m, project, template_repo = laptop.m, laptop.project, laptop.template_repo
     config = m.folder / "config.toml"
     config.write_text(config.read_text().replace("max_age = 0", "max_age = 99  # my tuning"))
     git(m.folder, "commit", "-qam", "my tuning")
