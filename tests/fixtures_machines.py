@@ -6,8 +6,11 @@ refuses) run their own. Tests whose subject comes after it (an update, setup rer
 an agent CLI run) only need a machine as a copy leaves it; they take one from
 `machine_snapshots`:
 
-    def test_x(machine_snapshots):
-        laptop = machine_snapshots.restore("laptop-v1", build)   # build(root) -> anything
+    def test_x(copied_laptop):       # the standard one: tests/template_kit.py copy_laptop
+        m = copied_laptop.m
+
+    def test_y(machine_snapshots):   # any other world, named, built by build(root) -> anything
+        world = machine_snapshots.restore("my-world", build)
 
 The first `restore` of a name calls `build(root)`, which sets up a whole world under `root` (the
 template repo, the user's home with its machine folder, the store: everything the machine's
@@ -127,3 +130,12 @@ def _remove(path: Path) -> None:
 def machine_snapshots(tmp_path_factory) -> Snapshots:
     """Worlds set up once per session by a real copier copy, restored fresh for each test (see above)."""
     return Snapshots(tmp_path_factory.mktemp("snapshots"))
+
+
+@pytest.fixture
+def copied_laptop(machine_snapshots):
+    """A laptop with the user's own files, set up by a real `copier copy` of v1.0.0 for Codex and
+    Claude Code (tests/template_kit.py copy_laptop): one copy per session, put back for each test."""
+    from tests.template_kit import copy_laptop
+
+    return machine_snapshots.restore("copied-laptop", copy_laptop)
