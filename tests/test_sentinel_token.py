@@ -179,8 +179,8 @@ def _pending_ids(listing: str) -> list[str]:
 def _bucket_round(run: Transcript, tmp_path: Path, label: str) -> list[str]:
     """Every command that reaches the bucket, once each; returns the IDs left pending.
 
-    The commands that never reach the store (`save` refusing a credential, `pending`)
-    say the same in every failure mode: the caller runs them once, not once per mode.
+    `pending` reads only this machine's entries, once (it shows what each mode recorded);
+    `save` refusing a credential never opens the store: the caller runs it in one mode only.
     """
     note = "# Sentinel run\n\nA decision worth keeping.\n"
     run("bucket", "connect", "--json")
