@@ -23,9 +23,11 @@ history. Each test gets its own deep copy of what `build` returned (Machine obje
 env dicts), to change as it likes. Two worlds a test uses together need two names (each its
 own root), or one world holding both machines.
 
-The world is not under the test's `tmp_path`: use the paths `build` returned. Tests run one at
-a time per process (each xdist worker would have its own snapshots), so a root is never in use
-by two tests at once.
+The world is not under the test's `tmp_path`: use the paths `build` returned. Only `root` is put
+back: whatever else `build` used (a session-scoped template repo, say) the tests must leave alone.
+A machine that differs (other answers, other files there before the copy) is another name, built
+once too. Tests run one at a time per process (each xdist worker would have its own snapshots),
+so a root is never in use by two tests at once.
 
 Restoring is cheap because it puts back only what the last test changed. After each restore
 every entry's inode and ctime are noted; the next restore walks the world and replaces from the
