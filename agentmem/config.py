@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 
-from agentmem.errors import InvalidInput, NotConfigured
+from agentmem.errors import AgentmemError, Command, InvalidInput, NextStep, NotConfigured
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.paths import config_path
 from agentmem.store.base import StoreDescription
@@ -31,18 +31,25 @@ MIN_NETWORK_TIMEOUT = 0.1  # seconds: below this not even a loopback request com
 # may be stale). 0: every search asks the store what changed, which costs one stat of a
 # folder store's notes folder or one request to a bucket when nothing did (2026-12-01).
 DEFAULT_CACHE_MAX_AGE = 0.0
+# Characters: pinned notes in the session-start reminder. 2026-12-01: about 500 tokens, a tenth of what
+# Claude Code loads of its own memory file, so a few pins never crowd out the session's own context.
+DEFAULT_PIN_BUDGET = 2000
+# Seconds. How long a search waits for the store to say what changed before it answers from the
+# cache, marked stale. The check is one request (a bucket's info), plus one feed read after a
+# change: milliseconds on the loopback Hub, a few round trips on the real one. 2 s leaves a slow
+# link room, while a Hub that hangs costs an agent's turn 2 s instead of the whole 20 s budget
+# (2026-12-01, a stopped Hub with its port open cost every search ~21 s). Saves keep the budget.
+DEFAULT_CHECK_TIMEOUT = 2.0
 SEARCH_MODES = ("ranked", "literal", "hybrid")  # ranked first: the default
 
 SETUP_HINT = ("set this machine up with `copier copy` of the agentmem template "
               "(the bootstrap.md beside the template says how)")
 
 
-def map_hint(directory: str) -> str:
+def map_hint(directory: str) -> NextStep:
     """How to map an unmapped directory: the command, runnable once PROJECT is named."""
-    from agentmem.launch import shell_line
-
-    return (f"map it with: {shell_line('map', directory, 'PROJECT')} "
-            "(PROJECT: the project name the owner chose; never guess one)")
+    return NextStep("map it with: {} (PROJECT: the project name the owner chose; never guess one)",
+                    Command("map", directory, "PROJECT"))
 
 
 def network_timeout(configured: float | None = None) -> float:
@@ -88,9 +95,22 @@ def _within(path: str, root: str) -> bool:
 
 
 class Config:
-    def __init__(self, path: str, data: dict | None = None):
+    """config.toml as read, and what reading it found for the front end to say (`warnings`: one line
+    each, e.g. a stale config in use). `keep_parsed_copy` once the command using it succeeded."""
+
+    def __init__(self, path: str, data: dict | None = None, *, warnings: list[str] | None = None,
+                 parsed: tuple[str | os.PathLike, str] | None = None):
         self.path = path
         self.data = {} if data is None else data
+        self.warnings = warnings or []
+        self._parsed = parsed  # (machine, text) this data was parsed from, not yet kept as a copy
+
+    def keep_parsed_copy(self) -> None:
+        """Write the parsed copy of this config's text (see `_keep_parsed_copy`); once, and only for a
+        config that was parsed rather than read from its copy."""
+        if self._parsed is not None:
+            _keep_parsed_copy(*self._parsed, self.data)
+            self._parsed = None
 
     @property
     def store(self) -> StoreDescription:
@@ -127,8 +147,25 @@ class Config:
         return network_timeout(self._number("network", "timeout", DEFAULT_NETWORK_TIMEOUT))
 
     @property
+    def check_timeout(self) -> float:
+        """`[network] check_timeout`: how long a search waits for the store's change check."""
+        return max(MIN_NETWORK_TIMEOUT, self._number("network", "check_timeout", DEFAULT_CHECK_TIMEOUT))
+
+    @property
     def cache_max_age(self) -> float:
         return self._number("cache", "max_age", DEFAULT_CACHE_MAX_AGE)
+
+    @property
+    def review_after(self) -> float | None:
+        """[memory] review_after: days after which a note without `review_by` is due for review (None: never)."""
+        if "review_after" not in (self.data.get("memory") or {}):
+            return None
+        return self._number("memory", "review_after", 0)
+
+    @property
+    def pin_budget(self) -> int:
+        """[memory] pin_budget: characters of pinned notes the session-start reminder carries."""
+        return int(self._number("memory", "pin_budget", DEFAULT_PIN_BUDGET))
 
     @property
     def search_mode(self) -> str:
@@ -146,12 +183,10 @@ class Config:
         out = {}
         for directory, name in raw.items():
             if not os.path.isabs(os.path.expanduser(directory)):  # "." or "" would match every directory
-                from agentmem.launch import shell_line
-
                 raise InvalidInput(
                     f"{self.path}: [projects] key {_quoted(directory)} is not an absolute directory",
-                    hint="write the full path (\"/home/me/src/app\" = \"app\") or use "
-                    f"`{shell_line('map')} DIR PROJECT`",
+                    hint=NextStep("write the full path (\"/home/me/src/app\" = \"app\") or use `{} DIR PROJECT`",
+                                  Command("map")),
                 )
             if not isinstance(name, str):
                 raise InvalidInput(f"{self.path}: project for {directory!r} must be a string")
@@ -167,9 +202,12 @@ class Config:
             check_project_name(explicit)
             if explicit not in self.project_names():
                 names = ", ".join(sorted(self.project_names())) or "none"
+                first = min(self.project_names()) if self.project_names() else None
+                use = f"name a configured one (--project {first}), or " if first else ""
                 raise NotConfigured(
                     f"project {explicit!r} is not configured on this machine (configured: {names})",
-                    hint=map_hint(canonical(cwd if cwd is not None else os.getcwd())),
+                    hint=NextStep(f"{use}map a directory of it first: {{}} (DIRECTORY: the checkout that "
+                                  "belongs to it)", Command("map", "DIRECTORY", explicit)),
                 )
             return explicit
         here = canonical(cwd if cwd is not None else os.getcwd())
@@ -189,8 +227,8 @@ def load(machine: str | os.PathLike, *, allow_stale: bool = True) -> Config:
     """Read config.toml. A missing file is an empty config; a malformed one is an error naming it.
 
     A file left with `copier update` conflict markers is never parsed: with `allow_stale`, the
-    last working config (the parsed copy of the previous text) stands in for it, and a warning
-    saying so and naming the way out is queued for the CLI to print (`take_warnings`); without
+    last working config (the parsed copy of the previous text) stands in for it, with a warning
+    saying so and naming the way out in its `warnings`, for every front end to pass on; without
     a previous copy, or without `allow_stale` (setup), it is an error with the same way out.
     """
     path = config_path(machine)
@@ -212,15 +250,14 @@ def load(machine: str | os.PathLike, *, allow_stale: bool = True) -> Config:
             problem = conflict_error(path, line, machine, previous)
             if previous is None:
                 raise problem
-            _warnings.append(problem.one_line())
-            return Config(path, previous)
+            return Config(path, previous, warnings=[problem.one_line()])
         import tomllib
 
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise InvalidInput(f"{path} is not valid TOML ({exc}); fix or remove it, nothing was changed") from None
-        _unsaved_copy.append((machine, text, data))
+        return Config(path, data, parsed=(machine, text))
     return Config(path, data)
 
 
@@ -229,16 +266,6 @@ def load(machine: str | os.PathLike, *, allow_stale: bool = True) -> Config:
 # Git's merge markers (Copier runs `git merge-file`): 7 characters at the start of a line, then a
 # label; the separator stands alone. None of them can begin a line of valid TOML.
 _MARKERS = ("<<<<<<<", "|||||||", ">>>>>>>")
-
-_warnings: list[str] = []
-
-
-def take_warnings() -> list[str]:
-    """Warnings queued by `load` (a stale config in use) since the last call; the CLI prints them."""
-    out = list(_warnings)
-    _warnings.clear()
-    return out
-
 
 def conflict_line(text: str) -> int:
     """The line number of the first merge-conflict marker line in `text`, or 0."""
@@ -251,18 +278,16 @@ def conflict_line(text: str) -> int:
 
 
 def conflict_error(path: str, line: int, machine: str | os.PathLike, previous: dict | None) -> InvalidInput:
-    """What to tell the user about a conflicted config.toml: the file, the line, the exact way out."""
-    import shlex
-    import sys
-
-    commit = shlex.join([sys.executable, "-P", "-m", "agentmem.machine.repo", "Resolve config.toml"])
-    helper = (((previous or {}).get("helper") or {}).get("command")) or [sys.executable, "-m", "agentmem"]
+    """What to tell the user about a conflicted config.toml: the file, the line, the one way out
+    (resolve it, then setup, which checks the machine again and commits it)."""
+    helper = (((previous or {}).get("helper") or {}).get("command")) or None
     in_use = ("until then agentmem uses the last working config, from before the conflict"
               if previous is not None else "no earlier working copy is kept, so nothing can run until then")
     return InvalidInput(
         f"{path} holds unresolved conflict markers from `copier update` (first on line {line}); {in_use}",
-        hint=f"edit the file: keep one side of each conflict and delete the <<<<<<<, ======= and >>>>>>> "
-        f"lines; then run `cd {shlex.quote(os.fspath(machine))} && {commit}` and `{shlex.join(helper)} setup`",
+        hint=NextStep("edit the file: keep one side of each conflict and delete the <<<<<<<, ======= and >>>>>>> "
+                      "lines; then run `{}`, which checks the machine again and commits it",
+                      Command("setup", helper=helper if isinstance(helper, list) else None)),
     )
 
 
@@ -274,14 +299,8 @@ def check_no_conflict(path: str, text: str, *, machine: str | os.PathLike) -> No
 
 # A JSON copy of the parsed config, reused while config.toml's text is unchanged:
 # importing tomllib costs ~5 ms on every agent turn (measured 2026-11-30). It is
-# written only after a command succeeded (`keep_parsed_copies`), so input that is
-# refused leaves the machine folder exactly as it was.
-_unsaved_copy: list[tuple[str | os.PathLike, str, dict]] = []
-
-
-def keep_parsed_copies() -> None:
-    while _unsaved_copy:
-        _keep_parsed_copy(*_unsaved_copy.pop())
+# written only after a command succeeded (`Config.keep_parsed_copy`), so input that
+# is refused leaves the machine folder exactly as it was.
 
 
 def _parsed_copy_path(machine: str | os.PathLike) -> str:
@@ -313,6 +332,15 @@ def _keep_parsed_copy(machine: str | os.PathLike, text: str, data: dict) -> None
         write_atomic(_parsed_copy_path(machine), payload.encode("utf-8"))
     except OSError:
         pass
+
+
+def timeout_or_default(cfg: Config) -> tuple[float, str | None]:
+    """The network deadline, and what to warn about: a malformed setting falls back to the default, so
+    a typo in config.toml never stops a note from being saved (it stays pending if the store fails)."""
+    try:
+        return cfg.network_timeout, None
+    except AgentmemError as exc:
+        return DEFAULT_NETWORK_TIMEOUT, f"{exc.one_line()}; using {DEFAULT_NETWORK_TIMEOUT:g} s"
 
 
 def require(machine: str | os.PathLike, *, allow_stale: bool = True) -> Config:

@@ -1,9 +1,20 @@
-"""Every way an agentmem operation can fail, each with its own exit status.
+"""Every way an agentmem operation can fail, each with its own exit status, and what to do next.
 
-Library code raises these; the CLI maps them, in one place (`cli/main.py`), to
-one line on stderr and the class's exit status. Messages say what failed and
-what to do, and never contain a credential. The table of statuses is
-docs/cli.md's "Exit statuses", generated from this module.
+Library code raises these; each front end renders them (`agentmem/render.py`): the
+CLI as one line on stderr and the class's exit status (`cli/main.py`), the MCP server
+as a tool error of the same kind (`mcp/server.py`). Messages say what failed and what
+to do, and never contain a credential. The table of statuses is docs/cli.md's "Exit
+statuses", generated from this module.
+
+What to do next is data, not a command line: a hint is words, or a `NextStep`, words
+with the helper `Command`s to run in them, which each front end spells its own way
+(the CLI as a quoted shell line naming the absolute helper, the MCP server as its
+tool call where it has one). For example::
+
+    raise NotFound(f"no pending note with ID {note_id} on this machine",
+                   hint=NextStep("see `{}`", Command("pending")))
+
+An OS error becomes one of these in one place, `from_os_error`.
 """
 
 from __future__ import annotations
@@ -21,6 +32,7 @@ EXIT_CONFLICT = 8
 EXIT_PUBLIC_BUCKET = 9
 EXIT_PENDING = 10  # the note is safe locally but the shared store has not confirmed it
 EXIT_REMOTE_ERROR = 11
+EXIT_ATTENTION = 12  # the command ran and found what needs a person: a failed doctor check
 
 # What each status means, for people (docs/cli.md is generated from this).
 EXIT_MEANINGS = {
@@ -37,22 +49,117 @@ EXIT_MEANINGS = {
     EXIT_PUBLIC_BUCKET: "the bucket is public (agentmem refuses it and never changes its visibility)",
     EXIT_PENDING: "saved locally, upload pending",
     EXIT_REMOTE_ERROR: "the store answered with an error (5xx, malformed reply)",
+    EXIT_ATTENTION: "the command ran and found something that needs a person (`doctor`: a check failed)",
 }
 
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    # A front end's own name for a helper command (the MCP server's tool call), or None: the command line.
+    ToolName = Callable[["Command"], str | None]
+
+
+class Command:
+    """A helper command to run, as data: the words after the helper, e.g. `Command("save", "--retry", ID)`.
+
+    `helper`: the helper command to name instead of this process's own (setup names the one it
+    records). `line()` is the command as a shell runs it.
+    """
+
+    __slots__ = ("args", "helper")
+
+    def __init__(self, *args: str, helper: list[str] | None = None):
+        self.args = args
+        self.helper = helper
+
+    def line(self) -> str:
+        """The command line, quoted for a POSIX shell, naming the absolute helper."""
+        from agentmem import shell
+
+        return shell.line(*self.args, helper=self.helper)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Command) and (self.args, self.helper) == (other.args, other.helper)
+
+    def __hash__(self) -> int:
+        return hash(self.args)
+
+    def __repr__(self) -> str:
+        return f"Command{self.args!r}"
+
+
+class NextStep:
+    """What to do next: `words` with `{}` where each of `commands` goes, in order.
+
+    `text(tool)` spells each command: as the front end's own name for it when `tool` gives one
+    (dropping the backticks the words put around a command line), else as its command line.
+    """
+
+    __slots__ = ("pieces",)
+
+    def __init__(self, words: str, *commands: Command):
+        parts = words.split("{}")
+        if len(parts) != len(commands) + 1:
+            raise ValueError(f"{words!r} has room for {len(parts) - 1} commands, not {len(commands)}")
+        self.pieces: list[str | Command] = [parts[0]]
+        for command, after in zip(commands, parts[1:]):
+            self.pieces += [command, after]
+
+    @property
+    def commands(self) -> list[Command]:
+        return [p for p in self.pieces if isinstance(p, Command)]
+
+    def text(self, tool: ToolName | None = None) -> str:
+        out: list[str] = []
+        untick = False  # a tool's name replaced a command in backticks: drop the closing one too
+        for piece in self.pieces:
+            if isinstance(piece, str):
+                out.append(piece[1:] if untick and piece.startswith("`") else piece)
+                untick = False
+                continue
+            named = tool(piece) if tool is not None else None
+            if named is None:
+                out.append(piece.line())
+                continue
+            if out[-1].endswith("`"):
+                out[-1], untick = out[-1][:-1], True
+            out.append(named)
+        return "".join(out)
+
+    def then(self, more: str | NextStep | None, sep: str = "; ") -> NextStep:
+        """This step followed by `more` (words or another step)."""
+        step = NextStep("")
+        step.pieces = [*self.pieces]
+        if more:
+            tail = more.pieces if isinstance(more, NextStep) else [more]
+            step.pieces[-1] = f"{step.pieces[-1]}{sep}{tail[0]}"
+            step.pieces += tail[1:]
+        return step
+
+    def __str__(self) -> str:
+        return self.text()
+
+
 class AgentmemError(Exception):
-    """Base class. `kind` is the stable machine-readable name used in --json output."""
+    """Base class. `kind` is the stable machine-readable name used in --json output.
+
+    `hint`: what to do about it, as words or a `NextStep` (commands as data).
+    """
 
     exit_code = EXIT_UNEXPECTED
     kind = "error"
 
-    def __init__(self, message: str, *, hint: str | None = None):
+    def __init__(self, message: str, *, hint: str | NextStep | None = None):
         super().__init__(message)
         self.message = message
         self.hint = hint
 
-    def one_line(self) -> str:
-        text = self.message if not self.hint else f"{self.message} ({self.hint})"
+    def one_line(self, tool: ToolName | None = None) -> str:
+        """Message and hint as one line; `tool`: the front end's names for commands (see NextStep.text)."""
+        hint = self.hint.text(tool) if isinstance(self.hint, NextStep) else self.hint
+        text = self.message if not hint else f"{self.message} ({hint})"
         return " ".join(text.split())
 
 
@@ -110,11 +217,36 @@ def cannot_write(exc: OSError) -> bool:
     return exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
 
 
+def from_os_error(exc: OSError, machine: str, *, nothing_saved: bool = False) -> AgentmemError:
+    """An OS error that escaped a command, as the error it is: the one mapping every front end uses.
+
+    A write refused inside the machine folder `machine` is `NotWritable` (exit 6) naming its cause
+    and the fix (an agent's sandbox, most often); `nothing_saved`: say that no note was saved. Any
+    other is one line naming the error and the file.
+    """
+    import os
+
+    where = f"{exc.strerror or exc}: {exc.filename or ''}".strip(": ")
+    if not cannot_write(exc) or not exc.filename:
+        return AgentmemError(where)
+    machine = os.path.realpath(machine)
+    target = os.path.realpath(os.fsdecode(exc.filename))
+    if os.path.commonpath([machine, target]) != machine:
+        return AgentmemError(where)
+    lost = " - nothing was saved" if nothing_saved else ""
+    return NotWritable(f"cannot write the agentmem machine folder {machine} ({exc.strerror}){lost}",
+                       hint=UNWRITABLE_HINT)
+
+
 class Offline(AgentmemError):
     """The store could not be reached within the network deadline."""
 
     exit_code = EXIT_OFFLINE
     kind = "offline"
+
+
+class NoAnswer(Offline):
+    """The store was reached but did not answer in the time the caller waits (a Hub that hangs)."""
 
 
 class Conflict(AgentmemError):
@@ -146,7 +278,7 @@ class Unreadable(RemoteError):
 
     kind = "unreadable-object"
 
-    def __init__(self, message: str, *, hint: str | None = None, too_large: bool = False):
+    def __init__(self, message: str, *, hint: str | NextStep | None = None, too_large: bool = False):
         super().__init__(message, hint=hint)
         self.too_large = too_large  # larger than a note may be (the rest: not a regular file, no permission)
 

@@ -2,58 +2,19 @@
 
 Agents call the helper on every turn, so its start is kept short. The launcher
 that setup installs (`machine/helper_venv.py`) starts Python with `-S`: no `site`
-processing at start-up and no `runpy`, which together cost about 2 ms of a
-40-50 ms search (measured 2026-11-30, 31 alternating runs against the old
-`python -m agentmem` launcher). Most commands (search, read, save on a
+processing at start-up and no `runpy`, a few ms of every search (figures:
+docs/benchmarks.md, "Figures behind choices in the code"). Most commands (search, read, save on a
 folder store, hooks) need only the standard library and this package, which
 the launcher puts on `sys.path` itself. The first import that finds nothing
 there (huggingface_hub, tomlkit, copier, numpy) runs `site.main()`, the very
 set-up `-S` skipped, and is looked up again, so every command sees the same
 modules it would have seen with `site`.
 
-It also knows the helper's own command (`helper_command`, `shell_line`): every
-`agentmem ...` line the helper prints for a person or an agent names it, since
-`agentmem` is not on PATH. The launcher passes its absolute path to `main`, so
-finding it costs nothing, even in a hook.
+The launcher passes its own absolute path to `main`, which records it
+(`paths.started_by`): every printed command names it (`agentmem/shell.py`).
 """
 
-import os
 import sys
-
-# The installed launcher's absolute path, when it started this process (set by `main`).
-_launcher: str | None = None
-
-
-def helper_command() -> list[str]:
-    """The absolute command that runs this helper: what setup records as `[helper] command`.
-
-    The installed launcher; else a venv's `agentmem` console script (a checkout's editable
-    install); else this interpreter with `-m agentmem`. No config is read.
-    """
-    if _launcher:
-        return [_launcher]
-    script = os.path.join(sys.prefix, "Scripts" if sys.platform == "win32" else "bin",
-                          "agentmem.exe" if sys.platform == "win32" else "agentmem")
-    if sys.prefix != sys.base_prefix and os.path.isfile(script):
-        return [script]
-    return [sys.executable, "-m", "agentmem"]
-
-
-def shell_word(word: str) -> str:
-    """`word` quoted for a POSIX shell when it needs it (no shlex import on the per-turn path)."""
-    if word and all((c.isascii() and c.isalnum()) or c in "@%+=:,./-_" for c in word):
-        return word
-    return "'" + word.replace("'", "'\"'\"'") + "'"
-
-
-def shell_join(words) -> str:
-    """The command `words` as one line for a POSIX shell."""
-    return " ".join(shell_word(w) for w in words)
-
-
-def shell_line(*args: str, helper: list[str] | None = None) -> str:
-    """A command line running this helper (or `helper`) with `args`, exactly as a shell should be given it."""
-    return shell_join([*(helper or helper_command()), *args])
 
 
 class SiteOnDemand:
@@ -81,10 +42,11 @@ def main(argv: list[str] | None = None, launcher: str | None = None) -> int:
 
     `launcher`: the installed launcher's absolute path, which it passes itself.
     """
-    global _launcher
     argv = sys.argv[1:] if argv is None else argv
     if launcher:
-        _launcher = launcher
+        from agentmem import paths
+
+        paths.started_by(launcher)
     if sys.flags.no_site and SiteOnDemand not in sys.meta_path:
         sys.meta_path.append(SiteOnDemand)
     if argv[:1] == ["hook"]:  # a runtime's hook: skip the full CLI's imports (see hooks/dispatch.py)

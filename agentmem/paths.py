@@ -1,6 +1,11 @@
-"""The machine folder: where one machine's config, cache and pending uploads live.
+"""The machine folder: where one machine's config, cache and pending uploads live; and the helper itself.
 
 Two different AGENTMEM_HOMEs on one host behave as two machines.
+
+The helper's own command (`helper_command`) is here too: every printed `agentmem ...`
+line names it (`agentmem/shell.py`), since `agentmem` is not on PATH. The installed
+launcher passes its absolute path to `launch.main`, which records it (`started_by`), so
+finding it costs nothing, even in a hook.
 
 Paths on the per-turn path (this module, config, cache, pending, search, the
 index) are plain strings built with os.path: importing pathlib costs about
@@ -16,6 +21,31 @@ import sys
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+
+# The installed launcher's absolute path, when it started this process (see `started_by`).
+_launcher: str | None = None
+
+
+def started_by(launcher: str) -> None:
+    """Record that the installed launcher at `launcher` started this process (`launch.main` calls it)."""
+    global _launcher
+    _launcher = launcher
+
+
+def helper_command() -> list[str]:
+    """The absolute command that runs this helper: what setup records as `[helper] command`.
+
+    The installed launcher; else a venv's `agentmem` console script (a checkout's editable
+    install); else this interpreter with `-m agentmem`. No config is read.
+    """
+    if _launcher:
+        return [_launcher]
+    script = os.path.join(sys.prefix, "Scripts" if sys.platform == "win32" else "bin",
+                          "agentmem.exe" if sys.platform == "win32" else "agentmem")
+    if sys.prefix != sys.base_prefix and os.path.isfile(script):
+        return [script]
+    return [sys.executable, "-m", "agentmem"]
 
 
 def machine_dir(env: Mapping[str, str] | None = None) -> str:

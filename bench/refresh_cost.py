@@ -7,13 +7,16 @@ Claims checked (exit status 1 if one fails):
 - a refresh after k new notes reads the feed and downloads exactly those k notes,
   with no listing;
 - with the feed missing (404) or answering `reset`, the refresh falls back to one
-  complete listing (its pages counted) and still downloads exactly the k new notes.
+  complete listing (its pages counted) and still downloads exactly the k new notes;
+- a refresh of k new notes (k = 1, 10, 100) costs at most k + 3 requests, downloading
+  exactly k files, beside the one-note-at-a-time reference measured in the same run
+  (the refresh asking `get` per note, as before batching: 2 + 2k).
 
-A download is counted by its resolve request (the HEAD that precedes every Xet
-download; the stand-in logs the size of the file behind it). The bytes
-themselves then come from hf_xet's local CAS folder, not over HTTP.
+A download is counted as a file asked of huggingface_hub's `download_bucket_files`
+(one Xet transfer reconstructs them all; the bytes come from hf_xet's local CAS
+folder, not over HTTP, and the transfer costs one HEAD and one read token).
 
-Run: python bench/refresh_cost.py [--notes N] [--new K] [--page-size P]
+Run: python bench/refresh_cost.py [--notes N] [--new K] [--page-size P] [--sweep 1,10,100]
 """
 
 from __future__ import annotations
@@ -37,11 +40,24 @@ def main() -> int:
     ap.add_argument("--notes", type=int, default=40)
     ap.add_argument("--new", type=int, default=3)
     ap.add_argument("--page-size", type=int, default=50, help="tree entries per page (the Hub's is larger)")
+    ap.add_argument("--sweep", default="1,10,100", help="new-note counts k for the requests-per-refresh table")
     args = ap.parse_args()
+
+    from huggingface_hub import HfApi
 
     from agentmem.memory import cache, notes
     from agentmem.store.base import StoreDescription
+    from agentmem.store.bucket import BucketStore
     from tests.hubstub import Hub
+
+    files_asked: list[str] = []
+    real_download = HfApi.download_bucket_files
+
+    def counted_download(self, bucket_id, files, **kwargs):  # counts, then the real transfer
+        files_asked.extend(getattr(remote, "path", remote) for remote, _ in files)
+        return real_download(self, bucket_id, files, **kwargs)
+
+    HfApi.download_bucket_files = counted_download  # type: ignore[method-assign]
 
     work = Path(tempfile.mkdtemp(prefix="bench-refresh-"))
     hub = Hub(work / "hub", page_size=args.page_size).start()
@@ -63,21 +79,23 @@ def main() -> int:
     home = work / "machine"
     failures = []
 
-    def measured_refresh(label: str):
+    def measured_refresh(label: str, one_by_one: bool = False):
         hub.clear_log()
+        files_asked.clear()
         started = time.perf_counter()
-        status = cache.refresh(home, store, "app", timeout=20)
+        opened = OneByOne(BucketStore(store.location, timeout=20)) if one_by_one else None
+        status = cache.refresh(home, store, "app", timeout=20, store=opened)
         elapsed = time.perf_counter() - started
         # huggingface_hub's once-a-day user-agent registry fetch is the client's, not the refresh's.
         log = [r for r in hub.requests() if r.route != "agent-harnesses"]
         routes = Counter(f"{r.method} {r.route}" for r in log)
-        downloads = [r for r in log if r.route == "resolve"]
+        cached = [cache.read_cached(home, store, "app", i) or b"" for i in status.added]
         row = {
             "case": label,
             "requests": len(log),
             "by route": dict(routes),
-            "downloads": len(downloads),
-            "note bytes": sum(r.file_bytes for r in downloads),
+            "downloads": len(files_asked),
+            "note bytes": sum(len(data) for data in cached),
             "http bytes out": sum(r.bytes_out for r in log),
             "seconds": round(elapsed, 3),
             "stale": status.stale,
@@ -123,11 +141,33 @@ def main() -> int:
         check(fallback, downloads=args.new, listing=True)
     hub.feed = "ok"
 
+    print("\nrequests per refresh of k new notes (events feed):")
+    for k in (int(n) for n in args.sweep.split(",") if n):
+        add_notes(k)
+        batched, _ = measured_refresh(f"{k} new, batched")
+        check(batched, downloads=k, at_most=k + 3)
+        add_notes(k)
+        reference, _ = measured_refresh(f"{k} new, one by one (reference)", one_by_one=True)
+        print(f"  k={k}: {batched['requests']} requests, {batched['downloads']} downloads, "
+              f"{batched['seconds']} s; one by one: {reference['requests']} requests, {reference['seconds']} s")
+
     hub.stop()
     for f in failures:
         print("FAIL:", f)
     print("OK" if not failures else "FAILED")
     return 1 if failures else 0
+
+
+class OneByOne:
+    """The bucket store with `get_many` hidden: the refresh reads one note at a time (the reference)."""
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    def __getattr__(self, name):
+        if name == "get_many":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
 
 
 if __name__ == "__main__":

@@ -87,7 +87,9 @@ class BucketMachine:
         (self.home / "config.toml").write_text("\n".join(lines))
         self.hf_home = root / "hf-home"
 
-    def run(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    def run(self, *args: str, stdin: str | None = None, env_change: dict | None = None,
+            stderr=subprocess.PIPE) -> subprocess.CompletedProcess:
+        """The helper on this machine; `env_change` sets variables (None: removes one)."""
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(self.home.parent),
@@ -99,10 +101,15 @@ class BucketMachine:
         }
         if self.token:
             env["HF_TOKEN"] = self.token
+        for key, value in (env_change or {}).items():
+            if value is None:
+                env.pop(key, None)
+            else:
+                env[key] = value
         done = subprocess.run(
             [sys.executable, "-m", "agentmem", *args], cwd=self.src, env=env, input=stdin,
-            capture_output=True, text=True, timeout=60,
+            stdout=subprocess.PIPE, stderr=stderr, text=True, timeout=60,
         )
         if self.token:  # INV no-credentials
-            assert self.token not in done.stdout and self.token not in done.stderr
+            assert self.token not in done.stdout and self.token not in (done.stderr or "")
         return done

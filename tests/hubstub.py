@@ -32,6 +32,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from tests.hubstub_feed import FeedHandler
+from tests.hubstub_misbehave import MisbehaveHandler
 
 # ----------------------------------------------------------------------------- state
 
@@ -67,7 +68,9 @@ class Fault:
 
     action: "status" (answer `status`), "drop" (close the connection with no reply),
     "drop-after-apply" (batch only: apply the batch, then drop the reply),
-    "slow" (sleep `delay` seconds, then answer normally).
+    "slow" (sleep `delay` seconds, then answer normally), and the misbehaviours of
+    tests/hubstub_misbehave.py: "trickle" (a byte every `delay` seconds), "endless" (one line
+    that never ends), "hang" (never answer).
     """
 
     route: str
@@ -79,6 +82,7 @@ class Fault:
     after: int = 0  # let this many matching requests through first
     hits: int = 0
     seen: int = 0
+    sent: int = 0  # trickle/endless: body bytes written
 
 
 @dataclass
@@ -159,8 +163,10 @@ class Hub:
         self.port: int | None = None
         self._known_sizes: dict[str, int] = {}
         self._connections: set[socket.socket] = set()
+        self.released = threading.Event()  # set by stop(): misbehaving answers end
         # The events feed: "ok", "404", "501", "400", "reset", "stall" (pings, never `ready`),
-        # "reconnect" (the first stream ends with `reconnect` after one batch).
+        # "reconnect" (the first stream ends with `reconnect` after one batch), "malformed"
+        # (every `changes` batch's data breaks off; `ready` follows as usual).
         self.feed = "ok"
         self.feed_batch = 2  # changes per `changes` event
         self.feed_keep: int | None = None  # replay buffer: a cursor older than the last N changes gets `reset`
@@ -233,6 +239,7 @@ class Hub:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> Hub:
+        self.released.clear()
         if self.port is None:
             with socket.socket() as probe:
                 probe.bind(("127.0.0.1", 0))
@@ -246,6 +253,7 @@ class Hub:
 
     def stop(self) -> None:
         """Stop listening: connections to the port are refused until `start()` again."""
+        self.released.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -347,7 +355,7 @@ _ROUTES = [
 ]
 
 
-class _Handler(FeedHandler, BaseHTTPRequestHandler):
+class _Handler(FeedHandler, MisbehaveHandler, BaseHTTPRequestHandler):
     hub: Hub
     protocol_version = "HTTP/1.1"
 
@@ -403,6 +411,9 @@ class _Handler(FeedHandler, BaseHTTPRequestHandler):
             if fault is not None and fault.action == "slow":
                 time.sleep(fault.delay)
                 fault = None
+            if fault is not None and fault.action in ("trickle", "endless", "hang"):
+                self._misbehave(fault, method, split.path)
+                return
             if fault is not None and fault.action == "drop":
                 raise _Dropped()
             if fault is not None and fault.action == "status":

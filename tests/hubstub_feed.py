@@ -6,7 +6,8 @@ last section): `changes` {cursor, changes: [...]}, in batches of `Hub.feed_batch
 then `ready` {cursor}; the stream then stays open with keep-alive comments until
 the client hangs up. Cursors are `c<sequence number>`; `since=` replays the
 changes after that instant. `Hub.feed` makes it answer 404/501/400, `reset`,
-stall (pings, never `ready`) or end the first stream with `reconnect`;
+stall (pings, never `ready`), end the first stream with `reconnect`, or send every
+`changes` batch as data that does not parse (`malformed`), then `ready` as usual;
 `Hub.feed_keep` limits the replay buffer (an older cursor gets `reset`).
 """
 
@@ -63,8 +64,10 @@ class FeedHandler:
             return [e for e in events if e["at_ms"] > moment], None
         return [], None  # live only: nothing replayed
 
-    def _event(self, name: str, payload: dict) -> None:
-        self.wfile.write(f"event: {name}\ndata: {json.dumps(payload)}\n\n".encode())
+    def _event(self, name: str, payload: dict, *, cut: bool = False) -> None:
+        data = json.dumps(payload)
+        data = data[: len(data) // 2] if cut else data  # "malformed": the batch's JSON breaks off
+        self.wfile.write(f"event: {name}\ndata: {data}\n\n".encode())
         self.wfile.flush()
 
     def _stream(self, mode: str, error: str | None, replay: list[dict], events: list[dict]) -> None:
@@ -74,7 +77,8 @@ class FeedHandler:
         size = max(1, self.hub.feed_batch)
         for start in range(0, len(replay), size):
             batch = replay[start : start + size]
-            self._event("changes", {"cursor": f"c{batch[-1]['seq']}", "changes": [e["change"] for e in batch]})
+            self._event("changes", {"cursor": f"c{batch[-1]['seq']}", "changes": [e["change"] for e in batch]},
+                        cut=mode == "malformed")
             if mode == "reconnect" and not self.hub._reconnected:
                 self.hub._reconnected = True
                 self._event("reconnect", {"cursor": f"c{batch[-1]['seq']}"})

@@ -71,3 +71,31 @@ def test_checkpoints_times_hybrid_search_through_the_cli(tmp_path):
     report = json.loads(_bench("checkpoints.py", "--notes", "6", "--encode", "6", "--repeat", "1",
                                "--data", str(data), "--json", timeout=600))
     assert report["median"]["cli_hybrid_s"] > 0 and report["nonsense_results"] == 0
+
+
+def test_refresh_cost_counts_requests_per_refresh_beside_the_one_by_one_reference():
+    out = _bench("refresh_cost.py", "--notes", "6", "--new", "2", "--sweep", "1,3")
+    assert "k=3: 4 requests, 3 downloads" in out and "one by one: 8 requests" in out and out.rstrip().endswith("OK")
+
+
+def test_bad_network_times_a_misbehaving_hub_and_the_hung_hub_reference():
+    out = _bench("bad_network.py", "--timeout", "4", "--check", "1", "--searches", "2")
+    assert "endless line" in out and "reference (check given the whole 4 s budget)" in out
+    assert out.rstrip().endswith("OK")
+
+
+def test_review_bench_finds_every_planted_item_and_times_the_queue():
+    report = json.loads(_bench("review.py", "--notes", "300", "--repeat", "1", "--json"))
+    assert report["failures"] == [] and report["review_cli_s"] > 0
+    assert report["near-duplicate_found"] == report["near-duplicate_planted"] > 0
+
+
+def test_view_times_the_page_in_chromium():
+    from tests import browserkit
+
+    if browserkit.missing():
+        missing_prerequisite(browserkit.missing())
+    report = json.loads(_bench("view.py", "--sizes", "60", "--repeat", "1", "--json"))
+    [size] = report["sizes"]
+    assert size["notes"] == 60 and size["view_s"] > 0 and size["usable_s"] > 0
+    assert size["after_typing"].startswith("2 of 60 notes")  # bench.fill: one note in 40 holds the query

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from urllib.parse import unquote
 
 import pytest
 
 from agentmem.memory import cache, notes
-from agentmem.store import hubfeed
+from agentmem.store import hubfeed, hubhttp
 from agentmem.store.base import StoreDescription
 
 STORE = StoreDescription("bucket", "alice/agent-memory")
@@ -69,19 +68,35 @@ def test_right_after_a_change_the_feed_is_read_once_more_before_updated_at_is_tr
     assert routes(hub) == ["GET info"]
 
 
-def test_new_notes_from_another_machine_cost_the_feed_and_exactly_one_download_each(hub, alice_bucket, tmp_path):
-    # INV read-your-writes
+def files_downloaded(monkeypatch) -> list[str]:
+    """The bucket paths handed to huggingface_hub's download_bucket_files from now on (it still runs)."""
+    from huggingface_hub import HfApi
+
+    asked: list[str] = []
+    real = HfApi.download_bucket_files
+
+    def counted(self, bucket_id, files, **kwargs):
+        asked.extend(getattr(remote, "path", remote) for remote, _ in files)
+        return real(self, bucket_id, files, **kwargs)
+
+    monkeypatch.setattr(HfApi, "download_bucket_files", counted)
+    return asked
+
+
+def test_new_notes_from_another_machine_cost_the_feed_one_transfer_and_exactly_their_downloads(
+        hub, alice_bucket, tmp_path, monkeypatch):
+    # INV read-your-writes: k new notes cost k + 3 requests at most (here 4), each note downloaded once
     home = tmp_path / "b"
     another_machine_saves(hub, 3)
     long_ago(hub)
     refresh(home)
-    new = another_machine_saves(hub, 3, body="arrived later", size=500)
+    new = another_machine_saves(hub, 10, body="arrived later", size=500)
+    asked = files_downloaded(monkeypatch)
     hub.clear_log()
     status = refresh(home)
     assert not status.stale and sorted(status.added) == sorted(new)
-    downloads = hub.requests("resolve")
-    assert len(downloads) == 3 and {unquote(r.path).rsplit("/", 1)[1] for r in downloads} == {f"{i}.md" for i in new}
-    assert "GET tree" not in routes(hub) and "POST paths-info" not in routes(hub)
+    assert sorted(asked) == sorted(notes.note_path("app", i) for i in new)
+    assert routes(hub) == ["GET info", "GET events", "HEAD resolve", "GET xet-token"]
     for note_id in new:
         assert cache.read_cached(home, STORE, "app", note_id) == hub.read_file_bytes(BUCKET, notes.note_path("app", note_id))
 
@@ -155,8 +170,10 @@ def test_a_feed_that_reconnects_before_ready_is_resumed_from_its_last_cursor(hub
     assert sorted(status.added) == sorted(new) and len(hub.requests("events")) == 2 and "GET tree" not in routes(hub)
 
 
-def test_an_interrupted_refresh_keeps_its_cursor_so_the_next_one_loses_nothing(hub, alice_bucket, tmp_path):
+def test_an_interrupted_refresh_keeps_its_cursor_so_the_next_one_loses_nothing(hub, alice_bucket, tmp_path,
+                                                                             monkeypatch):
     # INV change-token
+    monkeypatch.setattr(cache, "FETCH_BATCH", 1)  # one transfer per note, so one can be cut off alone
     home = tmp_path / "b"
     another_machine_saves(hub, 1)
     refresh(home)
@@ -266,7 +283,7 @@ def test_a_note_saved_on_one_machine_is_found_by_the_next_search_on_another_even
 def test_where_the_light_client_cannot_go_the_same_requests_go_through_huggingface_hub(hub, alice_bucket, tmp_path,
                                                                                      monkeypatch):
     # a proxy in the environment, an OIDC or refreshable login: huggingface_hub's session sends them
-    monkeypatch.setattr(hubfeed, "_light_token", lambda: hubfeed._HEAVY)
+    monkeypatch.setattr(hubhttp, "_light_token", lambda: hubhttp._HEAVY)
     home = tmp_path / "b"
     another_machine_saves(hub, 1)
     refresh(home)
@@ -288,3 +305,38 @@ def test_the_bucket_identity_is_the_same_whether_proved_by_a_search_or_by_a_save
     store = BucketStore(BUCKET, timeout=3, identity=known)
     store.verify()
     assert store.identity == known
+
+
+def test_a_listing_of_new_notes_is_fetched_in_one_transfer_and_a_lost_one_is_fetched_again(
+        hub, alice_bucket, tmp_path, monkeypatch):
+    # INV change-token: a transfer cut short adds nothing and keeps the token; the next one gets every note
+    home = tmp_path / "b"
+    first = another_machine_saves(hub, 12)
+    asked = files_downloaded(monkeypatch)
+    hub.inject("resolve", "drop", times=1)  # the transfer's one metadata request is cut off
+    cut = refresh(home)
+    assert cut.stale and cut.added == [] and cache.cached_ids(home, STORE, "app") == []
+    hub.clear_log()
+    asked.clear()
+    status = refresh(home)
+    assert not status.stale and sorted(status.added) == sorted(first) and sorted(asked) == sorted(
+        notes.note_path("app", i) for i in first)
+    assert len([r for r in routes(hub) if r != "GET tree"]) <= 3  # info, one HEAD, one read token; the pages aside
+
+
+def test_a_note_whose_transfer_fails_keeps_none_of_the_notes_before_it_out(hub, alice_bucket, tmp_path):
+    # INV change-token, INV nothing-lost: the batch is read again one note at a time
+    from tests.hubstub import StoredFile
+
+    home = tmp_path / "b"
+    refresh(home)
+    good = another_machine_saves(hub, 3)
+    broken = "29991231T235959999Z-zzzzzzzz"  # sorts after the others; its bytes are in no CAS
+    with hub.lock:
+        bucket = hub.buckets[BUCKET]
+        path = notes.note_path("app", broken)
+        bucket.files[path] = StoredFile(path, 200, "ab" * 32, 0, 0)
+        hub.record(bucket, "add", path, bucket.files[path])
+    status = refresh(home)
+    assert status.stale and sorted(status.added) == sorted(good)
+    assert broken not in cache.cached_ids(home, STORE, "app")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -150,6 +151,11 @@ def _conflicted_machine(tmp_path):
     checkout = tmp_path / "app"
     checkout.mkdir()
     m = _git_machine(tmp_path, {checkout: "app"})
+    # what copier renders beside config.toml, so the setup the way out names can run
+    shutil.copytree(REPO / "template" / "agent-memory", m.home / "agent-memory")
+    shutil.copy2(REPO / "template" / "instructions-block.md", m.home / "instructions-block.md")
+    git(m.home, "add", "-A")
+    git(m.home, "commit", "-qm", "the rest of the render")
     _, saved, _ = m.json("save", "--title", "Before the update", input="kept across the conflict", cwd=checkout)
     assert saved["status"] == "saved"
     (m.home / "config.toml").write_text(CONFLICTED.format(store=tmp_path / "store", checkout=checkout))
@@ -167,9 +173,10 @@ def test_a_conflicted_config_keeps_the_last_working_one_in_use_and_says_so(tmp_p
     assert status == 0 and "conflict markers" in err
 
 
-def _way_out(err: str) -> tuple[str, str]:
-    """The two commands the conflict message tells the user to run, as printed (between backticks)."""
-    return re.findall(r"run `([^`]+)` and `([^`]+)`", err)[0]
+def _way_out(err: str) -> str:
+    """The one command the conflict message tells the user to run, as printed (between backticks)."""
+    (command,) = re.findall(r"then run `([^`]+)`", err)
+    return command
 
 
 def test_a_conflicted_config_is_never_edited_and_the_way_out_is_named(tmp_path):
@@ -180,7 +187,7 @@ def test_a_conflicted_config_is_never_edited_and_the_way_out_is_named(tmp_path):
     other.mkdir()
     status, out, err = m.run("map", other, "other")
     assert status == 2 and out == "" and "Traceback" not in err
-    assert "conflict markers" in err and "keep one side of each conflict" in err and len(_way_out(err)) == 2
+    assert "conflict markers" in err and "keep one side of each conflict" in err and _way_out(err).endswith(" setup")
     assert (m.home / "config.toml").read_text() == text
 
 
@@ -202,15 +209,15 @@ def test_setup_refuses_a_conflicted_config_even_with_a_previous_working_copy(tmp
 def test_resolving_the_conflict_as_told_brings_the_machine_back(tmp_path):
     m, checkout = _conflicted_machine(tmp_path)
     _, _, err = m.run("search", "x", cwd=checkout)
-    commit, _ = _way_out(err)
+    command = _way_out(err)
     resolved = CONFLICTED.replace("<<<<<<< before updating\nmax_age = 99\n=======\n", "").replace(
         ">>>>>>> after updating\n", "").format(store=tmp_path / "store", checkout=checkout)
     (m.home / "config.toml").write_text(resolved)
     # exactly as printed, by a shell, where git knows no identity
     env = {k: v for k, v in m.env.items() if not k.startswith("GIT_")} | {"GIT_CONFIG_GLOBAL": os.devnull}
-    proc = subprocess.run(commit, shell=True, env=env, capture_output=True, text=True)
+    proc = subprocess.run(command, shell=True, env=env, capture_output=True, text=True, cwd=checkout)
     assert proc.returncode == 0, proc.stderr
-    assert git(m.home, "status", "--porcelain") == "" and "Resolve config.toml" in git(m.home, "log", "-1")
+    assert git(m.home, "status", "--porcelain") == "" and "agentmem setup" in git(m.home, "log", "-1")
     status, out, err = m.json("search", "conflict", cwd=checkout)
     assert status == 0 and "warnings" not in out and err == ""
 

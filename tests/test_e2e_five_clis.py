@@ -150,6 +150,10 @@ def _pending_note(world, m, title):
 def test_each_cli_sees_the_block_the_skill_once_and_the_reminder_and_its_stop_hook_uploads(world, runtime):
     m = world["A"]
     entry, data = _pending_note(world, m, f"Unsent from {runtime}")
+    pinned = f"Pinned for {runtime}: always run the linter before committing."
+    status, out, err = _helper(m, "save", "--title", f"pin {runtime}", "--text", pinned, "--json")
+    assert status == 0, (out, err)
+    assert _helper(m, "pin", json.loads(out)["id"])[0] == 0
 
     stub = run_cli(m, runtime, [Text("ok")])
 
@@ -161,6 +165,11 @@ def test_each_cli_sees_the_block_the_skill_once_and_the_reminder_and_its_stop_ho
     reminder = first.texts_containing(actions.GUIDANCE)
     assert reminder, "the session-start reminder did not reach the model"
     assert first.texts_containing("memory note is saved on this machine but not yet confirmed")
+    # The pinned note reaches the model in the same reminder, framed as recalled data.
+    with_pin = first.texts_containing(pinned)
+    assert with_pin, "the pinned note did not reach the model"
+    # (Gemini CLI 0.61.0 hands hook context over HTML-escaped: its markers read &lt;&lt;&lt;BEGIN ...)
+    assert "Pinned memory of project app" in with_pin[0][1] and "BEGIN RECALLED MEMORY" in with_pin[0][1]
     if runtime == "opencode":  # OpenCode's own AGENTS.md now exists: the user's CLAUDE.md must still reach it
         assert first.texts_containing(CLAUDE_MD_MARKER)
     # The stop hook (OpenCode: the plugin on session.idle) uploaded the pending note, same bytes.

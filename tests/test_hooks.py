@@ -54,14 +54,26 @@ print("\\nHEAVY", ",".join(m for m in light if m in sys.modules))
 """
 
 
-def test_reminder_reads_no_config_and_imports_no_network_or_heavy_module(offline_machine):
+def test_the_prompt_reminder_reads_no_config_and_imports_no_network_or_heavy_module(offline_machine):
+    m = offline_machine
+    save_pending(m)
+    proc = subprocess.run([sys.executable, "-c", PROBE, "hook", "reminder", "--runtime", "codex", "--event", "prompt"],
+                          capture_output=True, text=True, env=m.env, cwd=m.checkout)
+    assert proc.returncode == 0, proc.stderr
+    assert "1 memory note" in proc.stdout
+    assert proc.stdout.rstrip().endswith("HEAVY"), proc.stdout
+
+
+def test_the_session_start_reminder_reads_pins_from_the_cache_without_network_or_heavy_modules(offline_machine):
+    # the start reminder reads config (its parsed copy) and the cache for pins; still no network, no TOML parser
     m = offline_machine
     save_pending(m)
     proc = subprocess.run([sys.executable, "-c", PROBE, "hook", "reminder", "--runtime", "codex"],
                           capture_output=True, text=True, env=m.env, cwd=m.checkout)
     assert proc.returncode == 0, proc.stderr
     assert "1 memory note" in proc.stdout
-    assert proc.stdout.rstrip().endswith("HEAVY"), proc.stdout
+    heavy = set(proc.stdout.rstrip().rpartition("HEAVY")[2].strip().split(",")) - {""}
+    assert heavy <= {"agentmem.config", "agentmem.memory.cache"}, heavy
 
 
 def test_stop_hook_uploads_pending_notes_with_their_original_bytes(offline_machine):

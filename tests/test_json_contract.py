@@ -63,9 +63,32 @@ def test_memory_commands_have_their_documented_shapes(desk):
     assert [r["id"] for r in found["results"]] == [saved["id"]]
     check_shape("read", *m.run("read", saved["id"], "--json", cwd=cwd)[:2])
     check_shape("where", *m.run("where", "--json", cwd=cwd)[:2])
+    shown = check_shape("view", *m.run("view", "--json", cwd=cwd)[:2])
+    assert shown["notes"] == 1 and shown["projects"] == ["app"]
     other = cwd.parent / "other"
     other.mkdir()
     check_shape("map", *m.run("map", str(other), "other", "--json", cwd=cwd)[:2])
+    check_shape("doctor", *m.run("doctor", "--json", cwd=cwd)[:2])
+    check_shape("export", *m.run("export", str(cwd.parent / "exported"), "--json", cwd=cwd)[:2])
+    check_shape("import", *m.run("import", "--from", "agentmem", str(cwd.parent / "exported"), "--json", cwd=cwd)[:2])
+
+
+def test_hygiene_commands_have_their_documented_shapes(desk):
+    m, cwd = desk, desk.checkout
+    saved = check_shape("save", *m.run("save", "--json", "--review-by", "2020-01-01", input="old finding", cwd=cwd)[:2])
+    other = check_shape("save", *m.run("save", "--json", input="another finding", cwd=cwd)[:2])
+    pinned = check_shape("pin", *m.run("pin", other["id"], "--json", cwd=cwd)[:2])
+    assert pinned["status"] == "saved" and pinned["record"]["kind"] == "pin"
+    assert check_shape("pin", *m.run("pin", other["id"], "--json", cwd=cwd)[:2])["status"] == "unchanged"
+    check_shape("unpin", *m.run("unpin", other["id"], "--json", cwd=cwd)[:2])
+    check_shape("retract", *m.run("retract", saved["id"], "--reason", "no longer true", "--json", cwd=cwd)[:2])
+    queue = check_shape("review", *m.run("review", "--json", cwd=cwd)[:2])
+    assert [i["kind"] for i in queue["items"]] == ["retracted"]
+    found = check_shape("search", *m.run("search", "finding", "--include-retracted", "--json", cwd=cwd)[:2])
+    assert {r["id"] for r in found["results"]} == {saved["id"], other["id"]}
+    check_shape("read", *m.run("read", saved["id"], "--json", cwd=cwd)[:2])
+    purged = check_shape("purge", *m.run("purge", other["id"], "--yes", "--json", cwd=cwd)[:2])
+    assert purged["status"] == "purged" and purged["deleted_from_store"] is True
 
 
 def test_a_pending_save_has_its_documented_shape(machines, tmp_path):
@@ -115,8 +138,17 @@ FAILURES = [
     (["search", "x"], "not-configured"),
     (["search", "x", "--limit", "0", "--project", "app"], "invalid-input"),
     (["read", "20261130T000000000Z-aaaaaaaa", "--project", "app"], "not-found"),
+    (["retract", "20261130T000000000Z-aaaaaaaa", "--project", "app", "--reason", "wrong"], "not-found"),
+    (["pin", "20261130T000000000Z-aaaaaaaa", "--project", "app"], "not-found"),
+    (["unpin", "20261130T000000000Z-aaaaaaaa", "--project", "app"], "not-found"),
+    (["review"], "not-configured"),
+    (["purge", "20261130T000000000Z-aaaaaaaa", "--project", "app"], "invalid-input"),  # no terminal, no --yes
     (["map", "/nonexistent/folder", "p"], "invalid-input"),
+    (["export"], "invalid-input"),
+    (["doctor", "--bogus"], "invalid-input"),
+    (["import", "--from", "cline"], "not-configured"),
     (["where"], "not-configured"),
+    (["view", "--project", "nowhere"], "not-configured"),
     (["setup", "--bogus"], "invalid-input"),
     (["bucket", "connect"], "invalid-input"),
     (["publish-skill"], "invalid-input"),

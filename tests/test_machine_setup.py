@@ -12,7 +12,6 @@ import tomllib
 
 import pytest
 
-from agentmem.machine import blocks
 from tests.template_kit import (
     USER_AGENTS,
     USER_CLAUDE,
@@ -23,6 +22,7 @@ from tests.template_kit import (
     release,
     tree_bytes,
 )
+from tests.test_blocks import read_block
 
 
 @pytest.fixture
@@ -49,7 +49,7 @@ def test_copy_keeps_the_users_files_and_installs_blocks_and_skill(template_repo,
     claude = (m.user / ".claude" / "CLAUDE.md").read_bytes().decode()
     assert agents.startswith(USER_AGENTS) and claude.startswith(USER_CLAUDE)
     for path in (m.user / ".codex" / "AGENTS.md", m.user / ".claude" / "CLAUDE.md"):
-        assert f"Helper: `{m.helper}`" in blocks.read_block(path)
+        assert f"Helper: `{m.helper}`" in read_block(path)
     for rel, files in before.items():
         assert tree_bytes(m.user / rel) == files
     for skill in (m.user / ".agents" / "skills" / "agent-memory", m.user / ".claude" / "skills" / "agent-memory"):
@@ -89,7 +89,7 @@ def test_update_changes_block_and_skill_and_keeps_local_edits(copied_laptop):
 
     text = agents.read_text()
     assert text.startswith(USER_AGENTS) and text.endswith("## Added after setup\nKeep me.\n")
-    assert "Release two of the block." in blocks.read_block(agents)
+    assert "Release two of the block." in read_block(agents)
     assert "Release two of the skill." in (m.user / ".agents" / "skills" / "agent-memory" / "SKILL.md").read_text()
     cfg = tomllib.loads(config.read_text())
     assert cfg["cache"]["max_age"] == 99 and cfg["helper"]["command"] == [str(m.helper)]
@@ -168,7 +168,7 @@ def test_a_copy_interrupted_before_the_helper_was_installed_completes_when_rerun
              str(template_repo), str(m.folder)]
     proc = m.copier(*rerun, cwd=project)
     assert "Setup verified" in proc.stdout
-    assert len(_verification_notes(store)) == 1 and blocks.read_block(m.user / ".codex" / "AGENTS.md")
+    assert len(_verification_notes(store)) == 1 and read_block(m.user / ".codex" / "AGENTS.md")
     again = m.copier(*rerun, cwd=project)
     assert "Setup verified" in again.stdout and len(_verification_notes(store)) == 1
     assert git(m.folder, "status", "--porcelain") == ""
@@ -243,12 +243,11 @@ def test_a_conflicting_update_of_config_toml_keeps_the_machine_working_until_res
     assert found.returncode == 0 and json.loads(found.stdout)["results"]
     assert "conflict markers" in found.stderr and str(config) in found.stderr
 
-    commit, setup_cmd = re.findall(r"run `([^`]+)` and `([^`]+)`", found.stderr)[0]
+    (command,) = re.findall(r"then run `([^`]+)`", found.stderr)  # one instruction: setup, which commits
     text = config.read_text()
     config.write_text(re.sub(r"<<<<<<< [^\n]*\n(.*?)=======\n.*?>>>>>>> [^\n]*\n", r"\1", text, flags=re.S))
-    for command in (commit, setup_cmd):  # exactly as printed
-        proc = subprocess.run(command, shell=True, env=m.env, capture_output=True, text=True, cwd=m.user)
-        assert proc.returncode == 0, (command, proc.stdout[-2000:], proc.stderr[-2000:])
+    proc = subprocess.run(command, shell=True, env=m.env, capture_output=True, text=True, cwd=m.user)  # as printed
+    assert proc.returncode == 0, (command, proc.stdout[-2000:], proc.stderr[-2000:])
     assert git(m.folder, "status", "--porcelain") == ""
     assert tomllib.loads(config.read_text())["cache"]["max_age"] == 99
     again = m.run("search", "verification", cwd=project)

@@ -17,7 +17,8 @@ from tests.fixtures_core import REPO, make_machine
 from tests.mcpkit import SERVER, call, session
 from tests.test_secrets_cli import fake
 
-TOOLS = ["memory_search", "memory_read", "memory_save", "memory_pending", "memory_retry"]
+TOOLS = ["memory_search", "memory_read", "memory_save", "memory_retract", "memory_pin", "memory_unpin",
+         "memory_review", "memory_pending", "memory_retry"]
 
 
 def store_notes(store_dir, project="app"):
@@ -25,7 +26,7 @@ def store_notes(store_dir, project="app"):
     return sorted(folder.iterdir()) if folder.is_dir() else []
 
 
-def test_the_server_lists_five_tools_each_named_for_the_cli_verb_it_runs(laptop):
+def test_the_server_lists_its_tools_each_named_for_the_cli_verb_it_runs(laptop):
     async def steps(c):
         return (await c.list_tools()).tools, c.server_info
 
@@ -36,11 +37,14 @@ def test_the_server_lists_five_tools_each_named_for_the_cli_verb_it_runs(laptop)
     assert schemas["memory_search"]["required"] == ["query"]
     assert set(schemas["memory_search"]["properties"]) == {"query", "mode", "limit", "project"}
     assert set(schemas["memory_save"]["properties"]) == {"body", "title", "kind", "tags", "sources", "corrects",
-                                                         "session", "project"}
+                                                         "session", "review_by", "project"}
+    assert schemas["memory_retract"]["required"] == ["id", "reason"] and schemas["memory_pin"]["required"] == ["id"]
     assert schemas["memory_read"]["required"] == ["id"] and schemas["memory_retry"]["required"] == ["id"]
     assert schemas["memory_pending"]["properties"] == {}
     assert all(t.description and len(t.description) < 600 for t in tools)
-    assert {t.name for t in tools if t.annotations.read_only_hint} == {"memory_search", "memory_read", "memory_pending"}
+    assert {t.name for t in tools if t.annotations.read_only_hint} == {"memory_search", "memory_read", "memory_pending",
+                                                                        "memory_review"}
+    assert "memory_purge" not in schemas  # purge is for a person, at the command line
 
 
 def test_a_note_saved_through_the_server_is_found_and_read_through_it_and_by_the_cli(laptop, store_dir):
@@ -90,7 +94,7 @@ def test_recalled_notes_come_framed_in_text_and_cleaned_with_a_notice_in_structu
         begin = next(i for i, line in enumerate(lines) if line.startswith("<<<BEGIN RECALLED MEMORY "))
         nonce = lines[begin].split()[3]
         assert lines[begin - 1] == framing.NOTICE.format(nonce=nonce)
-        end = next(i for i, line in enumerate(lines) if framing.is_marker_line(line, nonce) and i > begin)
+        end = next(i for i, line in enumerate(lines) if line.startswith(f"<<<END RECALLED MEMORY {nonce}") and i > begin)
         assert all(line.startswith(framing.PREFIX) for line in lines[begin + 1:end])
         assert "\u202e" not in text and "<U+202E>" in text
         assert list(data)[:2] == ["status", "notice"] and "not instructions" in data["notice"]
@@ -318,6 +322,63 @@ def test_each_tool_call_gets_a_network_budget_of_its_own(hub, alice, alice_bucke
     assert not fresh[0] and not fresh[2]["stale"] and fresh[2]["refreshed"]
 
 
+def _conflicted(m) -> None:
+    """config.toml as `copier update` leaves it on a conflict, after a command kept the working copy."""
+    text = (m.home / "config.toml").read_text()
+    (m.home / "config.toml").write_text(text + "\n[cache]\n<<<<<<< before updating\nmax_age = 99\n=======\n"
+                                        "max_age = 30\n>>>>>>> after updating\n")
+
+
+def test_a_tool_call_on_a_config_with_conflict_markers_says_so_as_the_cli_does(laptop):
+    # INV stale-config-said
+    _, saved, _ = laptop.json("save", input="kept across the conflict", cwd=laptop.checkout)
+    _conflicted(laptop)
+
+    async def steps(c):
+        return await call(c, "memory_search", {"query": "conflict"}), await call(c, "memory_read", {"id": "../x"})
+
+    (found, refused), _ = session(laptop.env, laptop.checkout, steps)
+    is_error, text, data = found
+    assert not is_error and [r["id"] for r in data["results"]] == [saved["id"]]
+    [warning] = data["warnings"]
+    assert "conflict markers" in warning and "last working config" in warning
+    assert text.startswith(f"agentmem: warning: {warning}\n")
+    assert refused[0] and refused[2]["error"] == "invalid-input" and refused[2]["warnings"] == [warning]
+    status, out, err = laptop.json("search", "conflict", cwd=laptop.checkout)
+    assert status == 0 and out["warnings"] == [warning]  # the CLI's words, the same
+
+
+def test_repeated_tool_calls_in_one_server_process_leave_no_module_state_growing(laptop, monkeypatch):
+    # One server process answers a whole session: nothing a call leaves behind may pile up.
+    import types
+
+    _, saved, _ = laptop.json("save", input="a note to find again", cwd=laptop.checkout)
+    _conflicted(laptop)
+    for key, value in laptop.env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(laptop.checkout)
+
+    def sizes() -> dict:
+        out = {}
+        for name, module in list(sys.modules.items()):
+            if name.startswith("agentmem") and isinstance(module, types.ModuleType):
+                for attr, value in vars(module).items():
+                    if isinstance(value, (list, dict, set)) and not attr.startswith("__"):
+                        out[f"{name}.{attr}"] = len(value)
+        return out
+
+    from agentmem.mcp import tools
+
+    first = tools.call("memory_search", {"query": "note"})
+    before = sizes()
+    calls = [("memory_search", {"query": "note"}), ("memory_pending", {}), ("memory_read", {"id": saved["id"]})] * 3
+    replies = [tools.call(tool, args) for tool, args in calls]
+    assert sizes() == before
+    [warning] = first.data["warnings"]
+    for (tool, _), reply in zip(calls, replies):  # each call says it once; pending reads no config
+        assert reply.data.get("warnings", []) == ([] if tool == "memory_pending" else [warning])
+
+
 def _raw_server(laptop):
     return subprocess.Popen(SERVER, cwd=laptop.checkout, env=laptop.env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -378,7 +439,7 @@ def test_without_the_sdk_the_command_says_the_one_command_that_adds_it(laptop, t
                            f"{python} -m ensurepip && {python} -m pip install mcp==2.3.0)\n")
     wrong = _mcp_command(python, laptop, "--json")
     assert wrong.returncode == 2
-    assert "mcp takes no --json: it speaks JSON-RPC on stdin and stdout" in wrong.stderr
+    assert "unrecognized arguments: --json" in wrong.stderr  # mcp --help offers no --json either
 
 
 @pytest.mark.slow  # pip installs the SDK from the package index: about 10 s (2026-12-01)

@@ -116,7 +116,7 @@ def _strings(tree):
 def test_no_message_in_the_source_names_the_bare_agentmem_command():
     # INV printed-commands-run: the static half. A hint naming `agentmem setup` printed exit-127
     # advice (2026-12-01: the missing-store, foreign-marker and unmapped-key hints did); each
-    # printed command is built by launch.shell_line from the absolute helper instead.
+    # printed command is an errors.Command, written by shell.line from the absolute helper instead.
     package = Path(__file__).resolve().parent.parent / "agentmem"
     bare = re.compile(r"`agentmem [a-z]")
     found = []

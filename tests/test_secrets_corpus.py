@@ -91,8 +91,10 @@ IDS = [f"{e.kind}: {e.what}" for e in ENTRIES]
 BENIGN = sorted((CORPUS / "benign").iterdir())
 
 
-def test_the_credentials_corpus_covers_every_kind_and_each_way_a_key_is_pasted():
-    kinds = {e.kind for e in ENTRIES}
+def test_the_credentials_corpora_cover_every_kind_and_each_way_a_key_is_pasted():
+    from tests import secrets_corpus
+
+    kinds = {e.kind for e in ENTRIES} | {s.kind for s in secrets_corpus.credentials()}
     assert kinds == set(credentials.KIND_NAMES) - {"env-credential"}
     assert sum(e.kind == "private-key" for e in ENTRIES) >= 15
     assert sum(e.unbounded for e in ENTRIES) == 3

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from agentmem.errors import InvalidInput, NotFound
+from agentmem.memory.ids import ALLOCATED
 from agentmem.skills import catalog
 from agentmem.skills import install as skill_install
 from agentmem.skills import publish as skills
@@ -42,7 +43,7 @@ def test_publication_uploads_every_supporting_file_before_skill_md(machine, stor
 
 def test_revision_ids_are_fresh_and_sort_by_time():
     a, b = skillfmt.new_revision(), skillfmt.new_revision()
-    assert a != b and skillfmt.is_allocated_revision(a) and skillfmt.is_allocated_revision(b)
+    assert a != b and ALLOCATED.match(a) and ALLOCATED.match(b)
     assert a[:18] <= b[:18]
 
 

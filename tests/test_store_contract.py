@@ -75,3 +75,26 @@ def test_bad_paths_are_rejected_everywhere(store, bad):
     for call in (lambda: store.put(bad, b"x"), lambda: store.get(bad), lambda: store.info(bad), lambda: store.list(bad)):
         with pytest.raises(errors.InvalidInput):
             call()
+
+
+def test_delete_removes_only_the_named_object_and_says_whether_it_was_there(store):
+    # the one exception to INV append-only, for a purge
+    store.put(f"{P}/a.md", b"alpha\n")
+    store.put(f"{P}/b.md", b"beta\n")
+    assert store.delete(f"{P}/a.md") is True
+    with pytest.raises(errors.NotFound):
+        store.get(f"{P}/a.md")
+    assert [o.path for o in store.list(P)] == [f"{P}/b.md"]
+    assert store.delete(f"{P}/a.md") is False
+    with pytest.raises(errors.InvalidInput):
+        store.delete("projects/../x.md")
+
+
+def test_a_delete_is_a_change_the_next_changes_call_reports(store):
+    store.put(f"{P}/a.md", b"alpha\n")
+    first = store.changes(P, None)
+    assert [o.path for o in first.listing] == [f"{P}/a.md"]
+    store.delete(f"{P}/a.md")
+    later = store.changes(P, first.token)
+    assert later.kind != "same"
+    assert f"{P}/a.md" in later.removed or [o.path for o in later.listing] == []

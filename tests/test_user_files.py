@@ -13,12 +13,13 @@ import tomllib
 import pytest
 
 from agentmem.errors import InvalidInput, NoAccess
-from agentmem.machine import blocks, setup
+from agentmem.machine import setup
 from agentmem.skills import install as skill_install
 from agentmem.skills import publish
 from agentmem.store.base import StoreDescription, open_store
 from tests.skillkit import make_skill_machine, write_skill
 from tests.template_kit import make_template_repo
+from tests.test_blocks import read_block
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +91,7 @@ def test_setup_writes_through_symlinked_instruction_and_hook_files(machine):
     for name in ("CLAUDE.md", "settings.json"):
         assert (user / ".claude" / name).is_symlink()
     assert (dotfiles / "CLAUDE.md").read_text().startswith("# my rules\n")
-    assert blocks.read_block(dotfiles / "CLAUDE.md")
+    assert read_block(dotfiles / "CLAUDE.md")
     settings = json.loads((dotfiles / "settings.json").read_text())
     assert settings["theme"] == "dark" and set(settings["hooks"]) == {"SessionStart", "UserPromptSubmit", "Stop"}
 

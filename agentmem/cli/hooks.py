@@ -8,7 +8,7 @@ from __future__ import annotations
 from agentmem.cli import common
 from agentmem.cli.result import Result
 from agentmem.errors import InvalidInput
-from agentmem.launch import shell_line
+from agentmem.shell import line as shell_line
 
 
 def add_hooks(sp) -> None:
@@ -31,14 +31,13 @@ def _runtime_names(args, config_data: dict) -> list[str]:
 
 
 def run_hooks(args) -> Result:
-    from agentmem import config
     from agentmem.errors import EXIT_OK, AgentmemError
     from agentmem.hooks import config_files, runtime_hooks
     from agentmem.machine import settings
     from agentmem.machine.runtimes import enabled_names
 
     machine = common.machine()
-    data = config.load(machine).data
+    data = common.load_config(machine).data
     names = _runtime_names(args, data)
     if args.action == "status":
         return _status(names, data)

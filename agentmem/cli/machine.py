@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from agentmem.cli import common
 from agentmem.cli.result import Result
-from agentmem.errors import EXIT_OK, EXIT_PENDING, EXIT_UNEXPECTED, InvalidInput
-from agentmem.launch import shell_line
+from agentmem.errors import EXIT_OK, EXIT_PENDING, EXIT_UNEXPECTED, AgentmemError, InvalidInput
+from agentmem.shell import line as shell_line
 
 
 def add_map(sp) -> None:
@@ -34,7 +34,7 @@ def run_map(args) -> Result:
 
 
 def add_where(sp) -> None:
-    sp.add_argument("--project")
+    sp.add_argument("--project", help="a configured project name (default: the project of the current directory)")
 
 
 def run_where(args) -> Result:
@@ -62,6 +62,10 @@ def run_setup(args) -> Result:
 
     report = setup.run_setup(common.machine_path(), replace_core_skill=args.replace_core_skill,
                              new_store=args.new_store)
+    try:  # the config as setup left it: its parsed copy is kept if setup succeeded
+        common.load_config()
+    except AgentmemError:
+        pass
     status = {"confirmed": EXIT_OK, "pending": EXIT_OK if args.pending_ok else EXIT_PENDING}.get(
         report.outcome, report.exit_code)
     return Result(report.to_dict(), report.text(), EXIT_OK if args.exit_zero else status)
@@ -83,17 +87,29 @@ def run_upgrade(args) -> Result:
         if "=" not in item or not item.partition("=")[0].strip():
             raise InvalidInput(f"--data takes KEY=VALUE, not {item!r}")
     machine = common.machine_path()
-    argv, committed = upgrade.prepare(machine, args.vcs_ref, args.data)
+    plan = upgrade.prepare(machine, args.vcs_ref, args.data)
+    lines = [f"note: {plan.repaired}"] if plan.repaired else []
+    if plan.argv is None:
+        out = {"status": "current", "home": str(machine), **plan.to_json()}
+        lines.append(f"already at {plan.target} ({plan.why}): nothing to upgrade")
+        return Result(out, "\n".join(lines))
     sys.stdout.flush()  # Copier's output goes straight through; to stderr when stdout carries JSON
-    code = subprocess.run(argv, stdout=sys.stderr if args.json else None).returncode
-    out = {"status": "updated" if code == 0 else "failed", "home": str(machine), "committed_local_edits": committed,
-           "command": argv, "copier_exit_status": code}
+    code = subprocess.run(plan.argv, stdout=sys.stderr if args.json else None).returncode
+    out = {"status": "updated" if code == 0 else "failed", "home": str(machine), **plan.to_json(),
+           "copier_exit_status": code}
     if code:
+        from agentmem.machine import repo
+
+        found = repo.conflicted(machine)
+        if found:  # the one instruction that works (copier's and the migration's lines say the same)
+            raise repo.conflicts_error(machine, found)
         again = shell_line("upgrade", *(["--vcs-ref", args.vcs_ref] if args.vcs_ref else []),
                            *[f"--data={item}" for item in args.data])
-        return Result(out, f"upgrade FAILED: copier update exited with status {code} (its output is above); "
-                      f"fix the cause, then run `{again}` again", EXIT_UNEXPECTED)
-    return Result(out, f"upgraded {machine}" + (" (its local edits were committed first)" if committed else ""))
+        raise AgentmemError(f"upgrade FAILED: copier update exited with status {code} (its output is "
+                                   f"above); fix the cause, then run `{again}` again")
+    where = f" to {plan.target} ({plan.why})" if plan.target else ""
+    lines.append(f"upgraded {machine}{where}" + (" (its local edits were committed first)" if plan.committed else ""))
+    return Result(out, "\n".join(lines))
 
 
 def add_bucket(sp) -> None:
@@ -108,15 +124,14 @@ def add_bucket(sp) -> None:
 
 
 def run_bucket(args) -> Result:
-    from agentmem import config
     from agentmem.machine import provision
 
     machine = common.machine_path()
     if args.action == "verify":
         return _verify(machine, args)
-    timeout = common.timeout(config.load(machine))
+    timeout = common.timeout(common.load_config(machine))
     if args.action == "connect":
-        configured = None if args.bucket else config.require(machine).store
+        configured = None if args.bucket else common.config().store
         if configured is not None and configured.kind != "bucket":
             raise InvalidInput("no bucket to connect to: pass --bucket NAMESPACE/NAME "
                                "(this machine uses a folder store)")

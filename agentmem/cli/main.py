@@ -28,9 +28,21 @@ COMMANDS = {
     "pending": ("memory", "list notes saved locally whose upload is not confirmed"),
     "search": ("memory", "search the project's notes (empty query: most recent)"),
     "read": ("memory", "print a note"),
+    "retract": ("hygiene", "retract a note: every machine's search hides it from now on (read still shows it)"),
+    "pin": ("hygiene", "pin a note into the project's session-start reminder on every machine"),
+    "unpin": ("hygiene", "take a note out of the session-start reminder"),
+    "review": ("hygiene", "list what to review: notes past review, near duplicates, repeated corrections, "
+               "retractions"),
+    "purge": ("hygiene", "delete a note for good, everywhere (a leaked credential, personal data); asks first"),
+    "export": ("exchange", "write the notes as plain Markdown files: a folder per project, an index, a manifest"),
+    "import": ("exchange", "import memories from an agentmem export or another agent CLI's memory files (dry run "
+               "unless --apply)"),
+    "doctor": ("doctor", "check this machine's memory: store, pending notes, index, helper and each agent CLI's "
+               "wiring, each with its fix"),
     "map": ("machine", "map a directory (and its subdirectories) to a project"),
     "setup": ("machine", "check and complete this machine's setup, then verify the store"),
     "bucket": ("machine", "connect to, create or verify the Hugging Face bucket (private only)"),
+    "view": ("view", "write this machine's memory as one HTML page to search in a browser (no server)"),
     "where": ("machine", "show the project and store for the current directory"),
     "upgrade": ("machine", "commit this machine folder's edits, then copier update it to a newer template"),
     "publish-skill": ("skills", "publish a skill folder as a new immutable revision"),
@@ -88,7 +100,8 @@ def build_parser(only: str | None = None):
         if only is not None and name != only:
             continue
         sp = sub.add_parser(name, help=help_text, description=help_text)
-        sp.add_argument("--json", action="store_true", help="machine-readable output")
+        if name != "mcp":  # the server speaks JSON-RPC on stdout; it has no JSON result of its own
+            sp.add_argument("--json", action="store_true", help="machine-readable output")
         sp.set_defaults(func=handler(name))
         getattr(_group(name), "add_" + name.replace("-", "_"))(sp)
     return p
@@ -137,27 +150,17 @@ def run(argv: list[str]) -> int:
     for line in result.problems:
         sys.stderr.write(f"agentmem: {line}\n")
     if result.exit_code in (EXIT_OK, EXIT_PENDING):
-        from agentmem.config import keep_parsed_copies
-
-        keep_parsed_copies()
+        common = sys.modules.get("agentmem.cli.common")  # never imported just to ask
+        if common is not None:
+            common.finish()
     return result.exit_code
 
 
 def _os_error(exc: OSError, argv: list[str]) -> errors.AgentmemError:
-    """An OS error as one line; a write refused in the machine folder names its cause and the fix."""
-    where = f"{exc.strerror or exc}: {exc.filename or ''}".strip(": ")
-    if not errors.cannot_write(exc) or not exc.filename:
-        return errors.AgentmemError(where)
+    """An OS error as the error it is (errors.from_os_error: a write the sandbox refused is `not-writable`)."""
     from agentmem.paths import machine_dir
 
-    machine = os.path.realpath(machine_dir())
-    target = os.path.realpath(os.fsdecode(exc.filename))
-    if os.path.commonpath([machine, target]) != machine:
-        return errors.AgentmemError(where)
-    command = _command_name(argv)
-    lost = " - nothing was saved" if command == "save" else ""
-    return errors.NotWritable(
-        f"cannot write the agentmem machine folder {machine} ({exc.strerror}){lost}", hint=errors.UNWRITABLE_HINT)
+    return errors.from_os_error(exc, machine_dir(), nothing_saved=_command_name(argv) == "save")
 
 
 def _emit(payload, as_json: bool) -> None:
@@ -172,27 +175,20 @@ def _emit(payload, as_json: bool) -> None:
 
 
 def _warnings() -> list[str]:
-    """What the library queued for the user (a stale config in use), printed once on stderr."""
-    config = sys.modules.get("agentmem.config")  # never imported just to ask
-    found = config.take_warnings() if config is not None else []
+    """What reading the config found for the user (a stale config in use), printed once on stderr."""
+    common = sys.modules.get("agentmem.cli.common")  # never imported just to ask
+    found = common.warnings() if common is not None else []
     for line in found:
         sys.stderr.write(f"agentmem: warning: {line}\n")
     return found
 
 
-def _withheld(line: str) -> str:
-    """An error message fit to print: a credential it echoes (a mistyped ID, a project) is replaced by
-    `[REDACTED:<kind>]` (INV no-credentials). Failures only: the scanner is not imported otherwise."""
-    from agentmem.safety import credentials, screening
-
-    return screening.withhold(line, credentials.env_secrets())[0]
-
-
 def _fail(exc: errors.AgentmemError, as_json: bool) -> int:
     from agentmem.cli.result import error_envelope
+    from agentmem.render import error_line
 
     _warnings()
-    line = _withheld(exc.one_line())
+    line = error_line(exc)
     if as_json:
         _emit(error_envelope(exc.kind, line), True)
     sys.stderr.write(f"agentmem: {line}\n")

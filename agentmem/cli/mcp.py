@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from agentmem.cli import common
 from agentmem.cli.result import Result
-from agentmem.errors import InvalidInput, NotConfigured
+from agentmem.errors import NotConfigured
 
 
 def add_mcp(sp) -> None:
@@ -18,8 +18,6 @@ def add_mcp(sp) -> None:
 
 
 def run_mcp(args) -> Result:
-    if args.json:
-        raise InvalidInput("mcp takes no --json: it speaks JSON-RPC on stdin and stdout")
     from agentmem.mcp import extra
 
     problem = extra.problem()

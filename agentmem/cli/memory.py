@@ -53,13 +53,7 @@ def check_heredoc_tail(body: str) -> None:
 # --- save / pending -------------------------------------------------------
 
 
-def _project(cfg, args, action: str) -> str:
-    """The project to work in; a `--project` holding a credential is refused without being echoed."""
-    if args.project is not None:
-        from agentmem.safety.screening import refuse_argument
-
-        refuse_argument(args.project, "--project", action)
-    return cfg.resolve_project(explicit=args.project)
+_project = common.project
 
 
 def _save_text(out: dict) -> str:
@@ -88,12 +82,14 @@ def add_save(sp) -> None:
     sp.add_argument("--text", metavar="MARKDOWN",
                     help="the note body as one argument, instead of FILE or stdin (for agent CLIs that "
                     "pre-approve the helper's own command but ask about a heredoc or pipe)")
-    sp.add_argument("--title")
+    sp.add_argument("--title", help="the note's title (default: the body's first non-blank line, without leading #)")
     sp.add_argument("--kind", default="note", help="note (default) or checkpoint")
-    sp.add_argument("--tag", action="append", default=[])
+    sp.add_argument("--tag", action="append", default=[], help="a tag; repeat for more (default: none)")
     sp.add_argument("--source", action="append", default=[], help="a source reference (file, URL, commit)")
     sp.add_argument("--session", help="optional session or task reference")
     sp.add_argument("--corrects", metavar="ID", help="the ID of an earlier note this one corrects")
+    sp.add_argument("--review-by", metavar="DATE",
+                    help="an ISO date (YYYY-MM-DD) after which the note is due for review (a past date: due now)")
     sp.add_argument("--project", help="a configured project name (default: from the current directory)")
     sp.add_argument("--retry", metavar="ID", help="resend a pending note exactly as it was saved")
     sp.add_argument("--repair", action="store_true",
@@ -109,7 +105,7 @@ def run_save(args) -> Result:
     machine = common.machine()
     if args.retry is not None:
         if (args.file or args.text is not None or args.title or args.tag or args.source or args.corrects
-                or args.kind != "note" or args.redact):
+                or args.kind != "note" or args.redact or args.review_by):
             raise InvalidInput("--retry takes only a note ID: the pending note is resent exactly as saved")
         from agentmem.safety.screening import refuse_argument
 
@@ -130,7 +126,8 @@ def run_save(args) -> Result:
         check_heredoc_tail(body)
     saved = save.save(machine, cfg, project, body, title=args.title,
                       kind=args.kind, tags=args.tag, sources=args.source, session=args.session,
-                      corrects=args.corrects, redact=args.redact, timeout=common.timeout(cfg))
+                      corrects=args.corrects, review_by=args.review_by, redact=args.redact,
+                      timeout=common.timeout(cfg))
     out = saved.to_json(with_redacted=args.redact)
     text = _save_text(out)
     if saved.redacted:
@@ -139,17 +136,16 @@ def run_save(args) -> Result:
 
 
 def _retry(machine: str, args) -> Result:
-    from agentmem import config
     from agentmem.errors import AgentmemError
     from agentmem.memory import pending
 
-    cfg = config.load(machine)
+    cfg = common.load_config(machine)
     try:  # the store a damaged entry would go to: named in the refusal, used with --repair
         configured = cfg.store
     except AgentmemError:
         configured = None
     if args.repair and configured is None:
-        cfg = config.require(machine)  # stops with the setup hint
+        cfg = common.config()  # stops with the setup hint
     damaged = None
     if args.repair:
         try:
@@ -170,33 +166,14 @@ def add_pending(sp) -> None:
 
 def run_pending(args) -> Result:
     from agentmem.memory import pending
+    from agentmem.render import pending_text
 
     machine = common.machine()
     entries, broken = pending.list_entries(machine), pending.unreadable(machine)
     out: dict = {"pending": [e.to_json() | {"retry": e.retry_command()} for e in entries]}
     if broken:
         out["unreadable"] = broken
-    return Result(out, pending_text(entries, broken, lambda e: e.retry_command()))
-
-
-def pending_text(entries: list, broken: list[dict], retry) -> str:
-    """What waits for upload, for a person; `retry(entry)` says how to retry one (the MCP server passes
-    its tool call)."""
-    if not entries and not broken:
-        return "no pending uploads"
-    lines = [f"{len(entries)} pending upload(s):"] if entries else []
-    for e in entries:
-        if e.store is None:  # a damaged entry: its destination is not guessed
-            lines.append(f"  {e.id}  {e.project}  -> destination unknown: {e.damaged}")
-            lines.append(f"    send it to this machine's configured store: {e.retry_command()}")
-            continue
-        why = f" - last error: {e.last_error['message']}" if e.last_error else ""
-        lines.append(f"  {e.id}  {e.project}  -> {e.store.label()}{why}")
-        lines.append(f"    retry: {retry(e)}")
-    if broken:
-        lines.append(f"{len(broken)} pending folder(s) hold no note that can be sent (left untouched):")
-        lines.extend(f"  {b['id']}: {b['problem']}" for b in broken)
-    return "\n".join(lines)
+    return Result(out, pending_text(entries, broken))
 
 
 # --- search / read --------------------------------------------------------
@@ -204,10 +181,12 @@ def pending_text(entries: list, broken: list[dict], retry) -> str:
 # Must match cli/quick.py's SPECS (tests/test_quickargs.py checks it).
 def add_search(sp) -> None:
     sp.add_argument("query", nargs="*")
-    sp.add_argument("--limit", type=int, default=10)
-    sp.add_argument("--project")
+    sp.add_argument("--limit", type=int, default=10, help="at most this many results, 1-200 (default: 10)")
+    sp.add_argument("--project", help="a configured project name (default: the project of the current directory)")
     sp.add_argument("--refresh", action="store_true", help="refresh the cache even if it is recent")
     sp.add_argument("--offline", action="store_true", help="use the cache only")
+    sp.add_argument("--include-retracted", action="store_true",
+                    help="also list retracted notes (marked); purged notes are gone for good")
     sp.add_argument(
         "--mode", choices=("literal", "ranked", "hybrid"), default=None,
         help="ranked (default, or [search] mode in config.toml): best match first, by words and their "
@@ -218,6 +197,7 @@ def add_search(sp) -> None:
 
 def run_search(args) -> Result:
     from agentmem.memory import recall
+    from agentmem.render import search_text
 
     cfg = common.config()
     project = _project(cfg, args, "search")
@@ -225,7 +205,7 @@ def run_search(args) -> Result:
     try:
         out = recall.search(common.machine(), cfg, project, " ".join(args.query or []), limit=args.limit,
                             mode=args.mode, refresh=args.refresh, offline=args.offline, timeout=common.timeout(cfg),
-                            progress=progress)
+                            progress=progress, include_retracted=args.include_retracted)
     finally:
         if progress is not None:
             progress.finish()
@@ -261,74 +241,17 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _freshness_lines(out: dict, what: str) -> list[str]:
-    """The lines that say an answer could miss notes (INV read-your-writes: say it whenever it can)."""
-    lines = []
-    if out.get("stale"):
-        lines.append(f"warning: {what} may be stale - {out['stale_reason']}")
-    skipped = out.get("unreadable") or []
-    if skipped:
-        named = "; ".join(f"{u['id']}: {u['message']}" for u in skipped[:2])
-        more = f"; and {len(skipped) - 2} more" if len(skipped) > 2 else ""
-        lines.append(f"warning: {len(skipped)} note(s) in the store could not be read and are missing here "
-                     f"({named}{more})")
-    return lines
-
-
-def search_text(out: dict, explicit_project: str | None = None, *, read_hint: str | None = None,
-                pending_hint: str | None = None) -> str:
-    """Search results as text, note content framed as data; the MCP server passes its own hints."""
-    from agentmem.safety.framing import frame_lines
-
-    lines = _freshness_lines(out, "results")
-    if out.get("scan"):
-        words_only = ", ranked by words only" if out["mode"] == "hybrid" else ""
-        lines.append(f"note: searched without the index{words_only} - {out['scan_reason']}")
-    what = f"matching {out['query']!r}" if out["query"] else "most recent"
-    for w in out.get("withheld", ()):  # the query held a credential: never echoed (INV no-credentials)
-        lines.append(f"note: the query holds a credential ({w['kind']}); it is shown as [REDACTED:{w['kind']}]")
-    lines.append(f"{len(out['results'])} note(s) {what} in project {out['project']}:")
-    found = []
-    for r in out["results"]:
-        flag = " [pending upload]" if r["pending"] else ""
-        corr = f" (corrects {r['corrects']})" if r.get("corrects") else ""
-        if r.get("corrected_by"):  # INV corrections-visible: listed below its correction, and marked
-            corr += f" [CORRECTED by {', '.join(r['corrected_by'])}: read that first]"
-        found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}: {r['title']}{flag}{corr}")
-        for m in r["matches"]:
-            found.append(f"    {m['line']}: {m['text']}")
-    if found:  # titles and lines are note content: quoted data, not instructions (INV framed-recall)
-        lines.extend(frame_lines(found, label="search results"))
-    from agentmem.launch import shell_line
-
-    if out["pending_uploads"]:
-        hint = pending_hint if pending_hint is not None else f"see `{shell_line('pending')}`"
-        lines.append(f"{out['pending_uploads']} note(s) wait for upload: {hint}")
-    if read_hint is not None:
-        lines.append(read_hint)
-    elif out["results"]:
-        extra = ["--project", explicit_project] if explicit_project else []
-        lines.append(f"Read one with: {shell_line('read', out['results'][0]['id'], *extra)}")
-    return "\n".join(lines)
-
-
 def add_read(sp) -> None:
     sp.add_argument("id")
-    sp.add_argument("--project")
+    sp.add_argument("--project", help="a configured project name (default: the project of the current directory)")
     sp.add_argument("--fresh", action="store_true", help="read from the store, bypassing the cache")
 
 
 def run_read(args) -> Result:
     from agentmem.memory import recall
-    from agentmem.safety.framing import frame_note
+    from agentmem.render import read_text
 
     cfg = common.config()
     project = _project(cfg, args, "read")
     out, data = recall.read(common.machine(), cfg, project, args.id, fresh=args.fresh, timeout=common.timeout(cfg))
-    note_id = out["id"]
-    text = frame_note(data.decode("utf-8", errors="replace").rstrip("\n"), note_id=note_id).rstrip("\n")
-    if out["source"] == "pending":
-        text += f"\n\n(note {note_id} is pending upload on this machine)"
-    if out.get("stale"):  # the note is what the store holds; what could not be asked is said
-        text += f"\nwarning: {out['stale_reason']}"
-    return Result(out, text)
+    return Result(out, read_text(out, data))

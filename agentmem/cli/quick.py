@@ -1,9 +1,9 @@
 """The per-turn commands' arguments, parsed without argparse.
 
-Agents run `search` and `read` on every turn. Importing argparse and building
-even one subcommand's parser costs about 6 ms in a bare interpreter (gettext
-looks up translations for every help string) and saved about 2 ms of a 46 ms
-search end to end (measured 2026-11-30), so these two commands' plain command
+Agents run `search` and `read` on every turn, and importing argparse and
+building even one subcommand's parser is a measurable part of a search (gettext
+looks up translations for every help string; figures: docs/benchmarks.md,
+"Figures behind choices in the code"), so these two commands' plain command
 lines are parsed here instead.
 
 Only the plain forms are taken: the command first, `--option VALUE`, flags,
@@ -51,7 +51,7 @@ def _limit(text: str) -> int | None:
 
 # Must match cli/memory.py's add_search and add_read (tests/test_quickargs.py checks it).
 SPECS = {
-    "search": Spec("query", True, ("--json", "--refresh", "--offline"),
+    "search": Spec("query", True, ("--json", "--refresh", "--offline", "--include-retracted"),
                    {"--limit": _limit, "--project": str, "--mode": ("literal", "ranked", "hybrid")},
                    {"limit": 10, "project": None, "mode": None}),
     "read": Spec("id", False, ("--json", "--fresh"), {"--project": str}, {"project": None}),
@@ -64,7 +64,7 @@ def parse(argv: list[str]) -> Args | None:
     if spec is None:
         return None
     values = dict(spec.defaults)
-    values.update({flag[2:]: False for flag in spec.flags})
+    values.update({flag[2:].replace("-", "_"): False for flag in spec.flags})
     seen, positionals = set(), []
     run_over = False  # positionals must form one unbroken run
     i = 1
@@ -82,7 +82,7 @@ def parse(argv: list[str]) -> Args | None:
             return None
         seen.add(arg)
         if arg in spec.flags:
-            values[arg[2:]] = True
+            values[arg[2:].replace("-", "_")] = True
             i += 1
         elif arg in spec.values and i + 1 < len(argv) and not argv[i + 1].startswith("-"):
             value = _convert(spec.values[arg], argv[i + 1])

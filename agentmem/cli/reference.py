@@ -15,6 +15,12 @@ import argparse
 from agentmem import config, errors
 from agentmem.cli import main
 
+_RECORD_SHAPE = ("saved | pending | unchanged", {
+    "kind": "retract | pin | unpin", "note": "the note's ID", "project": "its project",
+    "record": "{record, kind, agent, created, reason}: the record saved (or, unchanged, the one already there)",
+    "path?": "the record's path in the store", "store?": "{kind, location}",
+    "retry?": "pending only: the command that retries it", "reason?": "pending only: {error, message}",
+})
 # command -> (the values `status` takes, {key: what it holds}).
 JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     "save": ("saved | pending", {
@@ -33,8 +39,10 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     }),
     "search": ("ok", {
         "project": "the project searched", "query": "the query", "mode": "ranked | literal | hybrid",
-        "results": "[{id, title, created, kind, pending, matches: [{line, text}], corrects?, corrected_by?, score?}], "
-                   "best first; a corrected note right below its newest correction",
+        "results": "[{id, title, created, kind, pending, matches: [{line, text}], corrects?, corrected_by?, score?, "
+                   "retracted?, review_due?, pinned?}], best first; a corrected note right below its newest "
+                   "correction; retracted notes only with --include-retracted (`retracted`: {record, kind, agent, "
+                   "created, reason}); a note past its review date ranks below an equal match",
         "pending_uploads": "notes of this machine waiting for upload",
         "stale": "true when the store could not be checked: results may miss notes",
         "stale_reason": "why (null when fresh)", "stale_error": "the error kind (null when fresh)",
@@ -44,6 +52,7 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "scan": "true when the index could not be used and every note was scanned (not the same as stale)",
         "scan_reason": "why (null when the index was used)",
         "withheld?": "[{where: query, kind}] when the query held a credential (then `query` shows it redacted)",
+        "more?": "an empty query: how many of the project's notes the list left out (raise --limit to see them)",
     }),
     "read": ("ok", {
         "id": "the note's ID", "project": "its project", "source": "pending | cache | store",
@@ -51,6 +60,58 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "stale": "true when the store could not be asked", "stale_reason": "why (null when fresh)",
         "stale_error": "the error kind (null when fresh)", "refreshed": "whether the cache was refreshed",
         "checked_at": "when this machine last checked the store, or null",
+        "retracted": "the note's retraction {record, kind, agent, created, reason}, or null",
+        "review_due": "true when its review date has passed", "review_by": "its review date (YYYY-MM-DD) or null",
+        "pinned": "whether it is pinned into the session-start reminder",
+    }),
+    "retract": _RECORD_SHAPE,
+    "pin": _RECORD_SHAPE,
+    "unpin": _RECORD_SHAPE,
+    "review": ("ok", {
+        "project": "the project", "notes": "how many notes were looked at",
+        "items": "[{kind: review-due | near-duplicate | corrected-repeatedly | retracted, notes: [ids], summary, "
+                 "titles: {id: title}, commands: [{argv, command, note?}], review_by?, record?}], in that order of "
+                 "kinds, each sorted by note ID; `command` is `argv` as a line to run (a capitalised word is yours "
+                 "to fill in)",
+        "left_out": "{kind: count} of items past 200 of a kind",
+        "stale": "true when the store could not be checked", "stale_reason": "why (null when fresh)",
+        "stale_error": "the error kind (null when fresh)", "refreshed": "whether the cache was refreshed",
+        "checked_at": "when this machine last checked the store, or null",
+    }),
+    "purge": ("purged | pending", {
+        "note": "the purged note's ID", "project": "its project",
+        "record": "the purge record {record, kind, agent, created, reason}",
+        "deleted_from_store": "true: deleted now; false: the store did not hold it; null: not asked yet",
+        "removed_here": "[cache, index, pending]: where this machine held its bytes (all gone now)",
+        "reason?": "pending only: {error, message}, what the store did not do",
+        "next?": "pending only: the command that finishes the purge",
+    }),
+    "export": ("ok", {
+        "path": "the export folder (absolute)", "projects": "{project: notes exported}", "notes": "notes exported",
+        "written": "files written (new or changed)", "unchanged": "files left as they were",
+        "removed": "files an earlier export wrote whose note is gone", "stale": "true when a project's store "
+        "could not be checked: the export may miss notes", "stale_projects": "{project: why}",
+        "withheld": "[{id, where, kind}] credentials exported as [REDACTED:<kind>]",
+    }),
+    "import": ("ok | pending", {
+        "format": "agentmem | claude-code | codex | gemini | cline", "path": "what was read",
+        "counts": "{save, present, refused}", "items": "[{action: save | present | refused, project, title, source, "
+        "id?, reason?}] in the source's order", "applied": "whether --apply saved the items",
+        "saved": "[save outcomes] with --apply (status pending: the upload is not confirmed)",
+        "stale": "true when the store could not be checked (an item reported new may be there)",
+        "stale_projects": "{project: why}",
+    }),
+    "doctor": ("ok | broken", {
+        "checks": "[{name, status: ok | warn | fail, detail, fix, command}] in the order to fix them; command: "
+                  "the helper command that fixes it, or null",
+        "failed": "checks that failed (then the exit status is 12)", "warned": "checks that need a look",
+    }),
+    "view": ("ok", {
+        "path": "the HTML file written", "notes": "how many notes it shows",
+        "projects": "[names] of the projects it shows", "bytes": "the file's size",
+        "stale": "true when something could not be checked (a project's store answer, the skills): the page says what",
+        "stale_reasons": "[lines] why it may be stale (empty when current)",
+        "opened?": "with --open: whether a browser was started",
     }),
     "map": ("ok", {
         "directory": "the canonical directory mapped", "project": "its project",
@@ -67,9 +128,12 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "home": "the machine folder", "steps": "[{name, status, detail}] in order",
         "store?": "the store chosen and who can reach it",
     }),
-    "upgrade": ("updated | failed", {
+    "upgrade": ("updated | current (a failure is the error envelope)", {
         "home": "the machine folder", "committed_local_edits": "whether the folder's own edits were committed first",
-        "command": "the copier command run", "copier_exit_status": "its exit status",
+        "from": "the template revision recorded before", "to": "where the upgrade went (or already is)",
+        "why": "why that one: as asked, the newest release tag, or the checkout's HEAD (no tags)",
+        "repaired": "what was mended first (a recorded revision that exists nowhere), or null",
+        "command": "the copier command run (null when already current)", "copier_exit_status?": "its exit status",
     }),
     "bucket": ("ok (connect, create, ensure); ok | pending | failed (verify)", {
         "bucket?": "connect/create/ensure: the bucket ID", "action?": "connected | created | reused",
@@ -111,6 +175,10 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "runtime?": "trust: codex", "file?": "trust: the hooks file", "trusted?": "trust: [hook keys]",
     }),
 }
+# What a command's entry shows after its JSON keys (docs/cli.md sits beside docs/view.png).
+COMMAND_NOTES = {
+    "view": ["", "![The memory view: notes of two projects, a correction and a pending upload](view.png)"],
+}
 ERROR_SHAPE = {"status": "error", "error": "the error kind (below)", "message": "one line, also on stderr"}
 # Any command's JSON may also carry `warnings`: [lines], e.g. while config.toml holds conflict markers.
 COMMON_KEYS = {"status", "warnings"}
@@ -122,9 +190,16 @@ CONFIG_KEYS = [
     ("store", "location", "`~/agent-memory`", "the folder (absolute), or the bucket ID `namespace/name`"),
     ("network", "timeout", f"`{config.DEFAULT_NETWORK_TIMEOUT:g}`",
      f"seconds: the network budget of one helper call (`{config.ENV_NETWORK_TIMEOUT}` overrides)"),
+    ("network", "check_timeout", f"`{config.DEFAULT_CHECK_TIMEOUT:g}`",
+     "seconds: how long a search waits for the store to say what changed; past it the search answers from "
+     "the cache marked stale, and searches in the next minute answer so at once (saves keep the whole budget)"),
     ("cache", "max_age", f"`{config.DEFAULT_CACHE_MAX_AGE:g}`",
      "seconds: a search this soon after the last check of the store skips asking it again (and says so)"),
     ("search", "mode", f"`{config.SEARCH_MODES[0]}`", "default search mode: " + ", ".join(config.SEARCH_MODES)),
+    ("memory", "review_after", "none", "days: a note without `--review-by` is due for review this long after it "
+     "was created (none: never)"),
+    ("memory", "pin_budget", f"`{config.DEFAULT_PIN_BUDGET}`", "characters of pinned notes the session-start "
+     "reminder carries; over it the newest pins win and the reminder names the rest"),
     ("projects", '"DIR"', "the directory copier ran in", "directory -> project; the longest containing directory wins"),
     ("runtimes", "enabled", "`[\"codex\"]`", "where setup puts the skill, the block and the hooks"),
     ("hooks", "enabled", "`false`", "install the optional hooks: `true`, `false`, or the runtimes that get them "
@@ -157,6 +232,7 @@ def _command(name: str) -> list[str]:
     status, keys = JSON_SHAPES[name]
     lines += [f"JSON: `status` {status}; " + ", ".join(f"`{k}`" for k in keys) + ".", ""]
     lines += [f"- `{k.rstrip('?')}`{' (sometimes)' if k.endswith('?') else ''}: {v}" for k, v in keys.items()]
+    lines += COMMAND_NOTES.get(name, [])
     return [*lines, ""]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from agentmem.cli import common
 from agentmem.cli.result import Result
 from agentmem.errors import EXIT_PENDING, InvalidInput
-from agentmem.launch import shell_line
+from agentmem.shell import line as shell_line
 
 
 def add_publish_skill(sp) -> None:
@@ -21,9 +21,7 @@ def run_publish_skill(args) -> Result:
     if args.resume:
         if args.directory:
             raise InvalidInput("--resume takes NAME REVISION only: the frozen files are sent as they were")
-        from agentmem import config
-
-        out = publish.resume(machine, *args.resume, timeout=common.timeout(config.load(machine)))
+        out = publish.resume(machine, *args.resume, timeout=common.timeout(common.load_config(machine)))
     else:
         if not args.directory:
             raise InvalidInput("publish-skill needs the skill's folder (or --resume NAME REVISION)")

@@ -47,21 +47,62 @@ def pending_count(machine: str | os.PathLike) -> int:
 
 
 def pending_line(count: int) -> str:
-    from agentmem.launch import shell_line  # already imported: the launcher started with it
+    from agentmem.errors import Command  # already imported by the hook's dispatch
 
     noun = "note is" if count == 1 else "notes are"
     return (
         f"{count} memory {noun} saved on this machine but not yet confirmed in shared memory; "
-        f"`{shell_line('pending')}` lists them, each with the command that retries it."
+        f"`{Command('pending').line()}` lists them, each with the command that retries it."
     )
 
 
-def reminder(machine: str | os.PathLike, event: str = "start") -> str:
-    """The text a reminder hook prints. On `prompt` it says something only when uploads are pending."""
+def reminder(machine: str | os.PathLike, event: str = "start", cwd: str | None = None) -> str:
+    """The text a reminder hook prints. On `prompt` it says something only when uploads are pending;
+    at the start of a session it also carries the project's pinned notes (`pins_text`)."""
     count = pending_count(machine)
     if event == "prompt":
         return pending_line(count) if count else ""
-    return GUIDANCE + ("\n" + pending_line(count) if count else "")
+    text = GUIDANCE + ("\n" + pending_line(count) if count else "")
+    from agentmem.errors import Command
+    from agentmem.machine.doctor import reminder_line
+
+    pinned = pins_text(machine, cwd)
+    trouble = reminder_line(os.fspath(machine), Command("doctor").line(), waiting=count)
+    return text + ("\n" + pinned if pinned else "") + ("\n" + trouble if trouble else "")
+
+
+def pins_text(machine: str | os.PathLike, cwd: str | None = None) -> str:
+    """The pinned notes of the working directory's project, framed as recalled data like search results,
+    within `[memory] pin_budget`, saying what was left out. "" when there are none, or no project here.
+    Cache and pending folder only: no network (memory/pins.py)."""
+    from agentmem import config
+    from agentmem.errors import AgentmemError
+    from agentmem.memory import pins
+
+    try:
+        cfg = config.load(machine)
+        project = cfg.resolve_project(cwd=cwd)
+        found = pins.pinned_notes(os.fspath(machine), cfg.store, project, cfg.pin_budget)
+    except AgentmemError:
+        return ""  # no project here, or no store configured: nothing pinned to show
+    if not found["shown"] and not found["left_out"]:
+        return ""
+    from agentmem.errors import Command
+    from agentmem.safety.framing import frame_lines
+
+    lines = [f"Pinned memory of project {project} ({len(found['shown'])} note(s), newest pin first):"]
+    body: list[str] = []
+    for note in found["shown"]:
+        body += [f"[{note['id']}] {note['text']}", ""]
+    if body:
+        lines += frame_lines(body[:-1], label="pinned notes")
+    if found["left_out"]:
+        named = ", ".join(f"{item['id']} ({item['why']})" for item in found["left_out"][:10])
+        more = f" and {len(found['left_out']) - 10} more" if len(found["left_out"]) > 10 else ""
+        first = found["left_out"][0]["id"]
+        lines.append(f"Pinned but left out: {named}{more}; read one with: "
+                     f"{Command('read', first, '--project', project).line()}")
+    return "\n".join(lines)
 
 
 class StopReport:
@@ -117,16 +158,16 @@ def stop(machine: str | os.PathLike, hook_input: dict, *, budget: float = STOP_B
         return report
     paused = _paused_for(machine)
     if paused:
-        from agentmem.launch import shell_line
+        from agentmem.errors import Command
 
         try:
             oldest = min((n for n in os.listdir(os.path.join(machine, "pending")) if not n.startswith(".")),
                          default=None)
         except OSError:
             oldest = None
-        now = f"`{shell_line('save', '--retry', oldest)}` retries one now; " if oldest else ""
+        now = f"`{Command('save', '--retry', oldest).line()}` retries one now; " if oldest else ""
         report.skipped = (f"the store did not answer {paused:.0f} s ago, so no retry for {STOP_PAUSE:g} s "
-                          f"({now}`{shell_line('pending')}` lists them all)")
+                          f"({now}`{Command('pending').line()}` lists them all)")
         report.paused = True
         return report
 

@@ -19,8 +19,7 @@ import threading
 import time
 from pathlib import Path
 
-from agentmem.errors import CodexTrustError, InvalidInput, NotFound
-from agentmem.launch import shell_line
+from agentmem.errors import CodexTrustError, Command, InvalidInput, NotFound
 
 # Seconds for the whole exchange: app-server answers in about 0.5 s here (2026-11-30).
 TRUST_TIMEOUT = 30.0
@@ -28,8 +27,9 @@ TRUST_TIMEOUT = 30.0
 
 def trust_hint(helper: list[str] | None = None) -> str:
     """What setup and `hooks install` tell the owner: the one command that trusts our hooks."""
+    trust = Command("hooks", "trust", helper=helper).line()
     return ("Codex skips hooks it has not been told to trust, without a warning: run "
-            f"`{shell_line('hooks', 'trust', helper=helper)}` (or trust the agentmem entries in /hooks inside Codex), "
+            f"`{trust}` (or trust the agentmem entries in /hooks inside Codex), "
             "and again after any change of their command.")
 
 
@@ -121,7 +121,7 @@ def trust_our_hooks(codex: str, hooks_file: Path, *, env: dict | None = None, cw
         ]
         if not ours:
             raise InvalidInput(f"Codex lists no agentmem hooks from {hooks_file}; "
-                               f"run `{shell_line('hooks', 'install')}` first")
+                               f"run `{Command('hooks', 'install').line()}` first")
         todo = {h["key"]: {"trusted_hash": h["currentHash"]} for h in ours if h.get("trustStatus") != "trusted"}
         if todo:
             edit = {"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": todo}

@@ -29,11 +29,10 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentmem.errors import InvalidInput, NotConfigured
+from agentmem.errors import Command, InvalidInput, NextStep, NotConfigured
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.hooks import jsonedit
 from agentmem.hooks.actions import STOP_BUDGET, STOP_GRACE
-from agentmem.launch import shell_line
 from agentmem.machine import userfiles
 from agentmem.machine.runtimes import runtime as get_runtime
 
@@ -64,7 +63,7 @@ def helper_command(config_data: dict) -> list[str]:
     if not isinstance(cmd, list) or not cmd or not all(isinstance(p, str) and p for p in cmd):
         raise NotConfigured(
             "config.toml has no [helper] command = [...]; hooks need the helper's absolute command",
-            hint=f"run `{shell_line('setup')}` again",
+            hint=NextStep("run `{}` again", Command("setup")),
         )
     if not os.path.isabs(cmd[0]):
         raise InvalidInput(f"[helper] command must start with an absolute path, not {cmd[0]!r}")

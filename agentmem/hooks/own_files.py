@@ -23,11 +23,10 @@ import json
 import os
 from pathlib import Path
 
-from agentmem.errors import InvalidInput
+from agentmem.errors import Command, InvalidInput, NextStep
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.hooks import config_files
 from agentmem.hooks.actions import STOP_BUDGET, STOP_GRACE
-from agentmem.launch import shell_line
 from agentmem.machine.runtimes import runtime as get_runtime
 
 REMINDER_TIMEOUT = 10  # seconds, as for the other runtimes' reminder hooks
@@ -114,7 +113,7 @@ def install(machine: str | os.PathLike, runtime: str, helper: list[str], env: di
     current = _read(path)
     if current is not None and not is_ours(current):
         raise InvalidInput(f"{path} exists and was not written by agentmem; it was left alone",
-                           hint=f"move it away, then run `{shell_line('hooks', 'install')}` again")
+                           hint=NextStep("move it away, then run `{}` again", Command("hooks", "install")))
     if current == wanted:
         return config_files.Change(runtime, path, False, "already installed")
     state = config_files._load_state(machine)

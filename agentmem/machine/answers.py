@@ -26,6 +26,6 @@ def turn_on(machine: str, answer: str) -> str | None:
     """The helper command that sets the boolean Copier `answer` to true, or None off a Copier machine."""
     if not set_up_by_copier(machine):
         return None
-    from agentmem.launch import shell_line
+    from agentmem.errors import Command
 
-    return shell_line("upgrade", "--vcs-ref=:current:", "--data", f"{answer}=true")
+    return Command("upgrade", "--vcs-ref=:current:", "--data", f"{answer}=true").line()

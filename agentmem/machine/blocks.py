@@ -14,7 +14,6 @@ left alone (`machine/userfiles.py`).
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -170,15 +169,3 @@ def remove_block(path: Path) -> bool:
     userfiles.check_writable(target, shown=path)
     _write(target, updated)
     return True
-
-
-def read_block(path: Path) -> str | None:
-    """The body of our block in the file at `path`, or None if there is none."""
-    current = _read(Path(os.path.realpath(path)))
-    if current is None:
-        return None
-    span = find_block(current, where=str(path))
-    if span is None:
-        return None
-    inner = current[span[0] : span[1]].split("\n", 1)[1]
-    return inner.rsplit(END, 1)[0].rstrip("\n")

@@ -19,9 +19,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentmem.errors import InvalidInput
+from agentmem.errors import Command, InvalidInput
 from agentmem.fsutil import TMP_PREFIX, write_atomic
-from agentmem.launch import shell_line
 from agentmem.machine import userfiles
 from agentmem.machine.runtimes import CORE_SKILL
 
@@ -152,7 +151,7 @@ def install_core_skill(
             return SkillInstall(
                 runtime, dest, status,
                 f"{dest} {why}; it was kept. Compare it with {skill_source(machine)}, then rerun "
-                f"`{shell_line('setup', '--replace-core-skill')}` to replace it (a backup is kept)",
+                f"`{Command('setup', '--replace-core-skill').line()}` to replace it (a backup is kept)",
             )
         detail = f"previous copy backed up to {_backup(machine, dest, runtime)}"
 

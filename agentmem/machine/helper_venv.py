@@ -275,10 +275,9 @@ def install(machine: Path, source: Path, *, hybrid: bool = False) -> list[str]:
     _swap_in(source / "agentmem", lib / "agentmem")
     # Bytecode now, once, for the package and its dependencies: the helper starts on every agent
     # turn, and where PYTHONDONTWRITEBYTECODE is set (or the folder is read-only) Python would
-    # otherwise recompile every module it imports each time. Measured: `agentmem search` 48 ms
-    # without, about 30 ms with (2026-11-30); numpy's import, on every hybrid search, 180 ms
-    # without, 62 ms with, and all of the venv's 1,565 files compile in 1.9 s (2026-12-01). The
-    # venv's copies from a donor without bytecode, or pip installs, leave it to this step. Bytecode
+    # otherwise recompile every module it imports each time, a third of a search (figures:
+    # docs/benchmarks.md, "Figures behind choices in the code"). The venv's copies from a donor
+    # without bytecode, or pip installs, leave it to this step. Bytecode
     # is only a speed-up: a third-party file that does not compile must not fail the install.
     _run(python, "-m", "compileall", "-q", lib / "agentmem")
     subprocess.run([str(python), "-m", "compileall", "-qq", "-j0", str(lib)], check=False)

@@ -72,7 +72,7 @@ class _Session:
                 with self._network.spending(self.budget):
                     who = api.whoami()
             except Exception as exc:  # noqa: BLE001 - classified
-                raise self._network.classify(exc, "(account check)") from None
+                raise self._network.classify(exc, None, what="the Hub's account check") from None
             if not isinstance(who, dict) or not isinstance(who.get("name"), str):
                 raise errors.RemoteError("the Hub's account check returned an unexpected reply")
             self._who = who
@@ -138,7 +138,13 @@ def connect(bucket_id: str, *, timeout: float | None = None, session: _Session |
     session = session or _Session(timeout)
     check_bucket_id(bucket_id)
     _check_namespace(session, bucket_id)
-    _check_access(session, bucket_id)
+    try:
+        _check_access(session, bucket_id)
+    except errors.NotFound:  # in a namespace of this account's: it can be made, and this says how
+        raise errors.NotFound(f"bucket {bucket_id} does not exist",
+                              hint=errors.NextStep("create it (private) and make it this machine's store with `{}`",
+                                                   errors.Command("bucket", "create", "--bucket", bucket_id,
+                                                                  "--save"))) from None
     return Provisioned(bucket_id, "connected", session.whoami()["name"])
 
 

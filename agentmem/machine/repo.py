@@ -25,14 +25,61 @@ def _git(machine: Path, *args: str, check: bool = True) -> subprocess.CompletedP
 
 
 def commit(machine: Path, message: str) -> bool:
-    """`git init` if needed, then commit everything not ignored. True if a commit was made."""
+    """`git init` if needed, then commit everything not ignored. True if a commit was made.
+
+    Never commits merge-conflict markers (a `copier update` that met the owner's edits): it stages
+    nothing and raises InvalidInput with the one way out (INV no-markers-committed)."""
     if not (machine / ".git").exists():
         _git(machine, "init", "-q")
     _git(machine, "add", "-A")
     if _git(machine, "diff", "--cached", "--quiet", check=False).returncode == 0:
         return False
+    found = conflicted(machine, staged=True)
+    if found:
+        _git(machine, "reset", "-q", check=False)
+        raise conflicts_error(machine, found)
     _git(machine, *identity(machine), "commit", "-q", "--no-verify", "-m", message)
     return True
+
+
+def conflicted(machine: Path, *, staged: bool = False) -> list[tuple[str, int]]:
+    """(file, line of its first conflict marker) for each file of the folder's that holds one: the staged
+    changes with `staged`, else every tracked or new file."""
+    from agentmem.config import conflict_line
+
+    if staged:
+        names = _git(machine, "diff", "--cached", "--name-only", "-z", check=False).stdout.split("\0")
+    else:
+        names = _git(machine, "ls-files", "-c", "-o", "--exclude-standard", "-z", check=False).stdout.split("\0")
+    out = []
+    for rel in sorted(n for n in names if n):
+        try:
+            text = (machine / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        line = conflict_line(text)
+        if line:
+            out.append((rel, line))
+    return out
+
+
+def conflicts_error(machine: Path, found: list[tuple[str, int]]):
+    """The one instruction for a folder holding conflict markers: resolve them, then run setup (which
+    checks the machine again and commits it)."""
+    from agentmem.errors import Command, InvalidInput, NextStep
+
+    where = ", ".join(f"{rel} (line {line})" for rel, line in found)
+    return InvalidInput(
+        f"{machine} holds unresolved conflicts from `copier update` in {where}; nothing was committed",
+        hint=NextStep("edit each file: keep one side of each conflict and delete the <<<<<<<, ======= and "
+                      ">>>>>>> lines; then run `{}`, which checks the machine again and commits it",
+                      Command("setup", helper=_helper(machine))))
+
+
+def _helper(machine: Path) -> list[str] | None:
+    """The machine folder's own helper, when it has one (the command a person should run)."""
+    launcher = machine / ".venv" / "bin" / "agentmem"
+    return [str(launcher)] if launcher.is_file() else None
 
 
 def identity(machine: Path) -> list[str]:
@@ -46,21 +93,6 @@ def identity(machine: Path) -> list[str]:
         if _git(machine, "var", who, check=False).returncode != 0:
             return list(FALLBACK_IDENTITY)
     return []
-
-
-def commit_config(machine: Path, message: str) -> bool:
-    """Commit config.toml alone, when the machine folder is a git repository (set up by Copier).
-
-    `agentmem map` calls this so a new mapping does not leave the tree dirty, which would
-    make the next `copier update` refuse to run. Nothing else in the folder is touched.
-    """
-    if not (machine / ".git").exists():
-        return False
-    _git(machine, "add", "--", "config.toml")
-    if _git(machine, "diff", "--cached", "--quiet", "--", "config.toml", check=False).returncode == 0:
-        return False
-    _git(machine, *identity(machine), "commit", "-q", "--no-verify", "-m", message, "--", "config.toml")
-    return True
 
 
 def committed_text(machine: str | os.PathLike, rel: str) -> str | None:
@@ -111,6 +143,12 @@ def commit_text(machine: str | os.PathLike, rel: str, text: str, message: str) -
 
 
 if __name__ == "__main__":
+    from agentmem.errors import AgentmemError
+
     msg = sys.argv[1] if len(sys.argv) > 1 else "Update agentmem machine folder"
-    made = commit(Path.cwd(), msg)
+    try:
+        made = commit(Path.cwd(), msg)
+    except AgentmemError as exc:  # conflicts: one line, and Copier stops before setup adds another
+        sys.stderr.write(f"agentmem: {exc.one_line()}\n")
+        raise SystemExit(exc.exit_code) from None
     print("agentmem: machine folder committed" if made else "agentmem: machine folder already committed")

@@ -10,11 +10,6 @@ from __future__ import annotations
 from agentmem import config
 
 
-def hooks_enabled(cfg: config.Config) -> bool:
-    """True when hooks are on for at least one runtime."""
-    return bool((cfg.data.get("hooks") or {}).get("enabled"))
-
-
 def hooks_runtimes(cfg: config.Config, names: list[str]) -> set[str]:
     """Which of the runtimes `names` get our hooks: `[hooks] enabled = true` means all of them,
     a list (written by `agentmem hooks install --runtime R`) the ones it names, false none."""

@@ -17,11 +17,11 @@ import socket
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from agentmem.errors import EXIT_UNEXPECTED, AgentmemError, InvalidInput, NotConfigured
-from agentmem.launch import helper_command, shell_line
+from agentmem.errors import EXIT_UNEXPECTED, AgentmemError, Command, InvalidInput, NotConfigured
 from agentmem.machine import blocks, core_skill
 from agentmem.machine.reach import store_reach
 from agentmem.machine.runtimes import RUNTIME_NAMES, enabled_names, listed_names, runtime
+from agentmem.paths import helper_command
 
 BLOCK_SOURCE = "instructions-block.md"
 
@@ -57,7 +57,7 @@ class SetupReport:
         lines = [f"{s.name}: {s.status}" + (f" - {s.detail}" if s.detail else "") for s in self.steps]
         if self.store is not None:
             lines.append(f"Store: {self.store['summary']}")
-        rerun = shell_line("setup", helper=self.helper)
+        rerun = Command("setup", helper=self.helper).line()
         verdict = {
             "confirmed": "Setup verified: the note was saved, read back from the store and found by search.",
             "pending": "Setup incomplete: the verification note is saved on this machine only (upload pending); "
@@ -110,7 +110,7 @@ def _folder_store(machine: Path, desc, new_store: bool) -> tuple[str, str]:
             raise Offline(f"folder store {root} is not there (an unmounted drive or a moved folder?); "
                           "this machine used a store there before, so no new one was created",
                           hint=folder.new_store_hint())
-        identity.record(machine, desc, folder.create_store(root))
+        _accept(machine, desc, folder.create_store(root))
         return "changed", f"created folder store {root}"
     if not os.path.isdir(root):
         raise InvalidInput(f"{root} exists and is not a folder")
@@ -122,10 +122,22 @@ def _folder_store(machine: Path, desc, new_store: bool) -> tuple[str, str]:
         if known is not None and not new_store:
             raise Offline(f"folder store {root} has no {folder.MARKER} marker any more: the folder was replaced "
                           "or is not the store this machine used", hint=folder.new_store_hint())
-        identity.record(machine, desc, folder.write_marker(root))
+        _accept(machine, desc, folder.write_marker(root))
         return "changed", f"connected to folder {root} and marked it as an agentmem store ({folder.MARKER})"
-    identity.record(machine, desc, found)
+    _accept(machine, desc, found)
     return "ok", f"connected to folder {root}"
+
+
+def _accept(machine: Path, desc, found: str) -> None:
+    """Record `found` as the store at `desc`. INV store-identity: when that is another store than the
+    one recorded, what the cache knew of the old one's changes goes, so the next search lists the new
+    one whole and prunes the old one's notes."""
+    from agentmem.memory import cache
+    from agentmem.store import identity
+
+    if identity.recorded(machine, desc) != found:
+        cache.forget_changes(machine, desc)
+    identity.record(machine, desc, found)
 
 
 def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: float, new_store: bool = False) -> bool:
@@ -146,7 +158,7 @@ def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: fl
                             identity=None if new_store else identity.recorded(machine, desc))
         store.verify()  # INV store-identity: a bucket deleted and created again is not the one this machine knew
         if store.identity is not None:
-            identity.record(machine, desc, store.identity)
+            _accept(machine, desc, store.identity)
     except AgentmemError as exc:
         report.add("auth" if exc.kind == "not-authenticated" else "store", "failed", exc.one_line())
         report.exit_code = exc.exit_code
@@ -308,6 +320,7 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     cfg = config.load(machine, allow_stale=False)  # setup never acts on a config it cannot read
     if not cfg.data:
         raise NotConfigured(f"no agentmem config in {machine}", hint=config.SETUP_HINT)
+    _template_step(report, machine)
     names = enabled_names(cfg.data)
     for unknown in sorted(set(listed_names(cfg.data)) - set(names)):
         report.add(f"runtime {unknown}", "warning", f"unknown runtime; expected one of {', '.join(RUNTIME_NAMES)}")
@@ -331,7 +344,28 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     _mcp_step(report, machine, settings.mcp_enabled(cfg), names, helper_cmd, env)
     _shared_skill_steps(report, machine, cfg, settings.shared_skills(cfg), names, env)
     report.outcome = verification.verification_step(report, machine, env)
+    _commit_step(report, machine)
     return report
+
+
+def _template_step(report: SetupReport, machine: Path) -> None:
+    """A template revision recorded that exists nowhere (copied from a checkout with untracked files) is
+    replaced by the one it was made from, so `upgrade` works (INV real-template-commit)."""
+    from agentmem.machine import template_source
+
+    repaired = template_source.repair(machine)
+    if repaired:
+        report.add("template", "changed", repaired)
+
+
+def _commit_step(report: SetupReport, machine: Path) -> None:
+    """A machine folder kept in git is committed once setup has checked it, as Copier's task does, so
+    a rerun after resolving an upgrade's conflicts completes that upgrade (markers are never committed)."""
+    from agentmem.machine import repo
+
+    if (machine / ".git").exists() and repo.commit(
+            machine, "agentmem setup"):
+        report.add("machine folder", "changed", f"committed {machine} (git)")
 
 
 def default_agent(runtime_names: list[str]) -> str:

@@ -62,17 +62,45 @@ def copier_command(machine: Path) -> list[str]:
                              "then run the upgrade again")
 
 
-def prepare(machine: Path, vcs_ref: str | None = None, data=()) -> tuple[list[str], bool]:
-    """Commit the folder's own edits; return (the copier update command, whether a commit was made)."""
-    from agentmem.machine import repo
+class Plan:
+    """What `agentmem upgrade` will do: the copier command (None when already at the target), whether the
+    folder's own edits were committed, where it goes and why, and what was repaired first."""
+
+    __slots__ = ("argv", "committed", "current", "target", "why", "repaired")
+
+    def __init__(self, argv: list[str] | None, committed: bool, current: str | None, target: str | None,
+                 why: str | None, repaired: str | None):
+        self.argv, self.committed, self.current = argv, committed, current
+        self.target, self.why, self.repaired = target, why, repaired
+
+    def to_json(self) -> dict:
+        return {"from": self.current, "to": self.target, "why": self.why, "repaired": self.repaired,
+                "committed_local_edits": self.committed, "command": self.argv}
+
+
+def prepare(machine: Path, vcs_ref: str | None = None, data=()) -> Plan:
+    """Mend a recorded revision that exists nowhere, find where the update goes, commit the folder's own
+    edits; the copier command is None when the folder is already at the target and no answer changes."""
+    from agentmem.machine import repo, template_source
 
     if not (machine / ANSWERS_FILE).is_file() or not (machine / ".git").exists():
         raise NotConfigured(f"{machine} was not set up by `copier copy` (no {ANSWERS_FILE} or git repository)",
                             hint="set it up from the template first (bootstrap.md)")
-    argv = [*copier_command(machine), "update", "--trust", "--defaults"]
+    found = repo.conflicted(machine)
+    if found:  # a conflicted earlier upgrade: its way out, not a second update over the markers
+        raise repo.conflicts_error(machine, found)
+    repaired = template_source.repair(machine)
+    src, current = template_source.recorded(machine)
+    goal = template_source.target(src, vcs_ref) if src else None
+    at = template_source.resolve(src, current) if src and current else None
+    message = ("Local edits, committed by agentmem upgrade before copier update" if not repaired
+               else "agentmem upgrade: the template revision recorded, mended")
+    if goal is not None and at == goal[1] and not data:
+        return Plan(None, bool(repaired) and repo.commit(machine, message), current, goal[0], goal[2], repaired)
+    argv = [*copier_command(machine), "update", "--trust", "--defaults"]  # before committing: it may stop
     if vcs_ref:
         argv += ["--vcs-ref", vcs_ref]
     argv += [f"--data={item}" for item in data]
-    committed = repo.commit(machine, "Local edits, committed by agentmem upgrade before copier update")
-    return [*argv, str(machine)], committed
-
+    committed = repo.commit(machine, message)
+    return Plan([*argv, str(machine)], committed, current, goal[0] if goal else vcs_ref,
+                goal[2] if goal else None, repaired)

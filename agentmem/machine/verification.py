@@ -152,10 +152,8 @@ def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str
         wanted = hashlib.sha256(data).hexdigest()
     path = notes.note_path(project, note_id)
     if upload == "pending":
-        from agentmem.launch import shell_line
-
         return Verification(note_id, path, upload, False, False, "the upload is pending; retry with "
-                            f"`{shell_line('save', '--retry', note_id)}`")
+                            f"`{errors.Command('save', '--retry', note_id).line()}`")
 
     raw = store.get(path)  # straight from the store, not the cache; failures raise as what they are
     read_back = notes.parse(raw).title == TITLE and hashlib.sha256(raw).hexdigest() == wanted

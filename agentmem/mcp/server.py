@@ -43,13 +43,9 @@ INSTRUCTIONS = (
 )
 
 
-def _error(exc: errors.AgentmemError) -> types.CallToolResult:
-    line = exc.one_line()
-    return types.CallToolResult(
-        content=[types.TextContent(text=f"agentmem: {line}")],
-        structured_content={"status": "error", "error": exc.kind, "message": line},
-        is_error=True,
-    )
+def _result(reply: tools.Reply) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=reply.text)], structured_content=reply.data,
+                                is_error=reply.error)
 
 
 def _root_directories(result: types.ListRootsResult) -> list[str]:
@@ -100,11 +96,11 @@ def build_server() -> Server:
                 reply = await anyio.to_thread.run_sync(functools.partial(tools.call, params.name, arguments,
                                                                          roots=roots))
         except errors.AgentmemError as exc:
-            return _error(exc)
+            reply = tools.failure(exc)
         except Exception as exc:  # a defect: report it, log it, keep serving
             traceback.print_exc(file=sys.stderr)
-            return _error(errors.AgentmemError(f"unexpected failure in {params.name}: {type(exc).__name__}"))
-        return types.CallToolResult(content=[types.TextContent(text=reply.text)], structured_content=reply.data)
+            reply = tools.failure(errors.AgentmemError(f"unexpected failure in {params.name}: {type(exc).__name__}"))
+        return _result(reply)
 
     return Server("agentmem", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,
                   on_call_tool=call_tool)

@@ -1,7 +1,8 @@
 """The MCP server's tools: names, descriptions, input schemas, argument checks, and what each one runs.
 
 Each tool is a thin call into the library functions behind the CLI's commands
-(`memory.recall.search` and `read`, `memory.save.save`, `memory.pending`), so the
+(`memory.recall.search` and `read`, `memory.save.save`, `memory.pending`, `memory.hygiene`
+and `memory.review`), so the
 guarantees are the CLI's: the note is in pending/ before any upload, a credential
 is refused before anything is written, one network budget per call, recalled
 notes framed as data. The SDK lives in `server.py`; nothing here imports it, so
@@ -73,10 +74,42 @@ TOOLS: dict[str, tuple[str, dict, tuple[str, ...], bool]] = {
             "sources": _STRINGS | {"description": "Where it comes from: files, URLs, commits."},
             "corrects": _ID | {"description": "The ID of an earlier note this one corrects."},
             "session": {"type": "string", "description": "A session or task reference."},
+            "review_by": {"type": "string", "description": "An ISO date (YYYY-MM-DD) after which the note is due "
+                          "for review."},
             "project": _PROJECT,
         },
         ("body",),
         False,
+    ),
+    PREFIX + "retract": (
+        "Retract a note that is no longer true: every machine's search hides it from its next search on "
+        "(reading it still works, with the retraction first). Nothing is deleted or rewritten. To say what is "
+        "true now, save a correction instead (memory_save with corrects).",
+        {"id": _ID, "reason": {"type": "string", "description": "Why it is no longer true (one line)."},
+         "project": _PROJECT},
+        ("id", "reason"),
+        False,
+    ),
+    PREFIX + "pin": (
+        "Pin a note: it is shown, as recalled data, at the start of every session of this project on every "
+        "machine (within a small budget; the newest pins win). Pin only what every session needs.",
+        {"id": _ID, "project": _PROJECT},
+        ("id",),
+        False,
+    ),
+    PREFIX + "unpin": (
+        "Unpin a note: it is no longer shown at the start of every session.",
+        {"id": _ID, "project": _PROJECT},
+        ("id",),
+        False,
+    ),
+    PREFIX + "review": (
+        "List what in this project's memory may no longer be true: notes past their review date, near-duplicate "
+        "pairs, notes corrected more than once, retractions; each with the commands that resolve it (purge is "
+        "for a person: suggest it, never run it).",
+        {"project": _PROJECT},
+        (),
+        True,
     ),
     PENDING_TOOL: (
         "List notes saved on this machine whose upload to shared memory is not confirmed yet.",
@@ -91,7 +124,8 @@ TOOLS: dict[str, tuple[str, dict, tuple[str, ...], bool]] = {
         False,
     ),
 }
-NEEDS_PROJECT = (PREFIX + "search", READ_TOOL, PREFIX + "save")
+NEEDS_PROJECT = (PREFIX + "search", READ_TOOL, PREFIX + "save", PREFIX + "retract", PREFIX + "pin",
+                 PREFIX + "unpin", PREFIX + "review")
 
 
 def input_schema(name: str) -> dict:
@@ -214,12 +248,20 @@ def _recalled(out: dict) -> dict:
 
 
 class Reply:
-    """A tool's answer: text for the model, and the JSON shape of the CLI's `--json` as structured content."""
+    """A tool's answer: text for the model, and the JSON shape of the CLI's `--json` as structured content;
+    `error`: a tool error (isError)."""
 
-    __slots__ = ("text", "data")
+    __slots__ = ("text", "data", "error")
 
-    def __init__(self, text: str, data: dict):
-        self.text, self.data = text, data
+    def __init__(self, text: str, data: dict, error: bool = False):
+        self.text, self.data, self.error = text, data, error
+
+    def warn(self, warnings: list[str]) -> Reply:
+        """The reply carrying what reading the config found (a stale config in use), as the CLI prints it."""
+        if warnings:
+            self.text = "\n".join([*(f"agentmem: warning: {w}" for w in warnings), self.text])
+            self.data = self.data | {"warnings": warnings}
+        return self
 
 
 def retry_call(note_id: str) -> dict:
@@ -228,6 +270,25 @@ def retry_call(note_id: str) -> dict:
 
 def _retry_text(note_id: str) -> str:
     return f"{RETRY_TOOL} with {json.dumps({'id': note_id})}"
+
+
+def tool_name(command: errors.Command) -> str | None:
+    """This server's name for a helper command a message names, where a tool does the same (else None:
+    the message shows the command line)."""
+    args = command.args
+    if args == ("pending",):
+        return PENDING_TOOL
+    if len(args) == 3 and args[:2] == ("save", "--retry"):
+        return _retry_text(args[2])
+    return None
+
+
+def failure(exc: errors.AgentmemError) -> Reply:
+    """A failed call as a tool error: one line, its next step named as this server's tools where it can be."""
+    from agentmem.render import error_line
+
+    line = error_line(exc, tool_name)
+    return Reply(f"agentmem: {line}", {"status": "error", "error": exc.kind, "message": line}, error=True)
 
 
 def _outcome_reply(out: dict) -> Reply:
@@ -239,62 +300,82 @@ def _outcome_reply(out: dict) -> Reply:
                  f"note {out['id']} is pending on this machine; retry it by calling {_retry_text(out['id'])}", out)
 
 
-def _search(machine, cfg, project, args) -> Reply:
-    from agentmem.cli import common
-    from agentmem.cli.memory import search_text
+def _search(machine, cfg, project, args, timeout) -> Reply:
     from agentmem.memory import recall
+    from agentmem.render import search_text
 
     out = recall.search(machine, cfg, project, args["query"], limit=args.get("limit", 10), mode=args.get("mode"),
-                        timeout=common.timeout(cfg))
-    text = search_text(out, read_hint=f"Read one in full with {READ_TOOL} (argument id).",
-                       pending_hint=f"see {PENDING_TOOL}")
+                        timeout=timeout)
+    text = search_text(out, tool=tool_name, read_hint=f"Read one in full with {READ_TOOL} (argument id).")
     return Reply(text, _recalled(out))
 
 
-def _read(machine, cfg, project, args) -> Reply:
-    from agentmem.cli import common
+def _read(machine, cfg, project, args, timeout) -> Reply:
     from agentmem.memory import recall
-    from agentmem.safety.framing import frame_note
+    from agentmem.render import read_text
 
-    out, data = recall.read(machine, cfg, project, args["id"], timeout=common.timeout(cfg))
-    text = frame_note(data.decode("utf-8", errors="replace").rstrip("\n"), note_id=out["id"]).rstrip("\n")
-    if out["source"] == "pending":
-        text += f"\n\n(note {out['id']} is pending upload on this machine)"
-    return Reply(text, _recalled(out))
+    out, data = recall.read(machine, cfg, project, args["id"], timeout=timeout)
+    return Reply(read_text(out, data), _recalled(out))
 
 
-def _save(machine, cfg, project, args) -> Reply:
-    from agentmem.cli import common
+def _save(machine, cfg, project, args, timeout) -> Reply:
     from agentmem.memory import notes, save
 
     body = notes.decode_body(args["body"].encode("utf-8"))
     saved = save.save(machine, cfg, project, body, title=args.get("title"), kind=args.get("kind", "note"),
                       tags=args.get("tags", []), sources=args.get("sources", []), session=args.get("session"),
-                      corrects=args.get("corrects"), timeout=common.timeout(cfg))
+                      corrects=args.get("corrects"), review_by=args.get("review_by"), timeout=timeout)
     return _outcome_reply(saved.to_json())
 
 
+def _record_reply(out: dict, done: str) -> Reply:
+    from agentmem.render import record_text
+
+    if out["status"] == "pending":
+        out["retry_tool"] = retry_call(out["record"]["record"])
+    return Reply(record_text(out, done, tool_name), out)
+
+
+def _retract(machine, cfg, project, args, timeout) -> Reply:
+    from agentmem.memory import hygiene
+
+    done = hygiene.retract(machine, cfg, project, args["id"], args["reason"], timeout=timeout)
+    return _record_reply(done.to_json(), "retracted")
+
+
+def _pin(machine, cfg, project, args, timeout, *, unpin: bool = False) -> Reply:
+    from agentmem.memory import hygiene
+
+    done = hygiene.pin(machine, cfg, project, args["id"], unpin=unpin, timeout=timeout)
+    return _record_reply(done.to_json(), "unpinned" if unpin else "pinned")
+
+
+def _unpin(machine, cfg, project, args, timeout) -> Reply:
+    return _pin(machine, cfg, project, args, timeout, unpin=True)
+
+
+def _review(machine, cfg, project, args, timeout) -> Reply:
+    from agentmem.memory import review
+    from agentmem.render import review_text, with_command_lines
+
+    out = with_command_lines(review.queue(machine, cfg, project, timeout=timeout))
+    return Reply(review_text(out, tool_name), _recalled(out))
+
+
 def _pending(machine, args) -> Reply:
-    from agentmem.cli.memory import pending_text
     from agentmem.memory import pending
+    from agentmem.render import pending_text
 
     entries, broken = pending.list_entries(machine), pending.unreadable(machine)
     items = [e.to_json() | {"retry": e.retry_command(), "retry_tool": retry_call(e.id)} for e in entries]
     data: dict = {"status": "ok", "pending": items} | ({"unreadable": broken} if broken else {})
-    return Reply(pending_text(entries, broken, lambda e: _retry_text(e.id)), data)
+    return Reply(pending_text(entries, broken, tool_name), data)
 
 
-def _retry(machine, args) -> Reply:
-    from agentmem import config
-    from agentmem.cli import common
+def _retry(machine, args, timeout) -> Reply:
     from agentmem.memory import pending
 
-    cfg = config.load(machine)
-    try:
-        outcome = pending.retry(machine, args["id"], timeout=common.timeout(cfg))
-    except errors.NotFound:  # the library's message points at the CLI's `agentmem pending`
-        raise errors.NotFound(f"no pending note with ID {args['id']} on this machine (see {PENDING_TOOL})") from None
-    return _outcome_reply(outcome.to_json())
+    return _outcome_reply(pending.retry(machine, args["id"], timeout=timeout).to_json())
 
 
 def _screen_short_fields(args: dict) -> None:
@@ -302,33 +383,42 @@ def _screen_short_fields(args: dict) -> None:
     field a credential could arrive in is ever echoed in an error (an invalid ID, an unknown project)."""
     from agentmem.safety import credentials, screening
 
-    names = ("kind", "corrects", "project")
+    names = ("kind", "corrects", "project", "id", "review_by")
     screening.screen({k: args.get(k) for k in names}, known=credentials.env_secrets(), fixed=names)
 
 
-_WITH_PROJECT = {PREFIX + "search": _search, READ_TOOL: _read, PREFIX + "save": _save}
-_WITHOUT_PROJECT = {PENDING_TOOL: _pending, RETRY_TOOL: _retry}
+_WITH_PROJECT = {PREFIX + "search": _search, READ_TOOL: _read, PREFIX + "save": _save, PREFIX + "retract": _retract,
+                 PREFIX + "pin": _pin, PREFIX + "unpin": _unpin, PREFIX + "review": _review}
 
 
 def call(tool: str, arguments: dict, *, roots: list[str] | None = None) -> Reply:
-    """Run one checked tool call (see `check_arguments`). Failures raise `errors.AgentmemError`."""
-    from agentmem.cli import common
+    """Run one checked tool call (see `check_arguments`). A failure is a tool error (`failure`); what
+    reading the config found (a stale config in use) is in the reply either way (`Reply.warn`)."""
+    from agentmem import config
+    from agentmem.paths import machine_dir
 
+    machine, warnings = machine_dir(), []
     try:
-        machine = common.machine()
-        if tool in _WITHOUT_PROJECT:
-            reply = _WITHOUT_PROJECT[tool](machine, arguments)
+        if tool == PENDING_TOOL:
+            return _pending(machine, arguments)
+        if tool in (PREFIX + "save", PREFIX + "retract", PREFIX + "pin", PREFIX + "unpin"):
+            _screen_short_fields(arguments)
+        cfg = config.load(machine)
+        warnings = list(cfg.warnings)
+        timeout, problem = config.timeout_or_default(cfg)
+        warnings += [problem] if problem else []
+        if tool == RETRY_TOOL:
+            reply = _retry(machine, arguments, timeout)
         else:
-            if tool == PREFIX + "save":
-                _screen_short_fields(arguments)
-            cfg = common.config()
+            _ = cfg.store  # stops with the setup hint (config.require)
             project = project_for(cfg, arguments.get("project"), roots)
-            reply = _WITH_PROJECT[tool](machine, cfg, project, arguments)
+            reply = _WITH_PROJECT[tool](machine, cfg, project, arguments, timeout)
     except errors.SecretFound as exc:  # the CLI's hint names --redact, which this server does not offer
-        raise errors.SecretFound(exc.message, hint=f"remove the credential and call {tool} again") from None
-    except OSError as exc:
-        raise errors.AgentmemError(f"{exc.strerror or exc}: {exc.filename or ''}".strip(": ")) from None
-    from agentmem.config import keep_parsed_copies
-
-    keep_parsed_copies()
-    return reply
+        return failure(errors.SecretFound(exc.message, hint=f"remove the credential and call {tool} again")).warn(
+            warnings)
+    except errors.AgentmemError as exc:
+        return failure(exc).warn(warnings)
+    except OSError as exc:  # the CLI's mapping: a write the sandbox refused is `not-writable`
+        return failure(errors.from_os_error(exc, machine, nothing_saved=tool == PREFIX + "save")).warn(warnings)
+    cfg.keep_parsed_copy()
+    return reply.warn(warnings)

@@ -18,6 +18,9 @@ INV unreadable-skipped: one object the store holds but agentmem cannot read (a
 FIFO, a device, an oversized or unreadable file) is skipped and reported; the
 other notes still arrive.
 
+Records (memory/records.py) arrive through the same changes, before the notes: a note
+a purge record names is never downloaded, and leaves this machine in that refresh.
+
 Only the project asked for is listed and downloaded, never every project.
 """
 
@@ -38,10 +41,14 @@ MAX_CACHED_OBJECT = 1024 * 1024
 STATE_FILE = "state.json"
 PROGRESS_MIN = 200  # notes: a sync at least this large reports its progress (a few seconds' work)
 # Cached notes, picked at random, whose size is compared with the store's per listing that
-# carries no sizes (a folder store's names-only listing): 2 x 256 stats, about 2 ms on a local
-# disk, so a damaged cached note is found within about (notes / 256) listings (2026-12-01).
+# carries no sizes (a folder store's names-only listing): a few ms a listing, and a damaged
+# cached note is found within about (notes / 256) listings (2026-12-01; docs/benchmarks.md).
 VERIFY_BATCH = 256
 MAX_REPORTED = 20  # unreadable objects kept in the state and the JSON
+# Notes asked of a store that reads many at once (a bucket: one hf_xet transfer, two requests
+# whatever the count, instead of two per note): 100 keeps a long first sync's count moving about
+# every second, and a batch cut short by the budget costs at most 100 downloads again (2026-12-01).
+FETCH_BATCH = 100
 
 
 def project_dir(machine: str | os.PathLike, store: StoreDescription, project: str) -> str:
@@ -121,6 +128,21 @@ def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: 
     _notify(project_dir(machine, store, project), [note_id], [])
 
 
+def forget_changes(machine: str | os.PathLike, store: StoreDescription) -> None:
+    """Drop every project's change token for `store`, because another store was accepted at its
+    location (INV store-identity): the next refresh lists it whole and prunes what the old one held."""
+    root = os.path.join(cache_root(machine), store.key, "projects")
+    try:
+        projects = os.listdir(root)
+    except OSError:
+        return
+    for name in projects:
+        pdir = os.path.join(root, name)
+        state = _read_state(pdir)
+        if state.pop("token", None) is not None:
+            _safe_state(pdir, state)
+
+
 def last_checked(machine: str | os.PathLike, store: StoreDescription, project: str) -> float | None:
     value = _read_state(project_dir(machine, store, project)).get("refreshed_at")
     return float(value) if isinstance(value, (int, float)) else None
@@ -135,14 +157,18 @@ class _Plan:
         self.damaged: set[str] = set()  # cached but differing from the store: fetched again
         self.count: int | None = None  # notes in the store, when a full listing told
         self.temps: list[str] = []  # temp files seen in the notes cache (swept if stale)
+        self.records: dict[str, Listed] = {}  # record file name -> object, to fetch before the notes
+        self.new_purges: set[str] = set()  # notes named by purge records this refresh brought
 
 
 def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: str, *,
-            timeout: float | None = None, store=None, progress=None) -> CacheStatus:
+            timeout: float | None = None, store=None, progress=None, check_timeout: float | None = None) -> CacheStatus:
     """Ask the store what changed in the project since the last refresh, and bring the cache up to date.
 
     `progress(done, total)` is called while a large sync downloads (PROGRESS_MIN notes or more).
+    `check_timeout`: a search's wait for the store's answer (see memory/holdoff.py).
     """
+    from agentmem.memory import holdoff
     from agentmem.store import identity
 
     pdir = project_dir(machine, store_desc, project)
@@ -155,14 +181,26 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     try:
         store = store or identity.open_known(machine, store_desc, timeout=timeout)
         token = state.get("token") if isinstance(state.get("token"), dict) else None
-        changes = store.changes(prefix, token)
+        changes = store.changes(prefix, token) if check_timeout is None else store.changes(prefix, token,
+                                                                                          wait=check_timeout)
     except errors.AgentmemError as exc:
         _record_failure(pdir, state, exc)
-        return CacheStatus(True, f"could not check the store: {exc.one_line()}; {_checked_words(last_ok)}",
+        what = "could not check the store"
+        if isinstance(exc, errors.NoAnswer) and check_timeout is not None:  # INV bounded-network
+            holdoff.hold(machine, store_desc, exc.one_line())
+            what = (f"the store did not answer within {check_timeout:g} s ([network] check_timeout), so searches "
+                    f"answer from the cache for the next {holdoff.HOLD_SECONDS:g} s")
+        return CacheStatus(True, f"{what}: {exc.one_line()}; {_checked_words(last_ok)}",
                            exc.kind, checked_at=last_ok, unreadable=unreadable)
+    holdoff.release(machine, store_desc)
+
+    from agentmem.memory import records
 
     plan = _plan(changes, prefix, ndir, started, store, unreadable)
-    added, problem = _fetch(store, plan, ndir, unreadable, progress)
+    plan.records, gone = records.to_fetch(changes, prefix, pdir)  # records first: a purge is known before notes
+    plan.new_purges, problem = records.fetch(store, plan.records, gone, pdir)
+    purged = _purged_in(plan, pdir, ndir, unreadable) if problem is None else set()
+    added, problem = _fetch(store, plan, ndir, unreadable, progress) if problem is None else ([], problem)
     removed, unwritable = _drop(ndir, plan.drop)
     problem = problem or unwritable
     if changes.kind == Changes.FULL:
@@ -170,6 +208,8 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     reindexed = sorted((set(added) & plan.damaged) | set(removed))
     if added or removed:
         _notify(pdir, added, reindexed)
+    if purged and problem is None:  # last: its scrub compacts the index after every other change
+        records.forget(machine, store_desc, project, purged)
     state["unreadable"] = dict(sorted(unreadable.items())[:MAX_REPORTED])
     if problem is not None:  # INV change-token: keep the previous token, so the next refresh replays
         _record_failure(pdir, state, problem)
@@ -213,7 +253,7 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
     # FULL: compare file names (they carry the IDs); only the names that differ are parsed
     head = prefix + "/"
     remote = {o.path[len(head):]: o for o in changes.listing if o.path.startswith(head)}
-    plan.count = len(remote)
+    plan.count = sum(1 for name in remote if ids.NOTE_FILE.match(name))
     for note_id in list(unreadable):
         if ids.note_file(note_id) not in remote:
             unreadable.pop(note_id)  # gone from the store
@@ -233,6 +273,20 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
             plan.drop.add(note_id)
     _check_sizes(plan, remote, names & remote.keys(), ndir, store)
     return plan
+
+
+def _purged_in(plan: _Plan, pdir: str, ndir: str, unreadable: dict) -> set[str]:
+    """The purged notes this refresh must not fetch and must remove here (INV: a purged ID never returns)."""
+    from agentmem.memory import records
+
+    if not (plan.fetch or plan.drop or plan.records):
+        return set()  # nothing arrives or leaves: the per-turn cost stays one stat of the notes folder
+    purged = set(records.states(pdir).purged)
+    for note_id in purged:
+        plan.fetch.pop(note_id, None)
+        plan.damaged.discard(note_id)
+        unreadable.pop(note_id, None)
+    return (purged & (plan.drop | plan.new_purges)) | {i for i in purged if _cached_size(ndir, i) is not None}
 
 
 def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: str, store) -> None:
@@ -267,15 +321,13 @@ def _fetch(store, plan: _Plan, ndir: str, unreadable: dict, progress) -> tuple[l
     added: list[str] = []
     total = len(plan.fetch)
     report = progress if progress is not None and total >= PROGRESS_MIN else None
-    for done, (note_id, obj) in enumerate(sorted(plan.fetch.items()), start=1):
-        try:
-            data = store.get(obj.path, MAX_CACHED_OBJECT)
-        except errors.NotFound:
+    for done, (note_id, data) in enumerate(_read_each(store, sorted(plan.fetch.items())), start=1):
+        if isinstance(data, errors.NotFound):
             unreadable.pop(note_id, None)  # deleted since it was listed
-        except errors.Unreadable as exc:  # INV unreadable-skipped
-            unreadable[note_id] = {"error": exc.kind, "message": exc.one_line()}
-        except errors.AgentmemError as exc:
-            return added, exc
+        elif isinstance(data, errors.Unreadable):  # INV unreadable-skipped
+            unreadable[note_id] = {"error": data.kind, "message": data.one_line()}
+        elif isinstance(data, errors.AgentmemError):
+            return added, data
         else:
             try:
                 write_atomic(os.path.join(ndir, ids.note_file(note_id)), data)
@@ -288,6 +340,31 @@ def _fetch(store, plan: _Plan, ndir: str, unreadable: dict, progress) -> tuple[l
         if report is not None:
             report(done, total)
     return added, None
+
+
+def _read_each(store, items: list[tuple[str, Listed]]):
+    """(note id, its bytes or the error reading it raised), in order. A store that reads many at once
+    (`get_many`) is asked FETCH_BATCH at a time, and a batch that fails other than offline is read
+    again one `get` at a time, so one object it cannot transfer keeps none of the others out."""
+    many = getattr(store, "get_many", None)
+    step = FETCH_BATCH if many is not None else 1
+    for start in range(0, len(items), step):
+        batch = items[start:start + step]
+        try:
+            got = many([obj.path for _, obj in batch], MAX_CACHED_OBJECT) if many is not None else None
+        except errors.Offline as exc:
+            got = {obj.path: exc for _, obj in batch}
+        except errors.AgentmemError:
+            got = None
+        for note_id, obj in batch:
+            if got is not None:
+                yield note_id, got[obj.path]
+                continue
+            try:
+                data: bytes | errors.AgentmemError = store.get(obj.path, MAX_CACHED_OBJECT)
+            except errors.AgentmemError as exc:
+                data = exc
+            yield note_id, data
 
 
 def _drop(ndir: str, doomed: set[str]) -> tuple[list[str], errors.AgentmemError | None]:
@@ -374,8 +451,12 @@ def ensure_fresh(
     force: bool = False,
     offline: bool = False,
     progress=None,
+    check_timeout: float | None = None,
 ) -> CacheStatus:
-    """Refresh, unless offline or the last good refresh is younger than `max_age` seconds (then say so)."""
+    """Refresh, unless offline or the last good refresh is younger than `max_age` seconds (then say so).
+
+    With `check_timeout` (a search) the store's check waits at most that long, and a store that
+    recently did not answer in time is not asked (memory/holdoff.py) unless `force`."""
     pdir = project_dir(machine, store_desc, project)
     state = _read_state(pdir)
     last = state.get("refreshed_at") if isinstance(state.get("refreshed_at"), (int, float)) else None
@@ -388,7 +469,14 @@ def ensure_fresh(
     if not force and last is not None and max_age > 0 and 0 <= time.time() - last < max_age:
         return CacheStatus(True, f"the store was not asked: last checked {ago(last)}, within [cache] max_age "
                            f"({max_age:g} s)", "not-checked", checked_at=last, unreadable=unreadable)
-    return refresh(machine, store_desc, project, timeout=timeout, progress=progress)
+    if check_timeout is not None and not force:
+        from agentmem.memory import holdoff
+
+        recent = holdoff.held(machine, store_desc)
+        if recent is not None:
+            return CacheStatus(True, f"{holdoff.words(*recent)}; {_checked_words(last)}", errors.Offline.kind,
+                               checked_at=last, unreadable=unreadable)
+    return refresh(machine, store_desc, project, timeout=timeout, progress=progress, check_timeout=check_timeout)
 
 
 def ago(ts: float) -> str:

@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import UTC
 
 from agentmem.errors import InvalidInput
 
 ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 ALLOCATED = re.compile(r"^\d{8}T\d{9}Z-[a-z2-7]{8}$")  # what new_id returns
 NOTE_FILE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.md$")  # <id>.md, in a store or a cache
+RECORD_KINDS = ("retract", "pin", "unpin", "purge")
+# <record id>.<kind>.json, beside the notes in a store (memory/records.py); never a note's name (it has a dot)
+RECORD_FILE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.(retract|pin|unpin|purge)\.json$")
 _B32 = "abcdefghijklmnopqrstuvwxyz234567"
 
 
 def new_id(now=None) -> str:
     """A globally unique ID that sorts by creation time. `now`: an aware datetime (default: now)."""
-    from datetime import datetime  # lazy: search and read never need it
+    from datetime import UTC, datetime  # lazy: search and read never need it
 
     now = now or datetime.now(UTC)
     stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%S") + f"{now.microsecond // 1000:03d}Z"
@@ -40,6 +42,13 @@ def check_id(note_id: str) -> str:
 def note_file(note_id: str) -> str:
     """The file name of a note: `<id>.md`."""
     return f"{note_id}.md"
+
+
+def record_file(record_id: str, kind: str) -> str:
+    """The file name of a record (a retraction, pin, unpin or purge): `<id>.<kind>.json`."""
+    if kind not in RECORD_KINDS:
+        raise InvalidInput(f"invalid record kind {kind!r}")
+    return f"{check_id(record_id)}.{kind}.json"
 
 
 def note_ids(names) -> list[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC
 
 from agentmem.errors import InvalidInput
 from agentmem.memory.ids import ALLOCATED, check_id, new_id, note_file  # noqa: F401 - part of the note API
@@ -41,7 +40,7 @@ _NOT_ONE_LINE = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 
 
 def utc_timestamp(now: datetime | None = None) -> str:
-    from datetime import datetime
+    from datetime import UTC, datetime
 
     now = (now or datetime.now(UTC)).astimezone(UTC)
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
@@ -57,12 +56,13 @@ class Note:
 
     def __init__(self, *, id: str, title: str, kind: str, project: str, created: str, agent: str, body: str,
                  sources: list[str] | None = None, tags: list[str] | None = None,
-                 session: str | None = None, corrects: str | None = None):
+                 session: str | None = None, corrects: str | None = None, review_by: str | None = None):
         self.id, self.title, self.kind, self.project = id, title, kind, project
         self.created, self.agent, self.body = created, agent, body
         self.sources = sources or []
         self.tags = tags or []
         self.session, self.corrects = session, corrects
+        self.review_by = review_by
 
     def frontmatter(self) -> dict:
         meta = {
@@ -80,6 +80,8 @@ class Note:
             meta["session"] = self.session
         if self.corrects:
             meta["corrects"] = self.corrects
+        if self.review_by:
+            meta["review_by"] = self.review_by
         return meta
 
     def render(self) -> bytes:
@@ -142,6 +144,7 @@ def build(
     tags=(),
     session: str | None = None,
     corrects: str | None = None,
+    review_by: str | None = None,
     note_id: str | None = None,
     now: datetime | None = None,
 ) -> Note:
@@ -160,9 +163,11 @@ def build(
         raise InvalidInput(f"title is too long: at most {MAX_TITLE} characters")
     if corrects is not None:
         check_id(corrects)
+    if review_by is not None:
+        review_by = check_review_date(review_by)
     if session is not None:
         session = _clean_list("sessions", [session])[0]
-    from datetime import datetime  # lazy: search and read never need it
+    from datetime import UTC, datetime  # lazy: search and read never need it
 
     now = now or datetime.now(UTC)
     note = Note(
@@ -177,11 +182,60 @@ def build(
         tags=_clean_list("tags", tags, item_limit=64),
         session=session,
         corrects=corrects,
+        review_by=review_by,
     )
     data = note.render()
     if len(data) > MAX_NOTE_BYTES:
         raise InvalidInput(f"note is {len(data)} bytes; the limit is {MAX_NOTE_BYTES} bytes (64 KiB)")
     return note
+
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def check_review_date(value: str) -> str:
+    """A review date as `YYYY-MM-DD` (a real calendar date; one already past is accepted: due at once)."""
+    from datetime import date
+
+    text = value.strip() if isinstance(value, str) else ""
+    try:
+        if not _DATE.match(text):
+            raise ValueError(text)
+        date.fromisoformat(text)
+    except ValueError:
+        raise InvalidInput(f"invalid review date {str(value)[:40]!r}: use an ISO date, YYYY-MM-DD") from None
+    return text
+
+
+def review_date(meta: dict, review_after: float | None = None) -> str | None:
+    """When the note is due for review (`YYYY-MM-DD`): its `review_by`, else `created` + `review_after`
+    days ([memory] review_after), else None (never due). Lenient: odd metadata means no date."""
+    given = meta.get("review_by")
+    if isinstance(given, str) and _DATE.match(given):
+        return given
+    created = meta.get("created")
+    if review_after is None or not isinstance(created, str) or not _DATE.match(created[:10]):
+        return None
+    from datetime import date, timedelta
+
+    try:
+        return (date.fromisoformat(created[:10]) + timedelta(days=int(review_after))).isoformat()
+    except (ValueError, OverflowError):
+        return None
+
+
+def is_due(meta: dict, today: str, review_after: float | None = None) -> bool:
+    """Whether the note's review date (see `review_date`) is `today` (`YYYY-MM-DD`, UTC) or earlier."""
+    when = review_date(meta, review_after)
+    return when is not None and when <= today
+
+
+def today() -> str:
+    """Today's date in UTC, `YYYY-MM-DD` (`AGENTMEM_TODAY` sets it, for tests and benchmarks)."""
+    import os
+    import time
+
+    return os.environ.get("AGENTMEM_TODAY") or time.strftime("%Y-%m-%d", time.gmtime())
 
 
 class Parsed:

@@ -7,7 +7,9 @@ INV same-bytes-retry: a retry sends the identical bytes to the original
 destination (store, project, path) recorded in the entry, whatever the config
 says now; the store's append-only put makes a repeat harmless.
 
-Layout: pending/<id>/note.md (the exact bytes) and pending/<id>/entry.json.
+Layout: pending/<id>/note.md (the exact bytes) and pending/<id>/entry.json; a record
+(a retraction, pin, unpin or purge: memory/records.py) waits the same way, its bytes in
+pending/<id>/record.json instead of note.md.
 An entry appears by renaming a complete temp folder into place, and disappears
 by renaming it aside before deleting, so a half-written or half-deleted entry
 is never seen as pending.
@@ -30,13 +32,14 @@ import os
 import time
 
 from agentmem import errors
-from agentmem.errors import InvalidInput, NotFound
+from agentmem.errors import Command, InvalidInput, NextStep, NotFound
 from agentmem.fsutil import TMP_PREFIX, read_bytes, write_atomic
 from agentmem.memory.notes import check_id
 from agentmem.paths import pending_dir
 from agentmem.store.base import StoreDescription, check_object_path
 
 NOTE_FILE = "note.md"
+RECORD_FILE = "record.json"  # the payload of a pending record (its entry's path ends in .json)
 ENTRY_FILE = "entry.json"
 RECEIPTS = ".confirmed"  # pending/.confirmed/<id>.json: what a retry confirmed, for a retry racing it
 # Seconds. 2026-12-01: a week covers an agent acting on a pending-upload hint long after a Stop hook
@@ -87,12 +90,14 @@ class Entry:
             last_error=data.get("last_error"),
         )
 
-    def retry_command(self) -> str:
-        """The retry command line, naming the helper by its absolute path (`agentmem` is not on PATH);
-        a damaged entry's retry says `--repair`: its destination is not guessed."""
-        from agentmem.launch import shell_line
+    def retry_step(self) -> Command:
+        """The command that retries this note; a damaged entry's says `--repair`: its destination is
+        not guessed."""
+        return Command("save", "--retry", self.id, *(["--repair"] if self.damaged else []))
 
-        return shell_line("save", "--retry", self.id, *(["--repair"] if self.damaged else []))
+    def retry_command(self) -> str:
+        """The retry command line, naming the helper by its absolute path (`agentmem` is not on PATH)."""
+        return self.retry_step().line()
 
 
 class Outcome:
@@ -127,14 +132,20 @@ def _entry_dir(machine: str | os.PathLike, note_id: str) -> str:
     return os.path.join(pending_dir(machine), check_id(note_id))
 
 
+def _payload_name(path: str) -> str:
+    from agentmem.memory.records import is_record_path
+
+    return RECORD_FILE if is_record_path(path) else NOTE_FILE
+
+
 def persist(machine: str | os.PathLike, entry: Entry, data: bytes) -> None:
-    """Atomically create pending/<id>/ holding the note bytes and its destination."""
+    """Atomically create pending/<id>/ holding the note (or record) bytes and its destination."""
     root = pending_dir(machine)
     os.makedirs(root, exist_ok=True)
     staging = os.path.join(root, f"{TMP_PREFIX}{entry.id}.{os.getpid()}.{os.urandom(4).hex()}")
     os.mkdir(staging)
     try:
-        write_atomic(os.path.join(staging, NOTE_FILE), data)
+        write_atomic(os.path.join(staging, _payload_name(entry.path)), data)
         write_atomic(os.path.join(staging, ENTRY_FILE), _entry_bytes(entry))
         try:
             os.rename(staging, _entry_dir(machine, entry.id))
@@ -150,9 +161,7 @@ def _entry_bytes(entry: Entry) -> bytes:
 
 
 def _not_pending(note_id: str) -> NotFound:
-    from agentmem.launch import shell_line
-
-    return NotFound(f"no pending note with ID {note_id} on this machine (see `{shell_line('pending')}`)")
+    return NotFound(f"no pending note with ID {note_id} on this machine", hint=NextStep("see `{}`", Command("pending")))
 
 
 def load(machine: str | os.PathLike, note_id: str) -> tuple[Entry, bytes]:
@@ -160,7 +169,10 @@ def load(machine: str | os.PathLike, note_id: str) -> tuple[Entry, bytes]:
     from the note (`damaged` set, `store` None); a folder whose note is unusable raises InvalidInput."""
     folder = _entry_dir(machine, note_id)
     try:
-        data = read_bytes(os.path.join(folder, NOTE_FILE))
+        try:
+            data = read_bytes(os.path.join(folder, NOTE_FILE))
+        except FileNotFoundError:
+            data = read_bytes(os.path.join(folder, RECORD_FILE))
     except FileNotFoundError:
         if not os.path.isdir(folder):  # never pending here, or finished (renamed away whole)
             raise _not_pending(note_id) from None
@@ -182,8 +194,11 @@ def load(machine: str | os.PathLike, note_id: str) -> tuple[Entry, bytes]:
 def _rebuilt(folder: str, note_id: str, data: bytes, problem: str) -> Entry:
     """The entry of an intact note whose entry.json is unusable, from the note's own frontmatter."""
     from agentmem.config import PROJECT_NAME
-    from agentmem.memory import notes
+    from agentmem.memory import notes, records
 
+    record = records.parse(data)
+    if record is not None and record.id == note_id and PROJECT_NAME.match(record.project):
+        return Entry(note_id, None, record.project, record.path(), record.created, damaged=problem)
     meta = notes.parse(data).meta
     project = meta.get("project")
     if meta.get("id") != note_id or not isinstance(project, str) or not PROJECT_NAME.match(project):
@@ -203,7 +218,13 @@ def list_entries(machine: str | os.PathLike) -> list[Entry]:
 def project_notes(machine: str | os.PathLike, project: str) -> dict[str, bytes]:
     """The bytes of this machine's pending notes of `project`, by ID, oldest first (one read each)."""
     return {entry.id: data for _, entry, data in _scan(machine, with_data=True)
-            if entry is not None and entry.project == project}
+            if entry is not None and entry.project == project and entry.path.endswith(".md")}
+
+
+def project_records(machine: str | os.PathLike, project: str) -> dict[str, bytes]:
+    """The bytes of this machine's pending records of `project` (memory/records.py), by record ID."""
+    return {entry.id: data for _, entry, data in _scan(machine, with_data=True)
+            if entry is not None and entry.project == project and not entry.path.endswith(".md")}
 
 
 def unreadable(machine: str | os.PathLike) -> list[dict]:
@@ -317,7 +338,12 @@ def _after_confirmed(machine: str | os.PathLike, entry: Entry, data: bytes) -> N
     from agentmem.memory import cache
 
     try:
-        cache.add_confirmed(machine, entry.store, entry.project, entry.id, data)
+        if entry.path.endswith(".md"):
+            cache.add_confirmed(machine, entry.store, entry.project, entry.id, data)
+        else:
+            from agentmem.memory import records
+
+            records.add_confirmed(machine, entry.store, entry.project, data)
     except OSError:
         pass  # the cache is derived; the next refresh fills it
 

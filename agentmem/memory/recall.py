@@ -11,24 +11,28 @@ MAX_LIMIT = 200
 
 
 def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode: str | None = None,
-           refresh: bool = False, offline: bool = False, timeout: float | None = None, progress=None) -> dict:
+           refresh: bool = False, offline: bool = False, timeout: float | None = None, progress=None,
+           include_retracted: bool = False) -> dict:
     """Ask the store what changed (INV read-your-writes) unless `offline` or within `[cache] max_age`,
     then find `query` in `mode` (default: config's). `progress(done, total)` hears a long first sync.
 
     The result says how current it is: `stale` (could miss notes), `stale_reason`, `stale_error`,
     `checked_at` (when the cache last matched the store), `unreadable` (objects skipped).
+    Retracted notes are left out unless `include_retracted` (then marked); purged ones always are.
     """
-    from agentmem.memory import cache, pending
+    from agentmem.memory import cache, pending, records
     from agentmem.search import find
 
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1 or limit > MAX_LIMIT:
         raise InvalidInput(f"--limit must be between 1 and {MAX_LIMIT}")
     shown, withheld = _withhold(query)
-    status = cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
-                                force=refresh, offline=offline, progress=progress)
+    status = freshen(machine, cfg, project, refresh=refresh, offline=offline, timeout=timeout, progress=progress)
     mode = mode or cfg.search_mode
     notices: list[str] = []
-    results = [r.to_json() for r in find.find(machine, cfg.store, project, query, limit, mode, notices)]
+    states = records.project_states(machine, cfg.store, project)
+    found = find.find(machine, cfg.store, project, query, limit, mode, notices, include_retracted=include_retracted,
+                      review_after=cfg.review_after, states=states)
+    results = [r.to_json() for r in found]
     out = {
         "project": project,
         "query": shown,
@@ -40,6 +44,10 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
         "scan": bool(notices),
         "scan_reason": notices[0] if notices else None,
     } | status.to_json()
+    if not query.strip():  # the list of recent notes says how many it left out
+        hidden = set(states.purged) | (set() if include_retracted else set(states.retracted))
+        listed = set(cache.cached_ids(machine, cfg.store, project)) | set(pending.project_notes(machine, project))
+        out["more"] = max(0, len(listed - hidden) - len(results))
     if withheld:  # INV no-credentials: a query holding a credential is never echoed, nor what it matched
         out["withheld"] = [{"where": "query", "kind": kind} for kind in withheld]
         from agentmem.safety import credentials
@@ -52,6 +60,17 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     return out
 
 
+def freshen(machine: str, cfg, project: str, *, refresh: bool = False, offline: bool = False,
+            timeout: float | None = None, progress=None):
+    """Bring the project's cache up to date as every search does (INV read-your-writes): ask the store
+    what changed unless `offline` or within `[cache] max_age`. Returns the `cache.CacheStatus`, which
+    says how current the answer is. The memory view (`view/data.py`) refreshes through here too."""
+    from agentmem.memory import cache
+
+    return cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
+                              force=refresh, offline=offline, progress=progress, check_timeout=cfg.check_timeout)
+
+
 def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
          timeout: float | None = None) -> tuple[dict, bytes]:
     """One note of `project`: this machine's pending copy, else the cache, else the store.
@@ -62,7 +81,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
     not be asked. Returns the JSON shape and the note's bytes (for framing). `fresh`
     reads the store itself.
     """
-    from agentmem.memory import cache, notes, pending
+    from agentmem.memory import cache, notes, pending, records
     from agentmem.store import identity
 
     if isinstance(note_id, str) and not notes.ALLOCATED.match(note_id):  # an allocated ID holds no credential
@@ -71,6 +90,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
         screening.refuse_argument(note_id, "the note ID", "read")  # never echoed, never sent to the store
     note_id = notes.check_id(note_id)
     data, source, status = None, None, None
+    _refuse_purged(records.project_states(machine, cfg.store, project), project, note_id)
     if not fresh:
         try:
             entry, pdata = pending.load(machine, note_id)
@@ -83,6 +103,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
             source = "cache" if data is not None else None
         if data is None:
             status = cache.refresh(machine, cfg.store, project, timeout=timeout)
+            _refuse_purged(records.project_states(machine, cfg.store, project), project, note_id)
             data = cache.read_cached(machine, cfg.store, project, note_id)
             source = "cache" if data is not None else None
     if data is None:
@@ -106,8 +127,28 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
         status = cache.CacheStatus(False, checked_at=cache.last_checked(machine, cfg.store, project))
     freshness = status.to_json()
     freshness.pop("unreadable", None)
-    return {"id": note_id, "project": project, "source": source, "meta": parsed.meta, "body": parsed.body,
-            **freshness}, data
+    out = {"id": note_id, "project": project, "source": source, "meta": parsed.meta, "body": parsed.body,
+           **freshness}
+    return out | note_states(records.project_states(machine, cfg.store, project), note_id, parsed.meta,
+                             cfg.review_after), data
+
+
+def note_states(states, note_id: str, meta: dict, review_after: float | None) -> dict:
+    """A note's states as `read` (and the view) show them: `retracted` (the retraction: record, agent,
+    created, reason) or null, `review_due`, `review_by` (the date that applies, or null), `pinned`."""
+    from agentmem.memory import notes
+
+    when = notes.review_date(meta, review_after)
+    return {"retracted": states.retracted.get(note_id), "review_due": when is not None and when <= notes.today(),
+            "review_by": when, "pinned": note_id in states.pinned()}
+
+
+def _refuse_purged(states, project: str, note_id: str) -> None:
+    """A purged note is not found, ever (its ID is never fetched again), and the answer says why."""
+    purge = states.purged.get(note_id)
+    if purge is not None:
+        raise errors.NotFound(f"note {note_id} of project {project} was purged on {purge['created'][:10]} by "
+                              f"{purge['agent']}: it no longer exists")
 
 
 def _withhold(text, typed: list[tuple[str, str]] | None = None) -> tuple[str, list[str]]:

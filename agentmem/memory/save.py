@@ -26,17 +26,17 @@ class Saved:
 
 def save(machine: str, cfg, project: str, body: str, *, title: str | None = None, kind: str = "note",
          tags=(), sources=(), session: str | None = None, corrects: str | None = None,
-         redact: bool = False, timeout: float | None = None) -> Saved:
+         review_by: str | None = None, redact: bool = False, timeout: float | None = None) -> Saved:
     """Save one note of `project` to the configured store; a failed upload leaves it pending."""
     from agentmem.safety import credentials, screening
 
     # Every field that reaches the note or its pending entry; identifiers are refused, never redacted.
     fields, redacted = screening.screen(
         {"body": body, "title": title, "tag": list(tags), "source": list(sources), "session": session,
-         "corrects": corrects, "kind": kind, "project": project, "agent": cfg.agent},
+         "corrects": corrects, "kind": kind, "project": project, "agent": cfg.agent, "review_by": review_by},
         redact_found=redact,
         known=credentials.env_secrets(),
-        fixed=("corrects", "kind", "project", "agent"),
+        fixed=("corrects", "kind", "project", "agent", "review_by"),
     )
     note = notes.build(
         body=fields["body"],
@@ -48,6 +48,7 @@ def save(machine: str, cfg, project: str, body: str, *, title: str | None = None
         tags=fields["tag"],
         session=fields["session"],
         corrects=corrects,
+        review_by=review_by,
     )
     data = note.render()
     entry = pending.Entry(

@@ -1,16 +1,20 @@
 """Find credentials in text before it leaves the machine, and redact them.
 
 High precision first: each detector keys on a token format (a vendor prefix, a
-fixed shape) or on an assignment of a literal value to a credential-named
-variable; placeholders such as `<token>`, `${VAR}` or `changeme` are not
-flagged. Private key blocks are read line by line (`keyblocks.py`). Findings
-never carry the secret; what save and output do with them: `screening.py`.
+fixed shape: `tokens.py`), on the place a credential is passed (a command's
+option, a header, a URL's query: `contexts.py`) or on an assignment of a literal
+value to a credential-named variable (here); stand-ins such as `<token>`,
+`${VAR}` or `changeme` are not flagged (`placeholders.py`). Private key blocks
+are read line by line (`keyblocks.py`). A token split across lines by a trailing
+backslash is found by scanning the text with those joins undone. Findings never
+carry the secret; what save and output do with them: `screening.py`.
 
 Cheap on the per-turn path (`search` withholds a query that holds a credential):
 nothing is compiled at import, and each detector is compiled only once a text
-holds its literal anchor (`hf_`, `://`, `pass`...), so a plain query costs a few
-substring tests. Tests: tests/test_secrets_scan.py and the corpora in
-tests/corpus/ (benign text that must save, credentials that must not).
+holds its literal anchor (`hf_`, `://`, `pass`...), each anchor looked for once
+per scan; a line-bound detector then runs only on the lines where it can start.
+So a plain query costs a few substring tests. Tests: tests/test_secrets_scan.py,
+the corpora in tests/corpus/ and the generated one (tests/secrets_corpus.py).
 """
 
 from __future__ import annotations
@@ -19,6 +23,13 @@ import bisect
 import re
 
 from agentmem.errors import SecretFound
+from agentmem.safety import contexts, tokens
+from agentmem.safety.placeholders import has_letter_and_digit as _has_letter_and_digit
+from agentmem.safety.placeholders import is_described as _is_described
+from agentmem.safety.placeholders import is_name_slug as _is_name_slug
+from agentmem.safety.placeholders import is_placeholder as _is_placeholder
+from agentmem.safety.placeholders import names_no_password
+from agentmem.safety.placeholders import rx as _rx
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (search imports this module)
 if TYPE_CHECKING:
@@ -27,23 +38,11 @@ if TYPE_CHECKING:
 # Human names for the kinds, used in error messages.
 KIND_NAMES = {
     "private-key": "a private key block",
-    "hf-token": "a Hugging Face token",
-    "github-token": "a GitHub token",
-    "gitlab-token": "a GitLab token",
-    "slack-token": "a Slack token",
-    "slack-webhook": "a Slack webhook URL",
-    "stripe-key": "a Stripe secret key",
-    "anthropic-key": "an Anthropic API key",
-    "openai-key": "an OpenAI API key",
-    "npm-token": "an npm token",
-    "pypi-token": "a PyPI token",
-    "aws-access-key-id": "an AWS access key ID",
-    "aws-secret-access-key": "an AWS secret access key",
-    "gcp-api-key": "a Google API key",
-    "jwt": "a JSON Web Token",
+    **tokens.KIND_NAMES,
     "url-credentials": "a password inside a URL",
     "bearer-token": "a bearer token",
     "password-assignment": "a password or secret assigned a literal value",
+    **contexts.KIND_NAMES,
     "env-credential": "the value of a credential variable from this environment",
 }
 UNBOUNDED_KEY = "a private key block without its BEGIN or END line"
@@ -53,24 +52,6 @@ UNBOUNDED_KEY = "a private key block without its BEGIN or END line"
 CREDENTIAL_ENV_VARS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
 MIN_KNOWN_SECRET = 8
 
-# Values that stand for a secret rather than being one.
-_PLACEHOLDER_RX = (
-    r"""^(?:<[^>]*>|\$\{[^}]*\}|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?|\{\{.*\}\}|%\(?[A-Za-z_]*\)?s|\{[A-Za-z_]*\}"""
-    r"""|%[A-Za-z_][A-Za-z0-9_]*%|[*&][A-Za-z_][A-Za-z0-9_-]*)$"""  # %WINDOWS_VAR%, a YAML alias or anchor
-    r"""|x{3,}|X{3,}|\*{3,}|\.{3}|…|redacted|example|changeme|change_me|change-me|placeholder"""
-    r"""|your[_-]?|my[_-]?(?:secret|token|password|key)|dummy|sample|fake|test|todo|fixme"""
-    r"""|os\.environ|getenv|environ\[|env\(|secrets\.|settings\.|config\.|process\.env|vault"""
-    r"""|^(?:pass|password|passwd|pwd|secret|token|key|apikey|user|username|none|null|true|false|empty|bar)$"""
-)
-# Words a config, schema or log puts where a password goes (`password: required`, `"password": "expired"`):
-# a description, not a value.
-_DESCRIPTIVE = frozenset(
-    "string str bool boolean required optional hidden masked omitted unset disabled enabled prompt prompted "
-    "interactive generated random encrypted hashed plaintext inherit inherited default sensitive secretstr "
-    "undefined nullable readonly writeonly expired invalid missing incorrect wrong weak strong changed valid "
-    "locked unknown revoked rotated protected provided supplied stored".split()
-)
-
 _ASSIGN_NAME = (
     r"(?:client[_-]?secret|secret[_-]?access[_-]?key|secret[_-]?key|private[_-]?key|access[_-]?key"
     r"|api[_-]?key|apikey|auth[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|_authToken"
@@ -79,47 +60,6 @@ _ASSIGN_NAME = (
 _ASSIGN_ANCHORS = ("pass", "secret", "token", "key")  # every _ASSIGN_NAME holds one (lower-cased)
 
 _patterns: dict[int, re.Pattern] = {}  # detector index -> compiled pattern, filled on first need
-_helpers: dict[str, re.Pattern] = {}
-
-
-def _rx(name: str, source: str) -> re.Pattern:
-    found = _helpers.get(name)
-    if found is None:
-        found = _helpers[name] = re.compile(source, re.IGNORECASE)
-    return found
-
-
-def _has_letter_and_digit(value: str) -> bool:
-    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-
-
-def _is_placeholder(value: str) -> bool:
-    return bool(_rx("placeholder", _PLACEHOLDER_RX).search(value)) or len(set(value)) <= 3
-
-
-def _check_jwt(m: re.Match) -> bool:
-    import base64
-    import binascii
-    import json
-
-    head = m.group(0).split(".", 1)[0]
-    try:
-        decoded = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4))
-        header = json.loads(decoded)
-    except (binascii.Error, ValueError):
-        return False
-    return isinstance(header, dict) and "alg" in header
-
-
-def _not_dummy(m: re.Match) -> bool:
-    """A vendor-shaped token that is really filler (`hf_xxxx...`, `...EXAMPLE`) is documentation."""
-    text = m.group(0)
-    dummy = _rx("dummy", r"x{4,}|0{6,}|example|abcdefgh|1234567890")
-    return len(set(text)) >= 10 and not dummy.search(text)
-
-
-def _check_value(m: re.Match) -> bool:
-    return not _is_placeholder(m.group("value"))
 
 
 def _names_a_password(m: re.Match) -> bool:
@@ -127,27 +67,9 @@ def _names_a_password(m: re.Match) -> bool:
     return "pass" in name.lower()
 
 
-def _is_described(value: str) -> bool:
-    """`required`, `SecretStr`, `Optional[str]`: what a schema or a type annotation puts there."""
-    if value.lower().rstrip("?!") in _DESCRIPTIVE:
-        return True
-    return bool(_rx("type", r"(?-i:[A-Z][a-z]+(?:[A-Z][a-z]+)*(?:\[[A-Za-z_., \[\]|]*\])?)").fullmatch(value))
-
-
-def _is_name_slug(value: str) -> bool:
-    """`my-tls-secret-2`, `default-token-x7k2p`: a resource's name (words, numbers, a short suffix), not a key."""
-    parts = value.split("-")
-    if len(parts) < 2 or not all(parts):
-        return False
-    *head, last = parts
-    words = all(p.isalpha() and p.islower() or p.isdigit() for p in head)
-    return words and last.isascii() and last.isalnum() and last.lower() == last and (
-        last.isalpha() or last.isdigit() or len(last) <= 5)
-
-
 def _check_quoted_assignment(m: re.Match) -> bool:
     value = m.group("value")
-    if _is_placeholder(value) or value.startswith(("#", "$(")) or len(value) < 6:
+    if _is_placeholder(value) or value.startswith(("#", "$(")) or len(value) < 6 or _names_a_cursor(m):
         return False
     # A literal password is a single token (strings with spaces are messages) and needs no variety; a token
     # or key mixes letters and digits (`pad_token = "[PAD]"`, `HELPER_TOKEN = "@AGENTMEM@"` are not secrets).
@@ -157,14 +79,21 @@ def _check_quoted_assignment(m: re.Match) -> bool:
 
 
 def _check_url_password(m: re.Match) -> bool:
-    value = m.group("value")
     # Any password at all, lower case or two letters: only placeholders (`user:password@`, `:${PW}@`) pass.
-    return not _rx("placeholder", _PLACEHOLDER_RX).search(value) and not (len(value) >= 3 and len(set(value)) == 1)
+    return not names_no_password(m.group("value"))
+
+
+def _names_a_cursor(m: re.Match) -> bool:
+    """`page_token=...`, `next_token`, `csrf_token`: a position in a listing or a form's nonce, not a login."""
+    name = (m.group("name") or "").lower()
+    return bool(_rx("cursor", r"(?:page|next|prev|continuation|sync|cursor|csrf|xsrf)[_-]?tokens?$").search(name))
 
 
 def _check_bare_assignment(m: re.Match) -> bool:
     value = m.group("value")
     if _is_placeholder(value) or value.startswith(("/", "./", "~/", "$(")) or "://" in value:
+        return False
+    if _names_a_cursor(m):
         return False
     # Code is a reference, not a value: a dotted name (settings.SECRET_KEY), a call or an index
     # (`token = parts[2]`, `b64encode(x).decode()`), an item of a literal (`"password": password.password,`).
@@ -177,44 +106,12 @@ def _check_bare_assignment(m: re.Match) -> bool:
     return _has_letter_and_digit(value) and not _is_name_slug(value)
 
 
-def _check_openai(m: re.Match) -> bool:
-    value = m.group("value")
-    if value is None:
-        return True  # sk-proj-, sk-svcacct-, sk-admin-
-    # `#sk-3f9a...` (a CSS id, a hash) is hex; a key's 32 or more characters are mixed-case alphanumerics.
-    return _has_letter_and_digit(value) and not re.fullmatch(r"[0-9a-f]+|[0-9A-F]+", value)
-
-
 # (kind, anchors, regex, check) in priority order: earlier kinds win overlapping spans. A detector runs only
 # on text holding one of its anchors (lower-case anchors: in the lower-cased text) and, if it has any,
 # one of its _NEEDS: a query like "deploy key" compiles nothing.
-_B = r"(?<![A-Za-z0-9])"  # start boundary: `_` may touch a token (`MY_hf_...`)
-_E = r"(?![A-Za-z0-9])"  # end boundary
 _DETECTORS: list[tuple[str, tuple[str, ...], str, Callable[[re.Match], bool]]] = [
-    ("hf-token", ("hf_",), _B + r"hf_[A-Za-z0-9]{34,}" + _E, _not_dummy),
-    ("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-     _B + r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})" + _E, _not_dummy),
-    ("gitlab-token", ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "gloas-"),
-     _B + r"(?:glpat|gldt|glrt|glptt|glcbt|gloas)-[A-Za-z0-9_-]{20,}" + _E, _not_dummy),
-    # Bot, user and app-level tokens (xoxb-, xoxp-, xoxe-1-, xapp-1-A0...-...).
-    ("slack-token", ("xox", "xapp-"), _B + r"(?:xox[abposre]|xapp)-[0-9]{1,20}-[A-Za-z0-9-]{16,}" + _E, _not_dummy),
-    ("slack-webhook", ("hooks.slack.com",),
-     r"https://hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{6,}/[A-Za-z0-9/_-]{16,}", _not_dummy),
-    ("stripe-key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
-     _B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}" + _E, _not_dummy),
-    ("anthropic-key", ("sk-ant-",), _B + r"sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,}" + _E, _not_dummy),
-    ("openai-key", ("sk-",),
-     r"(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{32,}|(?P<value>[A-Za-z0-9]{32,}))"
-     r"(?![A-Za-z0-9_-])", _check_openai),
-    ("npm-token", ("npm_",), _B + r"npm_[A-Za-z0-9]{36}" + _E, _not_dummy),
-    ("pypi-token", ("pypi-AgE",), _B + r"pypi-AgE[A-Za-z0-9_-]{50,}" + _E, _not_dummy),
-    ("aws-access-key-id", ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
-     r"(?<![A-Z0-9])(?P<value>(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})(?![A-Z0-9])", _check_value),
-    ("aws-secret-access-key", ("aws",),
-     r"(?i:aws)[A-Za-z0-9_.-]{0,20}(?i:secret)[A-Za-z0-9_.-]{0,20}[\"']?\s*(?::=|=>|=|:)\s*[\"']?"
-     r"(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])", _check_value),
-    ("gcp-api-key", ("AIza",), _B + r"AIza[0-9A-Za-z_-]{35}" + _E, _not_dummy),
-    ("jwt", (".ey",), _B + r"ey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}" + _E, _check_jwt),
+    *tokens.DETECTORS,
+    *contexts.DETECTORS,
     # scheme://[user]:password@host; the password may hold `:` and `@` (the last `@` before the host ends it).
     ("url-credentials", ("://",),
      r"\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@\"'<>]{0,64}:(?P<value>[^\s/\"'<>]{1,128})@[A-Za-z0-9.\[-]",
@@ -234,6 +131,7 @@ _DETECTORS: list[tuple[str, tuple[str, ...], str, Callable[[re.Match], bool]]] =
      r"(?:=|[ \t]+)(?P<option>))"
      r"(?P<value>[^\s\"'`]{8,200})(?=[ \t]*(?:#.*)?$|[ \t]+-|(?(option)[ \t]|(?!)))",
      _check_bare_assignment),
+    *contexts.FALLBACKS,
 ]
 
 
@@ -244,11 +142,22 @@ _NEEDS = {
 }
 
 
-def _may_assign(lowered: str) -> bool:
-    """Whether an _ASSIGN_NAME can stand before `=` or `:` here (or an option name appear): a cheap test,
-    true wherever the password-assignment patterns can match, so most queries compile neither."""
-    if "--" in lowered:
-        return True
+_OPTIONS = ("password", "passwd", "token", "api-key", "secret", "access-token", "auth-token")
+
+
+def _assign_sites(text: str, lowered: str) -> list[int] | None:
+    """Where an _ASSIGN_NAME can stand before `=` or `:` (or an option name follow `--`): a cheap search,
+    holding a place on every line the password-assignment patterns can match, so they run on those lines
+    only (and a query without one compiles neither)."""
+    out: list[int] = []
+    pos = lowered.find("--")
+    while pos != -1:
+        if lowered.startswith(_OPTIONS, pos + 2):
+            if len(out) == contexts.MAX_SITES:
+                return None
+            out.append(pos)
+            pos = contexts.next_line(lowered, pos) - 2
+        pos = lowered.find("--", pos + 2)
     for anchor in _ASSIGN_ANCHORS:
         pos = lowered.find(anchor)
         while pos != -1:
@@ -256,9 +165,15 @@ def _may_assign(lowered: str) -> bool:
             rest = lowered[pos + len(anchor) : pos + len(anchor) + 24]
             name_end = rest.lstrip("abcdefghijklmnopqrstuvwxyz_-")
             if len(rest) - len(name_end) <= 12 and name_end.lstrip("\"'] \t")[:1] in ("=", ":"):
-                return True
+                if len(out) == contexts.MAX_SITES:
+                    return None
+                out.append(pos)
+                pos = contexts.next_line(lowered, pos) - 1
             pos = lowered.find(anchor, pos + 1)
-    return False
+    return out
+
+
+_SITES = {**contexts.SITES, **{d[2]: _assign_sites for d in _DETECTORS if d[0] == "password-assignment"}}
 
 
 def _pattern(index: int) -> re.Pattern:
@@ -311,54 +226,146 @@ def env_secrets() -> list[str]:
 def scan(text: str, known: tuple[str, ...] | list[str] = ()) -> list[Finding]:
     """Every credential in `text`, in order, with overlapping matches resolved to the most specific kind.
 
-    `known`: exact secret values to find too (see `env_secrets`).
+    `known`: exact secret values to find too (see `env_secrets`). A token split across lines by a trailing
+    backslash (`hf_abc\\` then `def...` on the next line) is found too, its span covering both parts.
     """
     if not text:
         return []
+    spans = _spans(text, known)
+    if "\\\n" in text or "\\\r\n" in text:
+        # What a join finds is the whole token; a match on one side of it (`TOKEN=hf_abc\\`) is only part.
+        joined = sorted(_continued(text, known))
+        for start, end, kind, redactable in spans:
+            _accept(joined, start, end, kind, redactable)
+        spans = joined
+    breaks = [i for i, c in enumerate(text) if c == "\n"] if spans else []
+    return [Finding(kind, bisect.bisect_left(breaks, s) + 1, s, e, r) for s, e, kind, r in spans]
+
+
+def _accept(spans: list, start: int, end: int, kind: str, redactable: bool = True) -> None:
+    """Add a span to the sorted `spans` unless it overlaps one found before it (the more specific kind)."""
+    i = bisect.bisect_left(spans, (start,))
+    if i > 0 and spans[i - 1][1] > start:
+        return
+    if i < len(spans) and spans[i][0] < end:
+        return
+    spans.insert(i, (start, end, kind, redactable))
+
+
+def _spans(text: str, known) -> list[tuple[int, int, str, bool]]:
     spans: list[tuple[int, int, str, bool]] = []  # accepted, kept sorted by start
-
-    def accept(start: int, end: int, kind: str, redactable: bool = True) -> None:
-        i = bisect.bisect_left(spans, (start,))
-        if i > 0 and spans[i - 1][1] > start:
-            return
-        if i < len(spans) and spans[i][0] < end:
-            return
-        spans.insert(i, (start, end, kind, redactable))
-
     for secret in known:
         if len(secret) < MIN_KNOWN_SECRET:
             continue
         pos = text.find(secret)
         while pos != -1:
-            accept(pos, pos + len(secret), "env-credential")
+            _accept(spans, pos, pos + len(secret), "env-credential")
             pos = text.find(secret, pos + len(secret))
     if "PRIVATE KEY" in text:
         from agentmem.safety import keyblocks
 
         for start, end, redactable in keyblocks.find(text):
-            accept(start, end, "private-key", redactable)
+            _accept(spans, start, end, "private-key", redactable)
     lowered = text.lower()
-    may_assign = None
-    for index, (kind, anchors, _, check) in enumerate(_DETECTORS):
-        if not any(a in (lowered if a.islower() else text) for a in anchors):
+    holds = _Anchors(text, lowered) if len(text) > _SHORT else lambda a: a in (lowered if a.islower() else text)
+    windows_of: dict = {}  # sites function -> the lines it found, shared by the detectors using it
+    for index, (kind, anchors, pattern, check) in enumerate(_DETECTORS):
+        if not any(holds(a) for a in anchors):
             continue
         if kind in _NEEDS and not any(n in lowered for n in _NEEDS[kind]):
             continue
-        if kind == "password-assignment":
-            may_assign = _may_assign(lowered) if may_assign is None else may_assign
-            if not may_assign:
-                continue
-        for m in _pattern(index).finditer(text):
-            if not check(m):
-                continue
-            start, end = m.span("value") if kind in _VALUE_ONLY else m.span()
-            accept(start, end, kind)
-    breaks = [i for i, c in enumerate(text) if c == "\n"] if spans else []
-    return [Finding(kind, bisect.bisect_left(breaks, s) + 1, s, e, r) for s, e, kind, r in spans]
+        # A line-bound detector runs only over the lines where it can start (_SITES).
+        sites = _SITES.get(pattern)
+        if sites is None:
+            windows = [(0, len(text))]
+        else:
+            if sites not in windows_of:
+                windows_of[sites] = _windows(sites(text, lowered), text, lowered)
+            windows = windows_of[sites]
+        for window_start, window_end in windows:
+            for m in _pattern(index).finditer(text, window_start, window_end):
+                if not check(m):
+                    continue
+                start, end = m.span("value") if kind in _VALUE_ONLY else m.span()
+                _accept(spans, start, end, kind)
+    return spans
+
+
+def _windows(places: list[int] | None, text: str, lowered: str) -> list[tuple[int, int]]:
+    """The lines holding `places` (None: too many to list, so all of the text). Where lower-casing changed the
+    text's length (`İ` becomes two characters) a place in it is no place in the text: then all of it too."""
+    if places is None or (places and len(lowered) != len(text)):
+        return [(0, len(text))]
+    return contexts.lines_at(text, places)
+
+
+_SHORT = 2048  # 2026-12-01: below this (a query, a title) a direct search beats working out which to skip
+
+
+class _Anchors:
+    """Which anchors a text holds, each looked for once per scan. An anchor holding one already missing
+    (`token=` once `token` is not there), or a character the text lacks, is missing too without a search:
+    a scan then costs fewer searches of the text than there are anchors, however many detectors share them."""
+
+    def __init__(self, text: str, lowered: str):
+        self.text, self.lowered = text, lowered
+        self.seen: dict[str, bool] = {}
+        self.missing_lower: list[str] = []  # lower-case anchors the lower-cased text lacks
+        self.missing_exact: list[str] = []  # other anchors the text lacks
+
+    def __call__(self, anchor: str) -> bool:
+        found = self.seen.get(anchor)
+        if found is not None:
+            return found
+        lower = anchor.islower()
+        folded = anchor if lower else anchor.lower()
+        if any(m in folded for m in self.missing_lower) or (not lower and any(m in anchor for m in self.missing_exact)):
+            found = False
+        elif any(not ("a" <= c <= "z") and not self._has_char(c) for c in anchor):
+            # Base64 has no `_`, `-` or `"`, a config may have no capital: one search for a character (the
+            # fastest there is) rules out every anchor holding it.
+            found = False
+        else:
+            found = anchor in (self.lowered if lower else self.text)
+            if not found:
+                (self.missing_lower if lower else self.missing_exact).append(anchor)
+        self.seen[anchor] = found
+        return found
+
+    def _has_char(self, char: str) -> bool:
+        found = self.seen.get(char)
+        if found is None:
+            found = self.seen[char] = char in self.text
+        return found
+
+
+def _continued(text: str, known) -> list[tuple[int, int, str, bool]]:
+    """Findings in `text` with each backslash-newline that splits a word removed (`abc\\` + newline + `def`, a
+    shell continuation inside a token), mapped back to `text`; only those that cross such a join."""
+    cuts: list[tuple[int, int]] = []  # (where the join is in the joined text, characters removed there)
+    joined, last, removed = [], 0, 0
+    for m in re.finditer(r"\\\r?\n", text):
+        if m.start() and not text[m.start() - 1].isspace():
+            joined.append(text[last : m.start()])
+            cuts.append((m.start() - removed, m.end() - m.start()))
+            removed += m.end() - m.start()
+            last = m.end()
+    if not cuts:
+        return []
+    joined.append(text[last:])
+    found = []
+    for start, end, kind, redactable in _spans("".join(joined), known):
+        if not any(start < at < end for at, _ in cuts):
+            continue
+        shift_start = sum(n for at, n in cuts if at <= start)
+        shift_end = sum(n for at, n in cuts if at < end)
+        found.append((start + shift_start, end + shift_end, kind, redactable))
+    return found
 
 
 # Kinds whose finding covers only the value, so redaction keeps the name (`password = "[REDACTED:...]"`).
-_VALUE_ONLY = {"aws-secret-access-key", "url-credentials", "bearer-token", "password-assignment"}
+_VALUE_ONLY = {"aws-secret-access-key", "url-credentials", "bearer-token", "password-assignment",
+               *contexts.VALUE_ONLY}
 
 
 class Unredactable(SecretFound):
@@ -393,13 +400,6 @@ def redact(text: str, known: tuple[str, ...] | list[str] = ()) -> str:
         raise Unredactable("refusing to save: redaction left a credential behind; nothing was written",
                            hint="remove the credential")
     return text
-
-
-def check_text(text: str, where: str = "", known: tuple[str, ...] | list[str] = ()) -> None:
-    """Raise SecretFound naming each line and kind if `text` holds a credential."""
-    findings = scan(text, known)
-    if findings:
-        raise_for([f.describe(where) for f in findings])
 
 
 def raise_for(places: list[str], action: str = "save", redact_option: bool = True) -> None:

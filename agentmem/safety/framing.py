@@ -168,8 +168,3 @@ def frame_note(text: str, *, note_id: str = "", nonce: str | None = None) -> str
 def frame_skill_file(text: str, *, label: str = "", nonce: str | None = None) -> str:
     """Frame one file of a shared skill for `read-skill`."""
     return "\n".join(frame_lines([text], label=label, nonce=nonce, title=SKILL)) + "\n"
-
-
-def is_marker_line(line: str, nonce: str, title: str = MEMORY) -> bool:
-    """True for the real BEGIN/END lines of the frame with `nonce` (for tests and careful readers)."""
-    return line.startswith((f"<<<BEGIN {title} {nonce}", f"<<<END {title} {nonce}"))

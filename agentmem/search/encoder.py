@@ -250,13 +250,13 @@ def install_extra_command() -> str:
     import sys
 
     from agentmem import paths
-    from agentmem.launch import shell_word
     from agentmem.machine import answers
+    from agentmem.shell import word
 
     update = answers.turn_on(paths.machine_dir(), "hybrid")
     if update is not None:
         return update
-    python = shell_word(sys.executable)
+    python = word(sys.executable)
     return " && ".join(f"{python} -m pip install {' '.join(args)}" for args in INSTALL_EXTRA)
 
 

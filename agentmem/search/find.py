@@ -5,6 +5,10 @@ case-insensitive substring matching, newest first, bounded. Ranked and hybrid
 modes ask the engine (`search/ranked.py`) and turn its hits into results with
 excerpts. An empty query lists the most recent notes. In every mode a note that a later
 note corrects is marked and listed below its correction (`search/corrections.py`).
+
+Records (memory/records.py) shape every mode: a purged note is never a result, a retracted one
+only when asked for (`include_retracted`, then marked `retracted`); a note past its review date
+is marked `review_due` and, ranked, loses to an equal match that is not due (REVIEW_DEMOTION).
 """
 
 from __future__ import annotations
@@ -17,6 +21,13 @@ from agentmem.store.base import StoreDescription
 
 MAX_MATCHES_PER_NOTE = 5
 MAX_LINE = 300
+# A note past its review date scores this share of its match, so it ranks below an equal match that is
+# not due and above a clearly weaker one. 2026-12-01: a tenth is well within the spread of real matches
+# (scores of the top five LoCoMo hits differ by more), so a due note drops a place or two, never out of
+# sight; it is a hint that the note may be stale, not a verdict.
+REVIEW_DEMOTION = 0.9
+# Hits asked of the engine beyond `limit`, so that a demoted note can be passed by one just below the cut.
+REVIEW_SLACK = 10
 
 
 class Candidate:
@@ -34,6 +45,10 @@ class Result:
         self.corrects = corrects
         self.score = score
         self.corrected_by: list[str] = []  # IDs of the notes correcting this one, newest first
+        self.meta: dict = {}  # the note's frontmatter (not in the JSON)
+        self.retracted: dict | None = None  # the retraction record's summary, when shown (include_retracted)
+        self.review_due = False
+        self.pinned = False
 
     def to_json(self) -> dict:
         out = {
@@ -50,6 +65,12 @@ class Result:
             out["corrected_by"] = self.corrected_by
         if self.score is not None:
             out["score"] = round(self.score, 4)
+        if self.retracted is not None:
+            out["retracted"] = self.retracted
+        if self.review_due:
+            out["review_due"] = True
+        if self.pinned:
+            out["pinned"] = True
         return out
 
 
@@ -71,7 +92,7 @@ def candidates(machine: str | os.PathLike, store: StoreDescription, project: str
 
 def _result(c: Candidate, parsed: notes.Parsed, matches: list[dict]) -> Result:
     corrects = parsed.meta.get("corrects")
-    return Result(
+    result = Result(
         id=c.id,
         title=parsed.title or c.id,
         created=parsed.created,
@@ -80,6 +101,8 @@ def _result(c: Candidate, parsed: notes.Parsed, matches: list[dict]) -> Result:
         matches=matches,
         corrects=corrects if isinstance(corrects, str) else None,
     )
+    result.meta = parsed.meta
+    return result
 
 
 def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
@@ -112,21 +135,46 @@ def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
 
 
 def find(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
-         mode: str = "ranked", notices: list[str] | None = None) -> list[Result]:
+         mode: str = "ranked", notices: list[str] | None = None, *, include_retracted: bool = False,
+         review_after: float | None = None, states=None) -> list[Result]:
     """The project's notes that match `query` in `mode`, at most `limit`; an empty query lists recent notes.
 
     If the index could not be used (the notes were scanned instead), why is appended to `notices`.
+    `states` (memory/records.py) is read here when not given; `review_after` is [memory] review_after.
     """
+    from agentmem.memory import records
+
+    if states is None:
+        states = records.project_states(machine, store, project)
+    hidden = set(states.purged) | (set() if include_retracted else set(states.retracted))
     waiting = pending.project_notes(machine, project)  # read once, for the search and its corrections pass
+    waiting = {k: v for k, v in waiting.items() if k not in hidden} if hidden else waiting
     if mode == "literal":
-        found = literal(candidates(machine, store, project, waiting), query, limit)
+        cands = [c for c in candidates(machine, store, project, waiting) if c.id not in hidden]
+        found = literal(cands, query, limit)
     else:
-        found = _ranked(machine, store, project, query, limit, mode, notices, waiting)
-    return _corrections_pass(machine, store, project, found, limit, waiting)
+        wide = limit + REVIEW_SLACK + len(hidden)
+        found = [r for r in _ranked(machine, store, project, query, wide, mode, notices, waiting) if r.id not in hidden]
+    _mark_states(found, states, review_after, ranked=mode != "literal")
+    return _corrections_pass(machine, store, project, found[:limit], limit, waiting, hidden, states, review_after)
+
+
+def _mark_states(found: list[Result], states, review_after: float | None, *, ranked: bool) -> None:
+    """Mark retracted, pinned and due results; ranked, a due note's score is demoted and the list re-sorted."""
+    today, pinned = notes.today(), states.pinned()
+    for r in found:
+        r.retracted = states.retracted.get(r.id)
+        r.pinned = r.id in pinned
+        r.review_due = notes.is_due(r.meta, today, review_after)
+        if ranked and r.review_due and r.score is not None:
+            r.score *= REVIEW_DEMOTION
+    if ranked and any(r.review_due for r in found):
+        found.sort(key=lambda r: r.score if r.score is not None else 0.0, reverse=True)  # stable: ties keep order
 
 
 def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, project: str, found: list[Result],
-                      limit: int, waiting: dict[str, bytes]) -> list[Result]:
+                      limit: int, waiting: dict[str, bytes], hidden: set[str], states,
+                      review_after: float | None) -> list[Result]:
     """Mark corrected notes and list each below its correction (INV corrections-visible)."""
     from agentmem.search import corrections
 
@@ -137,6 +185,8 @@ def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, proje
         fixed = notes.parse(data).meta.get("corrects")
         if isinstance(fixed, str):
             pairs[note_id] = fixed
+    if hidden:  # a hidden (retracted, purged) correction neither marks nor is pulled in
+        pairs = {k: v for k, v in pairs.items() if k not in hidden}
 
     def fetch(note_id: str) -> Result | None:
         data = cache.read_cached(machine, store, project, note_id)
@@ -144,7 +194,9 @@ def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, proje
         data = waiting.get(note_id) if data is None else data
         if data is None:
             return None
-        return _result(Candidate(note_id, data, is_pending), notes.parse(data), [])
+        fresh = _result(Candidate(note_id, data, is_pending), notes.parse(data), [])
+        _mark_states([fresh], states, review_after, ranked=False)
+        return fresh
 
     return corrections.mark(found, corrections.corrected_by(pairs), fetch, limit)
 

@@ -37,10 +37,8 @@ _LAYOUT = f"{sys.byteorder}-{array('i').itemsize}"
 # A title word counts as this many body words (2026-11-30: titles and tags name the topic).
 TITLE_WEIGHT = 2
 # A term's delta rows are folded into its block once there are FOLD_MIN of them and at least
-# 1/FOLD_SHARE of the block's postings. 2026-11-30, 10k notes: a delta row costs a search 0.5 us
-# more than a block posting, so a term in 9,900 notes carries at most 0.3 ms of delta (64 rows:
-# 0.03 ms); 2,000 one-note saves into 5k notes averaged 2.6 ms each with 1/4, 1/8, 1/16 or 1/32
-# (the commit dominates), so the smaller delta costs saves nothing measurable.
+# 1/FOLD_SHARE of the block's postings: a small delta costs searches little and saves nothing
+# measurable (2026-11-30, 10k notes; figures: docs/benchmarks.md, "Figures behind choices").
 FOLD_MIN = 64
 FOLD_SHARE = 16
 # A folder mtime younger than this may hide a change made in the same clock tick;
@@ -298,8 +296,23 @@ class Index:
             )
             self.conn.execute("DELETE FROM postings WHERE term=?", (term,))
 
-    def apply(self, added, removed) -> None:
-        """Add the notes `added` (read from the cache) and drop `removed`, in one transaction."""
+    def apply(self, added, removed, *, scrub: bool = False) -> None:
+        """Add the notes `added` (read from the cache) and drop `removed`, in one transaction.
+
+        `scrub` (a purge): freed space is zeroed (secure_delete) and the file rebuilt afterwards (VACUUM:
+        no freed page or interior key keeps a removed note's words); the vector snapshot goes too.
+        """
+        if scrub:
+            self.conn.execute("PRAGMA secure_delete=ON")
+        self._apply(added, removed)
+        if scrub:
+            self.conn.execute("VACUUM")
+            try:
+                os.unlink(os.path.join(os.path.dirname(index_path(self.pdir)), "vectors.bin"))
+            except FileNotFoundError:
+                pass
+
+    def _apply(self, added, removed) -> None:
         with self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
             n, total = self.stats()

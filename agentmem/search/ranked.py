@@ -89,9 +89,11 @@ def rebuild(pdir) -> None:
     index.rebuild(pdir)
 
 
-def update(pdir, added_ids=(), removed_ids=()) -> None:
+def update(pdir, added_ids=(), removed_ids=(), *, scrub: bool = False) -> None:
     """Follow the cache: index the notes that arrived, drop those that left.
 
+    With `scrub` (a purge), the removal overwrites what it frees and the file is then compacted, so
+    none of the removed notes' words stay in it, and the vector snapshot is removed (rewritten later).
     Never fails the caller (a refresh): the index is derived, so if it cannot
     be updated it is discarded and rebuilt from the notes by the next search.
     """
@@ -102,7 +104,7 @@ def update(pdir, added_ids=(), removed_ids=()) -> None:
         # next search checks the folder and picks up anything this did not say.
         idx = index.open_index(pdir, sync=False)
         try:
-            idx.apply(list(added_ids), list(removed_ids))
+            idx.apply(list(added_ids), list(removed_ids), scrub=scrub)
         finally:
             idx.close()
     except (sqlite3.Error, OSError):
@@ -299,8 +301,8 @@ def _pair_bonus(pool: _Pool, pairs: set) -> None:
     pool.scores.update(kept)
     if pairs:
         # A pair stands side by side exactly where " a b " occurs in the padded term string (terms hold no
-        # spaces): a search in C instead of a set of every neighbouring pair, which cost 8 ms a query over
-        # 200 checkpoint-length candidates (2026-12-01, 10k notes of 3-6 KB).
+        # spaces): a search in C instead of a set of every neighbouring pair, which cost several ms a query
+        # over long notes (2026-12-01; figures: docs/benchmarks.md, "Figures behind choices").
         needles = [f" {a} {b} " for a, b in pairs]
         for k, terms in pool.terms.items():  # those holding both words of a pair (see _bonus_candidates)
             if k in kept:

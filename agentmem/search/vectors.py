@@ -42,8 +42,8 @@ SNAPSHOT = "vectors.bin"
 _MAGIC = "agentmem-vectors-1"
 _HEADER = 256  # bytes: one JSON line, padded with spaces
 _FILL_NOTES = 32  # notes encoded per transaction: a killed first search keeps what it finished
-# int8 rows converted to float32 at a time, into one reused 6 MB buffer: 117k rows took 7.5 ms, against
-# 14 ms with 16k-row blocks and 17 ms with a fresh array per block (2026-12-01).
+# int8 rows converted to float32 at a time, into one reused 6 MB buffer: about half the time of larger
+# blocks or a fresh array per block (2026-12-01; figures: docs/benchmarks.md, "Figures behind choices").
 _ROWS_PER_PRODUCT = 4096
 _LEVELS = 127  # int8 components: -127..127; 384 * 127 * 127 < 2**24 keeps dot products exact in float32
 # The residual plane: a component is (coarse * _FINE + residual) / _FINE in units of the int8 scale, |residual| <= 127.

@@ -11,9 +11,8 @@ import json
 import os
 from pathlib import Path
 
-from agentmem.errors import InvalidInput, NotFound
+from agentmem.errors import Command, InvalidInput, NextStep, NotFound
 from agentmem.fsutil import write_atomic
-from agentmem.launch import shell_line
 from agentmem.paths import cache_root
 from agentmem.skills import spec
 from agentmem.skills.spec import INSTALL_MARKER, revision_prefix
@@ -106,7 +105,7 @@ def read_file(store: Store, name: str, revision: str, path: str = spec.ENTRYPOIN
     files = sorted(o.path[len(prefix) + 1:] for o in listing)
     if spec.ENTRYPOINT not in files:
         raise NotFound(f"no published revision {revision} of skill {name}",
-                       hint=f"`{shell_line('skills')}` lists published revisions")
+                       hint=NextStep("`{}` lists published revisions", Command("skills")))
     if path not in files:
         raise NotFound(f"skill {name} revision {revision} has no file {path}")
     size = next(o.size for o in listing if o.path == f"{prefix}/{path}")

@@ -37,9 +37,8 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agentmem.errors import Conflict, InvalidInput, NotConfigured, NotFound
+from agentmem.errors import Command, Conflict, InvalidInput, NextStep, NotConfigured, NotFound
 from agentmem.fsutil import TMP_PREFIX, fsync_dir, write_atomic
-from agentmem.launch import shell_line
 from agentmem.machine import userfiles
 from agentmem.skills import spec
 from agentmem.skills.spec import INSTALL_MARKER, revision_prefix
@@ -69,7 +68,8 @@ def validate_listing(prefix: str, listing: list[ObjectInfo]) -> list[str]:
                 raise InvalidInput(f"{'/'.join(parts[:i])!r} is a file where the skill expects a folder")
     if spec.ENTRYPOINT not in seen:
         raise NotFound(f"no published revision {prefix.split('/')[-1]} of skill {prefix.split('/')[1]}",
-                       hint=f"`{shell_line('skills')}` lists published revisions; incomplete ones are not installable")
+                       hint=NextStep("`{}` lists published revisions; incomplete ones are not installable",
+                                     Command("skills")))
     return sorted(rels)
 
 
@@ -276,7 +276,7 @@ def install(store: Store, name: str, revision: str, runtimes: list, *, machine: 
     spec.check_revision(revision)
     if not runtimes:
         raise NotConfigured("no agent runtime is enabled to install skills into",
-                            hint=f"set [runtimes] enabled in config.toml, then run `{shell_line('setup')}`")
+                            hint=NextStep("set [runtimes] enabled in config.toml, then run `{}`", Command("setup")))
     machine = Path(machine)
     machine.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}install-", dir=machine))

@@ -26,9 +26,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agentmem.errors import TRANSIENT, AgentmemError, InvalidInput, NotFound
+from agentmem.errors import TRANSIENT, AgentmemError, Command, InvalidInput, NextStep, NotFound
 from agentmem.fsutil import TMP_PREFIX, write_atomic
-from agentmem.launch import shell_line
 from agentmem.skills import spec
 from agentmem.store.base import Store, StoreDescription
 
@@ -170,7 +169,7 @@ def load_frozen(machine: Path, name: str, revision: str) -> Frozen:
     except FileNotFoundError:
         raise NotFound(
             f"no pending publication {name} {revision}",
-            hint=f"`{shell_line('skills')}` lists pending publications and published revisions",
+            hint=NextStep("`{}` lists pending publications and published revisions", Command("skills")),
         ) from None
     except (ValueError, KeyError, TypeError, AgentmemError):
         raise InvalidInput(f"pending publication record {folder / ENTRY} is unreadable") from None
@@ -212,16 +211,16 @@ def upload(frozen: Frozen, store: Store) -> dict:
     prefix = spec.revision_prefix(frozen.name, frozen.revision)
     paths = [f["path"] for f in frozen.files]
     supporting = [p for p in paths if p != spec.ENTRYPOINT]
-    resume = shell_line("publish-skill", "--resume", frozen.name, frozen.revision)
+    resume = Command("publish-skill", "--resume", frozen.name, frozen.revision)
     try:
         for rel in supporting:
             store.put(f"{prefix}/{rel}", frozen.data(rel))
         store.put(f"{prefix}/{spec.ENTRYPOINT}", frozen.data(spec.ENTRYPOINT))  # INV skill-entrypoint-last
     except TRANSIENT as exc:
         return _result("pending", frozen, paths, str(frozen.folder),
-                       f"not confirmed by the store ({exc.one_line()}); kept locally, retry with `{resume}`")
+                       f"not confirmed by the store ({exc.one_line()}); kept locally, retry with `{resume.line()}`")
     except AgentmemError as exc:
-        exc.hint = f"kept locally; retry with `{resume}`" + (f"; {exc.hint}" if exc.hint else "")
+        exc.hint = NextStep("kept locally; retry with `{}`", resume).then(exc.hint)
         raise
     _discard(frozen.folder)
     return _result("published", frozen, paths, None,

@@ -11,7 +11,7 @@ import re
 
 from agentmem.errors import InvalidInput
 from agentmem.machine.runtimes import CORE_SKILL
-from agentmem.memory.ids import ALLOCATED, new_id
+from agentmem.memory.ids import new_id
 from agentmem.store.base import check_object_path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
@@ -24,9 +24,8 @@ MAX_DESCRIPTION = 1024  # Agent Skills format
 
 # Size limits (2026-11-30): a skill is Markdown instructions plus small scripts and
 # references; these leave ample room for that while keeping one installation well
-# inside the 20 s network budget of an invocation on a slow (~1 MB/s) link. Each file
-# is one upload/download: measured ~0.1 s per file against the loopback Hub (50 files:
-# publish 5.3 s, install 4.1 s), so a 200-file skill may need a `--resume` on a real Hub.
+# inside the 20 s network budget of an invocation on a slow (~1 MB/s) link (each file
+# is one transfer; figures: docs/benchmarks.md, "Figures behind choices in the code").
 MAX_FILE_BYTES = 1024 * 1024  # one file
 MAX_TOTAL_BYTES = 8 * 1024 * 1024  # all files of one revision
 MAX_FILES = 200  # files of one revision
@@ -62,10 +61,6 @@ def check_revision(revision: object) -> str:
         raise InvalidInput(f"invalid skill revision {revision!r}")
     check_object_path(revision)
     return revision
-
-
-def is_allocated_revision(revision: str) -> bool:
-    return bool(ALLOCATED.match(revision))
 
 
 def new_revision(now: datetime | None = None) -> str:

@@ -1,7 +1,8 @@
 """The storage interface every backend implements, and the object-path rules they share.
 
 INV append-only: `put` of bytes to a path that already holds the same bytes is a
-no-op; a path that holds different bytes is never replaced (Conflict).
+no-op; a path that holds different bytes is never replaced (Conflict). `delete` exists
+for one purpose, a purge (a note that must not exist); nothing else calls it.
 INV complete-listing: `list` returns every object under a prefix or raises; it
 never returns a partial listing as if it were complete.
 INV store-identity: a store that is not there (an unmounted drive, a replaced
@@ -162,9 +163,18 @@ class Store:
         """Every object whose path starts with `prefix` + "/" (recursively), with sizes, or raise."""
         raise NotImplementedError
 
-    def changes(self, prefix: str, token: dict | None) -> Changes:
+    def delete(self, path: str) -> bool:
+        """Remove the object at `path`; True if there was one. The one exception to append-only, used only
+        by `agentmem purge` for a note that must not exist. Raises like `put`."""
+        raise NotImplementedError
+
+    def changes(self, prefix: str, token: dict | None, *, wait: float | None = None) -> Changes:
         """The notes directly below `prefix` that changed since `token` (None: never looked), at a
-        cost that does not grow with the store when nothing changed. Raises like `list`."""
+        cost that does not grow with the store when nothing changed. Raises like `list`.
+
+        `wait`: the seconds the caller waits for the store to answer the check (a search); a bucket
+        that has not answered by then raises NoAnswer. A folder store's check is a stat or a
+        listing of the folder, bounded by the budget alone."""
         raise NotImplementedError
 
 

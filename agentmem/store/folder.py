@@ -24,7 +24,7 @@ import stat
 import time
 
 from agentmem import errors
-from agentmem.errors import Conflict, InvalidInput, NoAccess, NotFound, Offline, Unreadable
+from agentmem.errors import Command, Conflict, InvalidInput, NextStep, NoAccess, NotFound, Offline, Unreadable
 from agentmem.fsutil import STALE_TEMP_SECONDS, TMP_PREFIX, create_exclusive_atomic
 from agentmem.store import dirwatch, network
 from agentmem.store.base import MAX_OBJECT, Changes, Listed, ObjectInfo, StoreDescription, check_object_path
@@ -33,15 +33,14 @@ MARKER = ".agentmem-store"
 MARKER_LIMIT = 4096
 
 
-def new_store_hint() -> str:
+def new_store_hint() -> NextStep:
     """What to do about a folder store that is missing or not the one this machine used."""
-    from agentmem.launch import shell_line
-
-    return ("mount the drive or share that holds it and try again; if a new store there is what you "
-            f"want, run `{shell_line('setup', '--new-store')}`")
+    return NextStep("mount the drive or share that holds it and try again; if a new store there is what you "
+                    "want, run `{}`", Command("setup", "--new-store"))
 
 
 _NOTE_SUFFIX = ".md"
+_LISTED_SUFFIXES = (_NOTE_SUFFIX, ".json")  # notes, and the records beside them (memory/records.py)
 _Objects = list[ObjectInfo]  # the method `list` hides the builtin inside the class
 _Names = list[Listed]
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
@@ -161,6 +160,33 @@ class FolderStore:
             if existing != data:
                 raise Conflict(f"{path} already exists in the store with different content")
 
+    def delete(self, path: str) -> bool:
+        """Unlink the object (a purge); True if it was there. The folder's signature moves, so every
+        machine's next search lists it and drops the note."""
+        target = self._file(path)
+        return self._bounded(self._delete, path, target)
+
+    def _delete(self, path: str, target: str) -> bool:
+        self._check()
+        self._contained(target, path)
+        try:
+            st = os.lstat(target)
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        except OSError as exc:
+            raise _classify(exc, f"cannot reach {path} in folder store {self.root}") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise Unreadable(f"{path} in folder store {self.root} is not a regular file; not deleted")
+        try:
+            os.unlink(target)
+        except FileNotFoundError:
+            return False
+        except PermissionError as exc:
+            raise NoAccess(f"cannot delete {path} in folder store {self.root}: {exc.strerror}") from None
+        except OSError as exc:
+            raise Offline(f"cannot delete {path} in folder store {self.root}: {exc.strerror}") from None
+        return True
+
     def get(self, path: str, limit: int = MAX_OBJECT) -> bytes:
         target = self._file(path)
         return self._bounded(self._get, path, target, limit)
@@ -265,8 +291,9 @@ class FolderStore:
         out.sort(key=lambda o: o.path)
         return out
 
-    def changes(self, prefix: str, token: dict | None) -> Changes:
-        """One `stat` of the prefix's folder when nothing changed; its names otherwise (see dirwatch)."""
+    def changes(self, prefix: str, token: dict | None, *, wait: float | None = None) -> Changes:
+        """One `stat` of the prefix's folder when nothing changed; its names otherwise (see dirwatch).
+        `wait` is not applied: a big folder's listing may rightly take longer (see base.Store)."""
         base = self._file(prefix)
         return self._bounded(self._changes, prefix, base, token)
 
@@ -286,7 +313,7 @@ class FolderStore:
         return Changes(Changes.FULL, new_token, how, listing=listing)
 
     def _names(self, prefix: str, base: str) -> _Names:
-        """The note files directly in `base`, by name only (no stat per file); sweeps stale temp files."""
+        """The note and record files directly in `base`, by name only (no stat per file); sweeps stale temp files."""
         self._contained(os.path.join(base, "x"), prefix)
         out: _Names = []
         temps: list[str] = []
@@ -296,7 +323,7 @@ class FolderStore:
                     name = entry.name
                     if name.startswith(TMP_PREFIX):
                         temps.append(name)
-                    elif (name.endswith(_NOTE_SUFFIX) and not name.startswith(".")
+                    elif (name.endswith(_LISTED_SUFFIXES) and not name.startswith(".")
                           and not entry.is_symlink() and not entry.is_dir(follow_symlinks=False)):
                         out.append(Listed(f"{prefix}/{name}", None))  # FIFOs too: get() reports them
         except OSError as exc:
@@ -356,10 +383,8 @@ def read_marker(root: str) -> str | None:
         data = None
     store_id = data.get("id") if isinstance(data, dict) and data.get("agentmem") == "store" else None
     if not isinstance(store_id, str) or not 8 <= len(store_id) <= 64 or not store_id.isalnum():
-        from agentmem.launch import shell_line
-
         raise Offline(f"folder store {root} carries a {MARKER} marker that agentmem did not write",
-                      hint=f"if this folder is the store, remove {path} and run `{shell_line('setup')}`")
+                      hint=NextStep(f"if this folder is the store, remove {path} and run `{{}}`", Command("setup")))
     return store_id
 
 

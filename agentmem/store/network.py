@@ -26,6 +26,7 @@ only inside the functions that install into it.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 
@@ -36,11 +37,31 @@ from agentmem import errors
 # huggingface_hub 2.4.0 max_wait_time=8).
 _RETRY_HEADROOM = 10.0
 _RETRY_STATUSES = (408, 429, 500, 502, 503, 504)
+# Bytes. The most one answer read through huggingface_hub may carry: a tree page or a paths-info
+# answer of 1000 entries is about 300 KB, and the events feed read this way is bounded by its own
+# 64 MiB; past this the answer is refused rather than held in memory (2026-12-01).
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 
 # agentmem's calls send no usage telemetry unless the user asked for it: with telemetry on,
 # huggingface_hub 2.4.0 fetches /api/agent-harnesses once a day to build its user agent (one
 # more request, up to 3 s, on some save) and caches it under HF_HOME. Must precede its import.
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+# huggingface_hub 2.4.0 draws hf_xet uploads' progress bars (tqdm, XetUploadProgressReporter: about
+# 1 KB of terminal codes a save) on stderr whether or not stderr is a terminal, and agents read
+# stderr. Off unless stderr is a terminal or the user chose (2026-12-01). Read at its import; and
+# set again through its API in `install`, in case it was imported first.
+_PROGRESS_VAR = "HF_HUB_DISABLE_PROGRESS_BARS"
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (OSError, ValueError):  # a closed or detached stderr
+        return False
+
+
+if not _stderr_is_terminal():
+    os.environ.setdefault(_PROGRESS_VAR, "1")
 
 LOGIN_HINT = "log in on this machine with `hf auth login`, or set HF_TOKEN in the environment"
 
@@ -156,7 +177,28 @@ def _make_transport():
             if response.status_code in _RETRY_STATUSES and budget.remaining() < _RETRY_HEADROOM:
                 response.close()
                 raise errors.GaveUp(f"the Hub answered HTTP {response.status_code}", response.status_code)
+            response.stream = _BoundedStream(response.stream, time.monotonic() + left)
             return response
+
+        def close(self):
+            self._inner.close()
+
+    class _BoundedStream(httpx2.SyncByteStream):
+        """An answer's body, read until the budget's end and up to MAX_RESPONSE_BYTES: each read
+        waits at most the request's timeout (the budget left), and no read starts after the end."""
+
+        def __init__(self, inner, deadline: float):
+            self._inner, self._deadline = inner, deadline
+
+        def __iter__(self):
+            received = 0
+            for chunk in self._inner:
+                received += len(chunk)
+                if received > MAX_RESPONSE_BYTES:
+                    raise errors.RemoteError(f"the Hub's answer is larger than {MAX_RESPONSE_BYTES} bytes")
+                if time.monotonic() > self._deadline:
+                    raise errors.BudgetSpent()
+                yield chunk
 
         def close(self):
             self._inner.close()
@@ -174,7 +216,11 @@ def install() -> None:
         return
     import httpx2
     from huggingface_hub import set_client_factory
+    from huggingface_hub.utils import disable_progress_bars
     from huggingface_hub.utils._http import hf_request_event_hook
+
+    if os.environ.get(_PROGRESS_VAR) == "1":
+        disable_progress_bars()  # the same choice, made through the API (see _PROGRESS_VAR)
 
     def factory():
         return httpx2.Client(
@@ -201,13 +247,14 @@ def configure_xet(seconds: float) -> None:
     os.environ.setdefault("HF_XET_CLIENT_READ_TIMEOUT", f"{whole}s")
 
 
-def classify(exc: BaseException, bucket_id: str) -> errors.AgentmemError:
-    """Translate a Hub client failure into the agentmem error it is. Never includes a token."""
+def classify(exc: BaseException, bucket_id: str | None, *, what: str | None = None) -> errors.AgentmemError:
+    """Translate a Hub client failure into the agentmem error it is. Never includes a token. `what` names
+    a request that concerns no bucket (the account check) instead of `hf://buckets/<bucket_id>`."""
     if isinstance(exc, errors.AgentmemError):
         return exc
     from huggingface_hub.errors import BucketNotFoundError, HfHubHTTPError, OfflineModeIsEnabled
 
-    label = f"hf://buckets/{bucket_id}"
+    label = what or f"hf://buckets/{bucket_id}"
     if isinstance(exc, errors.BudgetSpent):
         return errors.Offline(f"{label}: the network time budget ran out before the Hub answered")
     if isinstance(exc, (errors.Unreachable, OfflineModeIsEnabled)):

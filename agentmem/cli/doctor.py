@@ -1,0 +1,40 @@
+"""`agentmem doctor`: is this machine's memory working, and what fixes what."""
+
+from __future__ import annotations
+
+from agentmem.cli import common
+from agentmem.cli.result import Result
+from agentmem.errors import EXIT_ATTENTION, EXIT_OK
+
+MARKS = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
+
+
+def add_doctor(sp) -> None:
+    pass  # no options beyond --json
+
+
+def run_doctor(args) -> Result:
+    from agentmem import render
+    from agentmem.machine import doctor
+
+    machine = common.machine()
+    cfg = common.config()
+    checks = doctor.run(machine, cfg, timeout=common.timeout(cfg))
+    rows = []
+    for c in checks:
+        data = c.to_json()
+        data["command"] = render.command(c.command) if c.command else None
+        rows.append(data)
+    lines = []
+    for row in rows:
+        lines.append(f"{MARKS[row['status']]}  {row['name']}: {row['detail']}")
+        if row["status"] != "ok" and (row["fix"] or row["command"]):
+            fix = row["fix"] or ""
+            lines.append(f"      fix: {fix}{': ' if fix and row['command'] else ''}{row['command'] or ''}")
+    failed = sum(1 for r in rows if r["status"] == "fail")
+    warned = sum(1 for r in rows if r["status"] == "warn")
+    lines.append(f"{len(rows)} check(s): {failed} failed, {warned} to look at" if failed or warned
+                 else f"{len(rows)} check(s): all ok")
+    out = {"status": "broken" if failed else "ok", "checks": rows, "failed": failed, "warned": warned}
+    return Result(out, "\n".join(lines), EXIT_ATTENTION if failed else EXIT_OK)
+

@@ -1,0 +1,113 @@
+"""The commands that keep memory true: retract, purge, pin, unpin, review (library: memory/hygiene.py,
+memory/review.py). Every command they print names the helper by its absolute path, quoted."""
+
+from __future__ import annotations
+
+import sys
+
+from agentmem.cli import common
+from agentmem.cli.result import Result
+from agentmem.errors import EXIT_OK, EXIT_PENDING, InvalidInput
+
+
+def _record_result(outcome, done: str) -> Result:
+    from agentmem.render import record_text
+
+    out = outcome.to_json()
+    return Result(out, record_text(out, done), EXIT_PENDING if out["status"] == "pending" else EXIT_OK)
+
+
+def add_retract(sp) -> None:
+    sp.add_argument("id", help="the note to retract")
+    sp.add_argument("--reason", required=True, metavar="TEXT", help="why the note is no longer true (one line)")
+    sp.add_argument("--project", help="a configured project name (default: from the current directory)")
+
+
+def run_retract(args) -> Result:
+    from agentmem.memory import hygiene
+
+    cfg = common.config()
+    project = common.project(cfg, args, "retract")
+    done = hygiene.retract(common.machine(), cfg, project, args.id, args.reason, timeout=common.timeout(cfg))
+    return _record_result(done, "retracted")
+
+
+def add_pin(sp) -> None:
+    sp.add_argument("id", help="the note to pin into the session-start reminder")
+    sp.add_argument("--project", help="a configured project name (default: from the current directory)")
+
+
+def run_pin(args) -> Result:
+    from agentmem.memory import hygiene
+
+    cfg = common.config()
+    project = common.project(cfg, args, "pin")
+    done = hygiene.pin(common.machine(), cfg, project, args.id, timeout=common.timeout(cfg))
+    return _record_result(done, "pinned")
+
+
+add_unpin = add_pin
+
+
+def run_unpin(args) -> Result:
+    from agentmem.memory import hygiene
+
+    cfg = common.config()
+    project = common.project(cfg, args, "unpin")
+    done = hygiene.pin(common.machine(), cfg, project, args.id, unpin=True, timeout=common.timeout(cfg))
+    return _record_result(done, "unpinned")
+
+
+def add_purge(sp) -> None:
+    sp.add_argument("id", help="the note that must not exist (a leaked credential, personal data)")
+    sp.add_argument("--yes", action="store_true", help="do it without asking (required when stdin is not a terminal)")
+    sp.add_argument("--reason", metavar="TEXT", help="optional: why, kept in the purge record (never the content)")
+    sp.add_argument("--project", help="a configured project name (default: from the current directory)")
+
+
+def _confirmed(note_id: str, project: str) -> bool:
+    """Ask on the terminal; anything but yes keeps the note."""
+    sys.stderr.write(f"Purge note {note_id} of project {project}? It is deleted from the store and from every "
+                     "machine's cache, for good. Type 'yes' to purge: ")
+    sys.stderr.flush()
+    try:
+        answer = sys.stdin.readline()
+    except (OSError, ValueError):
+        return False
+    return answer.strip().lower() == "yes"
+
+
+def run_purge(args) -> Result:
+    from agentmem.errors import Command
+    from agentmem.memory import hygiene
+    from agentmem.render import purge_text
+
+    cfg = common.config()
+    project = common.project(cfg, args, "purge")
+    if not args.yes:
+        interactive = sys.stdin is not None and sys.stdin.isatty()
+        if not interactive:
+            line = Command("purge", args.id, "--project", project, "--yes").line()
+            raise InvalidInput(f"purge deletes note {args.id} for good and asks first; without a terminal, run "
+                               f"`{line}`; nothing was done")
+        if not _confirmed(args.id, project):
+            raise InvalidInput("purge not confirmed; nothing was done")
+    done = hygiene.purge(common.machine(), cfg, project, args.id, reason=args.reason, timeout=common.timeout(cfg))
+    out = done.to_json()
+    if done.status == "pending":
+        out["next"] = Command(*done.next).line()
+    return Result(out, purge_text(out), EXIT_OK if done.status == "purged" else EXIT_PENDING)
+
+
+def add_review(sp) -> None:
+    sp.add_argument("--project", help="a configured project name (default: from the current directory)")
+
+
+def run_review(args) -> Result:
+    from agentmem.memory import review
+    from agentmem.render import review_text, with_command_lines
+
+    cfg = common.config()
+    project = common.project(cfg, args, "review")
+    out = with_command_lines(review.queue(common.machine(), cfg, project, timeout=common.timeout(cfg)))
+    return Result(out, review_text(out))

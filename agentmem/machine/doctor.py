@@ -1,0 +1,262 @@
+"""`agentmem doctor`: one check per line, each with its fix, and whether anything is broken.
+
+The checks are data (`Check`: name, status, detail, fix) so the CLI prints them, `--json` returns them,
+setup's report shows the same ones, and the session-start reminder asks the cheap two (pending too long,
+store silent too long) without running the rest. `fix` is words and `command` a helper command
+(`errors.Command`), which each front end spells (the CLI as a quoted shell line, render.command).
+
+Statuses: `ok`; `warn` (works, but something needs a look: a note pending, an index to rebuild on the
+next search); `fail` (broken: the store unreachable, a runtime's wiring missing). `doctor` exits non-zero
+when any check fails.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from agentmem import errors
+from agentmem.errors import Command
+
+PENDING_TOO_LONG = 3600.0  # an hour: the Stop hook or the next save retries far sooner when the store answers
+STORE_SILENT_TOO_LONG = 86400.0  # a day without one good check of the store is worth a line at session start
+
+
+class Check:
+    __slots__ = ("name", "status", "detail", "fix", "command")
+
+    def __init__(self, name: str, status: str, detail: str, fix: str | None = None,
+                 command: Command | None = None):
+        self.name, self.status, self.detail = name, status, detail
+        self.fix, self.command = fix, command  # words, and/or the helper command that fixes it
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "status": self.status, "detail": self.detail, "fix": self.fix,
+                "command": list(self.command.args) if self.command else None}
+
+
+def _age(seconds: float) -> str:
+    if seconds < 90:
+        return f"{int(seconds)} s"
+    if seconds < 5400:
+        return f"{int(seconds // 60)} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.0f} days"
+
+
+def _created(entry) -> float:
+    """When a pending note was saved (its `created`), as seconds since the epoch; now if unknown."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(str(entry.created).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return time.time()
+
+
+def pending_check(machine: str, now: float | None = None) -> Check:
+    """Notes saved here whose upload is not confirmed: how many, the oldest, and why."""
+    from agentmem.memory import pending
+
+    entries = pending.list_entries(machine)
+    broken = pending.unreadable(machine)
+    if not entries and not broken:
+        return Check("pending", "ok", "no note waits for upload")
+    now = time.time() if now is None else now
+    oldest = min(entries, key=lambda e: e.id) if entries else None
+    age = now - _created(oldest) if oldest is not None else 0.0
+    why = ""
+    if oldest is not None and oldest.last_error:
+        why = f"; last error: {oldest.last_error.get('message')}"
+    detail = f"{len(entries)} note(s) wait for upload"
+    if oldest is not None:
+        detail += f", the oldest {oldest.id} for {_age(age)}{why}"
+    if broken:
+        detail += f"; {len(broken)} pending folder(s) hold no note that can be sent"
+    status = "fail" if age > PENDING_TOO_LONG or broken else "warn"
+    command = Command("save", "--retry", oldest.id) if oldest is not None else Command("pending")
+    return Check("pending", status, detail, "retry once the store answers (the Stop hook retries too)", command)
+
+
+def store_checks(machine: str, cfg, projects: list[str], timeout: float | None) -> list[Check]:
+    """Ask the store what changed for each project, as search does: reachable, the right store, when checked."""
+    from agentmem.memory import cache
+    from agentmem.store import identity
+
+    out = []
+    label = cfg.store.label()
+    known = identity.recorded(machine, cfg.store)
+    for project in projects or []:
+        status = cache.refresh(machine, cfg.store, project, timeout=timeout)
+        if status.stale:
+            out.append(Check(f"store {project}", "fail", f"{label}: {status.reason}",
+                             _store_fix(status.error), Command("setup") if status.error == "not-found" else None))
+        else:
+            marker = f"identity {known}" if known else "no identity recorded yet"
+            out.append(Check(f"store {project}", "ok", f"{label} answered ({status.how or 'checked'}; {marker})"))
+        if status.unreadable:
+            out.append(Check(f"unreadable {project}", "warn",
+                             f"{len(status.unreadable)} object(s) in the store are not readable notes (skipped)",
+                             "look at them in the store; a note agentmem wrote is never one"))
+    if not projects:
+        out.append(Check("projects", "warn", "no project is mapped on this machine", "map a directory",
+                         Command("map", os.getcwd(), os.path.basename(os.getcwd()) or "project")))
+    return out
+
+
+def _store_fix(kind: str | None) -> str:
+    return {
+        "offline": "check the network or the drive that holds the store; searches answer from the cache meanwhile",
+        "not-authenticated": "log in to Hugging Face (hf auth login) or set HF_TOKEN",
+        "no-access": "ask the bucket's owner for access, or configure a bucket you can write",
+        "not-found": "the store is gone or moved: restore it, or accept a new one with setup --new-store",
+    }.get(kind or "", "see the reason; searches answer from the cache and say they may be stale")
+
+
+def index_check(machine: str, cfg, project: str) -> Check:
+    """The project's ranked index: present, of this version, holding every cached note."""
+    import sqlite3
+
+    from agentmem.memory import cache
+    from agentmem.search import index
+
+    pdir = cache.project_dir(machine, cfg.store, project)
+    cached = len(cache.cached_ids(machine, cfg.store, project))
+    path = index.index_path(pdir)
+    if not os.path.exists(path):
+        return Check(f"index {project}", "ok", f"no index yet for {cached} cached note(s): the next search builds it")
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            if not index._valid(conn):
+                return Check(f"index {project}", "warn", "written by another version", "the next search rebuilds it")
+            indexed = conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0]
+            integrity = conn.execute("PRAGMA quick_check").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        return Check(f"index {project}", "warn", f"unreadable ({exc})", "the next search rebuilds it")
+    if integrity != "ok":
+        return Check(f"index {project}", "warn", f"damaged ({integrity})", "the next search rebuilds it")
+    if indexed != cached:
+        return Check(f"index {project}", "ok", f"{indexed} of {cached} cached note(s) indexed",
+                     "the next search brings it up to date")
+    return Check(f"index {project}", "ok", f"{indexed} note(s) indexed")
+
+
+def hybrid_check(machine: str, cfg, project: str) -> Check | None:
+    """How many indexed notes have sentence vectors (hybrid mode), when hybrid is the configured mode."""
+    import sqlite3
+
+    from agentmem.memory import cache
+    from agentmem.search import index
+
+    if cfg.search_mode != "hybrid":
+        return None
+    try:
+        from agentmem.search import vectors
+
+        vectors.require()
+    except errors.AgentmemError as exc:
+        return Check(f"hybrid {project}", "fail", exc.one_line(), str(exc.hint or "install the hybrid extra"))
+    path = index.index_path(cache.project_dir(machine, cfg.store, project))
+    if not os.path.exists(path):
+        return Check(f"hybrid {project}", "ok", "no index yet", "the next search builds it")
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            total = conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0]
+            embedded = conn.execute("SELECT COUNT(DISTINCT num) FROM vectors").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        return Check(f"hybrid {project}", "warn", f"index unreadable ({exc})", "the next search rebuilds it")
+    status = "ok" if embedded >= total else "warn"
+    return Check(f"hybrid {project}", status, f"{embedded} of {total} note(s) embedded",
+                 None if status == "ok" else "hybrid searches embed the rest as they run")
+
+
+def helper_check(machine: str) -> Check:
+    """The running helper against the one the template installed into the machine folder's venv."""
+    import glob
+    import re
+
+    from agentmem.version import __version__
+
+    answers = os.path.join(machine, ".copier-answers.yml")
+    template = None
+    try:
+        with open(answers, encoding="utf-8") as f:
+            found = re.search(r"^_commit:\s*(\S+)", f.read(), re.M)
+        template = found.group(1) if found else None
+    except OSError:
+        pass
+    installed = None
+    for meta in glob.glob(os.path.join(machine, ".venv", "lib", "python*", "site-packages",
+                                       "agentmem-*.dist-info", "METADATA")):
+        with open(meta, encoding="utf-8", errors="replace") as f:
+            line = next((x for x in f if x.startswith("Version:")), "")
+        installed = line.split(":", 1)[1].strip() or None
+    where = f"template {template}" if template else "no template answers in the machine folder"
+    if installed is None:
+        return Check("helper", "warn", f"agentmem {__version__}; {where}; no helper installed in "
+                     f"{os.path.join(machine, '.venv')}", "rerun setup from the machine folder", Command("setup"))
+    if installed != __version__:
+        return Check("helper", "warn", f"agentmem {__version__} runs, but the machine folder's helper is "
+                     f"{installed} ({where})", "run the machine folder's helper, or upgrade it", Command("upgrade"))
+    return Check("helper", "ok", f"agentmem {__version__}, installed from {where}")
+
+
+def run(machine: str, cfg, *, timeout: float | None = None, runtime_checks=None) -> list[Check]:
+    """Every check, in the order a person fixes them: config, store, pending, index, helper, runtimes."""
+    checks = [Check("config", "ok", f"{os.path.join(machine, 'config.toml')} ({cfg.store.label()})")]
+    for line in getattr(cfg, "warnings", ()) or ():
+        checks.append(Check("config", "warn", line))
+    projects = sorted(cfg.project_names())
+    checks += store_checks(machine, cfg, projects, timeout)
+    checks.append(pending_check(machine))
+    for project in projects:
+        checks.append(index_check(machine, cfg, project))
+        hybrid = hybrid_check(machine, cfg, project)
+        if hybrid is not None:
+            checks.append(hybrid)
+    checks.append(helper_check(machine))
+    if runtime_checks is not None:
+        checks += runtime_checks
+    return checks
+
+
+def broken(checks: list[Check]) -> bool:
+    return any(c.status == "fail" for c in checks)
+
+
+def reminder_line(machine: str, doctor_command: str, now: float | None = None, waiting: int = 1) -> str | None:
+    """The one line the session-start reminder adds when something has been wrong for long: notes pending
+    for over an hour, or the store not answering for a day. Reads only local files (no config, no network):
+    the pending folder (only when `waiting`, the caller's count of its entries, is not 0: the pending module
+    is not imported otherwise), and each cached project's last good check."""
+    import glob
+    import json
+
+    now = time.time() if now is None else now
+    if waiting and os.path.isdir(os.path.join(machine, "pending")):
+        from agentmem.memory import pending
+
+        old = [e for e in pending.list_entries(machine) if now - _created(e) > PENDING_TOO_LONG]
+        if old:
+            return (f"{len(old)} memory note(s) have waited over an hour for upload: the store has not confirmed "
+                    f"them. Tell the user; `{doctor_command}` says why.")
+    last = None
+    for path in glob.glob(os.path.join(machine, "cache", "*", "projects", "*", "state.json")):
+        try:
+            with open(path, encoding="utf-8") as f:
+                seen = json.load(f).get("refreshed_at")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(seen, (int, float)) and (last is None or seen > last):
+            last = seen
+    if last is not None and now - last > STORE_SILENT_TOO_LONG:
+        return (f"The memory store has not answered for {_age(now - last)}: searches may miss notes saved "
+                f"elsewhere. `{doctor_command}` says why.")
+    return None

@@ -1,0 +1,112 @@
+"""The template revision a machine folder came from, and the one an upgrade would move it to.
+
+Copier records the template's revision as `_commit` in `.copier-answers.yml` and `copier update`
+checks it out again to merge. Two things make that record lie:
+
+- A copy from a checkout with uncommitted or untracked files: Copier commits the working tree in a
+  throwaway clone and records *that* commit (`v1.0.0-1-g<sha>`), which exists nowhere else, so every
+  later update fails ("Unknown revision"). `repair` replaces it with the real commit it was made from
+  (its parent: the tag plus one fewer commit) and says so; setup runs it on every copy, and
+  `agentmem upgrade` before updating, so a machine that already has one is mended too.
+- Releases: Copier updates to the newest PEP 440 tag (pre-releases aside) unless given a ref; without
+  tags, to the checkout's HEAD. `target` computes the same, so `upgrade` can say where it goes, or
+  "already at" it without running Copier at all.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+ANSWERS = ".copier-answers.yml"
+_DESCRIBE = re.compile(r"^(?P<tag>.+)-(?P<count>\d+)-g(?P<sha>[0-9a-f]{4,40})$")
+
+
+def _git(src: str, *args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", "-C", src, *args], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def recorded(machine: Path) -> tuple[str | None, str | None]:
+    """(`_src_path`, `_commit`) from the machine folder's answers, each None when absent."""
+    try:
+        text = (machine / ANSWERS).read_text(encoding="utf-8")
+    except OSError:
+        return None, None
+    found = {k: v.strip().strip("'\"") for k, v in re.findall(r"^(_src_path|_commit):[ \t]*(.*)$", text, re.M)}
+    return found.get("_src_path") or None, found.get("_commit") or None
+
+
+def resolve(src: str, ref: str) -> str | None:
+    """The full commit `ref` names in the template repository, or None when it names none there."""
+    return _git(src, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+
+
+def _made_from(src: str, ref: str) -> str | None:
+    """The real commit a throwaway one (`TAG-N-g<sha>`) was made on: N-1 first-parent commits after TAG."""
+    found = _DESCRIBE.match(ref)
+    if found is None or resolve(src, found["tag"]) is None:
+        return None
+    count = int(found["count"])
+    if count == 1:
+        return resolve(src, found["tag"])
+    later = (_git(src, "rev-list", "--first-parent", "--reverse", f"{found['tag']}..HEAD") or "").split()
+    return later[count - 2] if len(later) >= count - 1 else None
+
+
+def describe(src: str, commit: str) -> str:
+    """How Copier names a commit: `git describe --tags --always`."""
+    return _git(src, "describe", "--tags", "--always", commit) or commit
+
+
+def repair(machine: Path) -> str | None:
+    """Replace a recorded `_commit` that exists nowhere with the commit it was made from; what was done,
+    in one line, or None when the record is sound (or cannot be checked: no answers, no source repo)."""
+    src, commit = recorded(machine)
+    if not src or not commit or _git(src, "rev-parse", "--git-dir") is None or resolve(src, commit):
+        return None
+    base = _made_from(src, commit) or _git(src, "rev-parse", "HEAD")
+    if base is None:
+        return None
+    name = describe(src, base)
+    path = machine / ANSWERS
+    text = path.read_text(encoding="utf-8")
+    fixed = re.sub(r"^_commit:.*$", lambda _: f"_commit: {name}", text, count=1, flags=re.M)
+    from agentmem.fsutil import write_atomic
+
+    write_atomic(path, fixed.encode("utf-8"))
+    return (f"the template revision recorded, {commit}, exists nowhere (Copier made it from a checkout with "
+            f"uncommitted or untracked files); recorded {name}, the commit it was made from, so upgrades work")
+
+
+def _newest_tag(src: str) -> str | None:
+    from packaging.version import InvalidVersion, Version
+
+    best: tuple[Version, str] | None = None
+    for tag in (_git(src, "tag", "--list") or "").split():
+        try:
+            version = Version(tag)
+        except InvalidVersion:
+            continue
+        if not version.is_prerelease and (best is None or version > best[0]):
+            best = (version, tag)
+    return best[1] if best else None
+
+
+def target(src: str, ref: str | None) -> tuple[str, str, str] | None:
+    """(the ref an update goes to, its commit, why that one), as Copier chooses it; None if unresolvable."""
+    if ref:
+        commit = resolve(src, ref)
+        return (ref, commit, "as asked") if commit else None
+    tag = _newest_tag(src)
+    if tag is not None:
+        commit = resolve(src, tag)
+        return (tag, commit, "the newest release tag") if commit else None
+    commit = resolve(src, "HEAD")
+    if commit is None:
+        return None
+    return (describe(src, commit), commit, "the template checkout's HEAD: it has no release tags")

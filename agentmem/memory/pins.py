@@ -1,0 +1,41 @@
+"""Pinned notes: the small memory of a project that every session starts with.
+
+A note is pinned by a record (memory/records.py: the latest pin or unpin per note wins), so pins
+travel with the store. `pinned_notes` picks what the session-start reminder carries: newest pin
+first, each note whole, until `[memory] pin_budget` characters; the rest are named as left out.
+It reads this machine's cache and pending folder only (no network, no heavy import), so the
+reminder hook stays fast; a pin made elsewhere arrives with the next search here.
+"""
+
+from __future__ import annotations
+
+from agentmem.memory import cache, notes, records
+
+
+def pinned_notes(machine: str, store, project: str, budget: int) -> dict:
+    """{"shown": [{id, title, text, pinned_at}], "left_out": [{id, why}]}: the pinned notes of `project`
+    within `budget` characters of text, newest pin first."""
+    states = records.project_states(machine, store, project)
+    pins = sorted(states.pinned().items(), key=lambda item: item[1]["record"], reverse=True)
+    waiting: dict[str, bytes] = {}
+    if pins:
+        from agentmem.memory import pending
+
+        waiting = pending.project_notes(machine, project)
+    shown: list[dict] = []
+    left_out: list[dict] = []
+    used, full = 0, False
+    for note_id, pin in pins:
+        data = cache.read_cached(machine, store, project, note_id) or waiting.get(note_id)
+        if data is None:
+            left_out.append({"id": note_id, "why": "not on this machine yet (a search brings it)"})
+            continue
+        parsed = notes.parse(data)
+        text = f"{parsed.title or note_id}\n{parsed.body.strip()}"
+        if full or used + len(text) > budget:  # the newest pins win: once one is over, so are all older
+            full = True
+            left_out.append({"id": note_id, "why": f"over the pin budget ({budget} characters)"})
+            continue
+        used += len(text)
+        shown.append({"id": note_id, "title": parsed.title, "text": text, "pinned_at": pin["created"]})
+    return {"shown": shown, "left_out": left_out}

@@ -1,0 +1,341 @@
+"""Records: retractions, pins, unpins and purges, each a new append-only object naming one note.
+
+INV append-only: a record never changes the note it names, and is itself never replaced.
+A record is a small JSON object (kind, the note's ID, who, when, why) stored beside the notes,
+as `projects/<project>/notes/<record id>.<kind>.json`, so the change signal every search already
+asks for (the notes folder's stat, the bucket's feed below the notes prefix) carries records too,
+with no second request. Record IDs are allocated like note IDs, so they sort by time.
+
+What the records of a project mean, their *states*:
+- retracted: the note's earliest retraction. It stays (there is no unretract).
+- pins: the latest pin or unpin per note (by record ID); a note is pinned when that is a pin.
+- purged: the note's earliest purge record: the note must not exist anywhere.
+
+On a machine, records are cached in `<project cache>/records/` and their states kept in
+`records.json` beside it (derived: the records folder's mtime says it is current; rebuilt from
+the records otherwise). This machine's pending records take effect at once (`with_pending`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+
+from agentmem.errors import InvalidInput
+from agentmem.fsutil import read_bytes, write_atomic
+from agentmem.memory import ids
+
+RECORDS_DIR = "records"
+STATES_FILE = "records.json"
+MAX_REASON = 500  # characters: one line saying why; the note itself holds the detail
+MAX_RECORD_BYTES = 4096
+# What a record's one-line fields may hold (as config.py's AGENT_NAME and PROJECT_NAME, and utc_timestamp).
+_AGENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
+_PROJECT = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+_CREATED = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
+# A folder mtime younger than this may hide a change made in the same clock tick (as in corrections.py).
+_RACY_NS = 2_000_000_000
+
+
+class Record:
+    """One record. `agent` is the identity notes carry (`<runtime>@<host>`), `created` UTC ISO 8601."""
+
+    __slots__ = ("id", "kind", "note", "project", "agent", "created", "reason")
+
+    def __init__(self, *, id: str, kind: str, note: str, project: str, agent: str, created: str,
+                 reason: str | None = None):
+        self.id, self.kind, self.note, self.project = id, kind, note, project
+        self.agent, self.created, self.reason = agent, created, reason
+
+    @property
+    def file(self) -> str:
+        return ids.record_file(self.id, self.kind)
+
+    def path(self) -> str:
+        """The record's object path in a store."""
+        return record_path(self.project, self.id, self.kind)
+
+    def to_json(self) -> dict:
+        return {"agentmem": "record", "id": self.id, "kind": self.kind, "note": self.note, "project": self.project,
+                "agent": self.agent, "created": self.created, "reason": self.reason}
+
+    def render(self) -> bytes:
+        return (json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+    def summary(self) -> dict:
+        """What a note's state shows of the record: {record, kind, agent, created, reason}."""
+        return {"record": self.id, "kind": self.kind, "agent": self.agent, "created": self.created,
+                "reason": self.reason}
+
+
+def record_path(project: str, record_id: str, kind: str) -> str:
+    return f"projects/{project}/notes/{ids.record_file(record_id, kind)}"
+
+
+def is_record_path(path: str) -> bool:
+    return ids.RECORD_FILE.match(path.rpartition("/")[2]) is not None
+
+
+def build(kind: str, note_id: str, project: str, agent: str, reason: str | None = None, now=None) -> Record:
+    """A new record of `kind` naming `note_id`. The reason is one line (credentials: screened by the caller)."""
+    from agentmem.memory import notes
+
+    if kind not in ids.RECORD_KINDS:
+        raise InvalidInput(f"invalid record kind {kind!r}")
+    ids.check_id(note_id)
+    if reason is not None:
+        reason = " ".join(reason.split())
+        if not reason:
+            reason = None
+        elif len(reason) > MAX_REASON:
+            raise InvalidInput(f"the reason is too long: at most {MAX_REASON} characters")
+    from datetime import UTC, datetime
+
+    now = now or datetime.now(UTC)
+    return Record(id=ids.new_id(now), kind=kind, note=note_id, project=project, agent=agent,
+                  created=notes.utc_timestamp(now), reason=reason)
+
+
+def parse(data: bytes, name: str | None = None) -> Record | None:
+    """A record read back, or None when the bytes are not one agentmem wrote (checked against `name`)."""
+    if len(data) > MAX_RECORD_BYTES:
+        return None
+    try:
+        raw = json.loads(data.decode("utf-8"))
+        if not isinstance(raw, dict) or raw.get("agentmem") != "record" or raw.get("kind") not in ids.RECORD_KINDS:
+            return None
+        fields: dict[str, str] = {k: v for k in ("id", "note", "project", "agent", "created")
+                                  if isinstance(v := raw.get(k), str) and v}
+        if len(fields) != 5:
+            return None
+        ids.check_id(fields["id"])
+        ids.check_id(fields["note"])
+        shapes = ((_AGENT, "agent"), (_CREATED, "created"), (_PROJECT, "project"))
+        if not all(rule.match(fields[key]) for rule, key in shapes):
+            return None
+        reason = raw.get("reason")
+        record = Record(kind=raw["kind"], reason=reason if isinstance(reason, str) else None, **fields)
+    except (ValueError, UnicodeDecodeError, InvalidInput):
+        return None
+    if name is not None and name != record.file:
+        return None
+    return record
+
+
+# -- states ---------------------------------------------------------------------------------------
+
+class States:
+    """What the records say about a project's notes (see the module docstring); maps note ID -> summary."""
+
+    __slots__ = ("retracted", "pins", "purged")
+
+    def __init__(self, retracted: dict | None = None, pins: dict | None = None, purged: dict | None = None):
+        self.retracted: dict[str, dict] = retracted or {}
+        self.pins: dict[str, dict] = pins or {}
+        self.purged: dict[str, dict] = purged or {}
+
+    def add(self, record: Record) -> None:
+        """Fold one record in, whatever the order records arrive in."""
+        summary = record.summary()
+        if record.kind == "retract":
+            _keep(self.retracted, record.note, summary, earliest=True)
+        elif record.kind == "purge":
+            _keep(self.purged, record.note, summary, earliest=True)
+        else:
+            _keep(self.pins, record.note, summary, earliest=False)
+
+    def pinned(self) -> dict[str, dict]:
+        """Pinned notes (latest record a pin), neither retracted nor purged: note ID -> the pin."""
+        return {n: s for n, s in self.pins.items()
+                if s["kind"] == "pin" and n not in self.retracted and n not in self.purged}
+
+    def to_json(self) -> dict:
+        return {"retracted": self.retracted, "pins": self.pins, "purged": self.purged}
+
+
+def _keep(table: dict, note_id: str, summary: dict, *, earliest: bool) -> None:
+    held = table.get(note_id)
+    if held is None or (summary["record"] < held["record"] if earliest else summary["record"] > held["record"]):
+        table[note_id] = summary
+
+
+def records_dir(pdir: str) -> str:
+    return os.path.join(pdir, RECORDS_DIR)
+
+
+def cached_files(pdir: str) -> set[str]:
+    try:
+        return {n for n in os.listdir(records_dir(pdir)) if ids.RECORD_FILE.match(n)}
+    except FileNotFoundError:
+        return set()
+
+
+def cached(pdir: str) -> list[Record]:
+    """Every readable cached record of the project, oldest first."""
+    folder = records_dir(pdir)
+    out = []
+    for name in sorted(cached_files(pdir)):
+        try:
+            record = parse(read_bytes(os.path.join(folder, name), MAX_RECORD_BYTES + 1), name)
+        except OSError:
+            continue
+        if record is not None:
+            out.append(record)
+    return out
+
+
+def states(pdir: str) -> States:
+    """The states of the cached records: `records.json` while the records folder is unchanged, else rebuilt.
+    One stat when the project has no records."""
+    try:
+        mtime = os.stat(records_dir(pdir)).st_mtime_ns
+    except OSError:
+        return States()
+    try:
+        kept = json.loads(read_bytes(os.path.join(pdir, STATES_FILE)))
+        if isinstance(kept, dict) and kept.get("dir_mtime") == mtime and mtime:
+            return States(kept["retracted"], kept["pins"], kept["purged"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    found = States()
+    for record in cached(pdir):
+        found.add(record)
+    trusted = mtime if time.time_ns() - mtime > _RACY_NS else 0
+    try:
+        write_atomic(os.path.join(pdir, STATES_FILE),
+                     json.dumps({"dir_mtime": trusted, **found.to_json()}, sort_keys=True).encode(), durable=False)
+    except OSError:
+        pass  # derived: rebuilt next time (a read-only sandbox)
+    return found
+
+
+def with_pending(pdir: str, pending_records) -> States:
+    """The cached states with this machine's pending records of the project folded in."""
+    found = states(pdir)
+    for data in pending_records:
+        record = parse(data)
+        if record is not None:
+            found.add(record)
+    return found
+
+
+def add_cached(pdir: str, record: Record, data: bytes) -> bool:
+    """Place a record in the cache (one the store confirmed); False if it was there already."""
+    target = os.path.join(records_dir(pdir), record.file)
+    if os.path.exists(target):
+        return False
+    write_atomic(target, data)
+    return True
+
+
+def project_states(machine, store, project: str) -> States:
+    """The states of a project's notes on this machine: cached records and this machine's pending ones.
+    What `search`, `read`, `review`, the reminder and the view ask."""
+    from agentmem.memory import cache
+
+    pdir = cache.project_dir(machine, store, project)
+    try:  # the pending module only when something is pending (the session-start reminder imports little)
+        waiting = any(not n.startswith(".") for n in os.listdir(os.path.join(os.fspath(machine), "pending")))
+    except OSError:
+        waiting = False
+    if not waiting:
+        return states(pdir)
+    from agentmem.memory import pending
+
+    return with_pending(pdir, pending.project_records(machine, project).values())
+
+
+# -- following the store (what a refresh calls, before it fetches notes) ---------------------------
+
+def to_fetch(changes, prefix: str, pdir: str) -> tuple[dict, set[str]]:
+    """({record file name: Listed} new to this cache, {cached record files the store no longer holds})."""
+    from agentmem.store.base import Changes
+
+    head = prefix + "/"
+    seen = changes.listing if changes.kind == Changes.FULL else changes.added
+    have = cached_files(pdir) if seen or changes.kind != Changes.SAME else set()
+    wanted, listed = {}, set()
+    for obj in seen:
+        name = obj.path[len(head):] if obj.path.startswith(head) else ""
+        if ids.RECORD_FILE.match(name):
+            listed.add(name)
+            if name not in have and (obj.size is None or obj.size <= MAX_RECORD_BYTES):
+                wanted[name] = obj
+    if changes.kind == Changes.FULL:
+        return wanted, have - listed
+    return wanted, {p[len(head):] for p in changes.removed if p.startswith(head)} & have
+
+
+def fetch(store, wanted: dict, gone: set[str], pdir: str):
+    """Download `wanted` records into the cache and drop `gone` ones. Returns (the notes new purge records
+    name, the store or cache failure that stopped it, or None)."""
+    from agentmem import errors
+
+    folder = records_dir(pdir)
+    purges: set[str] = set()
+    try:
+        for name, obj in sorted(wanted.items()):
+            try:
+                data = store.get(obj.path, MAX_RECORD_BYTES)
+            except (errors.NotFound, errors.Unreadable):
+                continue  # deleted since it was listed, or not a record agentmem wrote: nothing to follow
+            except errors.AgentmemError as exc:
+                return purges, exc
+            record = parse(data, name)
+            if record is not None:
+                add_cached(pdir, record, data)
+                if record.kind == "purge":
+                    purges.add(record.note)
+        for name in sorted(gone):
+            try:
+                os.unlink(os.path.join(folder, name))
+            except FileNotFoundError:
+                pass
+    except OSError as exc:  # INV loud-unwritable: a read-only sandbox answers from the cache and says so
+        if not errors.cannot_write(exc):
+            raise
+        return purges, errors.NotWritable(f"cannot write the cache in {folder} ({exc.strerror})",
+                                          hint=errors.UNWRITABLE_HINT)
+    return purges, None
+
+
+def add_confirmed(machine, store, project: str, data: bytes) -> None:
+    """Place a record this machine just saved, and the store confirmed, into the cache."""
+    from agentmem.memory import cache
+
+    record = parse(data)
+    if record is not None:
+        add_cached(cache.project_dir(machine, store, project), record, data)
+
+
+def forget(machine, store, project: str, note_ids) -> list[str]:
+    """Remove purged notes' bytes from this machine: the cached file, the index (scrubbed, so no freed page
+    keeps their words) and any pending copy. Returns the IDs whose cached file was removed."""
+    from agentmem import errors
+    from agentmem.memory import cache, pending
+    from agentmem.search import ranked
+
+    note_ids = sorted(set(note_ids))
+    if not note_ids:
+        return []
+    pdir = cache.project_dir(machine, store, project)
+    removed = []
+    for note_id in note_ids:
+        try:
+            os.unlink(os.path.join(pdir, "notes", ids.note_file(note_id)))
+            removed.append(note_id)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            if not errors.cannot_write(exc):
+                raise
+            raise errors.NotWritable(f"cannot remove purged note {note_id} from the cache in {pdir} "
+                                     f"({exc.strerror})", hint=errors.UNWRITABLE_HINT) from None
+    ranked.update(pdir, [], note_ids, scrub=True)
+    waiting = pending.project_notes(machine, project)
+    for note_id in note_ids:
+        if note_id in waiting:
+            pending.remove(machine, note_id)
+    return removed

@@ -1,0 +1,195 @@
+"""What results and errors say as text: the one renderer the CLI and the MCP server both use.
+
+The library returns data (a search's result dict, pending entries, an error with its
+`NextStep`); this module words it for a person or a model. The one thing the front
+ends say differently is how a helper command is named: the CLI prints its command line
+(quoted, absolute helper), the MCP server its tool call where it has one. So every
+function here takes `tool`, the front end's own name for a command (None: the command
+line; see `errors.NextStep.text`).
+
+On the per-turn path (search, read, pending): the standard library and safety/framing only.
+"""
+
+from __future__ import annotations
+
+from agentmem.errors import Command, NextStep
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from agentmem.errors import AgentmemError, ToolName
+
+
+def command(step: Command, tool: ToolName | None = None) -> str:
+    """One command as the front end names it: its tool call, else its command line."""
+    named = tool(step) if tool is not None else None
+    return step.line() if named is None else named
+
+
+def error_line(exc: AgentmemError, tool: ToolName | None = None) -> str:
+    """An error as one line, fit to print: its next step spelt for the front end, and any credential
+    it echoes (a mistyped ID, a project) replaced by `[REDACTED:<kind>]` (INV no-credentials). Failures
+    only: the scanner is not imported otherwise."""
+    from agentmem.safety import credentials, screening
+
+    return screening.withhold(exc.one_line(tool), credentials.env_secrets())[0]
+
+
+def pending_text(entries: list, broken: list[dict], tool: ToolName | None = None) -> str:
+    """What waits for upload, for a person, each with how to retry it."""
+    if not entries and not broken:
+        return "no pending uploads"
+    lines = [f"{len(entries)} pending upload(s):"] if entries else []
+    for e in entries:
+        if e.store is None:  # a damaged entry: its destination is not guessed
+            lines.append(f"  {e.id}  {e.project}  -> destination unknown: {e.damaged}")
+            lines.append(f"    send it to this machine's configured store: {command(e.retry_step(), tool)}")
+            continue
+        why = f" - last error: {e.last_error['message']}" if e.last_error else ""
+        lines.append(f"  {e.id}  {e.project}  -> {e.store.label()}{why}")
+        lines.append(f"    retry: {command(e.retry_step(), tool)}")
+    if broken:
+        lines.append(f"{len(broken)} pending folder(s) hold no note that can be sent (left untouched):")
+        lines.extend(f"  {b['id']}: {b['problem']}" for b in broken)
+    return "\n".join(lines)
+
+
+def freshness_lines(out: dict, what: str) -> list[str]:
+    """The lines that say an answer could miss notes (INV read-your-writes: say it whenever it can)."""
+    lines = []
+    if out.get("stale"):
+        lines.append(f"warning: {what} may be stale - {out['stale_reason']}")
+    skipped = out.get("unreadable") or []
+    if skipped:
+        named = "; ".join(f"{u['id']}: {u['message']}" for u in skipped[:2])
+        more = f"; and {len(skipped) - 2} more" if len(skipped) > 2 else ""
+        lines.append(f"warning: {len(skipped)} note(s) in the store could not be read and are missing here "
+                     f"({named}{more})")
+    return lines
+
+
+def search_text(out: dict, explicit_project: str | None = None, *, tool: ToolName | None = None,
+                read_hint: str | None = None) -> str:
+    """Search results as text, note content framed as data. `read_hint`: the front end's own last line
+    (the MCP server names its read tool); else the command that reads the first result."""
+    from agentmem.safety.framing import frame_lines
+
+    lines = freshness_lines(out, "results")
+    if out.get("scan"):
+        words_only = ", ranked by words only" if out["mode"] == "hybrid" else ""
+        lines.append(f"note: searched without the index{words_only} - {out['scan_reason']}")
+    what = f"matching {out['query']!r}" if out["query"] else "most recent"
+    for w in out.get("withheld", ()):  # the query held a credential: never echoed (INV no-credentials)
+        lines.append(f"note: the query holds a credential ({w['kind']}); it is shown as [REDACTED:{w['kind']}]")
+    lines.append(f"{len(out['results'])} note(s) {what} in project {out['project']}:")
+    found = []
+    for r in out["results"]:
+        flag = " [pending upload]" if r["pending"] else ""
+        corr = f" (corrects {r['corrects']})" if r.get("corrects") else ""
+        if r.get("corrected_by"):  # INV corrections-visible: listed below its correction, and marked
+            corr += f" [CORRECTED by {', '.join(r['corrected_by'])}: read that first]"
+        if r.get("retracted"):
+            corr += f" [RETRACTED {r['retracted']['created'][:10]}: no longer true]"
+        if r.get("review_due"):
+            corr += " [REVIEW DUE: may be stale]"
+        if r.get("pinned"):
+            corr += " [pinned]"
+        found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}: {r['title']}{flag}{corr}")
+        for m in r["matches"]:
+            found.append(f"    {m['line']}: {m['text']}")
+    if found:  # titles and lines are note content: quoted data, not instructions (INV framed-recall)
+        lines.extend(frame_lines(found, label="search results"))
+    if out["pending_uploads"]:
+        see = NextStep("see `{}`", Command("pending")).text(tool)
+        lines.append(f"{out['pending_uploads']} note(s) wait for upload: {see}")
+    if read_hint is not None:
+        lines.append(read_hint)
+    elif out["results"]:
+        extra = ["--project", explicit_project] if explicit_project else []
+        lines.append(f"Read one with: {command(Command('read', out['results'][0]['id'], *extra), tool)}")
+    if out.get("more"):
+        lines.append(f"{out['more']} more note(s) in project {out['project']}: raise the limit (--limit, up to 200) "
+                     "or search for words")
+    return "\n".join(lines)
+
+
+def read_text(out: dict, data: bytes) -> str:
+    """A note read in full, framed as data, with what the reader should know about where it came from:
+    first its retraction, a review that is due, a pin (`states_text`)."""
+    from agentmem.safety.framing import frame_note
+
+    note_id = out["id"]
+    framed = frame_note(data.decode("utf-8", errors="replace").rstrip("\n"), note_id=note_id).rstrip("\n")
+    text = states_text(out) + framed
+    if out["source"] == "pending":
+        text += f"\n\n(note {note_id} is pending upload on this machine)"
+    if out.get("stale"):  # the note is what the store holds; what could not be asked is said
+        text += f"\nwarning: {out['stale_reason']}"
+    return text
+
+
+def states_text(out: dict) -> str:
+    """What `read` says before the note: its retraction (who, when, why), a review that is due, a pin."""
+    from agentmem.safety.framing import clean
+
+    lines = []
+    gone = out.get("retracted")
+    if gone:
+        why = clean(gone["reason"] or "no reason given")
+        lines.append(f"RETRACTED on {gone['created'][:10]} by {gone['agent']} (record {gone['record']}): {why}")
+        lines.append("This note is no longer true; do not rely on it.")
+    if out.get("review_due"):
+        lines.append(f"REVIEW DUE since {out['review_by']}: this note may be stale; check it before relying on it.")
+    if out.get("pinned"):
+        lines.append("This note is pinned: it is shown in every session-start reminder of the project.")
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def record_text(out: dict, done: str, tool: ToolName | None = None) -> str:
+    """What saving a retraction, pin or unpin did (`done`: "retracted", "pinned", "unpinned")."""
+    note = out["note"]
+    if out["status"] == "unchanged":
+        return f"note {note} was already {done}; nothing was written"
+    if out["status"] == "saved":
+        return f"{done} {note}: record {out['record']['record']} saved to shared memory ({out['path']})"
+    reason = out.get("reason", {}).get("message", "outcome unknown")
+    retry = command(Command("save", "--retry", out["record"]["record"]), tool)
+    return (f"{done} {note} on this machine; the record is NOT confirmed in the shared store: {reason}\n"
+            f"it is pending; retry with: {retry}")
+
+
+def purge_text(out: dict) -> str:
+    """What a purge did; a purge the store did not finish names the command that finishes it."""
+    note = out["note"]
+    if out["status"] == "purged":
+        where = "deleted from the store" if out["deleted_from_store"] else "not in the store (already gone)"
+        return (f"purged {note}: {where}; purge record {out['record']['record']} tells every other machine to drop "
+                "it at its next search")
+    why = out.get("reason", {}).get("message", "outcome unknown")
+    return f"purged {note} from this machine, but the store is not done yet: {why}\nfinish it with: {out['next']}"
+
+
+def with_command_lines(out: dict) -> dict:
+    """The review queue with each item's commands also as the line to run (absolute helper, quoted)."""
+    for item in out["items"]:
+        for step in item["commands"]:
+            step["command"] = Command(*step["argv"]).line()
+    return out
+
+
+def review_text(out: dict, tool: ToolName | None = None) -> str:
+    """The review queue for a person or an agent: our words and IDs; the notes' titles framed as data."""
+    from agentmem.safety.framing import frame_lines
+
+    lines = [f"warning: the queue may be stale - {out['stale_reason']}"] if out.get("stale") else []
+    items = out["items"]
+    lines.append(f"{len(items)} item(s) to review in project {out['project']}" + (":" if items else ""))
+    titles: dict[str, str] = {}
+    for item in items:
+        lines.append(f"- {item['kind']}: {item['summary']}")
+        for step in item["commands"]:
+            said = command(Command(*step["argv"]), tool)
+            lines.append(f"    {said}" + (f"  # {step['note']}" if step.get("note") else ""))
+        titles.update(item.get("titles", {}))
+    if titles:  # titles are note content: quoted data, not instructions (INV framed-recall)
+        lines.extend(frame_lines([f"{k}: {v}" for k, v in sorted(titles.items())], label="note titles"))
+    return "\n".join(lines)
