@@ -32,7 +32,7 @@ EXIT_CONFLICT = 8
 EXIT_PUBLIC_BUCKET = 9
 EXIT_PENDING = 10  # the note is safe locally but the shared store has not confirmed it
 EXIT_REMOTE_ERROR = 11
-EXIT_ATTENTION = 12  # the command ran and found what needs a person: a failed doctor check
+EXIT_ATTENTION = 12  # the command ran and found what needs a person: a failed doctor check, a credential audit found
 
 # What each status means, for people (docs/cli.md is generated from this).
 EXIT_MEANINGS = {
@@ -49,7 +49,8 @@ EXIT_MEANINGS = {
     EXIT_PUBLIC_BUCKET: "the bucket is public (agentmem refuses it and never changes its visibility)",
     EXIT_PENDING: "saved locally, upload pending",
     EXIT_REMOTE_ERROR: "the store answered with an error (5xx, malformed reply)",
-    EXIT_ATTENTION: "the command ran and found something that needs a person (`doctor`: a check failed)",
+    EXIT_ATTENTION: ("the command ran and found something that needs a person (`doctor`: a check failed; "
+                     "`audit`: a note in the store holds a credential)"),
 }
 
 

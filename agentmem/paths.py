@@ -13,8 +13,6 @@ index) are plain strings built with os.path: importing pathlib costs about
 any os.PathLike.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 
@@ -48,7 +46,7 @@ def helper_command() -> list[str]:
     return [sys.executable, "-m", "agentmem"]
 
 
-def machine_dir(env: Mapping[str, str] | None = None) -> str:
+def machine_dir(env: "Mapping[str, str] | None" = None) -> str:
     """`AGENTMEM_HOME` when set, else the platform's user config folder + `agentmem`."""
     env = os.environ if env is None else env
     explicit = env.get("AGENTMEM_HOME")

@@ -54,10 +54,13 @@ def pending_text(entries: list, broken: list[dict], tool: ToolName | None = None
 
 
 def freshness_lines(out: dict, what: str) -> list[str]:
-    """The lines that say an answer could miss notes (INV read-your-writes: say it whenever it can)."""
-    lines = []
+    """The lines that say an answer could miss notes (INV read-your-writes: say it whenever it can), after
+    what the store says a person must hear (a bucket that became public)."""
+    lines = [f"warning: {w}" for w in out.get("warnings") or ()]
     if out.get("stale"):
         lines.append(f"warning: {what} may be stale - {out['stale_reason']}")
+    if out.get("not_cached"):  # current, but read from the store into memory: the next call reads it again
+        lines.append(f"warning: {out['not_cached']}")
     skipped = out.get("unreadable") or []
     if skipped:
         named = "; ".join(f"{u['id']}: {u['message']}" for u in skipped[:2])
@@ -93,6 +96,8 @@ def search_text(out: dict, explicit_project: str | None = None, *, tool: ToolNam
             corr += " [REVIEW DUE: may be stale]"
         if r.get("pinned"):
             corr += " [pinned]"
+        if r.get("withheld"):
+            corr += " [credential withheld]"
         found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}: {r['title']}{flag}{corr}")
         for m in r["matches"]:
             found.append(f"    {m['line']}: {m['text']}")
@@ -122,9 +127,22 @@ def read_text(out: dict, data: bytes) -> str:
     text = states_text(out) + framed
     if out["source"] == "pending":
         text += f"\n\n(note {note_id} is pending upload on this machine)"
+    if out.get("withheld"):
+        text += "\n" + withheld_line(out)
     if out.get("stale"):  # the note is what the store holds; what could not be asked is said
         text += f"\nwarning: {out['stale_reason']}"
     return text
+
+
+def withheld_line(out: dict) -> str:
+    """One line saying which credentials a read note holds (shown as [REDACTED:<kind>]) and what to do."""
+    held = out["withheld"]
+    places = ", ".join(w["where"] + (f" line {w['line']}" if w.get("line") else "") + f" ({w['kind']})"
+                       for w in held[:5])
+    more = f" and {len(held) - 5} more" if len(held) > 5 else ""
+    audit = command(Command("audit", "--project", out["project"]))
+    return (f"note: this note holds {len(held)} credential(s), withheld here as [REDACTED:<kind>]: {places}{more}; "
+            f"`{audit}` says how to remove them from the store")
 
 
 def states_text(out: dict) -> str:

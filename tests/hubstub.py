@@ -350,6 +350,7 @@ _ROUTES = [
     ("batch", "POST", re.compile(_BUCKET + r"/batch$")),
     ("create", "POST", re.compile(_BUCKET + r"$")),
     ("info", "GET", re.compile(_BUCKET + r"$")),
+    ("settings", "PUT", re.compile(_BUCKET + r"/settings$")),
     ("resolve", "HEAD", re.compile(r"^/buckets/(?P<ns>[^/]+)/(?P<name>[^/]+)/resolve/(?P<path>.+)$")),
     ("resolve", "GET", re.compile(r"^/buckets/(?P<ns>[^/]+)/(?P<name>[^/]+)/resolve/(?P<path>.+)$")),
 ]
@@ -580,6 +581,19 @@ class _Handler(FeedHandler, MisbehaveHandler, BaseHTTPRequestHandler):
         if self.hub.info_updated_at:
             info["updatedAt"] = _iso_ms(updated)
         self._send_json(200, info)
+
+    def _h_settings(self, method, match, query, body, split, drop_reply):
+        """`HfApi.update_bucket_settings` (`hf buckets settings ID --private`): the visibility, by a writer."""
+        bucket = self._bucket_for(match, write=True)
+        if bucket is None:
+            return
+        payload = json.loads(body or b"{}")
+        if not isinstance(payload.get("private"), bool):
+            self._send_json(400, {"error": "private must be a boolean"})
+            return
+        with self.hub.lock:
+            bucket.private = payload["private"]
+        self._send_json(200, {})
 
     def _file_json(self, f: StoredFile) -> dict:
         return {

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from agentmem.errors import Offline
-from agentmem.machine.runtimes import runtime
+from agentmem.runtimes.registry import runtime
 from agentmem.store.base import StoreDescription, open_store
 
 

@@ -73,6 +73,12 @@ def test_checkpoints_times_hybrid_search_through_the_cli(tmp_path):
     assert report["median"]["cli_hybrid_s"] > 0 and report["nonsense_results"] == 0
 
 
+def test_redaction_cost_times_clean_beside_the_scan_save_pays():
+    report = json.loads(_bench("redaction_cost.py", "--repeat", "3", "--json"))
+    assert len(report["notes"]) == 4 and all(r["clean_ms"] > 0 and r["scan_ms"] > 0 for r in report["notes"])
+    assert report["per_search_us"] > 0
+
+
 def test_refresh_cost_counts_requests_per_refresh_beside_the_one_by_one_reference():
     out = _bench("refresh_cost.py", "--notes", "6", "--new", "2", "--sweep", "1,3")
     assert "k=3: 4 requests, 3 downloads" in out and "one by one: 8 requests" in out and out.rstrip().endswith("OK")

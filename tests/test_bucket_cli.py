@@ -83,7 +83,17 @@ def test_first_machine_creates_and_records_the_bucket_second_machine_connects_an
     [("bad-token", "not-authenticated"), ("read-only-token", "no-access"), ("public-bucket", "bucket-public")],
 )
 def test_a_save_that_cannot_be_uploaded_is_kept_pending_and_says_why(hub, tmp_path, case, kind):
-    # INV nothing-lost
+    # INV nothing-lost; a public bucket stops the save with its own error (tests/test_public_bucket.py)
+    if case == "public-bucket":
+        hub.add_user("alice")
+        hub.add_bucket("alice/agent-memory", private=False)
+        machine = BucketMachine(tmp_path / "m", hub, hub.add_token("alice", write=True))
+        done = machine.run("save", "--json", stdin="# Finding\nkeep me\n")
+        out = _json(done)
+        assert done.returncode == 9 and out["error"] == kind and "kept on this machine (pending)" in out["message"]
+        [entry] = [p for p in (machine.home / "pending").iterdir() if not p.name.startswith(".")]
+        assert _files(hub) == {} and (entry / "note.md").exists()
+        return
     hub.add_user("alice")
     hub.add_bucket("alice/agent-memory", private=case != "public-bucket")
     token = {"bad-token": "hf_revoked_123", "read-only-token": hub.add_token("alice", write=False)}.get(

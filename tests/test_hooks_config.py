@@ -9,6 +9,7 @@ import pytest
 
 from agentmem.errors import InvalidInput, NotConfigured
 from agentmem.hooks import config_files
+from agentmem.runtimes.registry import runtime as get_runtime
 from tests.proptest import given, settings
 
 HELPER = ["/opt/py/bin/python3", "-m", "agentmem"]
@@ -39,7 +40,15 @@ def agentmem_home(tmp_path):
 
 
 def hooks_file(env, runtime):
-    return config_files.get_runtime(runtime, env).hooks_file
+    return get_runtime(runtime, env).hooks_file
+
+
+def install(agentmem_home, runtime, helper, env):
+    return get_runtime(runtime, env).install_hooks(agentmem_home, helper)
+
+
+def remove(agentmem_home, runtime, env):
+    return get_runtime(runtime, env).remove_hooks(agentmem_home)
 
 
 def write(path, text):
@@ -54,9 +63,9 @@ def test_install_then_remove_leaves_a_two_space_file_byte_equal(env, agentmem_ho
     original = json.dumps(USER_SETTINGS, indent=2, ensure_ascii=False)
     write(path, original)
 
-    config_files.install(agentmem_home, runtime, HELPER, env)
+    install(agentmem_home, runtime, HELPER, env)
     assert path.read_text(encoding="utf-8") != original
-    config_files.remove(agentmem_home, runtime, env)
+    remove(agentmem_home, runtime, env)
 
     assert path.read_bytes() == original.encode("utf-8")
     assert not (agentmem_home / config_files.STATE_FILE).exists()
@@ -66,7 +75,7 @@ def test_install_keeps_other_hooks_keys_and_their_order(env, agentmem_home):
     path = hooks_file(env, "claude")
     write(path, json.dumps(USER_SETTINGS, indent=2))
 
-    config_files.install(agentmem_home, "claude", HELPER, env)
+    install(agentmem_home, "claude", HELPER, env)
     data = json.loads(path.read_text())
 
     assert list(data) == ["model", "env", "hooks", "permissions"]
@@ -79,7 +88,7 @@ def test_install_keeps_other_hooks_keys_and_their_order(env, agentmem_home):
 
 
 def test_hook_commands_run_the_recorded_absolute_helper(env, agentmem_home):
-    config_files.install(agentmem_home, "codex", HELPER, env)
+    install(agentmem_home, "codex", HELPER, env)
     data = json.loads(hooks_file(env, "codex").read_text())
 
     commands = dict(config_files.our_commands(data))
@@ -101,17 +110,17 @@ def test_helper_command_must_be_recorded_and_absolute():
 @pytest.mark.parametrize("runtime", ["codex", "claude"])
 def test_remove_deletes_a_file_only_when_agentmem_created_it(env, agentmem_home, runtime):
     path = hooks_file(env, runtime)
-    config_files.install(agentmem_home, runtime, HELPER, env)
+    install(agentmem_home, runtime, HELPER, env)
     assert path.exists()
-    change = config_files.remove(agentmem_home, runtime, env)
+    change = remove(agentmem_home, runtime, env)
     assert change.changed and not path.exists()
 
 
 def test_remove_keeps_an_empty_file_the_user_already_had(env, agentmem_home):
     path = hooks_file(env, "claude")
     write(path, "{}\n")
-    config_files.install(agentmem_home, "claude", HELPER, env)
-    config_files.remove(agentmem_home, "claude", env)
+    install(agentmem_home, "claude", HELPER, env)
+    remove(agentmem_home, "claude", env)
     assert path.read_text() == "{}\n"
 
 
@@ -119,21 +128,21 @@ def test_remove_keeps_an_empty_hooks_table_the_user_already_had(env, agentmem_ho
     path = hooks_file(env, "codex")
     original = '{\n  "hooks": {\n    "Stop": []\n  }\n}\n'
     write(path, original)
-    config_files.install(agentmem_home, "codex", HELPER, env)
-    config_files.remove(agentmem_home, "codex", env)
+    install(agentmem_home, "codex", HELPER, env)
+    remove(agentmem_home, "codex", env)
     assert path.read_text() == original
 
 
 def test_remove_takes_out_only_ours_and_keeps_hooks_added_since(env, agentmem_home):
     path = hooks_file(env, "claude")
     write(path, json.dumps(USER_SETTINGS, indent=2))
-    config_files.install(agentmem_home, "claude", HELPER, env)
+    install(agentmem_home, "claude", HELPER, env)
     data = json.loads(path.read_text())
     data["hooks"]["SessionStart"].append({"hooks": [{"type": "command", "command": "echo mine"}]})
     data["theme"] = "dark"
     write(path, json.dumps(data, indent=2))
 
-    config_files.remove(agentmem_home, "claude", env)
+    remove(agentmem_home, "claude", env)
     after = json.loads(path.read_text())
 
     assert config_files.our_commands(after) == []
@@ -145,9 +154,9 @@ def test_remove_takes_out_only_ours_and_keeps_hooks_added_since(env, agentmem_ho
 def test_installing_twice_changes_nothing_the_second_time(env, agentmem_home):
     path = hooks_file(env, "claude")
     write(path, json.dumps(USER_SETTINGS, indent=2))
-    assert config_files.install(agentmem_home, "claude", HELPER, env).changed
+    assert install(agentmem_home, "claude", HELPER, env).changed
     first = path.read_bytes()
-    assert not config_files.install(agentmem_home, "claude", HELPER, env).changed
+    assert not install(agentmem_home, "claude", HELPER, env).changed
     assert path.read_bytes() == first
 
 
@@ -155,12 +164,12 @@ def test_reinstalling_with_a_new_helper_replaces_our_entries_without_duplicates(
     path = hooks_file(env, "codex")
     original = json.dumps(USER_SETTINGS, indent=2)
     write(path, original)
-    config_files.install(agentmem_home, "codex", HELPER, env)
-    config_files.install(agentmem_home, "codex", ["/new/python", "-m", "agentmem"], env)
+    install(agentmem_home, "codex", HELPER, env)
+    install(agentmem_home, "codex", ["/new/python", "-m", "agentmem"], env)
 
     commands = config_files.our_commands(json.loads(path.read_text()))
     assert len(commands) == 3 and all(c.startswith("/new/python ") for _, c in commands)
-    config_files.remove(agentmem_home, "codex", env)
+    remove(agentmem_home, "codex", env)
     assert path.read_text() == original
 
 
@@ -171,9 +180,9 @@ def test_a_file_we_cannot_read_as_hooks_is_reported_and_left_untouched(env, agen
     write(path, bad)
     with pytest.raises(InvalidInput) as err:
         if action == "install":
-            config_files.install(agentmem_home, "claude", HELPER, env)
+            install(agentmem_home, "claude", HELPER, env)
         else:
-            config_files.remove(agentmem_home, "claude", env)
+            remove(agentmem_home, "claude", env)
     assert str(path) in err.value.message
     assert path.read_text() == bad
     assert not (agentmem_home / config_files.STATE_FILE).exists()
@@ -183,7 +192,7 @@ def test_install_keeps_the_file_permissions(env, agentmem_home):
     path = hooks_file(env, "claude")
     write(path, "{}")
     os.chmod(path, 0o600)
-    config_files.install(agentmem_home, "claude", HELPER, env)
+    install(agentmem_home, "claude", HELPER, env)
     assert path.stat().st_mode & 0o777 == 0o600
 
 
@@ -217,8 +226,8 @@ def test_install_then_remove_round_trips_any_user_file(tmp_path_factory, data, i
     text = json.dumps(data, indent=indent, ensure_ascii=False) + ("\n" if newline else "")
     write(path, text)
 
-    config_files.install(home, "claude", HELPER, env)
-    config_files.remove(home, "claude", env)
+    install(home, "claude", HELPER, env)
+    remove(home, "claude", env)
 
     assert json.loads(path.read_text(encoding="utf-8")) == data
     if indent in (2, 4, "\t") and data:
@@ -262,6 +271,17 @@ def test_hooks_install_for_codex_tells_the_user_about_codex_trust(tmp_path):
     assert "/hooks" in out and "trust" in out
 
 
+def test_only_codex_has_a_trust_step_and_only_its_install_names_it(tmp_path):
+    m = _cli_machine(tmp_path)
+    status, out, err = m.run("hooks", "trust", "--runtime", "claude")
+    assert status == 2 and out == "" and "only Codex has a trust step; use --runtime codex" in err
+    status, out, err = m.json("hooks", "install", "--runtime", "claude")
+    assert status == 0 and not any(k.endswith("_trust") for k in out), (out, err)
+    status, out, err = m.json("hooks", "install", "--runtime", "codex", "--runtime", "claude")
+    assert status == 0 and "hooks trust" in out["codex_trust"] and [k for k in out if k.endswith("_trust")] == [
+        "codex_trust"], (out, err)
+
+
 def test_hooks_install_without_a_recorded_helper_stops_with_the_setup_hint(tmp_path):
     m = _cli_machine(tmp_path, helper=False)
     status, out, err = m.run("hooks", "install", "--runtime", "claude")
@@ -290,10 +310,10 @@ def test_a_symlinked_hook_file_is_written_through_and_stays_a_link(env, agentmem
     link.parent.mkdir(parents=True, exist_ok=True)
     link.symlink_to(real)
 
-    config_files.install(agentmem_home, runtime, HELPER, env)
+    install(agentmem_home, runtime, HELPER, env)
     assert link.is_symlink() and os.readlink(link) == str(real)
     assert len(config_files.our_commands(json.loads(real.read_text()))) == 3
-    config_files.remove(agentmem_home, runtime, env)
+    remove(agentmem_home, runtime, env)
     assert link.is_symlink() and json.loads(real.read_text()) == USER_SETTINGS
 
 
@@ -303,7 +323,7 @@ def test_a_dangling_symlinked_hook_file_is_refused_and_nothing_is_created(env, a
     link.parent.mkdir(parents=True)
     link.symlink_to(tmp_path / "elsewhere" / "settings.json")
     with pytest.raises(InvalidInput, match="symbolic link"):
-        config_files.install(agentmem_home, "claude", HELPER, env)
+        install(agentmem_home, "claude", HELPER, env)
     assert not (tmp_path / "elsewhere").exists() and link.is_symlink()
     assert not (agentmem_home / config_files.STATE_FILE).exists()
 
@@ -316,7 +336,7 @@ def test_a_read_only_hook_file_is_left_alone_with_a_notice(env, agentmem_home):
     write(path, '{"theme": "dark"}\n')
     path.chmod(0o444)
     with pytest.raises(NoAccess, match="read-only"):
-        config_files.install(agentmem_home, "claude", HELPER, env)
+        install(agentmem_home, "claude", HELPER, env)
     assert path.read_text() == '{"theme": "dark"}\n' and path.stat().st_mode & 0o777 == 0o444
     assert not (agentmem_home / config_files.STATE_FILE).exists()
 
@@ -327,7 +347,7 @@ def test_duplicate_keys_are_refused_rather_than_losing_the_first_value(env, agen
     text = '{\n  "env": {"A": "first"},\n  "env": {"B": "second"}\n}\n'
     write(path, text)
     with pytest.raises(InvalidInput, match="'env' twice"):
-        config_files.install(agentmem_home, "claude", HELPER, env)
+        install(agentmem_home, "claude", HELPER, env)
     assert path.read_text() == text
 
 
@@ -337,10 +357,10 @@ def test_numbers_are_written_back_exactly_as_the_user_wrote_them(env, agentmem_h
     path = hooks_file(env, "claude")
     text = f'{{\n  "limit": {number},\n  "list": [\n    {number}\n  ]\n}}\n'
     write(path, text)
-    config_files.install(agentmem_home, "claude", HELPER, env)
+    install(agentmem_home, "claude", HELPER, env)
     installed = path.read_text()
     assert f'"limit": {number},' in installed and "Infinity" not in installed
-    config_files.remove(agentmem_home, "claude", env)
+    remove(agentmem_home, "claude", env)
     assert path.read_text() == text
 
 
@@ -349,9 +369,9 @@ def test_a_lone_surrogate_escape_beside_other_unicode_round_trips(env, agentmem_
     path = hooks_file(env, "claude")
     text = '{\n  "name": "caf\u00e9",\n  "odd": "\\ud800"\n}\n'
     write(path, text)
-    config_files.install(agentmem_home, "claude", HELPER, env)
+    install(agentmem_home, "claude", HELPER, env)
     assert json.loads(path.read_text())["odd"] == "\ud800"
-    config_files.remove(agentmem_home, "claude", env)
+    remove(agentmem_home, "claude", env)
     assert path.read_text() == text
 
 
@@ -361,8 +381,8 @@ def test_a_damaged_hooks_state_file_never_gives_a_traceback(env, agentmem_home, 
     path = hooks_file(env, "claude")
     write(path, json.dumps(USER_SETTINGS, indent=2))
     (agentmem_home / config_files.STATE_FILE).write_text(state.replace('"F"', json.dumps(str(path))))
-    assert config_files.install(agentmem_home, "claude", HELPER, env).changed
-    config_files.remove(agentmem_home, "claude", env)
+    assert install(agentmem_home, "claude", HELPER, env).changed
+    remove(agentmem_home, "claude", env)
     assert json.loads(path.read_text()) == USER_SETTINGS
 
 
@@ -371,7 +391,7 @@ def test_a_hooks_state_path_that_is_a_folder_is_reported_in_one_line_and_nothing
     write(path, json.dumps(USER_SETTINGS, indent=2))
     (agentmem_home / config_files.STATE_FILE).mkdir()
     with pytest.raises(InvalidInput, match="hooks-state.json"):
-        config_files.install(agentmem_home, "claude", HELPER, env)
+        install(agentmem_home, "claude", HELPER, env)
     assert json.loads(path.read_text()) == USER_SETTINGS
 
 
@@ -390,15 +410,15 @@ def test_a_users_own_hook_that_only_mentions_ours_is_kept(env, agentmem_home, co
     path = hooks_file(env, "claude")
     mine = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}}
     write(path, json.dumps(mine, indent=2))
-    config_files.install(agentmem_home, "claude", HELPER, env)
-    config_files.remove(agentmem_home, "claude", env)
+    install(agentmem_home, "claude", HELPER, env)
+    remove(agentmem_home, "claude", env)
     assert json.loads(path.read_text()) == mine
 
 
 def test_every_command_we_install_is_recognised_as_ours():
     # INV ours-exact
     for helper in (HELPER, ["/home/me/my env/bin/agentmem"], ["/usr/bin/python3", "-P", "-m", "agentmem"]):
-        data = config_files.add_ours({}, "claude", helper)
+        data = config_files.add_ours({}, config_files.standard_groups("claude", helper))
         commands = [h["command"] for groups in data["hooks"].values() for g in groups for h in g["hooks"]]
         assert len(commands) == 3 and all(config_files.is_ours(c) for c in commands)
 
@@ -407,19 +427,18 @@ def test_gemini_hooks_follow_the_same_user_files_rule_on_install_and_remove(env,
     # INV user-files: Gemini's settings.json goes through the one install and remove of config_files
     # (only its entries are Gemini's), so a symlink is written through and a read-only file left alone.
     from agentmem.errors import NoAccess
-    from agentmem.hooks import gemini_hooks
 
     real = tmp_path / "dotfiles" / "gemini.json"
     write(real, '{"theme": "dark"}\n')
     link = hooks_file(env, "gemini")
     link.parent.mkdir(parents=True, exist_ok=True)
     link.symlink_to(real)
-    gemini_hooks.install(agentmem_home, HELPER, env)
+    install(agentmem_home, "gemini", HELPER, env)
     assert link.is_symlink() and "agentmem-reminder" in real.read_text()
     real.chmod(0o444)
     with pytest.raises(NoAccess, match="read-only"):
-        gemini_hooks.remove(agentmem_home, env)
+        remove(agentmem_home, "gemini", env)
     assert "agentmem-reminder" in real.read_text()
     real.chmod(0o644)
-    assert gemini_hooks.remove(agentmem_home, env).changed
+    assert remove(agentmem_home, "gemini", env).changed
     assert link.is_symlink() and json.loads(real.read_text()) == {"theme": "dark"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 
@@ -90,3 +91,32 @@ def test_a_per_turn_search_or_read_imports_neither_argparse_nor_pathlib(machines
         proc = subprocess.run([sys.executable, "-S", "-c", probe, *args], capture_output=True, text=True,
                               cwd=checkout, env=m.env | {"PYTHONPATH": str(REPO)})
         assert proc.stdout.split("\n")[-2] == "0 []", (args, proc.stdout, proc.stderr)
+
+
+def test_a_hook_reminder_imports_only_its_own_runtime_module_and_nothing_it_does_not_need(tmp_path):
+    # The prompt reminder runs on every turn. Before runtimes/ it imported 49 modules on Python 3.11,
+    # agentmem.errors and __future__ among them; now the runtime package and its one module take their place.
+    from agentmem.runtimes.registry import NAMES
+
+    probe = (
+        "import sys, io, contextlib\n"
+        "from agentmem.launch import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(sys.argv[1:])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('agentmem')))\n"
+        "print(sorted(m for m in ('typing', 'pathlib', 'dataclasses', 'json', 're', '__future__', 'agentmem.errors')\n"
+        "             if m in sys.modules))\n"
+    )
+    env = {"AGENTMEM_HOME": str(tmp_path), "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
+    for name in NAMES:
+        for event in ("prompt", "start"):
+            proc = subprocess.run([sys.executable, "-S", "-c", probe, "hook", "reminder", "--event", event,
+                                   "--runtime", name], capture_output=True, text=True, timeout=60, env=env)
+            ours, unwanted = (ast.literal_eval(line) for line in proc.stdout.splitlines()[-2:])
+            assert [m for m in ours if m.startswith("agentmem.runtimes")] == ["agentmem.runtimes",
+                                                                               f"agentmem.runtimes.{name}"]
+            if event == "prompt":
+                assert ours == sorted(["agentmem", "agentmem.launch", "agentmem.hooks", "agentmem.hooks.dispatch",
+                                       "agentmem.hooks.actions", "agentmem.paths", "agentmem.runtimes",
+                                       f"agentmem.runtimes.{name}"]), (name, proc.stdout, proc.stderr)
+                assert unwanted == [], (name, unwanted)

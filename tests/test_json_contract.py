@@ -62,13 +62,14 @@ def test_memory_commands_have_their_documented_shapes(desk):
     found = check_shape("search", *m.run("search", "lockfile", "--json", cwd=cwd)[:2])
     assert [r["id"] for r in found["results"]] == [saved["id"]]
     check_shape("read", *m.run("read", saved["id"], "--json", cwd=cwd)[:2])
+    assert check_shape("audit", *m.run("audit", "--json", cwd=cwd)[:2])["status"] == "clean"
     check_shape("where", *m.run("where", "--json", cwd=cwd)[:2])
     shown = check_shape("view", *m.run("view", "--json", cwd=cwd)[:2])
     assert shown["notes"] == 1 and shown["projects"] == ["app"]
     other = cwd.parent / "other"
     other.mkdir()
     check_shape("map", *m.run("map", str(other), "other", "--json", cwd=cwd)[:2])
-    check_shape("doctor", *m.run("doctor", "--json", cwd=cwd)[:2])
+    check_shape("doctor", *m.run("doctor", "--json", cwd=cwd)[:2], errors.EXIT_ATTENTION)  # claude enabled, never set up
     check_shape("export", *m.run("export", str(cwd.parent / "exported"), "--json", cwd=cwd)[:2])
     check_shape("import", *m.run("import", "--from", "agentmem", str(cwd.parent / "exported"), "--json", cwd=cwd)[:2])
 
@@ -157,6 +158,7 @@ FAILURES = [
     (["install-skill", "agent-memory", "20261130T000000000Z-aaaaaaaa"], "invalid-input"),
     (["hooks", "trust", "--codex", "/nonexistent/codex"], "error"),
     (["mcp"], "invalid-input"),
+    (["audit"], "not-configured"),
     (["upgrade", "--data", "no-equals-sign"], "invalid-input"),  # --json: mcp speaks JSON-RPC, it has no JSON result of its own
 ]
 

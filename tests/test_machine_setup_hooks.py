@@ -35,7 +35,7 @@ def test_hooks_on_are_merged_into_the_users_files_and_an_update_to_off_takes_onl
     ours = [h["command"] for e in codex["hooks"].values() for g in e for h in g["hooks"] if hooks_config.is_ours(h["command"])]
     assert ours and all(c.startswith(str(m.helper)) for c in ours)
     claude = json.loads(claude_settings.read_text())
-    # The user's permission rule first, then setup's rule for the helper (machine/permissions.py).
+    # The user's permission rule first, then setup's rule for the helper (runtimes/claude.py).
     with_helper_rule = {**USER_CLAUDE_SETTINGS,
                         "permissions": {"allow": ["Bash(ls:*)", f"Bash({m.helper}:*)"]}}
     assert claude["theme"] == "dark" and claude["permissions"] == with_helper_rule["permissions"]

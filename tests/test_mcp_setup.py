@@ -11,6 +11,8 @@ import pytest
 from agentmem.errors import InvalidInput
 from agentmem.machine import claude_config, helper_venv, setup
 from agentmem.mcp import extra, registration
+from agentmem.runtimes import codex
+from agentmem.runtimes.registry import runtime as get_runtime
 from tests.proptest import given, settings
 from tests.template_kit import REPO, make_template_repo
 
@@ -147,7 +149,7 @@ def _register(tmp_path, runtime="claude"):
     machine = tmp_path / "machine"
     machine.mkdir(exist_ok=True)
     env = {"HOME": str(tmp_path / "home")}
-    return machine, env, registration.register(machine, runtime, HELPER, env)
+    return machine, env, registration.register(machine, get_runtime(runtime, env), HELPER)
 
 
 def test_claude_gets_the_entry_claude_mcp_add_would_write_beside_the_users_servers(tmp_path):
@@ -162,8 +164,8 @@ def test_claude_gets_the_entry_claude_mcp_add_would_write_beside_the_users_serve
     assert '"lastCost": 0.1250' in text  # not re-serialised as 0.125
     # laid out as Claude Code lays out the rest of the file
     assert text == json.dumps(json.loads(text), indent=2).replace("0.125", "0.1250")
-    assert not registration.register(machine, "claude", HELPER, env).changed  # INV idempotent-apply
-    assert registration.unregister(machine, "claude", env).changed
+    assert not registration.register(machine, get_runtime("claude", env), HELPER).changed  # INV idempotent-apply
+    assert registration.unregister(machine, get_runtime("claude", env)).changed
     assert (home / ".claude.json").read_text() == CLAUDE_JSON
 
 
@@ -172,7 +174,7 @@ def test_a_new_claude_json_is_created_private_and_removed_again_when_nothing_els
     path = tmp_path / "home" / ".claude.json"
     assert change.changed and json.loads(path.read_text()) == {"mcpServers": {"agentmem": OURS}}
     assert os.stat(path).st_mode & 0o777 == 0o600
-    assert registration.unregister(machine, "claude", env).detail.endswith("the file agentmem had created")
+    assert registration.unregister(machine, get_runtime("claude", env)).detail.endswith("the file agentmem had created")
     assert not path.exists()
 
 
@@ -184,7 +186,7 @@ def test_a_symlinked_claude_json_is_written_in_its_target(tmp_path):
     machine, env, _ = _register(tmp_path)
     assert (home / ".claude.json").is_symlink()
     assert json.loads((dotfiles / "claude.json").read_text())["mcpServers"]["agentmem"] == OURS
-    registration.unregister(machine, "claude", env)
+    registration.unregister(machine, get_runtime("claude", env))
     assert (home / ".claude.json").is_symlink() and (dotfiles / "claude.json").read_text() == CLAUDE_JSON
 
 
@@ -192,7 +194,7 @@ def test_a_symlinked_claude_json_is_written_in_its_target(tmp_path):
 def test_a_read_only_or_malformed_config_is_reported_and_left_as_it_was(tmp_path, runtime):
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
-    path = registration.config_file(runtime, {"HOME": str(home)})
+    path = get_runtime(runtime, {"HOME": str(home)}).mcp.file
     for text, mode, message in ((CLAUDE_JSON if runtime == "claude" else CODEX_TOML, 0o444, "is read-only"),
                                 ("{not json" if runtime == "claude" else "[broken", 0o644, "is not valid")):
         path.write_text(text)
@@ -207,14 +209,14 @@ def test_a_read_only_or_malformed_config_is_reported_and_left_as_it_was(tmp_path
 def test_an_agentmem_server_of_the_users_own_is_left_alone(tmp_path, runtime):
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
-    path = registration.config_file(runtime, {"HOME": str(home)})
+    path = get_runtime(runtime, {"HOME": str(home)}).mcp.file
     text = (json.dumps({"mcpServers": {"agentmem": {"command": "my-own-memory", "args": []}}}, indent=2)
             if runtime == "claude" else '[mcp_servers.agentmem]\ncommand = "my-own-memory"\n')
     path.write_text(text)
     with pytest.raises(InvalidInput, match="already has an MCP server named agentmem that agentmem did not write"):
         _register(tmp_path, runtime)
     machine = tmp_path / "machine"
-    assert not registration.unregister(machine, runtime, {"HOME": str(home)}).changed
+    assert not registration.unregister(machine, get_runtime(runtime, {"HOME": str(home)})).changed
     assert path.read_text() == text
 
 
@@ -224,7 +226,7 @@ def test_an_entry_of_ours_whose_records_were_lost_is_still_recognised_and_remove
     (home / ".claude.json").write_text(CLAUDE_JSON)
     machine, env, _ = _register(tmp_path)
     (machine / claude_config.STATE_FILE).unlink()  # a machine folder rebuilt from scratch
-    assert registration.unregister(machine, "claude", env).changed
+    assert registration.unregister(machine, get_runtime("claude", env)).changed
     assert "agentmem" not in json.loads((home / ".claude.json").read_text())["mcpServers"]
 
 
@@ -238,13 +240,13 @@ def test_codex_gets_an_mcp_servers_table_naming_the_variables_to_pass_and_loses_
     machine = tmp_path / "machine"
     machine.mkdir()
     env = {"HOME": str(tmp_path / "home"), "CODEX_HOME": str(codex_home)}
-    assert registration.register(machine, "codex", HELPER, env).changed
+    assert registration.register(machine, get_runtime("codex", env), HELPER).changed
     cfg = tomllib.loads((codex_home / "config.toml").read_text())
-    assert cfg["mcp_servers"]["agentmem"] == {"command": HELPER[0], "args": ["mcp"], "env_vars": registration.ENV_VARS}
+    assert cfg["mcp_servers"]["agentmem"] == {"command": HELPER[0], "args": ["mcp"], "env_vars": codex.MCP_ENV_VARS}
     assert cfg["mcp_servers"]["docs"] == {"command": "docs-server", "args": ["--stdio"]} and cfg["tui"] == {"theme": "dark"}
-    assert "HF_TOKEN" in registration.ENV_VARS and "hf_" not in (codex_home / "config.toml").read_text()  # names only
-    assert not registration.register(machine, "codex", HELPER, env).changed
-    assert registration.unregister(machine, "codex", env).changed
+    assert "HF_TOKEN" in codex.MCP_ENV_VARS and "hf_" not in (codex_home / "config.toml").read_text()  # names only
+    assert not registration.register(machine, get_runtime("codex", env), HELPER).changed
+    assert registration.unregister(machine, get_runtime("codex", env)).changed
     assert (codex_home / "config.toml").read_text() == CODEX_TOML
 
 
@@ -303,7 +305,7 @@ def test_setup_registers_the_server_for_each_runtime_keeps_it_and_takes_it_out_w
     assert off["mcp codex"].status == off["mcp claude"].status == "changed"
     assert (user / ".claude.json").read_text() == CLAUDE_JSON
     # What remains beside the user's own text is the sandbox's writable roots, another managed entry of
-    # setup's (machine/permissions.py): with them taken out too, the file is the user's, byte for byte.
+    # setup's (runtimes/codex.py): with them taken out too, the file is the user's, byte for byte.
     from agentmem.machine import codex_config
 
     codex_config.remove_list_items(folder, user / ".codex" / "config.toml", "sandbox_workspace_write.writable_roots")

@@ -14,9 +14,10 @@ import tomllib
 import pytest
 
 from agentmem.errors import InvalidInput
-from agentmem.hooks import actions, gemini_hooks, own_files, runtime_hooks
-from agentmem.machine import json_items, permissions
-from agentmem.machine.runtimes import runtime
+from agentmem.hooks import actions
+from agentmem.machine import json_items
+from agentmem.runtimes import gemini
+from agentmem.runtimes.registry import runtime
 from agentmem.store.base import StoreDescription
 
 HELPER = ["/opt/me/.config/agentmem/.venv/bin/agentmem"]
@@ -83,7 +84,7 @@ def test_gemini_hooks_go_into_its_settings_beside_the_users_and_come_out_byte_eq
     before = json.dumps(GEMINI_USER, indent=2) + "\n"
     path.write_text(before)
 
-    change = runtime_hooks.install(machine, "gemini", HELPER, env)
+    change = runtime("gemini", env).install_hooks(machine, HELPER)
     data = json.loads(path.read_text())
     assert change.changed and data["ui"] == GEMINI_USER["ui"]
     assert data["hooks"]["SessionEnd"] == GEMINI_USER["hooks"]["SessionEnd"]
@@ -94,18 +95,18 @@ def test_gemini_hooks_go_into_its_settings_beside_the_users_and_come_out_byte_eq
         "AfterAgent": f"{HELPER[0]} hook stop --runtime gemini",
     }
     assert data["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"] == 15_000  # milliseconds in Gemini CLI
-    assert not runtime_hooks.install(machine, "gemini", HELPER, env).changed  # INV idempotent-apply
-    assert gemini_hooks.status(HELPER, env)["current"] is True
+    assert not runtime("gemini", env).install_hooks(machine, HELPER).changed  # INV idempotent-apply
+    assert runtime("gemini", env).hooks_status(HELPER)["current"] is True
 
-    assert runtime_hooks.remove(machine, "gemini", env).changed
+    assert runtime("gemini", env).remove_hooks(machine).changed
     assert path.read_text() == before
 
 
 def test_gemini_hooks_in_a_file_agentmem_created_take_the_file_away_again(machine, env):
     path = runtime("gemini", env).hooks_file
-    runtime_hooks.install(machine, "gemini", HELPER, env)
+    runtime("gemini", env).install_hooks(machine, HELPER)
     assert path.exists()
-    runtime_hooks.remove(machine, "gemini", env)
+    runtime("gemini", env).remove_hooks(machine)
     assert not path.exists()
 
 
@@ -116,7 +117,7 @@ def test_copilot_and_opencode_hook_files_are_agentmems_own_and_a_foreign_one_is_
     neighbour.parent.mkdir(parents=True)
     neighbour.write_text("{}\n")
 
-    assert runtime_hooks.install(machine, name, HELPER, env).changed
+    assert runtime(name, env).install_hooks(machine, HELPER).changed
     text = path.read_text()
     assert f"{HELPER[0]}" in text
     if name == "copilot":
@@ -126,22 +127,22 @@ def test_copilot_and_opencode_hook_files_are_agentmems_own_and_a_foreign_one_is_
         assert set(hooks) == {"sessionStart", "userPromptSubmitted", "agentStop"}
     else:
         assert '"hook", ...args, "--runtime", "opencode"' in text and "session.idle" in text
-    assert runtime_hooks.status(name, HELPER, env)["current"] is True
-    assert not runtime_hooks.install(machine, name, HELPER, env).changed
-    assert runtime_hooks.remove(machine, name, env).changed
+    assert runtime(name, env).hooks_status(HELPER)["current"] is True
+    assert not runtime(name, env).install_hooks(machine, HELPER).changed
+    assert runtime(name, env).remove_hooks(machine).changed
     assert not path.exists() and neighbour.read_text() == "{}\n"
 
     path.write_text("user's own file\n")  # the same name, not written by agentmem
     with pytest.raises(InvalidInput, match="not written by agentmem"):
-        own_files.install(machine, name, HELPER, env)
-    assert not own_files.remove(machine, name, env).changed
+        runtime(name, env).install_hooks(machine, HELPER)
+    assert not runtime(name, env).remove_hooks(machine).changed
     assert path.read_text() == "user's own file\n"
 
 
 def test_a_hooks_folder_agentmem_created_goes_with_its_file(machine, env):
     path = runtime("copilot", env).hooks_file
-    runtime_hooks.install(machine, "copilot", HELPER, env)
-    runtime_hooks.remove(machine, "copilot", env)
+    runtime("copilot", env).install_hooks(machine, HELPER)
+    runtime("copilot", env).remove_hooks(machine)
     assert not path.parent.exists()
 
 
@@ -155,15 +156,15 @@ def test_claudes_allow_rule_for_the_helper_sits_beside_the_users_and_comes_out_b
     before = json.dumps(CLAUDE_USER, indent=2) + "\n"
     path.write_text(before)
 
-    changed, _ = permissions.apply(machine, "claude", HELPER, None, env)
+    changed, _ = runtime("claude", env).grant_permissions(machine, HELPER, None)
     assert changed
     assert json.loads(path.read_text())["permissions"]["allow"] == ["Bash(ls:*)", f"Bash({HELPER[0]}:*)"]
-    assert permissions.apply(machine, "claude", HELPER, None, env)[0] is False  # INV idempotent-apply
+    assert runtime("claude", env).grant_permissions(machine, HELPER, None)[0] is False  # INV idempotent-apply
     moved = ["/new/place/agentmem"]
-    permissions.apply(machine, "claude", moved, None, env)  # a new helper path replaces the old rule
+    runtime("claude", env).grant_permissions(machine, moved, None)  # a new helper path replaces the old rule
     assert json.loads(path.read_text())["permissions"]["allow"] == ["Bash(ls:*)", "Bash(/new/place/agentmem:*)"]
 
-    assert permissions.withdraw(machine, "claude", env)
+    assert runtime("claude", env).withdraw_permissions(machine)
     assert path.read_text() == before
 
 
@@ -184,35 +185,35 @@ def test_codex_writable_roots_name_the_machine_folder_and_a_folder_store_and_fol
     config.write_text(before)
     store = StoreDescription("folder", str(tmp_path / "store"))
 
-    permissions.apply(machine, "codex", HELPER, store, env)
+    runtime("codex", env).grant_permissions(machine, HELPER, store)
     roots = tomllib.loads(config.read_text())["sandbox_workspace_write"]["writable_roots"]
     assert roots == ["/srv/data", str(machine.resolve()), str((tmp_path / "store").resolve())]
 
     moved = StoreDescription("folder", str(tmp_path / "elsewhere"))
-    permissions.apply(machine, "codex", HELPER, moved, env)
+    runtime("codex", env).grant_permissions(machine, HELPER, moved)
     roots = tomllib.loads(config.read_text())["sandbox_workspace_write"]["writable_roots"]
     assert roots == ["/srv/data", str(machine.resolve()), str((tmp_path / "elsewhere").resolve())]
 
-    permissions.apply(machine, "codex", HELPER, StoreDescription("bucket", "me/agent-memory"), env)
+    runtime("codex", env).grant_permissions(machine, HELPER, StoreDescription("bucket", "me/agent-memory"))
     roots = tomllib.loads(config.read_text())["sandbox_workspace_write"]["writable_roots"]
     assert roots == ["/srv/data", str(machine.resolve())]  # a bucket needs no folder
 
-    assert permissions.withdraw(machine, "codex", env)
+    assert runtime("codex", env).withdraw_permissions(machine)
     assert config.read_text() == before  # INV outside-untouched
 
 
 def test_gemini_policy_allows_the_helper_prefix_and_a_policy_file_of_the_users_is_kept(machine, env):
-    changed, _ = permissions.apply(machine, "gemini", HELPER, None, env)
-    policy = runtime("gemini", env).config_dir / "policies" / permissions.GEMINI_POLICY
+    changed, _ = runtime("gemini", env).grant_permissions(machine, HELPER, None)
+    policy = runtime("gemini", env).config_dir / "policies" / gemini.POLICY_FILE
     rule = tomllib.loads(policy.read_text())["rule"]
     assert changed and rule == [{"toolName": "run_shell_command", "commandPrefix": HELPER[0],
                                  "decision": "allow", "priority": 100}]
-    assert permissions.withdraw(machine, "gemini", env) and not policy.exists()
+    assert runtime("gemini", env).withdraw_permissions(machine) and not policy.exists()
 
     policy.write_text("# the user's own\n")
     with pytest.raises(InvalidInput, match="not written by agentmem"):
-        permissions.apply(machine, "gemini", HELPER, None, env)
-    assert not permissions.withdraw(machine, "gemini", env)
+        runtime("gemini", env).grant_permissions(machine, HELPER, None)
+    assert not runtime("gemini", env).withdraw_permissions(machine)
     assert policy.read_text() == "# the user's own\n"
 
 
@@ -222,20 +223,20 @@ def test_opencode_keeps_reading_a_users_claude_md_once_agentmem_creates_its_agen
     claude_md.write_text("Use tabs.\n")
     config = runtime("opencode", env).config_dir / "opencode.json"
 
-    status, _ = permissions.opencode_keeps_claude_md(machine, env, agents_md_existed=False)
+    status, _ = runtime("opencode", env).keep_claude_md(machine, agents_md_existed=False)
     assert status == "changed"
     assert json.loads(config.read_text()) == {"instructions": [str(claude_md)]}
     # On a rerun the AGENTS.md exists (agentmem made it): the entry stays, nothing changes.
-    assert permissions.opencode_keeps_claude_md(machine, env, agents_md_existed=True)[0] == "ok"
+    assert runtime("opencode", env).keep_claude_md(machine, agents_md_existed=True)[0] == "ok"
 
 
 def test_opencode_leaves_a_users_own_agents_md_choice_and_an_empty_claude_md_alone(machine, env):
     claude_md = runtime("claude", env).instructions
     claude_md.parent.mkdir(parents=True)
     claude_md.write_text("Use tabs.\n")
-    assert permissions.opencode_keeps_claude_md(machine, env, agents_md_existed=True) is None
+    assert runtime("opencode", env).keep_claude_md(machine, agents_md_existed=True) is None
     claude_md.write_text("<!-- agent-memory:begin -->\nours\n<!-- agent-memory:end -->\n")
-    assert permissions.opencode_keeps_claude_md(machine, env, agents_md_existed=False) is None
+    assert runtime("opencode", env).keep_claude_md(machine, agents_md_existed=False) is None
     assert not (runtime("opencode", env).config_dir / "opencode.json").exists()
 
 

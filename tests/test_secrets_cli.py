@@ -257,7 +257,8 @@ def test_a_token_given_as_corrects_is_refused_even_with_redact(laptop, store_dir
 
 
 def test_a_credential_typed_as_a_search_query_is_searched_but_never_echoed(laptop, store_dir):
-    # INV no-credentials: the query is withheld from text and JSON, and so is what it matched
+    # INV no-credentials: the query is withheld from text and JSON, and so is what it matched; the cache
+    # holds the note's token as [REDACTED:hf-token], which is what the withheld query finds
     token = fake("hf_", 34)
     notes = store_dir / "projects" / "app" / "notes"
     notes.mkdir(parents=True)  # a note placed by hand (or by an older agentmem) that holds the token

@@ -363,7 +363,7 @@ def test_a_staging_folder_left_by_a_crash_is_swept_on_the_next_install(machine, 
 
 
 def test_runtimes_sharing_one_skill_folder_get_one_installation(machine, store, tmp_path):
-    from agentmem.machine.runtimes import runtime
+    from agentmem.runtimes.registry import runtime
 
     rev = publish(machine, store, tmp_path, "shared-root")
     claude = runtime("claude", machine.env)

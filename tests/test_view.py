@@ -196,21 +196,23 @@ def test_the_page_lists_the_shared_skills_with_their_revisions(laptop, tmp_path)
     assert [(r["revision"], r["description"]) for r in skill["revisions"]] == [(published["revision"], "Tidy things up.")]
 
 
-def test_the_page_shows_retracted_due_and_pinned_notes_and_never_a_purged_one(laptop):
-    # the states come from the records (memory/records.py), as search and read show them
-    cwd = laptop.checkout
-    wrong = saved(laptop, cwd, "The API listens on 8080")
-    due = saved(laptop, cwd, "The token lifetime is a day", "--review-by", "2020-01-01")
-    kept = saved(laptop, cwd, "Tests run with the project venv")
-    gone = saved(laptop, cwd, "A note that must not exist")
-    assert laptop.json("retract", wrong, "--reason", "it moved to 9090", cwd=cwd)[0] == 0
-    assert laptop.json("pin", kept, cwd=cwd)[0] == 0
-    assert laptop.json("purge", gone, "--yes", cwd=cwd)[0] == 0
-    laptop.json("view", cwd=laptop.user_home)
-    notes = {n["id"]: n for n in page_data((laptop.home / "view" / "index.html").read_bytes())["notes"]}
-    assert gone not in notes
-    states = {note_id: [(s["name"], s["detail"]) for s in n["states"]] for note_id, n in notes.items()}
-    [(name, detail)] = states[wrong]
-    assert name == "retracted" and detail.endswith("by laptop: it moved to 9090")
-    assert states[due] == [("review-due", "due for review since 2020-01-01: it may be stale")]
-    assert [name for name, _ in states[kept]] == ["pinned"]
+def test_the_records_states_show_and_a_purged_note_is_gone(laptop):  # INV purged-gone
+    m, cwd = laptop, laptop.checkout
+    kept = saved(m, cwd, "Plain note")
+    wrong = saved(m, cwd, "No longer true")
+    due = saved(m, cwd, "Check me again", "--review-by", "2020-01-01")
+    pinned = saved(m, cwd, "Always remember this")
+    leaked = saved(m, cwd, "Personal data that must go")
+    assert m.json("retract", wrong, "--reason", "the API changed", cwd=cwd)[0] == 0
+    assert m.json("pin", pinned, cwd=cwd)[0] == 0
+    assert m.json("purge", leaked, "--yes", cwd=cwd)[0] == 0
+    status, out, _ = m.json("view", cwd=m.user_home)
+    html = (m.home / "view" / "index.html").read_bytes()
+    notes = {n["id"]: n for n in page_data(html)["notes"]}
+    assert status == 0 and out["notes"] == 4 and set(notes) == {kept, wrong, due, pinned}
+    assert leaked.encode() not in html and b"Personal data" not in html
+    names = {i: [s["name"] for s in n["states"]] for i, n in notes.items()}
+    assert names == {kept: [], wrong: ["retracted"], due: ["review-due"], pinned: ["pinned"]}
+    [retraction] = notes[wrong]["states"]
+    assert "the API changed" in retraction["detail"] and "laptop" in retraction["detail"]
+    assert notes[due]["review_by"] == "2020-01-01" and "2020-01-01" in notes[due]["states"][0]["detail"]

@@ -311,3 +311,19 @@ def test_a_note_body_is_shown_as_a_small_markdown_subset_built_from_text(laptop,
     assert shape == {"h": ["Release steps"], "strong": ["all"], "code": ["make check"], "ul": ["build", "sign"],
                      "ol": ["tag", "push"], "pre": ["echo '<b>not bold</b>'"], "quote": ["quoted"],
                      "links": [["the guide", "https://example.com/guide", "noopener noreferrer"]], "bold": 0}
+
+
+def test_retracted_review_due_and_pinned_notes_are_marked_and_filterable(laptop, visit):
+    m, cwd = laptop, laptop.checkout
+    wrong = saved(m, cwd, "The staging URL is staging.example.com", "--title", "Staging URL")
+    saved(m, cwd, "Look at this again", "--title", "Quarterly check", "--review-by", "2020-01-01")
+    saved(m, cwd, "Never push to main", "--title", "Branch rule")
+    m.json("retract", wrong, "--reason", "staging moved", cwd=cwd)
+    m.json("pin", m.json("search", "branch", cwd=cwd)[1]["results"][0]["id"], cwd=cwd)
+    v = visit(view(m))
+    for state, title in (("retracted", "Staging URL"), ("review-due", "Quarterly check"), ("pinned", "Branch rule")):
+        v.page.select_option("#f-state", state)
+        assert v.rows() == [title], state
+    v.page.select_option("#f-state", "retracted")
+    v.page.click(f'li.note[data-id="{wrong}"]')
+    assert "staging moved" in v.page.inner_text("#detail .notice.state-retracted")

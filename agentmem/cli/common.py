@@ -89,7 +89,7 @@ def store(cfg):
 
 
 def runtimes(cfg) -> list:
-    """The enabled runtimes' file locations."""
-    from agentmem.machine.runtimes import configured_runtimes
+    """The enabled runtimes (runtimes/registry.py)."""
+    from agentmem.runtimes.registry import configured
 
-    return configured_runtimes(cfg.data)
+    return configured(cfg.data)

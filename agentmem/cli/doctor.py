@@ -19,7 +19,9 @@ def run_doctor(args) -> Result:
 
     machine = common.machine()
     cfg = common.config()
-    checks = doctor.run(machine, cfg, timeout=common.timeout(cfg))
+    from agentmem.machine import wiring
+
+    checks = doctor.run(machine, cfg, timeout=common.timeout(cfg), runtime_checks=wiring.checks(machine, cfg))
     rows = []
     for c in checks:
         data = c.to_json()

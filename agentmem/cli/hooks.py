@@ -12,29 +12,29 @@ from agentmem.shell import line as shell_line
 
 
 def add_hooks(sp) -> None:
-    from agentmem.machine.runtimes import RUNTIME_NAMES
+    from agentmem.runtimes.registry import NAMES
 
     sp.add_argument("action", choices=["install", "remove", "status", "trust"],
                     help="trust: ask Codex (its app-server) to trust our hooks, and only ours")
     sp.add_argument("--codex", metavar="PATH", help="the codex executable for `trust` (default: codex on PATH)")
-    sp.add_argument("--runtime", choices=RUNTIME_NAMES, action="append",
-                    help="one of " + ", ".join(RUNTIME_NAMES)
+    sp.add_argument("--runtime", choices=NAMES, action="append",
+                    help="one of " + ", ".join(NAMES)
                     + " (repeatable; default: the runtimes enabled in config.toml)")
 
 
 def _runtime_names(args, config_data: dict) -> list[str]:
-    from agentmem.machine.runtimes import RUNTIME_NAMES, enabled_names
+    from agentmem.runtimes.registry import NAMES, enabled_names
 
     if args.runtime:
         return list(dict.fromkeys(args.runtime))
-    return enabled_names(config_data) or list(RUNTIME_NAMES)
+    return enabled_names(config_data) or list(NAMES)
 
 
 def run_hooks(args) -> Result:
     from agentmem.errors import EXIT_OK, AgentmemError
-    from agentmem.hooks import config_files, runtime_hooks
+    from agentmem.hooks import config_files
     from agentmem.machine import settings
-    from agentmem.machine.runtimes import enabled_names
+    from agentmem.runtimes.registry import enabled_names, runtime
 
     machine = common.machine()
     data = common.load_config(machine).data
@@ -49,12 +49,12 @@ def run_hooks(args) -> Result:
     problems: list[str] = []
     failure = None
     for name in names:  # each runtime's file on its own: one left alone does not stop the others
+        rt = runtime(name)
         try:
-            c = (runtime_hooks.install(machine, name, helper) if helper is not None
-                 else runtime_hooks.remove(machine, name))
+            c = rt.install_hooks(machine, helper) if helper is not None else rt.remove_hooks(machine)
         except AgentmemError as exc:
             failure = failure or exc
-            path = str(config_files.get_runtime(name).hooks_file)
+            path = str(rt.hooks_file)
             changes.append({"runtime": name, "file": path, "changed": False, "detail": exc.one_line(),
                             "error": exc.kind})
             lines.append(f"{name}: not changed - {exc.one_line()}")
@@ -71,11 +71,11 @@ def run_hooks(args) -> Result:
                                                         enabled_runtimes=enabled_names(data))
         out["recorded"] = {"hooks.enabled": value}
         lines.append(f"recorded in config.toml: [hooks] enabled = {_toml_value(value)}")
-    if args.action == "install" and "codex" in names:
-        from agentmem.hooks.codex_trust import trust_hint
-
-        out["codex_trust"] = trust_hint()
-        lines.append(trust_hint())
+    for name in names if args.action == "install" else []:
+        trust = runtime(name).trust
+        if trust is not None:
+            out[f"{name}_trust"] = trust.hint(None)
+            lines.append(trust.hint(None))
     if failure is not None:
         out = {"status": "error", "error": failure.kind, "message": failure.one_line(), **out}
     return Result(out, "\n".join(lines), failure.exit_code if failure is not None else EXIT_OK, problems)
@@ -89,13 +89,14 @@ def _toml_value(value) -> str:
 
 def _status(names: list[str], data: dict) -> Result:
     from agentmem.errors import AgentmemError
-    from agentmem.hooks import config_files, runtime_hooks
+    from agentmem.hooks import config_files
+    from agentmem.runtimes.registry import runtime
 
     try:
         helper = config_files.helper_command(data)
     except AgentmemError:  # no helper recorded yet: still report what is installed
         helper = None
-    found = [runtime_hooks.status(n, helper) for n in names]
+    found = [runtime(n).hooks_status(helper) for n in names]
     lines = []
     for s in found:
         state = "installed" if s["installed"] else "not installed"
@@ -108,12 +109,14 @@ def _status(names: list[str], data: dict) -> Result:
 
 
 def _trust(args) -> Result:
-    from agentmem.hooks import codex_trust
-    from agentmem.machine.runtimes import runtime
+    from agentmem.runtimes.registry import every
 
-    if args.runtime and "codex" not in args.runtime:
-        raise InvalidInput("only Codex has a trust step; use --runtime codex")
-    hooks_file = runtime("codex").hooks_file
-    keys = codex_trust.trust_our_hooks(codex_trust.find_codex(args.codex), hooks_file)
-    out = {"runtime": "codex", "file": str(hooks_file), "trusted": keys}
-    return Result(out, f"codex: {len(keys)} agentmem hook(s) trusted in {hooks_file}")
+    with_step = [(rt, trust) for rt in every() if (trust := rt.trust) is not None]
+    chosen = [(rt, trust) for rt, trust in with_step if not args.runtime or rt.name in args.runtime]
+    if not chosen:
+        raise InvalidInput(f"only {' and '.join(trust.who for _, trust in with_step)} has a trust step; "
+                           f"use --runtime {with_step[0][0].name}")
+    rt, trust = chosen[0]
+    keys = trust.grant(args.codex)
+    out = {"runtime": rt.name, "file": str(rt.hooks_file), "trusted": keys}
+    return Result(out, f"{rt.name}: {len(keys)} agentmem hook(s) trusted in {rt.hooks_file}")

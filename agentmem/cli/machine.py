@@ -52,14 +52,24 @@ def add_setup(sp) -> None:
                     help="exit 0 when the verification note is only pending (Copier's tasks use it: a "
                     "failed setup still exits non-zero)")
     sp.add_argument("--exit-zero", action="store_true", help="exit 0 whatever the outcome")
+    trust = sp.add_mutually_exclusive_group()
+    trust.add_argument("--trust-projects", dest="trust_projects", action="store_const", const=True,
+                       help="record [trust] projects = true, then set up: the [projects] folders get what the CLIs' "
+                       "own trust prompts write (Codex: workspace-write there; Gemini CLI: trusted; Copilot CLI: "
+                       "the helper's commands approved there)")
+    trust.add_argument("--no-trust-projects", dest="trust_projects", action="store_const", const=False,
+                       help="record [trust] projects = false, then set up: only the trust entries agentmem wrote are "
+                       "taken out")
     sp.add_argument("--new-store", action="store_true",
                     help="the store at the configured location is new on purpose: create a missing folder store, "
                     "and accept a store there that differs from the one this machine used")
 
 
 def run_setup(args) -> Result:
-    from agentmem.machine import setup
+    from agentmem.machine import settings, setup
 
+    if args.trust_projects is not None:
+        settings.record_trust_projects(common.machine_path(), args.trust_projects)
     report = setup.run_setup(common.machine_path(), replace_core_skill=args.replace_core_skill,
                              new_store=args.new_store)
     try:  # the config as setup left it: its parsed copy is kept if setup succeeded

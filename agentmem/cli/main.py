@@ -50,6 +50,7 @@ COMMANDS = {
     "read-skill": ("skills", "print a file of a published skill revision (default SKILL.md)"),
     "install-skill": ("skills", "install a shared skill revision for the enabled runtimes"),
     "hooks": ("hooks", "install, remove, trust or show the optional hooks of the enabled agent CLIs"),
+    "audit": ("audit", "find credentials in the store's notes (every note, not only the cache); --fix replaces them"),
     "mcp": ("mcp", "serve this machine's memory to an MCP client over stdio (needs the mcp extra)"),
 }
 DESCRIPTION = "Portable memory and skills for coding agents."
@@ -145,7 +146,7 @@ def run(argv: list[str]) -> int:
     warnings = _warnings()
     payload = result.envelope() if want_json else result.text
     if warnings and want_json:
-        payload = payload | {"warnings": warnings}
+        payload = payload | {"warnings": payload.get("warnings", []) + warnings}
     _emit(payload, want_json)
     for line in result.problems:
         sys.stderr.write(f"agentmem: {line}\n")

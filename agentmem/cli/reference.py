@@ -39,16 +39,19 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     }),
     "search": ("ok", {
         "project": "the project searched", "query": "the query", "mode": "ranked | literal | hybrid",
-        "results": "[{id, title, created, kind, pending, matches: [{line, text}], corrects?, corrected_by?, score?, "
-                   "retracted?, review_due?, pinned?}], best first; a corrected note right below its newest "
+        "results": "[{id, title, created, kind, pending, matches: [{line, text}], withheld, corrects?, corrected_by?, "
+                   "score?, retracted?, review_due?, pinned?}], best first; a corrected note right below its newest "
                    "correction; retracted notes only with --include-retracted (`retracted`: {record, kind, agent, "
-                   "created, reason}); a note past its review date ranks below an equal match",
+                   "created, reason}); a note past its review date ranks below an equal match; `withheld`: "
+                   "[{where, kind, line?}] credentials the note holds, shown as [REDACTED:<kind>]",
         "pending_uploads": "notes of this machine waiting for upload",
         "stale": "true when the store could not be checked: results may miss notes",
         "stale_reason": "why (null when fresh)", "stale_error": "the error kind (null when fresh)",
         "refreshed": "whether this search refreshed the cache",
         "checked_at": "when this machine last checked the store (seconds since the epoch), or null",
         "unreadable?": "[{id, error, message}] objects in the store that could not be read (skipped)",
+        "not_cached": "why nothing was cached (a read-only sandbox), or null: the store still answered and what "
+                      "it sent was searched in memory, so `stale` stays false",
         "scan": "true when the index could not be used and every note was scanned (not the same as stale)",
         "scan_reason": "why (null when the index was used)",
         "withheld?": "[{where: query, kind}] when the query held a credential (then `query` shows it redacted)",
@@ -57,6 +60,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     "read": ("ok", {
         "id": "the note's ID", "project": "its project", "source": "pending | cache | store",
         "meta": "the frontmatter", "body": "the Markdown body",
+        "withheld": "[{where: title | tags | sources | body | <key>, kind, line?}] credentials the note holds, "
+                    "each shown as [REDACTED:<kind>] (the audit command finds them in the store)",
         "stale": "true when the store could not be asked", "stale_reason": "why (null when fresh)",
         "stale_error": "the error kind (null when fresh)", "refreshed": "whether the cache was refreshed",
         "checked_at": "when this machine last checked the store, or null",
@@ -85,6 +90,17 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "removed_here": "[cache, index, pending]: where this machine held its bytes (all gone now)",
         "reason?": "pending only: {error, message}, what the store did not do",
         "next?": "pending only: the command that finishes the purge",
+    }),
+    "audit": ("clean | found (then the exit status is 12) | fixed (--fix purged every note found)", {
+        "store": "{kind, location}", "projects": "the projects scanned", "scanned": "notes read from the store",
+        "findings": "[{project, id, path, withheld: [{where, kind, line?}], redacted_copy, purge}]: `redacted_copy` "
+                    "is the ID of a copy a fix saved (or null), `purge` the command that deletes the original "
+                    "(null when the note's ID itself holds the credential: then id and path are shown redacted)",
+        "unreadable": "[{id, project, error, message}] notes that could not be read (not scanned)",
+        "fixed?": "with --fix: [{id, copy, status: purged | copied | pending | skipped | failed, error?, message?, "
+                  "next?}]: purged (the copy is in the store, the original gone everywhere); copied (the purge did "
+                  "not finish) and pending (the copy's upload is not confirmed, the original kept) with `next`, "
+                  "the command that finishes it",
     }),
     "export": ("ok", {
         "path": "the export folder (absolute)", "projects": "{project: notes exported}", "notes": "notes exported",
@@ -177,7 +193,7 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
 }
 # What a command's entry shows after its JSON keys (docs/cli.md sits beside docs/view.png).
 COMMAND_NOTES = {
-    "view": ["", "![The memory view: notes of two projects, a correction and a pending upload](view.png)"],
+    "view": ["", "![The memory view: notes of two projects, a correction, a pin and a pending upload](view.png)"],
 }
 ERROR_SHAPE = {"status": "error", "error": "the error kind (below)", "message": "one line, also on stderr"}
 # Any command's JSON may also carry `warnings`: [lines], e.g. while config.toml holds conflict markers.
@@ -204,6 +220,10 @@ CONFIG_KEYS = [
     ("runtimes", "enabled", "`[\"codex\"]`", "where setup puts the skill, the block and the hooks"),
     ("hooks", "enabled", "`false`", "install the optional hooks: `true`, `false`, or the runtimes that get them "
      "(`agentmem hooks install|remove` write it)"),
+    ("trust", "projects", "`false`", "for the `[projects]` folders, write what the CLIs' own trust prompts write "
+     "(Codex: `trust_level = \"trusted\"`, so `codex exec` runs there workspace-write; Gemini CLI: "
+     "`TRUST_FOLDER`; Copilot CLI: a hook approving only the helper's commands there); false takes out "
+     "only agentmem's entries (`setup --trust-projects` and `--no-trust-projects` write it)"),
     ("mcp", "enabled", "`false`", "register `agentmem mcp` with the runtimes that take MCP servers"),
     ("skills", "install", "`[]`", "shared skill revisions setup installs, as `name@revision`"),
     ("helper", "command", "recorded by setup", "the helper's absolute command; hooks and the skill use it"),

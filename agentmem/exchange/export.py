@@ -9,8 +9,8 @@ Rerunning into the same folder changes nothing that did not change: a file is re
 bytes differ, the manifest and indexes are deterministic, and a file an earlier export wrote whose note
 is gone (purged) is removed. Nothing in the folder that the manifest does not name is ever touched.
 
-Notes pass the same credential redaction as `read` (INV no-credentials): a note that holds a credential
-is exported with `[REDACTED:<kind>]` in its place and listed in `withheld`.
+Notes pass the same credential redaction as `read` (`memory/withheld.py`, INV no-credentials): a note that
+holds a credential is exported with `[REDACTED:<kind>]` in its place and listed in `withheld`.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ class ExportedNote:
 def export(machine: str, cfg, dest: str, projects: list[str], *, timeout: float | None = None) -> dict:
     """Refresh each project as search does, then write its notes (cached and pending) into `dest`."""
     from agentmem.memory import cache, pending
+    from agentmem.memory import withheld as held
 
     dest = os.path.abspath(os.path.expanduser(dest))
     previous = check_destination(dest)
@@ -58,9 +59,13 @@ def export(machine: str, cfg, dest: str, projects: list[str], *, timeout: float 
         for note_id, data in waiting.items():
             seen.add(note_id)
             exported.append(_exported(note_id, project, data, True, withheld))
+        pdir = cache.project_dir(machine, cfg.store, project)
+        recorded = held.recorded_ids(pdir)
         for note_id in cache.cached_ids(machine, cfg.store, project):
             cached = cache.read_cached(machine, cfg.store, project, note_id) if note_id not in seen else None
-            if cached is not None:
+            if cached is not None:  # cleaned when it entered the cache: its record says what was withheld
+                if note_id in recorded:
+                    withheld.extend({"id": note_id, **w} for w in held.withheld_of(pdir, note_id))
                 exported.append(_exported(note_id, project, cached, False, withheld))
     counts = write(dest, exported, projects, previous)
     return {"path": dest, "projects": {p: sum(1 for n in exported if n.project == p) for p in projects},
@@ -104,14 +109,10 @@ def check_destination(dest: str) -> dict | None:
 
 
 def redacted(data: bytes) -> tuple[bytes, list[dict]]:
-    """The note's bytes fit to show, and what was withheld (INV no-credentials)."""
-    from agentmem.safety import credentials, screening
+    """The note's bytes fit to show, and what was withheld (INV no-credentials): the one redaction step."""
+    from agentmem.memory import withheld
 
-    text = data.decode("utf-8", errors="replace")
-    shown, kinds = screening.withhold(text, credentials.env_secrets())
-    if not kinds:
-        return data, []
-    return shown.encode("utf-8"), [{"where": "note", "kind": kind} for kind in kinds]
+    return withheld.clean(data)
 
 
 def index_text(project: str, exported: list[ExportedNote]) -> str:

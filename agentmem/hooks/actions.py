@@ -11,8 +11,6 @@ Both are small and never block the agent:
 Installing them into the runtimes' files lives in `hooks/config_files.py`.
 """
 
-from __future__ import annotations
-
 import os
 import time
 

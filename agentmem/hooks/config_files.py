@@ -1,8 +1,10 @@
 """Install and remove our hook entries in a runtime's JSON file, keeping everything else.
 
-Codex reads `~/.codex/hooks.json` and Claude Code the `hooks` key of
-`~/.claude/settings.json` (paths from `runtimes.py`); both use the shape
+Codex reads `~/.codex/hooks.json`, Claude Code and Gemini CLI the `hooks` key of
+their `settings.json` (paths from `runtimes/`); all use the shape
 `{"hooks": {EVENT: [{"matcher": ..., "hooks": [{"type": "command", "command": ...}]}]}}`.
+Which groups a runtime gets (events, matchers, timeouts) its runtime module says;
+`standard_groups` are Codex's and Claude Code's.
 
 Our entries are recognised exactly, by their whole command: a helper command
 (an absolute `.../agentmem` launcher, or an absolute interpreter with `-m
@@ -12,9 +14,9 @@ theirs. Installing strips any earlier entries of ours and appends the current
 ones; other hooks, keys and their order are kept. Removing takes out only ours,
 and also the containers we created (recorded in `$AGENTMEM_HOME/hooks-state.json`,
 which holds no content of the user's file; a damaged record is ignored).
-Files are rewritten with the indentation they had and every number, key and
-escape the user wrote (`hooks/jsonedit.py`), so a file in the usual two-space
-layout comes back byte-equal after install + remove. A file with a key given
+Files are edited, not re-serialised (`hooks/jsonedit.py`): what we did not add
+keeps its text (numbers, escapes, spacing, line endings, comments) and ours follow
+the file's layout, so any file comes back byte-equal after install + remove. A file with a key given
 twice is refused. Links, dangling links and read-only files follow the rule of
 `machine/userfiles.py` (INV user-files).
 """
@@ -34,12 +36,11 @@ from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.hooks import jsonedit
 from agentmem.hooks.actions import STOP_BUDGET, STOP_GRACE
 from agentmem.machine import userfiles
-from agentmem.machine.runtimes import runtime as get_runtime
 
 STATE_FILE = "hooks-state.json"
 
-# (event, matcher, helper arguments after `hook`, runtime timeout in seconds).
-# Both runtimes add SessionStart and UserPromptSubmit stdout to the model's
+# (event, matcher, helper arguments after `hook`, runtime timeout in seconds): Codex's and
+# Claude Code's entries (standard_groups). Both runtimes add SessionStart and UserPromptSubmit stdout to the model's
 # context and run Stop hooks in non-interactive mode (checked with Codex 0.171.0
 # and Claude Code 2.1.332, 2026-11-30).
 ENTRIES = (
@@ -75,7 +76,7 @@ def hook_command(helper: list[str], runtime: str, args: list[str]) -> str:
 
 
 # The argument lists after `hook` that our entries use; a command is ours only with one of them.
-HOOK_ARGS = tuple(tuple(args) for _, _, args, _ in ENTRIES)
+HOOK_ARGS = (*(tuple(args) for _, _, args, _ in ENTRIES), ("approve",))  # approve: hooks/approve.py
 _RUNTIME_WORD = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
 _LAUNCHERS = ("agentmem", "agentmem.exe", "agentmem.cmd")
 
@@ -163,28 +164,24 @@ def strip_ours(data: dict) -> tuple[dict, int, list[str]]:
     return out, removed, emptied
 
 
-def _events(runtime: str) -> list[str]:
-    """The events our entries use in `runtime`'s file."""
-    if runtime == "gemini":
-        from agentmem.hooks import gemini_hooks
-
-        return [e for e, *_ in gemini_hooks.ENTRIES]
-    return [e for e, *_ in ENTRIES]
-
-
-def add_ours(data: dict, runtime: str, helper: list[str]) -> dict:
-    if runtime == "gemini":  # its own events, names and millisecond timeouts (hooks/gemini_hooks.py)
-        from agentmem.hooks import gemini_hooks
-
-        return gemini_hooks.add_ours(data, helper)
-    out = copy.deepcopy(data)
-    hooks = out.setdefault("hooks", {})
+def standard_groups(runtime: str, helper: list[str]) -> list[tuple[str, dict]]:
+    """(event, group) of our entries in Codex's and Claude Code's shape (`ENTRIES`)."""
+    out = []
     for event, matcher, args, timeout in ENTRIES:
         group: dict[str, object] = {
             "hooks": [{"type": "command", "command": hook_command(helper, runtime, args), "timeout": timeout}]}
         if matcher:
             group = {"matcher": matcher, **group}
-        hooks.setdefault(event, []).append(group)
+        out.append((event, group))
+    return out
+
+
+def add_ours(data: dict, groups: list[tuple[str, dict]]) -> dict:
+    """A copy of `data` with each group appended to its event's list."""
+    out = copy.deepcopy(data)
+    hooks = out.setdefault("hooks", {})
+    for event, group in groups:
+        hooks.setdefault(event, []).append(copy.deepcopy(group))
     return out
 
 
@@ -235,12 +232,12 @@ def _save_state(machine: str | os.PathLike, state: dict) -> None:
 
 # -- install / remove / status ------------------------------------------------------------------
 
-def install(machine: str | os.PathLike, runtime: str, helper: list[str], env: dict | None = None) -> Change:
-    path = get_runtime(runtime, env).hooks_file
+def install(machine: str | os.PathLike, runtime: str, path: Path, groups: list[tuple[str, dict]]) -> Change:
+    """Put `groups` into the hook file at `path` in place of any entries of ours; `runtime` keys the record."""
     real = userfiles.resolve(path)  # INV user-files: a dangling link is refused before anything is read
     data, text = read_json(path)
     base, _, _ = strip_ours(data or {})
-    wanted = add_ours(base, runtime, helper)
+    wanted = add_ours(base, groups)
     if data is not None and our_commands(data) == our_commands(wanted):
         return Change(runtime, path, False, "already installed")
     state = _load_state(machine)
@@ -250,7 +247,7 @@ def install(machine: str | os.PathLike, runtime: str, helper: list[str], env: di
         "created_file": data is None or bool(previous and previous.get("created_file")),
         "created_hooks": "hooks" not in base or bool(previous and previous.get("created_hooks")),
         "created_events": sorted(
-            {e for e in _events(runtime) if e not in (base.get("hooks") or {})}
+            {e for e, _ in groups if e not in (base.get("hooks") or {})}
             | set((previous or {}).get("created_events") or [])
         ),
     }
@@ -262,8 +259,7 @@ def install(machine: str | os.PathLike, runtime: str, helper: list[str], env: di
     return Change(runtime, path, True, "installed")
 
 
-def remove(machine: str | os.PathLike, runtime: str, env: dict | None = None) -> Change:
-    path = get_runtime(runtime, env).hooks_file
+def remove(machine: str | os.PathLike, runtime: str, path: Path) -> Change:
     state = _load_state(machine)
     record = state.get(runtime) if (state.get(runtime) or {}).get("file") == str(path) else None
     data, text = read_json(path)
@@ -293,21 +289,15 @@ def remove(machine: str | os.PathLike, runtime: str, env: dict | None = None) ->
     return Change(runtime, path, True, detail)
 
 
-def status(runtime: str, helper: list[str] | None, env: dict | None = None) -> dict:
-    """What of ours is in the runtime's file, and whether it matches the current helper command."""
-    path = get_runtime(runtime, env).hooks_file
+def status(runtime: str, path: Path, groups: list[tuple[str, dict]] | None) -> dict:
+    """What of ours is in the file at `path`, and whether it matches `groups` (None: no helper known)."""
     data, _ = read_json(path)
     found = our_commands(data)
-    current = our_commands(add_ours({}, runtime, helper)) if helper else None
-    out = {
+    current = our_commands(add_ours({}, groups)) if groups is not None else None
+    return {
         "runtime": runtime,
         "file": str(path),
         "installed": bool(found),
         "events": [e for e, _ in found],
         "current": found == current if current is not None else None,
     }
-    if runtime == "codex" and found:
-        from agentmem.hooks.codex_trust import trust_hint
-
-        out["note"] = trust_hint(helper)
-    return out

@@ -4,34 +4,55 @@
 0 and prints no decision, because in Claude Code a Stop hook's exit status 2
 would keep the agent from stopping. Problems go to stderr as one line.
 
-The reminder is printed in the form each runtime adds to the model's context
-(checked with the real CLIs, 2026-12-01): plain stdout for Codex, Claude Code
-and OpenCode (whose plugin reads it); Gemini CLI only takes
-`{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}`
-and Copilot CLI only a top-level `{"additionalContext": ...}`.
-"""
+`hook approve` is a pre-tool-use hook (Copilot CLI's, with `[trust] projects`): it prints the
+runtime's approval (`approval_shape`) for a plain helper command in a mapped folder and nothing
+otherwise (hooks/approve.py).
 
-from __future__ import annotations
+The reminder is printed in the form the runtime adds to the model's context:
+its module's `reminder_shape` (runtimes/<name>.py) gives plain text or a JSON
+object, written here.
+
+A reminder runs on every prompt, so that path imports as little as it can
+(tests/test_imports.py): that one runtime module (the registry would import all
+five), and not agentmem.errors (its classes cost about 0.7 ms; a failure is
+rare and imports it then) nor `__future__` (no module on that path uses it).
+"""
 
 import sys
 
-from agentmem.errors import EXIT_OK, AgentmemError, InvalidInput
-
 STDIN_LIMIT = 1024 * 1024  # hook input is a few hundred bytes; never read an unbounded stream
-# The same names as runtimes.RUNTIME_NAMES, spelled out so a hook skips that import (and dataclasses).
-HOOK_RUNTIMES = ("codex", "claude", "gemini", "opencode", "copilot")
-USAGE = f"usage: agentmem hook reminder|stop --runtime {'|'.join(HOOK_RUNTIMES)} [--event start|prompt]"
-GEMINI_EVENTS = {"start": "SessionStart", "prompt": "BeforeAgent"}  # the Gemini events our reminder runs on
+HOOK_EXIT = 0  # errors.EXIT_OK: a hook exits 0 whatever happened (above)
 
 
-def _usage(problem: str) -> InvalidInput:
-    return InvalidInput(problem, hint=USAGE)
+def _usage(problem: str) -> Exception:
+    from agentmem.errors import InvalidInput
+    from agentmem.runtimes.registry import NAMES
+
+    return InvalidInput(problem, hint=f"usage: agentmem hook reminder|stop|approve --runtime {'|'.join(NAMES)} "
+                                      "[--event start|prompt]")
+
+
+def runtime_module(name: str):
+    """runtimes/<name>.py, imported alone; a usage error for any name that is not a runtime's."""
+    if name.isascii() and name.isidentifier() and not name.startswith("_"):
+        module_name = "agentmem.runtimes." + name
+        try:
+            __import__(module_name)
+        except ModuleNotFoundError:
+            pass
+        else:
+            module = sys.modules[module_name]
+            if getattr(module, "NAME", None) == name:
+                return module
+    from agentmem.runtimes.registry import NAMES
+
+    raise _usage(f"--runtime must be one of {', '.join(NAMES)}")
 
 
 def parse_hook_args(argv: list[str]) -> tuple[str, str, str]:
     """(kind, runtime, event) from `reminder|stop --runtime R [--event E]`, parsed by hand:
     argparse costs more than the hook's own work."""
-    if not argv or argv[0] not in ("reminder", "stop"):
+    if not argv or argv[0] not in ("reminder", "stop", "approve"):
         raise _usage(f"unknown hook {argv[0] if argv else ''!r}")
     opts = {"--runtime": None, "--event": "start"}
     rest = argv[1:]
@@ -46,18 +67,20 @@ def parse_hook_args(argv: list[str]) -> tuple[str, str, str]:
         if key not in opts:
             raise _usage(f"unknown option {key}")
         opts[key] = value
-    if opts["--runtime"] not in HOOK_RUNTIMES:
-        raise _usage(f"--runtime must be one of {', '.join(HOOK_RUNTIMES)}")
+    runtime = opts["--runtime"] or ""
+    runtime_module(runtime)
     if opts["--event"] not in ("start", "prompt"):
         raise _usage("--event must be start or prompt")
-    return argv[0], opts["--runtime"], opts["--event"]
+    return argv[0], runtime, str(opts["--event"])
 
 
-def _json_string(text: str) -> str:
-    """`text` as a JSON string, written by hand: importing json (and the re module it pulls in)
-    costs a reminder more than the rest of its work (bench/hook_latency.py, 2026-12-01)."""
+def _json(value: str | dict) -> str:
+    """A string or an object of them as JSON, written by hand: importing json (and the re module it
+    pulls in) costs a reminder more than the rest of its work (bench/hook_latency.py, 2026-12-01)."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(_json(k) + ": " + _json(v) for k, v in value.items()) + "}"
     out = []
-    for ch in text:
+    for ch in value:
         if ch in '"\\':
             out.append("\\" + ch)
         elif ch < " ":
@@ -69,12 +92,8 @@ def _json_string(text: str) -> str:
 
 def reminder_output(runtime: str, event: str, text: str) -> str:
     """What to print so that `runtime` puts `text` into the model's context."""
-    if runtime == "gemini":
-        return ('{"hookSpecificOutput": {"hookEventName": "' + GEMINI_EVENTS[event]
-                + '", "additionalContext": ' + _json_string(text) + "}}\n")
-    if runtime == "copilot":
-        return '{"additionalContext": ' + _json_string(text) + "}\n"
-    return text + "\n"
+    shape = runtime_module(runtime).reminder_shape(event, text)
+    return (shape if isinstance(shape, str) else _json(shape)) + "\n"
 
 
 def _read_stdin() -> str:
@@ -98,6 +117,13 @@ def run_hook(argv: list[str]) -> int:
             text = actions.reminder(machine, event)
             if text:
                 sys.stdout.write(reminder_output(runtime, event, text))
+        elif kind == "approve":  # a pre-tool-use hook: "allow" for a plain helper command, else no answer
+            from agentmem.hooks import approve
+
+            module = runtime_module(runtime)
+            tools = getattr(module, "SHELL_TOOLS", ())  # a runtime without a pre-tool-use hook: no answer
+            if tools and approve.allowed(machine, actions.parse_hook_input(_read_stdin()), tools):
+                sys.stdout.write(_json(module.approval_shape(approve.REASON)) + "\n")
         else:
             report = actions.stop(machine, actions.parse_hook_input(_read_stdin()))
             message = report.message()
@@ -105,9 +131,13 @@ def run_hook(argv: list[str]) -> int:
                 sys.stderr.write(message + "\n")
         sys.stdout.flush()
     except BaseException as exc:  # noqa: BLE001 - a hook must never stop the agent
-        line = exc.one_line() if isinstance(exc, AgentmemError) else f"{type(exc).__name__}: {exc}"
+        errors = sys.modules.get("agentmem.errors")  # loaded whenever an agentmem error was raised
+        if errors is not None and isinstance(exc, errors.AgentmemError):
+            line = exc.one_line()
+        else:
+            line = f"{type(exc).__name__}: {exc}"
         try:
             sys.stderr.write(f"agentmem hook failed (ignored, your work is not affected): {line}\n")
         except OSError:
             pass
-    return EXIT_OK
+    return HOOK_EXIT

@@ -29,11 +29,21 @@ from agentmem.machine.userfiles import Change
 STATE_FILE = "codex-config-state.json"
 
 
-def _keys(dotted: str) -> list[str]:
-    keys = dotted.split(".")
+def _keys(dotted: str | tuple[str, ...]) -> list[str]:
+    """A key path: dotted, or a tuple of keys (for a key that holds dots, e.g. a folder)."""
+    keys = list(dotted) if isinstance(dotted, tuple) else dotted.split(".")
     if not all(keys):
         raise ValueError(f"bad key path {dotted!r}")
     return keys
+
+
+def _name(dotted: str | tuple[str, ...]) -> str:
+    """How the state file names a table: its dotted path, or a tuple's keys as JSON."""
+    return dotted if isinstance(dotted, str) else json.dumps(list(dotted))
+
+
+def _shown(dotted: str | tuple[str, ...]) -> str:
+    return dotted if isinstance(dotted, str) else ".".join(json.dumps(k) if "." in k else k for k in dotted)
 
 
 def _load(path: Path):
@@ -118,7 +128,7 @@ def _prune(doc, created: list[str], mine: dict) -> None:
             mine["created"].remove(dotted)
 
 
-def set_table(machine: str | os.PathLike, path: Path, dotted: str, values: dict) -> Change:
+def set_table(machine: str | os.PathLike, path: Path, dotted: str | tuple[str, ...], values: dict) -> Change:
     """Make the table at `dotted` (agentmem's own, e.g. `mcp_servers.agentmem`) hold exactly `values`."""
     import tomlkit
 
@@ -134,29 +144,36 @@ def set_table(machine: str | os.PathLike, path: Path, dotted: str, values: dict)
     else:
         parent[name] = table
         changed = _save(path, doc, before)
-    mine["tables"][dotted] = True
+    mine["tables"][_name(dotted)] = True
     _save_state(machine, state)
-    return Change(path, changed, f"{'set' if changed else 'kept'} [{dotted}]")
+    return Change(path, changed, f"{'set' if changed else 'kept'} [{_shown(dotted)}]")
 
 
-def remove_table(machine: str | os.PathLike, path: Path, dotted: str) -> Change:
-    """Take out the table at `dotted` if agentmem set it; everything else stays."""
+def remove_table(machine: str | os.PathLike, path: Path, dotted: str | tuple[str, ...],
+                 if_equal: dict | None = None) -> Change:
+    """Take out the table at `dotted` if agentmem set it; everything else stays. With `if_equal`, only
+    while it still holds those values (one the user has edited since is theirs: only forgotten)."""
     state, mine = _record(machine, path)
-    if not mine["tables"].pop(dotted, None):
+    if not mine["tables"].pop(_name(dotted), None):
         _save_state(machine, state)
-        return Change(path, False, f"[{dotted}] is not agentmem's; left alone")
+        return Change(path, False, f"[{_shown(dotted)}] is not agentmem's; left alone")
     if not path.exists():
         _save_state(machine, state)
         return Change(path, False, "file is gone")
     doc, before = _load(path)
     *parent_keys, name = _keys(dotted)
     parent = _walk(doc, parent_keys, create=False, created=[]) if parent_keys else doc
+    if if_equal is not None and parent is not None and name in parent \
+            and json.loads(json.dumps(parent[name].unwrap())) != if_equal:
+        _save_state(machine, state)
+        return Change(path, False, f"[{_shown(dotted)}] was edited since agentmem set it; left as it is")
     if parent is not None and name in parent:
         del parent[name]
     _prune(doc, mine["created"], mine)
     changed = _save(path, doc, before, removing=True)
     _save_state(machine, state)
-    return Change(path, changed, f"removed [{dotted}]" if changed else f"[{dotted}] was already gone")
+    shown = _shown(dotted)
+    return Change(path, changed, f"removed [{shown}]" if changed else f"[{shown}] was already gone")
 
 
 def add_list_items(machine: str | os.PathLike, path: Path, dotted_key: str, items: list[str]) -> Change:
@@ -207,12 +224,18 @@ def remove_list_items(machine: str | os.PathLike, path: Path, dotted_key: str) -
     return Change(path, changed, f"removed agentmem's entries from {dotted_key}" if changed else "nothing to remove")
 
 
-def is_managed_table(machine: str | os.PathLike, path: Path, dotted: str) -> bool:
+def is_managed_table(machine: str | os.PathLike, path: Path, dotted: str | tuple[str, ...]) -> bool:
     """Did agentmem set the table at `dotted` in this file (and not remove it since)?"""
-    return bool((_state(machine).get(str(path)) or {}).get("tables", {}).get(dotted))
+    return bool((_state(machine).get(str(path)) or {}).get("tables", {}).get(_name(dotted)))
 
 
-def read_table(path: Path, dotted: str) -> dict | None:
+def managed_tables(machine: str | os.PathLike, path: Path) -> list[str | tuple[str, ...]]:
+    """Every table agentmem set in this file, as set (a dotted path, or a tuple of keys)."""
+    names = (_state(machine).get(str(path)) or {}).get("tables", {})
+    return [tuple(json.loads(n)) if n.startswith("[") else n for n, on in names.items() if on]
+
+
+def read_table(path: Path, dotted: str | tuple[str, ...]) -> dict | None:
     """The table at `dotted` as plain data, or None (for status reports and tests)."""
     doc, _ = _load(path)
     table = _walk(doc, _keys(dotted), create=False, created=[])

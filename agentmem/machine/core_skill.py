@@ -22,10 +22,11 @@ from pathlib import Path
 from agentmem.errors import Command, InvalidInput
 from agentmem.fsutil import TMP_PREFIX, write_atomic
 from agentmem.machine import userfiles
-from agentmem.machine.runtimes import CORE_SKILL
+from agentmem.skills.spec import CORE_SKILL
 
 MANIFEST = "installed.json"
 HELPER_TOKEN = "@AGENTMEM@"  # replaced by the recorded helper command at install time
+HELPER_DIR_TOKEN = "@AGENTMEM_DIR@"  # the folder of the helper's executable (Copilot's --add-dir), quoted
 
 
 @dataclass(frozen=True)
@@ -48,13 +49,18 @@ def render_files(source: Path, helper: str) -> dict[str, bytes]:
     """The skill's files, relative path -> bytes, with the helper command filled in."""
     if not (source / "SKILL.md").is_file():
         raise InvalidInput(f"the core skill is missing from {source}", hint="rerun copier update or copier copy")
+    import shlex
+
+    words = shlex.split(helper)
+    folder = shlex.quote(os.path.dirname(words[0])) if words else ""
     files = {}
     for path in sorted(source.rglob("*")):
         if path.is_symlink() or not path.is_file() or path.name.startswith(TMP_PREFIX):
             continue
         data = path.read_bytes()
         if path.suffix == ".md":
-            data = data.replace(HELPER_TOKEN.encode(), helper.encode())
+            data = data.replace(HELPER_TOKEN.encode(), helper.encode()).replace(HELPER_DIR_TOKEN.encode(),
+                                                                                folder.encode())
         files[path.relative_to(source).as_posix()] = data
     return files
 
@@ -71,6 +77,16 @@ def _hashes_on_disk(dest: Path) -> dict[str, str]:
         elif path.is_file():
             out[path.relative_to(dest).as_posix()] = _digest(path.read_bytes())
     return out
+
+
+def compare(files: dict[str, bytes], dest: Path) -> str:
+    """How the skill at `dest` stands against `files`: "current", "missing" or "different"."""
+    if dest.is_symlink() and not dest.exists():
+        return "missing"
+    if not dest.is_dir():
+        return "missing"
+    wanted = {rel: _digest(data) for rel, data in files.items()}
+    return "current" if _hashes_on_disk(dest) == wanted else "different"
 
 
 def load_manifest(machine: Path) -> dict:
@@ -160,3 +176,25 @@ def install_core_skill(
     installs[key] = {"files": wanted}
     _save_manifest(machine, manifest)
     return SkillInstall(runtime, dest, "updated" if existed or detail else "installed", detail)
+
+
+def remove_core_skill(dest: Path, machine: Path, runtime: str) -> SkillInstall:
+    """Take out the core skill agentmem installed at `dest` (a runtime no longer enabled).
+
+    Only an installation recorded in `installed.json` whose files are still exactly the
+    recorded ones is removed; an edited or foreign folder is kept (INV core-skill-edits).
+    """
+    manifest = load_manifest(machine)
+    installs = manifest.get("core-skill") or {}
+    recorded = (installs.get(str(dest)) or {}).get("files")
+    if recorded is None or dest.is_symlink() or not dest.is_dir():
+        return SkillInstall(runtime, dest, "absent")
+    if _hashes_on_disk(dest) != recorded:
+        return SkillInstall(runtime, dest, "kept-local-edits", f"{dest} has local edits; it was kept")
+    userfiles.check_writable(dest.parent, folder=True)  # INV user-files: a read-only skill folder is left alone
+    old = dest.with_name(f"{TMP_PREFIX}{dest.name}-old-{os.getpid()}-{time.time_ns()}")
+    os.replace(dest, old)  # one rename: a runtime never sees half a skill
+    shutil.rmtree(old, ignore_errors=True)
+    del installs[str(dest)]
+    _save_manifest(machine, manifest)
+    return SkillInstall(runtime, dest, "removed")

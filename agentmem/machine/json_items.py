@@ -8,7 +8,7 @@ What agentmem added, and which containers (the file, objects, the list) it
 created, is recorded in the machine folder (`json-items-state.json`), so that
 removing takes out only those items and containers; the user's own items, keys
 and their order stay. Reading and the style-keeping rewrite are the hook files'
-(hooks/config_files.py), so a file in the usual two-space layout comes back
+(hooks/config_files.py), so a file in any layout, comments included, comes back
 byte-equal after add + remove. A file that is not valid JSON is reported and
 left untouched.
 

@@ -7,6 +7,8 @@ owner's own edits stay and Copier's three-way merge on `copier update` stays cle
 
 from __future__ import annotations
 
+import os
+
 from agentmem import config
 
 
@@ -57,6 +59,33 @@ def record_hooks(machine, names: list[str], *, on: bool, enabled_runtimes: list[
 def mcp_enabled(cfg: config.Config) -> bool:
     """[mcp] enabled: register `agentmem mcp` with the runtimes that take MCP servers."""
     return bool((cfg.data.get("mcp") or {}).get("enabled"))
+
+
+def trust_projects(cfg: config.Config) -> bool:
+    """[trust] projects: write what the CLIs' own trust prompts write for the mapped folders."""
+    return (cfg.data.get("trust") or {}).get("projects") is True
+
+
+def trusted_folders(cfg: config.Config) -> list[str] | None:
+    """The mapped folders (canonical) when `[trust] projects` is on, else None."""
+    if not trust_projects(cfg):
+        return None
+    return list(dict.fromkeys(config.canonical(os.path.expanduser(d)) for d in cfg.projects))
+
+
+def record_trust_projects(machine, on: bool) -> bool:
+    """Record `[trust] projects = on` in config.toml and commit that change alone; True if it changed."""
+    def change(doc):
+        import tomlkit
+
+        if doc.get("trust") is None:
+            doc["trust"] = tomlkit.table()
+        doc["trust"]["projects"] = on
+
+    from agentmem import config_edit
+
+    changed, _, _ = config_edit.update_and_commit(machine, change, f"Trust projects {'on' if on else 'off'}")
+    return changed
 
 
 def shared_skills(cfg: config.Config) -> list[str]:

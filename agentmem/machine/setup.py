@@ -1,9 +1,11 @@
 """Machine setup: what Copier's task runs, and what `agentmem setup` reruns at any time.
 
 Every run checks real state and adds what is missing; there is no progress
-ledger. Steps: store (auth, connect or create), config, core skill and managed
-block per runtime, hooks (optional), the MCP server's registration (optional), shared skills,
-then the verification note.
+ledger. Steps: store (auth, connect or create), config, then one loop over the
+runtimes (runtimes/registry.py): each enabled one gets its core skill, managed
+block, permissions, hooks (optional) and the MCP server's registration (optional);
+each other one has all of those that agentmem put there taken out again. Then
+shared skills and the verification note.
 
 INV setup-rerun: rerunning setup, whole or after an interruption, creates no
 second store, note or skill copy, and changes nothing already in place.
@@ -14,14 +16,21 @@ from __future__ import annotations
 import re
 import shlex
 import socket
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agentmem.errors import EXIT_UNEXPECTED, AgentmemError, Command, InvalidInput, NotConfigured
 from agentmem.machine import blocks, core_skill
 from agentmem.machine.reach import store_reach
-from agentmem.machine.runtimes import RUNTIME_NAMES, enabled_names, listed_names, runtime
 from agentmem.paths import helper_command
+from agentmem.runtimes.registry import NAMES, enabled_names, listed_names, runtime
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentmem.runtimes.base import Runtime
+    from agentmem.store.base import StoreDescription
 
 BLOCK_SOURCE = "instructions-block.md"
 
@@ -168,125 +177,154 @@ def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: fl
     return True
 
 
-def _runtime_steps(report: SetupReport, machine: Path, names: list[str], helper_cmd: list[str], store, env,
-                   replace: bool) -> None:
-    helper = shlex.join(helper_cmd)
-    files = core_skill.render_files(core_skill.skill_source(machine), helper)
-    block_body = (machine / BLOCK_SOURCE).read_text("utf-8").replace(core_skill.HELPER_TOKEN, helper)
-    for name in names:
-        rt = runtime(name, env)
-        dest = rt.skills_root / core_skill.CORE_SKILL
-        try:
-            result = core_skill.install_core_skill(files, dest, machine, name, replace=replace)
-        except AgentmemError as exc:  # a dangling link or a read-only folder (INV user-files)
-            report.add(f"skill {name}", "warning", exc.one_line())
-        else:
-            status = {"installed": "changed", "updated": "changed", "unchanged": "ok"}.get(result.status, "warning")
-            report.add(f"skill {name}", status, result.detail or f"{result.status}: {result.path}")
-        agents_md_existed = rt.instructions.exists()
-        try:
-            changed = blocks.apply_block(rt.instructions, block_body)
-        except AgentmemError as exc:  # malformed markers, a dangling link, a read-only file
-            report.add(f"instructions {name}", "warning", exc.one_line())
-            continue
-        report.add(f"instructions {name}", "changed" if changed else "ok", str(rt.instructions))
-        if name == "opencode":
-            _opencode_claude_md_step(report, machine, env, agents_md_existed)
-        _permissions_step(report, machine, name, helper_cmd, store, env)
-    for name in RUNTIME_NAMES:
+@dataclass
+class _Plan:
+    """What every runtime step of one setup run shares."""
+
+    machine: Path
+    helper: list[str]
+    store: StoreDescription
+    replace: bool
+    hooks: set[str]  # the enabled runtimes that get our hooks
+    mcp: bool  # register the MCP server with the runtimes that take one
+    trust: list[str] | None  # [trust] projects on: the mapped folders to trust; None: off
+    skill_files: dict[str, bytes]
+    block_body: str
+
+
+def _runtime_steps(report: SetupReport, plan: _Plan, names: list[str], env) -> None:
+    """The one loop: every enabled runtime gets all of agentmem's parts, every other has them taken out."""
+    enabled = [runtime(n, env) for n in names]
+    for rt in enabled:
+        _enable(report, plan, rt)
+    for name in NAMES:
         if name not in names:
-            _withdraw_permissions(report, machine, name, env)
-
-
-def _permissions_step(report: SetupReport, machine: Path, name: str, helper_cmd: list[str], store, env) -> None:
-    """Let the runtime run the helper in its default permission mode (machine/permissions.py)."""
-    from agentmem.machine import permissions
-
-    try:
-        changed, detail = permissions.apply(machine, name, helper_cmd, store, env)
-    except AgentmemError as exc:
-        report.add(f"permissions {name}", "warning", exc.one_line())
-        return
-    status = "changed" if changed else ("skipped" if name in ("opencode", "copilot") else "ok")
-    report.add(f"permissions {name}", status, detail)
-
-
-def _withdraw_permissions(report: SetupReport, machine: Path, name: str, env) -> None:
-    """A runtime no longer enabled: take back the permission entries setup added for it."""
-    from agentmem.machine import permissions
-
-    try:
-        if permissions.withdraw(machine, name, env):
-            report.add(f"permissions {name}", "changed", "removed the entries agentmem had added (runtime disabled)")
-    except AgentmemError as exc:
-        report.add(f"permissions {name}", "warning", exc.one_line())
-
-
-def _opencode_claude_md_step(report: SetupReport, machine: Path, env, agents_md_existed: bool) -> None:
-    from agentmem.machine import permissions
-
-    try:
-        outcome = permissions.opencode_keeps_claude_md(machine, env, agents_md_existed=agents_md_existed)
-    except AgentmemError as exc:
-        report.add("instructions opencode: CLAUDE.md", "warning", exc.one_line())
-        return
-    if outcome is not None:
-        report.add("instructions opencode: CLAUDE.md", *outcome)
-
-
-def _managed_entries(report: SetupReport, label: str, names: list[str], wanted, apply, note=lambda name: "") -> None:
-    """Put our entries in for each runtime in `names` that `wanted` names, take them out for the others,
-    and report each runtime where they are wanted or something changed (`note` adds to a wanted one)."""
-    for name in names:
-        on = wanted(name)
-        try:
-            change = apply(name, on)
-        except AgentmemError as exc:
-            report.add(f"{label} {name}", "warning", exc.one_line())
-            continue
-        if on or change.changed:
-            report.add(f"{label} {name}", "changed" if change.changed else "ok",
-                       f"{change.detail}: {change.path}{note(name) if on else ''}")
-
-
-def _hooks_step(report: SetupReport, machine: Path, wanted: set[str], names: list[str], helper_cmd: list[str],
-                env) -> None:
-    """Install our hooks for the runtimes in `wanted`, and take out any we installed before elsewhere."""
-    from agentmem.hooks import codex_trust, runtime_hooks
-
-    def apply(name: str, on: bool):
-        return runtime_hooks.install(machine, name, helper_cmd, env) if on else runtime_hooks.remove(machine, name, env)
-
-    _managed_entries(report, "hooks", names, lambda name: name in wanted, apply,
-                     note=lambda name: f" {codex_trust.trust_hint(helper_cmd)}" if name == "codex" else "")
-    for name in RUNTIME_NAMES:  # a runtime no longer enabled keeps no hook of ours
-        if name in names:
-            continue
-        try:
-            change = runtime_hooks.remove(machine, name, env)
-        except AgentmemError:
-            continue  # a file of a runtime this machine does not use: not ours to report on
-        if change.changed:
-            report.add(f"hooks {name}", "changed", f"{change.detail} (runtime disabled): {change.path}")
-
-
-def _mcp_step(report: SetupReport, machine: Path, enabled: bool, names: list[str], helper_cmd: list[str],
-              env) -> None:
-    """Register our MCP server with the runtimes that take one when asked, else take out any we registered."""
-    from agentmem.mcp import registration
-
-    def apply(name: str, on: bool):
-        if on:
-            return registration.register(machine, name, helper_cmd, env)
-        return registration.unregister(machine, name, env)
-
-    _managed_entries(report, "mcp", [n for n in names if n in registration.RUNTIMES], lambda name: enabled, apply)
-    if enabled:
+            _withdraw(report, plan, runtime(name, env), enabled)
+    if plan.mcp:
         from agentmem.mcp import extra
 
         problem = extra.problem()
         if problem is not None:
-            report.add("mcp server", "warning", f"{problem}; add it with: {extra.install_command(str(machine))}")
+            report.add("mcp server", "warning", f"{problem}; add it with: {extra.install_command(str(plan.machine))}")
+
+
+def _enable(report: SetupReport, plan: _Plan, rt: Runtime) -> None:
+    """Core skill, managed block, permissions, hooks and MCP registration for one enabled runtime."""
+    name = rt.name
+    try:
+        result = core_skill.install_core_skill(plan.skill_files, rt.skills_root / core_skill.CORE_SKILL,
+                                               plan.machine, name, replace=plan.replace)
+    except AgentmemError as exc:  # a dangling link or a read-only folder (INV user-files)
+        report.add(f"skill {name}", "warning", exc.one_line())
+    else:
+        status = {"installed": "changed", "updated": "changed", "unchanged": "ok"}.get(result.status, "warning")
+        report.add(f"skill {name}", status, result.detail or f"{result.status}: {result.path}")
+    existed = rt.instructions.exists()
+    try:
+        changed = blocks.apply_block(rt.instructions, plan.block_body)
+    except AgentmemError as exc:  # malformed markers, a dangling link, a read-only file
+        report.add(f"instructions {name}", "warning", exc.one_line())
+    else:
+        report.add(f"instructions {name}", "changed" if changed else "ok", str(rt.instructions))
+        follow = rt.after_instructions(plan.machine, existed)
+        if follow is not None:
+            report.add(f"instructions {name}: {follow[0]}", follow[1], follow[2])
+        _permissions_step(report, plan, rt)
+    _trust_step(report, plan, rt)
+    on = name in plan.hooks
+    _entry_step(report, f"hooks {name}", on, lambda: rt.install_hooks(plan.machine, plan.helper) if on
+                else rt.remove_hooks(plan.machine), rt.trust.hint(plan.helper) if rt.trust else "")
+    if rt.mcp is not None:
+        from agentmem.mcp import registration
+
+        _entry_step(report, f"mcp {name}", plan.mcp, lambda: registration.register(plan.machine, rt, plan.helper)
+                    if plan.mcp else registration.unregister(plan.machine, rt))
+
+
+def _permissions_step(report: SetupReport, plan: _Plan, rt: Runtime) -> None:
+    """Let the runtime run the helper in its default permission mode (its grant_permissions)."""
+    try:
+        changed, detail = rt.grant_permissions(plan.machine, plan.helper, plan.store)
+    except AgentmemError as exc:
+        report.add(f"permissions {rt.name}", "warning", exc.one_line())
+        return
+    status = "changed" if changed else ("ok" if rt.permission_setting else "skipped")
+    report.add(f"permissions {rt.name}", status, detail)
+
+
+def _trust_step(report: SetupReport, plan: _Plan, rt: Runtime) -> None:
+    """`[trust] projects`: the mapped folders get what the runtime's own trust prompt writes; off, only
+    the entries agentmem wrote come out (the user's own stay)."""
+    try:
+        if plan.trust is None:
+            if rt.untrust_projects(plan.machine):
+                report.add(f"trust {rt.name}", "changed", "removed the trust entries agentmem had written "
+                           "([trust] projects is off)")
+            return
+        changed, detail = rt.trust_projects(plan.machine, plan.trust, plan.helper)
+    except AgentmemError as exc:
+        report.add(f"trust {rt.name}", "warning", exc.one_line())
+        return
+    report.add(f"trust {rt.name}", "changed" if changed else "ok", detail)
+
+
+def _entry_step(report: SetupReport, label: str, on: bool, apply: Callable[[], Any], note: str = "") -> None:
+    """Put our entries in (`on`) or take them out; report where they are wanted or something changed."""
+    try:
+        change = apply()
+    except AgentmemError as exc:
+        report.add(label, "warning", exc.one_line())
+        return
+    if on or change.changed:
+        report.add(label, "changed" if change.changed else "ok",
+                   f"{change.detail}: {change.path}{' ' + note if on and note else ''}")
+
+
+def _withdraw(report: SetupReport, plan: _Plan, rt: Runtime, enabled: list[Runtime]) -> None:
+    """A runtime no longer enabled: take out everything agentmem put there for it, and nothing else, in
+    the reverse order of `_enable` (a file agentmem created for its first entry goes with its last).
+    A skill folder or instruction file an enabled runtime also uses (`~/.agents/skills`) stays."""
+    name, machine = rt.name, plan.machine
+    if rt.mcp is not None:
+        from agentmem.mcp import registration
+
+        _withdraw_entries(report, f"mcp {name}", lambda: registration.unregister(machine, rt))
+    _withdraw_entries(report, f"hooks {name}", lambda: rt.remove_hooks(machine))
+    try:
+        if rt.untrust_projects(machine):
+            report.add(f"trust {name}", "changed", "removed the trust entries agentmem had written (runtime disabled)")
+    except AgentmemError as exc:
+        report.add(f"trust {name}", "warning", exc.one_line())
+    try:
+        if rt.withdraw_permissions(machine):
+            report.add(f"permissions {name}", "changed", "removed the entries agentmem had added (runtime disabled)")
+    except AgentmemError as exc:
+        report.add(f"permissions {name}", "warning", exc.one_line())
+    if all(other.instructions != rt.instructions for other in enabled):
+        try:
+            if blocks.remove_block(rt.instructions):
+                report.add(f"instructions {name}", "changed",
+                           f"removed agentmem's block (runtime disabled): {rt.instructions}")
+        except AgentmemError as exc:
+            report.add(f"instructions {name}", "warning", exc.one_line())
+    if all(other.skills_root != rt.skills_root for other in enabled):
+        try:
+            gone = core_skill.remove_core_skill(rt.skills_root / core_skill.CORE_SKILL, machine, name)
+        except AgentmemError as exc:
+            report.add(f"skill {name}", "warning", exc.one_line())
+        else:
+            if gone.status != "absent":
+                report.add(f"skill {name}", "changed" if gone.status == "removed" else "warning",
+                           gone.detail or f"removed {gone.path} (runtime disabled)")
+
+
+def _withdraw_entries(report: SetupReport, label: str, remove: Callable[[], Any]) -> None:
+    try:
+        change = remove()
+    except AgentmemError:
+        return  # a file of a runtime this machine does not use: not ours to report on
+    if change.changed:
+        report.add(label, "changed", f"{change.detail} (runtime disabled): {change.path}")
 
 
 def _shared_skill_steps(report: SetupReport, machine: Path, cfg, wanted: list[str], names: list[str], env) -> None:
@@ -323,7 +361,7 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     _template_step(report, machine)
     names = enabled_names(cfg.data)
     for unknown in sorted(set(listed_names(cfg.data)) - set(names)):
-        report.add(f"runtime {unknown}", "warning", f"unknown runtime; expected one of {', '.join(RUNTIME_NAMES)}")
+        report.add(f"runtime {unknown}", "warning", f"unknown runtime; expected one of {', '.join(NAMES)}")
     helper_cmd = helper_command or default_helper_command()
     report.helper = helper_cmd
     helper = shlex.join(helper_cmd)
@@ -339,13 +377,26 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     agent = settings.agent_name(cfg) or default_agent(names)
     changed = settings.complete(machine, cfg, agent=agent, helper_command=helper_cmd)
     report.add("config", "changed" if changed else "ok", f"{machine / 'config.toml'} (helper: {helper})")
-    _runtime_steps(report, machine, names, helper_cmd, cfg.store, env, replace_core_skill)
-    _hooks_step(report, machine, settings.hooks_runtimes(cfg, names), names, helper_cmd, env)
-    _mcp_step(report, machine, settings.mcp_enabled(cfg), names, helper_cmd, env)
+    plan = _Plan(machine, helper_cmd, cfg.store, replace_core_skill, settings.hooks_runtimes(cfg, names),
+                 settings.mcp_enabled(cfg), settings.trusted_folders(cfg),
+                 core_skill.render_files(core_skill.skill_source(machine), helper),
+                 (machine / BLOCK_SOURCE).read_text("utf-8").replace(core_skill.HELPER_TOKEN, helper))
+    _runtime_steps(report, plan, names, env)
     _shared_skill_steps(report, machine, cfg, settings.shared_skills(cfg), names, env)
     report.outcome = verification.verification_step(report, machine, env)
+    _wiring_step(report, machine, env)
     _commit_step(report, machine)
     return report
+
+
+def _wiring_step(report: SetupReport, machine: Path, env) -> None:
+    """Setup ends with doctor's own runtime checks: what it could not put in place is said."""
+    from agentmem import config
+    from agentmem.machine import wiring
+
+    for check in wiring.checks(str(machine), config.load(machine, allow_stale=False), env):
+        if check.status != "ok":
+            report.add(f"check {check.name}", "warning", check.detail)
 
 
 def _template_step(report: SetupReport, machine: Path) -> None:

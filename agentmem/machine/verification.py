@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentmem import errors
-from agentmem.machine.runtimes import CORE_SKILL, enabled_names, runtime
+from agentmem.runtimes.registry import configured
+from agentmem.skills.spec import CORE_SKILL
 from agentmem.store.base import StoreDescription
 
 TITLE = "Memory setup verification"
@@ -168,8 +169,8 @@ def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str
 
 def _check_skills(report, cfg_data: dict, env) -> None:
     """The installed core skill has its entry point and the checkpoint outline an agent follows."""
-    for name in enabled_names(cfg_data):
-        skill = runtime(name, env).skills_root / CORE_SKILL
+    for rt in configured(cfg_data, env):
+        name, skill = rt.name, rt.skills_root / CORE_SKILL
         entry = skill / "SKILL.md"
         text = entry.read_text("utf-8") if entry.is_file() else ""
         if f"name: {CORE_SKILL}" not in text or not (skill / "references" / "checkpoint.md").is_file():

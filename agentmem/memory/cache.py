@@ -14,6 +14,10 @@ place, so an interrupted download never appears as a complete cached file.
 INV cache-kept-on-failure: cached notes are pruned only after a complete
 listing of the project or a delete the store's feed reported; on any error the
 previous cache stays as it was and the result says the data may be stale, and why.
+INV no-credentials: every note enters the cache through `withheld.put`, so a credential
+a note carries (however it reached the store) is cached as `[REDACTED:<kind>]`.
+INV loud-unwritable: a cache that cannot be written still gets what changed, in memory
+(`CacheStatus.uncached`, memory/freshness.py), cleaned the same way.
 INV unreadable-skipped: one object the store holds but agentmem cannot read (a
 FIFO, a device, an oversized or unreadable file) is skipped and reported; the
 other notes still arrive.
@@ -32,7 +36,8 @@ import time
 
 from agentmem import errors
 from agentmem.fsutil import TMP_PREFIX, read_bytes, sweep_temp, write_atomic
-from agentmem.memory import ids
+from agentmem.memory import ids, withheld
+from agentmem.memory.freshness import CacheStatus, Uncached
 from agentmem.paths import cache_root
 from agentmem.store.base import Changes, Listed, StoreDescription
 
@@ -57,28 +62,6 @@ def project_dir(machine: str | os.PathLike, store: StoreDescription, project: st
 
 def notes_dir(machine: str | os.PathLike, store: StoreDescription, project: str) -> str:
     return os.path.join(project_dir(machine, store, project), "notes")
-
-
-class CacheStatus:
-    """How current the cache is after ensure_fresh/refresh."""
-
-    def __init__(self, stale: bool, reason: str | None = None, error: str | None = None,
-                 refreshed: bool = False, added: list[str] | None = None, removed: list[str] | None = None,
-                 checked_at: float | None = None, unreadable: dict | None = None, how: str | None = None):
-        self.stale = stale
-        self.reason = reason  # why it may be stale: what failed, or why the store was not asked
-        self.error = error  # the error kind, e.g. "offline", "not-authenticated"; "not-checked" for max_age
-        self.refreshed = refreshed  # the store was asked during this call
-        self.added = added or []
-        self.removed = removed or []
-        self.checked_at = checked_at  # when the cache was last brought up to date with the store
-        self.unreadable = unreadable or {}  # note id -> {"error", "message"}: in the store, not readable
-        self.how = how  # how the store was asked ("unchanged (one stat)", "events feed (2 change(s))", ...)
-
-    def to_json(self) -> dict:
-        return {"stale": self.stale, "stale_reason": self.reason, "stale_error": self.error,
-                "refreshed": self.refreshed, "checked_at": _iso(self.checked_at),
-                "unreadable": [{"id": k, **v} for k, v in sorted(self.unreadable.items())]}
 
 
 def cached_ids(machine: str | os.PathLike, store: StoreDescription, project: str) -> list[str]:
@@ -120,11 +103,11 @@ def _notify(pdir: str, added: list[str], removed: list[str]) -> None:
 
 
 def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: str, note_id: str, data: bytes) -> None:
-    """Place a note this machine just saved, and the store confirmed, into the cache."""
+    """Place a note this machine just saved (and the store confirmed), or read from the store, into the cache."""
     target = os.path.join(notes_dir(machine, store, project), ids.note_file(note_id))
     if os.path.exists(target):
         return
-    write_atomic(target, data)
+    withheld.put(project_dir(machine, store, project), note_id, data)
     _notify(project_dir(machine, store, project), [note_id], [])
 
 
@@ -157,6 +140,7 @@ class _Plan:
         self.damaged: set[str] = set()  # cached but differing from the store: fetched again
         self.count: int | None = None  # notes in the store, when a full listing told
         self.temps: list[str] = []  # temp files seen in the notes cache (swept if stale)
+        self.recorded: set[str] = set()  # cached notes with something withheld (their store size is recorded)
         self.records: dict[str, Listed] = {}  # record file name -> object, to fetch before the notes
         self.new_purges: set[str] = set()  # notes named by purge records this refresh brought
 
@@ -199,35 +183,46 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     plan = _plan(changes, prefix, ndir, started, store, unreadable)
     plan.records, gone = records.to_fetch(changes, prefix, pdir)  # records first: a purge is known before notes
     plan.new_purges, problem = records.fetch(store, plan.records, gone, pdir)
+    unkept = problem if isinstance(problem, errors.NotWritable) else None  # records read, not cached
+    problem = None if unkept is not None else problem
     purged = _purged_in(plan, pdir, ndir, unreadable) if problem is None else set()
-    added, problem = _fetch(store, plan, ndir, unreadable, progress) if problem is None else ([], problem)
-    removed, unwritable = _drop(ndir, plan.drop)
-    problem = problem or unwritable
-    if changes.kind == Changes.FULL:
+    for note_id in plan.new_purges if unkept is not None else ():
+        plan.fetch.pop(note_id, None)  # a purge the cache could not keep still keeps its note out
+    kept: dict[str, bytes] = {}  # fetched notes the cache could not take
+    added, problem = _fetch(store, plan, pdir, unreadable, progress, kept) if problem is None else ([], problem)
+    removed, unwritable = _drop(pdir, plan.drop)
+    refused = problem if isinstance(problem, errors.NotWritable) else None if problem else (unwritable or unkept)
+    if changes.kind == Changes.FULL and refused is None:
         _sweep_local(machine, ndir, plan.temps)
     reindexed = sorted((set(added) & plan.damaged) | set(removed))
     if added or removed:
         _notify(pdir, added, reindexed)
-    if purged and problem is None:  # last: its scrub compacts the index after every other change
+    if purged and problem is None and refused is None:  # last: its scrub compacts the index after every other change
         records.forget(machine, store_desc, project, purged)
     state["unreadable"] = dict(sorted(unreadable.items())[:MAX_REPORTED])
+    if refused is not None:  # the store answered in full; only the cache could not keep it
+        _record_failure(pdir, state, refused)  # INV change-token: the previous token stays; the next one replays
+        gone_here = (plan.drop - set(removed)) | purged | plan.new_purges
+        return CacheStatus(False, None, None, True, added, removed, started, state["unreadable"], changes.how,
+                           changes.warnings, Uncached(refused, kept, gone_here))
     if problem is not None:  # INV change-token: keep the previous token, so the next refresh replays
         _record_failure(pdir, state, problem)
-        what = ("the cache could not be written, so changes in the store are missing here"
-                if isinstance(problem, errors.NotWritable) else "some notes could not be downloaded")
-        return CacheStatus(True, f"{what}: {problem.one_line()}; {_checked_words(last_ok)}", problem.kind, True,
-                           added, removed, last_ok, state["unreadable"], changes.how)
+        return CacheStatus(True, f"some notes could not be downloaded: {problem.one_line()}; "
+                           f"{_checked_words(last_ok)}", problem.kind, True,
+                           added, removed, last_ok, state["unreadable"], changes.how, changes.warnings)
     state.update(token=changes.token, refreshed_at=started, how=changes.how)
     for key in ("last_error", "last_error_message", "last_attempt"):
         state.pop(key, None)
     if plan.count is not None:
         state["notes"] = plan.count
     _safe_state(pdir, state)
-    return CacheStatus(False, None, None, True, added, removed, started, state["unreadable"], changes.how)
+    return CacheStatus(False, None, None, True, added, removed, started, state["unreadable"], changes.how,
+                       changes.warnings)
 
 
 def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unreadable: dict) -> _Plan:
     plan = _Plan()
+    plan.recorded = withheld.recorded_ids(os.path.dirname(ndir))
     if changes.kind == Changes.SAME:
         if store.description.kind == "folder":  # cheap to ask again: a fixed permission shows at once
             plan.fetch = {i: Listed(f"{prefix}/{ids.note_file(i)}", None) for i in unreadable}
@@ -236,7 +231,7 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unrea
         for obj in changes.added:
             note_id = _note_id(obj.path, prefix)
             if note_id is not None and (obj.size is None or obj.size <= MAX_CACHED_OBJECT):
-                size = _cached_size(ndir, note_id)
+                size = _cached_size(ndir, note_id, plan.recorded)
                 if size is None or (obj.size is not None and size != obj.size):
                     plan.fetch[note_id] = obj
                     if size is not None:
@@ -311,14 +306,19 @@ def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: s
     for name in pick:
         note_id, size = _name_id(name), remote[name].size
         if note_id is not None and size is not None and size <= MAX_CACHED_OBJECT \
-                and _cached_size(ndir, note_id) != size:
+                and _cached_size(ndir, note_id, plan.recorded) != size:
             plan.fetch[note_id] = remote[name]
             plan.damaged.add(note_id)
 
 
-def _fetch(store, plan: _Plan, ndir: str, unreadable: dict, progress) -> tuple[list[str], errors.AgentmemError | None]:
-    """Download the plan's objects; an unreadable one is skipped and reported, a store failure stops."""
+def _fetch(store, plan: _Plan, pdir: str, unreadable: dict, progress,
+           kept: dict[str, bytes]) -> tuple[list[str], errors.AgentmemError | None]:
+    """Download the plan's objects into the cache (cleaned: `withheld.put`); an unreadable one is skipped
+    and reported, a store failure stops. Once the cache refuses a write, the rest go into `kept`, cleaned
+    the same way (and the NotWritable is returned)."""
+    ndir = os.path.join(pdir, "notes")
     added: list[str] = []
+    refused: errors.NotWritable | None = None
     total = len(plan.fetch)
     report = progress if progress is not None and total >= PROGRESS_MIN else None
     for done, (note_id, data) in enumerate(_read_each(store, sorted(plan.fetch.items())), start=1):
@@ -329,17 +329,20 @@ def _fetch(store, plan: _Plan, ndir: str, unreadable: dict, progress) -> tuple[l
         elif isinstance(data, errors.AgentmemError):
             return added, data
         else:
-            try:
-                write_atomic(os.path.join(ndir, ids.note_file(note_id)), data)
-            except OSError as exc:  # INV loud-unwritable: an agent's read-only sandbox; answer from the cache
-                if not errors.cannot_write(exc):
-                    raise
-                return added, _unwritable(ndir, exc)
             unreadable.pop(note_id, None)
-            added.append(note_id)
+            if refused is None:
+                try:
+                    withheld.put(pdir, note_id, data)
+                    added.append(note_id)
+                except OSError as exc:  # INV loud-unwritable: an agent's read-only sandbox; answer from memory
+                    if not errors.cannot_write(exc):
+                        raise
+                    refused = _unwritable(ndir, exc)
+            if refused is not None:
+                kept[note_id] = withheld.clean(data)[0]  # INV no-credentials: shown as it would be cached
         if report is not None:
             report(done, total)
-    return added, None
+    return added, refused
 
 
 def _read_each(store, items: list[tuple[str, Listed]]):
@@ -367,11 +370,13 @@ def _read_each(store, items: list[tuple[str, Listed]]):
             yield note_id, data
 
 
-def _drop(ndir: str, doomed: set[str]) -> tuple[list[str], errors.AgentmemError | None]:
+def _drop(pdir: str, doomed: set[str]) -> tuple[list[str], errors.AgentmemError | None]:
+    ndir = os.path.join(pdir, "notes")
     removed = []
     for note_id in sorted(doomed):
         try:
             os.unlink(os.path.join(ndir, ids.note_file(note_id)))
+            withheld.drop_record(pdir, note_id)
             removed.append(note_id)
         except FileNotFoundError:
             pass
@@ -406,8 +411,10 @@ def _note_id(path: str, prefix: str) -> str | None:
 
 
 def _name_id(name: str) -> str | None:
+    """The note ID a file name carries; None for one named by a credential (never cached, named or
+    recorded anywhere here; `agentmem audit` reports it)."""
     m = ids.NOTE_FILE.match(name)
-    return m.group(1) if m else None
+    return m.group(1) if m and not withheld.names_a_credential(m.group(1)) else None
 
 
 def _cached_names(ndir: str, temps: list[str]) -> set[str]:
@@ -420,11 +427,10 @@ def _cached_names(ndir: str, temps: list[str]) -> set[str]:
     return set(names)
 
 
-def _cached_size(ndir: str, note_id: str) -> int | None:
-    try:
-        return os.stat(os.path.join(ndir, ids.note_file(note_id))).st_size
-    except OSError:
-        return None
+def _cached_size(ndir: str, note_id: str, recorded: set[str] | None = None) -> int | None:
+    """The size of the store's copy of a cached note, as the cache knows it (None: not cached); `recorded`:
+    the notes whose record holds it (withheld.py: the cached copy is redacted, so shorter)."""
+    return withheld.store_size(ndir, note_id, recorded or set())
 
 
 def _older_than(ndir: str, note_id: str, moment: float) -> bool:
@@ -458,6 +464,7 @@ def ensure_fresh(
     With `check_timeout` (a search) the store's check waits at most that long, and a store that
     recently did not answer in time is not asked (memory/holdoff.py) unless `force`."""
     pdir = project_dir(machine, store_desc, project)
+    withheld.ensure_screened(pdir)
     state = _read_state(pdir)
     last = state.get("refreshed_at") if isinstance(state.get("refreshed_at"), (int, float)) else None
     unreadable = state.get("unreadable") if isinstance(state.get("unreadable"), dict) else {}
@@ -490,9 +497,3 @@ def ago(ts: float) -> str:
 
 def _checked_words(ts: float | None) -> str:
     return "never checked before" if ts is None else f"last checked {ago(ts)}"
-
-
-def _iso(ts: float | None) -> str | None:
-    if ts is None:
-        return None
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ts)) + f".{int(ts * 1000) % 1000:03d}Z"

@@ -85,12 +85,19 @@ class Note:
         return meta
 
     def render(self) -> bytes:
-        lines = [_FENCE]
-        for key, value in self.frontmatter().items():
-            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False).translate(_JSON_ESCAPES)}")
-        lines.append(_FENCE)
-        body = self.body.strip("\n")
-        return ("\n".join(lines) + "\n\n" + body + "\n").encode("utf-8")
+        return render_parts(self.frontmatter(), self.body.strip("\n") + "\n")
+
+
+def render_parts(meta: dict, body: str) -> bytes:
+    """A note's bytes from its metadata (one `key: <JSON>` line each) and body, as agentmem writes notes;
+    without metadata, the body alone."""
+    if not meta:
+        return body.encode("utf-8")
+    lines = [_FENCE]
+    for key, value in meta.items():
+        lines.append(f"{key}: {json.dumps(value, ensure_ascii=False).translate(_JSON_ESCAPES)}")
+    lines.append(_FENCE)
+    return ("\n".join(lines) + "\n\n" + body).encode("utf-8")
 
 
 def _clean_list(name: str, values, *, item_limit: int = MAX_ITEM) -> list[str]:

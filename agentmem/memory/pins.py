@@ -26,7 +26,11 @@ def pinned_notes(machine: str, store, project: str, budget: int) -> dict:
     left_out: list[dict] = []
     used, full = 0, False
     for note_id, pin in pins:
-        data = cache.read_cached(machine, store, project, note_id) or waiting.get(note_id)
+        data = cache.read_cached(machine, store, project, note_id)  # cleaned when it entered the cache
+        if data is None and note_id in waiting:  # INV no-credentials: a pending copy passes the same step
+            from agentmem.memory import withheld
+
+            data = withheld.clean(waiting[note_id])[0]
         if data is None:
             left_out.append({"id": note_id, "why": "not on this machine yet (a search brings it)"})
             continue

@@ -1,5 +1,9 @@
 """Recalling notes: search a project (after refreshing its cache) and read one note (what `search`,
 `read` and MCP run). Both return the JSON shapes documented in docs/cli.md.
+
+INV no-credentials: what both return has passed through `memory/withheld.py` (cached notes when they
+entered the cache, pending and store copies here): each credential shown as `[REDACTED:<kind>]`, and
+`withheld` says where.
 """
 
 from __future__ import annotations
@@ -17,22 +21,29 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     then find `query` in `mode` (default: config's). `progress(done, total)` hears a long first sync.
 
     The result says how current it is: `stale` (could miss notes), `stale_reason`, `stale_error`,
-    `checked_at` (when the cache last matched the store), `unreadable` (objects skipped).
+    `checked_at` (when the cache last matched the store), `unreadable` (objects skipped), `not_cached`
+    (the cache could not be written: what the store answered was searched in memory, and why).
     Retracted notes are left out unless `include_retracted` (then marked); purged ones always are.
     """
     from agentmem.memory import cache, pending, records
+    from agentmem.memory import withheld as withheld_notes  # `withheld` below: what the query held
     from agentmem.search import find
 
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1 or limit > MAX_LIMIT:
         raise InvalidInput(f"--limit must be between 1 and {MAX_LIMIT}")
     shown, withheld = _withhold(query)
+    screened = withheld_notes.ensure_screened(cache.project_dir(machine, cfg.store, project))
     status = freshen(machine, cfg, project, refresh=refresh, offline=offline, timeout=timeout, progress=progress)
     mode = mode or cfg.search_mode
     notices: list[str] = []
+    held: dict[str, list[dict]] = {}  # pending note id -> what was withheld from it
+    # The cache holds a credential only as [REDACTED:<kind>], so a query holding one looks for that.
+    wanted = shown if withheld else query
     states = records.project_states(machine, cfg.store, project)
-    found = find.find(machine, cfg.store, project, query, limit, mode, notices, include_retracted=include_retracted,
-                      review_after=cfg.review_after, states=states)
+    found = find.find(machine, cfg.store, project, wanted, limit, mode, notices, include_retracted=include_retracted,
+                      review_after=cfg.review_after, states=states, held=held, uncached=status.uncached)
     results = [r.to_json() for r in found]
+    _say_withheld(cache.project_dir(machine, cfg.store, project), results, held, screened)
     out = {
         "project": project,
         "query": shown,
@@ -81,7 +92,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
     not be asked. Returns the JSON shape and the note's bytes (for framing). `fresh`
     reads the store itself.
     """
-    from agentmem.memory import cache, notes, pending, records
+    from agentmem.memory import cache, notes, pending, records, withheld
     from agentmem.store import identity
 
     if isinstance(note_id, str) and not notes.ALLOCATED.match(note_id):  # an allocated ID holds no credential
@@ -90,6 +101,8 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
         screening.refuse_argument(note_id, "the note ID", "read")  # never echoed, never sent to the store
     note_id = notes.check_id(note_id)
     data, source, status = None, None, None
+    pdir = cache.project_dir(machine, cfg.store, project)
+    screened = fresh or withheld.ensure_screened(pdir)
     _refuse_purged(records.project_states(machine, cfg.store, project), project, note_id)
     if not fresh:
         try:
@@ -122,13 +135,18 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
             except OSError as exc:  # INV loud-unwritable: a read-only sandbox still reads; a later run caches it
                 if not errors.cannot_write(exc):
                     raise
+    held = withheld.withheld_of(pdir, note_id) if source == "cache" else []
+    if source != "cache" or not screened:  # a pending or store copy (cached just now, cleaned the same way)
+        data, found = withheld.clean(data)
+        held = held + found
     parsed = notes.parse(data)
     if status is None:
         status = cache.CacheStatus(False, checked_at=cache.last_checked(machine, cfg.store, project))
     freshness = status.to_json()
     freshness.pop("unreadable", None)
+    freshness.pop("not_cached", None)
     out = {"id": note_id, "project": project, "source": source, "meta": parsed.meta, "body": parsed.body,
-           **freshness}
+           "withheld": held, **freshness}
     return out | note_states(records.project_states(machine, cfg.store, project), note_id, parsed.meta,
                              cfg.review_after), data
 
@@ -149,6 +167,27 @@ def _refuse_purged(states, project: str, note_id: str) -> None:
     if purge is not None:
         raise errors.NotFound(f"note {note_id} of project {project} was purged on {purge['created'][:10]} by "
                               f"{purge['agent']}: it no longer exists")
+
+
+def _say_withheld(pdir: str, results: list[dict], held: dict[str, list[dict]], screened: bool) -> None:
+    """Each result's `withheld`: what the cache withheld from the note (its record), or from a pending note.
+
+    A cache that could not be screened (a read-only sandbox after an upgrade) may hold a raw credential:
+    then what each result shows is cleaned here."""
+    from agentmem.memory import withheld
+
+    recorded = withheld.recorded_ids(pdir)
+    for r in results:
+        if r["pending"]:
+            r["withheld"] = held.get(r["id"], [])
+        else:
+            r["withheld"] = withheld.withheld_of(pdir, r["id"]) if r["id"] in recorded else []
+        if not screened:
+            r["title"], kinds = _withhold(r["title"])
+            r["withheld"] += [{"where": "title", "kind": k} for k in kinds]
+            for m in r["matches"]:
+                m["text"], kinds = _withhold(m["text"])
+                r["withheld"] += [{"where": "body" if m["line"] else "title", "kind": k} for k in kinds]
 
 
 def _withhold(text, typed: list[tuple[str, str]] | None = None) -> tuple[str, list[str]]:

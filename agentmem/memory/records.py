@@ -275,6 +275,7 @@ def fetch(store, wanted: dict, gone: set[str], pdir: str):
 
     folder = records_dir(pdir)
     purges: set[str] = set()
+    refused = None  # INV loud-unwritable: a read-only sandbox still reads every record (its purges hold)
     try:
         for name, obj in sorted(wanted.items()):
             try:
@@ -285,18 +286,26 @@ def fetch(store, wanted: dict, gone: set[str], pdir: str):
                 return purges, exc
             record = parse(data, name)
             if record is not None:
-                add_cached(pdir, record, data)
                 if record.kind == "purge":
                     purges.add(record.note)
-        for name in sorted(gone):
+                if refused is None:
+                    try:
+                        add_cached(pdir, record, data)
+                    except OSError as exc:
+                        if not errors.cannot_write(exc):
+                            raise
+                        refused = exc
+        for name in sorted(gone) if refused is None else ():
             try:
                 os.unlink(os.path.join(folder, name))
             except FileNotFoundError:
                 pass
-    except OSError as exc:  # INV loud-unwritable: a read-only sandbox answers from the cache and says so
+    except OSError as exc:
         if not errors.cannot_write(exc):
             raise
-        return purges, errors.NotWritable(f"cannot write the cache in {folder} ({exc.strerror})",
+        refused = exc
+    if refused is not None:
+        return purges, errors.NotWritable(f"cannot write the cache in {folder} ({refused.strerror})",
                                           hint=errors.UNWRITABLE_HINT)
     return purges, None
 
@@ -314,7 +323,7 @@ def forget(machine, store, project: str, note_ids) -> list[str]:
     """Remove purged notes' bytes from this machine: the cached file, the index (scrubbed, so no freed page
     keeps their words) and any pending copy. Returns the IDs whose cached file was removed."""
     from agentmem import errors
-    from agentmem.memory import cache, pending
+    from agentmem.memory import cache, pending, withheld
     from agentmem.search import ranked
 
     note_ids = sorted(set(note_ids))
@@ -325,6 +334,7 @@ def forget(machine, store, project: str, note_ids) -> list[str]:
     for note_id in note_ids:
         try:
             os.unlink(os.path.join(pdir, "notes", ids.note_file(note_id)))
+            withheld.drop_record(pdir, note_id)
             removed.append(note_id)
         except FileNotFoundError:
             pass

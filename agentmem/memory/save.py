@@ -6,6 +6,7 @@ INV nothing-lost: the note is in pending/ before its upload starts (`pending.per
 
 from __future__ import annotations
 
+from agentmem import errors
 from agentmem.memory import notes, pending
 
 
@@ -59,4 +60,14 @@ def save(machine: str, cfg, project: str, body: str, *, title: str | None = None
         created=note.created,
     )
     pending.persist(machine, entry, data)  # INV nothing-lost: safe on disk before any upload
-    return Saved(pending.deliver(machine, entry, data, timeout=timeout), redacted)
+    outcome = pending.deliver(machine, entry, data, timeout=timeout)
+    if isinstance(outcome.error, errors.UnsafeBucket):
+        # A bucket that became public: nothing was written to it (put checks first). The save stops as
+        # setup does; the note stays pending here, sent by a retry once the bucket is private again.
+        from agentmem.store.bucket import private_again
+
+        raise errors.UnsafeBucket(
+            f"refusing to save to bucket {cfg.store.location}: it is public, so note {note.id} was not uploaded "
+            "and nothing was written to the bucket; the note is kept on this machine (pending)",
+            hint=errors.NextStep(f"{private_again(cfg.store.location)}; then run `{{}}`", entry.retry_step()))
+    return Saved(outcome, redacted)

@@ -1,4 +1,5 @@
-"""Find notes in a project's memory: the cached notes plus this machine's pending notes.
+"""Find notes in a project's memory: the cached notes plus this machine's pending notes (and, where the
+cache could not be written, what the store answered in memory: memory/freshness.py).
 
 `find` is what `agentmem search` runs, in any mode. Literal mode (here):
 case-insensitive substring matching, newest first, bounded. Ranked and hybrid
@@ -17,6 +18,7 @@ import os
 
 from agentmem.fsutil import read_bytes
 from agentmem.memory import cache, ids, notes, pending
+from agentmem.memory.freshness import Uncached
 from agentmem.store.base import StoreDescription
 
 MAX_MATCHES_PER_NOTE = 5
@@ -75,11 +77,16 @@ class Result:
 
 
 def candidates(machine: str | os.PathLike, store: StoreDescription, project: str,
-               waiting: dict[str, bytes] | None = None) -> list[Candidate]:
-    """Cached notes of the project, and pending notes of this machine for it (cache wins on overlap)."""
+               waiting: dict[str, bytes] | None = None, uncached: Uncached | None = None) -> list[Candidate]:
+    """Cached notes of the project, and pending notes of this machine for it (cache wins on overlap);
+    with `uncached`, the notes it holds too (in place of their cached copies)."""
     out: dict[str, Candidate] = {}
     ndir = cache.notes_dir(machine, store, project)
+    if uncached is not None:
+        out.update((i, Candidate(i, data, False)) for i, data in uncached.notes.items())
     for note_id in cache.cached_ids(machine, store, project):
+        if note_id in out:
+            continue
         try:
             out[note_id] = Candidate(note_id, read_bytes(os.path.join(ndir, ids.note_file(note_id))), False)
         except OSError:
@@ -136,27 +143,45 @@ def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
 
 def find(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
          mode: str = "ranked", notices: list[str] | None = None, *, include_retracted: bool = False,
-         review_after: float | None = None, states=None) -> list[Result]:
+         review_after: float | None = None, states=None, held: dict[str, list[dict]] | None = None,
+         uncached: Uncached | None = None) -> list[Result]:
     """The project's notes that match `query` in `mode`, at most `limit`; an empty query lists recent notes.
 
     If the index could not be used (the notes were scanned instead), why is appended to `notices`.
     `states` (memory/records.py) is read here when not given; `review_after` is [memory] review_after.
+    Pending notes are searched as shown (`withheld.clean`); what each withheld goes into `held`.
+    `uncached`: what a refresh read from the store but could not cache (searched as if cached).
     """
-    from agentmem.memory import records
+    from agentmem.memory import records, withheld
 
     if states is None:
         states = records.project_states(machine, store, project)
     hidden = set(states.purged) | (set() if include_retracted else set(states.retracted))
-    waiting = pending.project_notes(machine, project)  # read once, for the search and its corrections pass
+    if uncached is not None:  # a read-only sandbox: new purges, and cached notes the store no longer holds
+        hidden |= uncached.gone
+    # read once, for the search and its corrections pass
+    waiting, cleaned = withheld.clean_all(pending.project_notes(machine, project))
+    if held is not None:
+        held.update(cleaned)
     waiting = {k: v for k, v in waiting.items() if k not in hidden} if hidden else waiting
     if mode == "literal":
-        cands = [c for c in candidates(machine, store, project, waiting) if c.id not in hidden]
+        cands = [c for c in candidates(machine, store, project, waiting, uncached) if c.id not in hidden]
         found = literal(cands, query, limit)
     else:
         wide = limit + REVIEW_SLACK + len(hidden)
-        found = [r for r in _ranked(machine, store, project, query, wide, mode, notices, waiting) if r.id not in hidden]
+        found = [r for r in _ranked(machine, store, project, query, wide, mode, notices, waiting, uncached)
+                 if r.id not in hidden]
     _mark_states(found, states, review_after, ranked=mode != "literal")
-    return _corrections_pass(machine, store, project, found[:limit], limit, waiting, hidden, states, review_after)
+    return _corrections_pass(machine, store, project, found[:limit], limit, waiting, hidden, states, review_after,
+                             uncached)
+
+
+def _cached(machine: str | os.PathLike, store: StoreDescription, project: str, note_id: str,
+            uncached: Uncached | None) -> bytes | None:
+    """A note as the store has it: what the refresh kept in memory, else the cache."""
+    if uncached is not None and note_id in uncached.notes:
+        return uncached.notes[note_id]
+    return cache.read_cached(machine, store, project, note_id)
 
 
 def _mark_states(found: list[Result], states, review_after: float | None, *, ranked: bool) -> None:
@@ -174,14 +199,14 @@ def _mark_states(found: list[Result], states, review_after: float | None, *, ran
 
 def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, project: str, found: list[Result],
                       limit: int, waiting: dict[str, bytes], hidden: set[str], states,
-                      review_after: float | None) -> list[Result]:
+                      review_after: float | None, uncached: Uncached | None = None) -> list[Result]:
     """Mark corrected notes and list each below its correction (INV corrections-visible)."""
     from agentmem.search import corrections
 
     if not found:
         return found
     pairs = dict(corrections.cached_pairs(cache.project_dir(machine, store, project)))
-    for note_id, data in waiting.items():
+    for note_id, data in [*waiting.items(), *(uncached.notes.items() if uncached is not None else ())]:
         fixed = notes.parse(data).meta.get("corrects")
         if isinstance(fixed, str):
             pairs[note_id] = fixed
@@ -189,7 +214,7 @@ def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, proje
         pairs = {k: v for k, v in pairs.items() if k not in hidden}
 
     def fetch(note_id: str) -> Result | None:
-        data = cache.read_cached(machine, store, project, note_id)
+        data = _cached(machine, store, project, note_id, uncached)
         is_pending = data is None
         data = waiting.get(note_id) if data is None else data
         if data is None:
@@ -202,19 +227,22 @@ def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, proje
 
 
 def _ranked(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
-            mode: str, notices: list[str] | None, waiting: dict[str, bytes]) -> list[Result]:
+            mode: str, notices: list[str] | None, waiting: dict[str, bytes],
+            uncached: Uncached | None = None) -> list[Result]:
     """Ranked or hybrid: best first (scoring in search/ranked.py)."""
     from agentmem.search import ranked, words
 
     if not query.strip():
-        return literal(candidates(machine, store, project, waiting), "", limit)
+        return literal(candidates(machine, store, project, waiting, uncached), "", limit)
     pdir = cache.project_dir(machine, store, project)
-    hits = ranked.rank(pdir, query, limit, mode=mode, extra=list(waiting.items()), notices=notices)
+    extra = [*(uncached.notes.items() if uncached is not None else ()), *waiting.items()]
+    hits = ranked.rank(pdir, query, limit, mode=mode, extra=extra, notices=notices)
     wanted = set(words.split_query(query)[1])
     out = []
     for hit in hits:
-        is_pending = hit.id in waiting and cache.read_cached(machine, store, project, hit.id) is None
-        data = waiting.get(hit.id) if is_pending else cache.read_cached(machine, store, project, hit.id)
+        stored = _cached(machine, store, project, hit.id, uncached)
+        is_pending = stored is None and hit.id in waiting
+        data = waiting.get(hit.id) if is_pending else stored
         if data is None:
             continue  # removed since the index last saw it
         parsed = notes.parse(data)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 from agentmem.errors import InvalidInput
-from agentmem.machine.runtimes import CORE_SKILL
 from agentmem.memory.ids import new_id
 from agentmem.store.base import check_object_path
 
@@ -18,6 +17,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms
 if TYPE_CHECKING:
     from datetime import datetime
 
+CORE_SKILL = "agent-memory"  # reserved: only the Space/template distributes it (machine/core_skill.py)
 ENTRYPOINT = "SKILL.md"
 MAX_NAME = 64  # Agent Skills format: the name is the folder name, at most 64 characters
 MAX_DESCRIPTION = 1024  # Agent Skills format

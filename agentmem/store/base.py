@@ -117,15 +117,18 @@ class Changes:
     `removed` (paths) changed. FULL: `listing` is the complete listing (INV complete-listing); the
     caller reconciles against it. `token` is the state to hand back next time, once every change
     was applied: a caller that stops part-way keeps its previous token, so nothing is skipped.
-    `how` says in a few words how the store was asked (for reports and benchmarks).
+    `how` says in a few words how the store was asked (for reports and benchmarks). `warnings`: lines
+    about the store a person must hear on every answer (a bucket that became public).
     """
 
     SAME, DELTA, FULL = "same", "delta", "full"
-    __slots__ = ("kind", "listing", "added", "removed", "token", "how")
+    __slots__ = ("kind", "listing", "added", "removed", "token", "how", "warnings")
 
     def __init__(self, kind: str, token: dict, how: str, *, listing: list[Listed] | None = None,
-                 added: list[Listed] | None = None, removed: list[str] | None = None):
+                 added: list[Listed] | None = None, removed: list[str] | None = None,
+                 warnings: list[str] | None = None):
         self.kind, self.token, self.how = kind, token, how
+        self.warnings = warnings if warnings is not None else []
         self.listing = listing if listing is not None else []
         self.added = added if added is not None else []
         self.removed = removed if removed is not None else []

@@ -53,6 +53,29 @@ def new_store_hint() -> errors.NextStep:
 
 
 
+def private_again(bucket_id: str) -> str:
+    """How to make a public bucket private again: the hf CLI's command, runnable as printed where the CLI
+    is installed (beside this Python, else on PATH); agentmem never changes visibility itself."""
+    import shlex
+    import shutil
+    import sys
+
+    beside = os.path.join(os.path.dirname(sys.executable), "hf")
+    hf = beside if os.access(beside, os.X_OK) else shutil.which("hf")
+    if hf:
+        return (f"make it private again with `{shlex.join([hf, 'buckets', 'settings', bucket_id, '--private'])}` "
+                "or in the bucket's settings on the Hub; agentmem never changes visibility")
+    return ("make it private again in the bucket's settings on the Hub, or install the hf CLI (`pip install "
+            f"huggingface_hub`) and run `hf buckets settings {bucket_id} --private`; agentmem never changes "
+            "visibility")
+
+
+def public_warning(bucket_id: str) -> str:
+    """The one line every search and save says about a bucket that became public."""
+    return (f"bucket {bucket_id} is PUBLIC: anyone can read this memory, and saves to it stop; "
+            f"{private_again(bucket_id)}")
+
+
 def check_bucket_id(bucket_id: str) -> str:
     """`namespace/name`, each a plain Hub name; else InvalidInput."""
     parts = bucket_id.split("/") if isinstance(bucket_id, str) else []
@@ -148,7 +171,7 @@ class BucketStore:
         if info.private is not True:
             raise errors.UnsafeBucket(
                 f"bucket {self.bucket_id} is public; agentmem keeps memory only in private buckets",
-                hint="make it private yourself on the Hub, or choose another bucket; agentmem never changes visibility",
+                hint=f"{private_again(self.bucket_id)}, or choose another bucket",
             )
         self._verified = True
 
@@ -292,13 +315,15 @@ class BucketStore:
         info = hubfeed.bucket_info(self._feed, self.bucket_id)
         self._prove(hubfeed.iso_ms(info.get("createdAt")))
         updated = info.get("updatedAt") if isinstance(info.get("updatedAt"), str) else None
+        # The info a search asks anyway says whether the bucket is still private (setup refused a public one).
+        warnings = [public_warning(self.bucket_id)] if info.get("private") is False else []
         old = token if isinstance(token, dict) and token.get("v") == 1 else {}
         if old.get("store") != self.identity:
             old = {}  # INV store-identity: another bucket's cursor says nothing about this one: list it whole
         fresh = {"v": 1, "store": self.identity, "updated_at": updated,
                  "settled": _settled(updated, info.get("_server_time"))}
         if updated is not None and old.get("updated_at") == updated and old.get("settled") is True:
-            return Changes(Changes.SAME, old, "unchanged (bucket updatedAt)")
+            return Changes(Changes.SAME, old, "unchanged (bucket updatedAt)", warnings=warnings)
         resume = (("cursor", old["cursor"]) if isinstance(old.get("cursor"), str)
                   else ("since", old["since"]) if isinstance(old.get("since"), str) else None)
         how = "listing (first look)"
@@ -308,11 +333,12 @@ class BucketStore:
                 added, removed = self._net_changes(prefix, feed.changes)
                 kept = {"cursor": feed.cursor} if feed.cursor else {k: old[k] for k in ("cursor", "since") if k in old}
                 return Changes(Changes.DELTA, fresh | kept, f"events feed ({len(feed.changes)} change(s))",
-                               added=added, removed=removed)
+                               added=added, removed=removed, warnings=warnings)
             how = f"listing (the events feed {feed.detail})"
         listing = [Listed(o.path, o.size) for o in self.list(prefix)]
         since = updated or _iso_before(info.get("_server_time"))
-        return Changes(Changes.FULL, fresh | ({"since": since} if since else {}), how, listing=listing)
+        return Changes(Changes.FULL, fresh | ({"since": since} if since else {}), how, listing=listing,
+                       warnings=warnings)
 
     def _net_changes(self, prefix: str, changes: _Changes) -> tuple[_Listed, _Paths]:
         """The feed's changes below `prefix/`, last one per path winning: what to fetch and what to drop."""

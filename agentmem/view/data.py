@@ -3,10 +3,11 @@
 `gather` refreshes each project exactly as a search does (`recall.freshen`: INV read-your-writes,
 with the same `[cache] max_age` and offline rules), then collects every cached and pending note of
 those projects with its metadata, its correction links both ways (`search/corrections.py`), and the
-states this machine knows of it (`states`: a pending upload and why it waits; more kinds join the
-list as the helper learns them), the shared skills with their revisions, the store, and how
-current each project is. Whatever could not be checked is said (`stale`, `stale_reasons`), never
-hidden: a view of a store that did not answer is not a view of an empty store.
+states this machine knows of it (`states`: a pending upload and why it waits, and what the project's
+records say: retracted, review due, pinned; a purged note is not shown), the shared skills with
+their revisions, the store, and how current each project is. Whatever could not be checked is said
+(`stale`, `stale_reasons`), never hidden: a view of a store that did not answer is not a view of an
+empty store.
 
 Which projects: by default every project this machine knows (mapped in config.toml, in the cache,
 or holding a pending note), since the person looking wants all of their memory, not only the
@@ -168,24 +169,31 @@ def _open(machine: str, cfg, timeout: float | None):
 
 
 def _project_notes(machine: str, cfg, project: str, waiting: dict, shown: Redactor) -> list[dict]:
-    from agentmem.memory import recall, records
+    """The project's notes with their states; a purged note is left out (INV purged-gone), a retracted one
+    is shown as retracted."""
+    from agentmem.memory import cache, recall, records, withheld
     from agentmem.search import find
 
-    kept = records.project_states(machine, cfg.store, project)  # retracted, pinned, purged (memory/records.py)
+    states = records.project_states(machine, cfg.store, project)
+    review_after = cfg.review_after
     out = []
+    pdir = cache.project_dir(machine, cfg.store, project)
+    recorded = withheld.recorded_ids(pdir)  # cached notes arrive redacted; their record says what was withheld
     for c in find.candidates(machine, cfg.store, project):
-        if c.id in kept.purged:
+        if c.id in states.purged:
             continue
+        if not c.pending and c.id in recorded:
+            shown.withheld += len(withheld.withheld_of(pdir, c.id))
         parsed = notes.parse(c.data)
-        hygiene = recall.note_states(kept, c.id, parsed.meta, cfg.review_after)
-        out.append(note_data(c.id, project, parsed, waiting.get(c.id) if c.pending else None, shown, hygiene))
+        known = recall.note_states(states, c.id, parsed.meta, review_after)
+        out.append(note_data(c.id, project, parsed, waiting.get(c.id) if c.pending else None, shown, known))
     return out
 
 
 def note_data(note_id: str, project: str, parsed: notes.Parsed, entry, shown: Redactor,
-              hygiene: dict | None = None) -> dict:
-    """One note as the page shows it; `entry`: its pending entry when it waits for upload here;
-    `hygiene`: its retraction, review and pin (`recall.note_states`)."""
+              known: dict | None = None) -> dict:
+    """One note as the page shows it; `entry`: its pending entry when it waits for upload here; `known`:
+    what the project's records say of it (`recall.note_states`: retracted, review_due, review_by, pinned)."""
     meta = parsed.meta
     corrects = meta.get("corrects")
     text = shown.fields({
@@ -208,7 +216,8 @@ def note_data(note_id: str, project: str, parsed: notes.Parsed, entry, shown: Re
         "corrects": corrects if isinstance(corrects, str) and ids.ID.match(corrects) else None,
         "corrected_by": [],
         "body": text["body"],
-        "states": note_states(entry, shown, hygiene),
+        "review_by": (known or {}).get("review_by"),
+        "states": note_states(entry, shown, known),
     }
 
 
@@ -222,27 +231,30 @@ def _strs(value) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def note_states(entry, shown: Redactor, hygiene: dict | None = None) -> list[dict]:
-    """What this machine knows about a note beyond its content: [{name, label, detail}].
+def note_states(entry, shown: Redactor, known: dict | None = None) -> list[dict]:
+    """What this machine knows about a note beyond its content: [{name, label, detail}], the page shows
+    each as a badge and a line, and filters by `name`:
 
-    `pending`: saved here, its upload not confirmed (detail: why); `retracted` (who, when, why),
-    `review-due` (since when) and `pinned`, from the records (`recall.note_states`).
+    - `pending`: saved here, its upload not confirmed (detail: why);
+    - `retracted`: a retraction record names it (who, when, why); search hides it, the view shows it;
+    - `review-due`: its review date (`review_by`, or `[memory] review_after`) has passed;
+    - `pinned`: shown at the start of every session of the project.
     """
     states = []
     if entry is not None:
         states.append({"name": "pending", "label": "pending upload", "detail": shown.text(pending_reason(entry))})
-    hygiene = hygiene or {}
-    gone = hygiene.get("retracted")
-    if gone:
-        why = gone.get("reason") or "no reason given"
-        states.append({"name": "retracted", "label": "retracted", "detail": shown.text(
-            f"retracted on {gone['created'][:10]} by {gone['agent']}: {why}")})
-    if hygiene.get("review_due"):
+    known = known or {}
+    retraction = known.get("retracted")
+    if retraction:
+        why = f": {retraction['reason']}" if retraction.get("reason") else ""
+        detail = f"retracted on {str(retraction.get('created', ''))[:10]} by {retraction.get('agent')}{why}"
+        states.append({"name": "retracted", "label": "retracted", "detail": shown.text(detail)})
+    if known.get("review_due"):
         states.append({"name": "review-due", "label": "review due",
-                       "detail": f"due for review since {hygiene['review_by']}: it may be stale"})
-    if hygiene.get("pinned"):
+                       "detail": f"due for review since {known.get('review_by')}: it may be stale"})
+    if known.get("pinned"):
         states.append({"name": "pinned", "label": "pinned",
-                       "detail": "shown at the start of every session of this project"})
+                       "detail": "pinned: shown at the start of every session of the project"})
     return states
 
 

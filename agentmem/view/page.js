@@ -242,7 +242,8 @@
     return out;
   }
   function row(n) {
-    const li = h("li", { class: "note" + (state.selected === n.id ? " selected" : ""), "data-id": n.id,
+    const li = h("li", { class: "note" + (state.selected === n.id ? " selected" : "") +
+      (n._states.has("retracted") ? " retracted" : ""), "data-id": n.id,
       tabindex: "0", onclick: () => select(n.id), onkeydown: (e) => { if (e.key === "Enter") select(n.id); } },
       h("div", { class: "title" }, badges(n), h("span", { class: "t", text: n.title })),
       h("div", { class: "meta" },

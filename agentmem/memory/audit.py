@@ -1,0 +1,151 @@
+"""Auditing the store for credentials: every note in it, not only the cache (what `agentmem audit` runs).
+
+A note can reach the store without passing save's screening (by hand, an older
+version, another tool, a sync). The cache and every output already withhold what
+it holds (`memory/withheld.py`); the audit finds it in the store itself: it lists
+and reads every note of the projects asked for through the store interface (a
+folder or a bucket alike) and scans each with the same step, reporting the note,
+the place and the kind, never the value.
+
+`save_copy` saves a redacted copy of a note as a new note (same project, kind
+and tags; title and body redacted; `corrects` the original; a source naming the
+original); `audit --fix` then purges the original (`memory/hygiene.purge`: from
+the store and every machine's cache). A copy an earlier fix saved is found and
+reused, so a fix interrupted between the two steps saves one copy.
+
+INV no-credentials.
+"""
+
+from __future__ import annotations
+
+from agentmem import errors
+from agentmem.errors import Command
+from agentmem.memory import ids, notes
+
+SOURCE_PREFIX = "agentmem audit: redacted copy of "  # the source a copy names its original by
+
+
+class Finding:
+    """A note in the store holding credentials: where each one is (never its value)."""
+
+    __slots__ = ("project", "id", "path", "withheld", "copy", "named")
+
+    def __init__(self, project: str, note_id: str, path: str, withheld: list[dict], named: bool = False):
+        self.project, self.id, self.path, self.withheld = project, note_id, path, withheld
+        self.copy: str | None = None  # the redacted copy an earlier fix saved, if any
+        self.named = named  # the note's ID itself holds the credential (id and path are shown redacted)
+
+    def purge_step(self) -> Command | None:
+        """The command that deletes the original for good (issue P's `purge`); none for a note named by a
+        credential, since no printed command may carry its name."""
+        return None if self.named else Command("purge", self.id, "--project", self.project)
+
+    def to_json(self) -> dict:
+        step = self.purge_step()
+        purge = step.line() if step is not None else None
+        return {"project": self.project, "id": self.id, "path": self.path, "withheld": self.withheld,
+                "redacted_copy": self.copy, "purge": purge}
+
+
+class Audit:
+    """What one audit saw: how many notes it read, what it found, what it could not read."""
+
+    def __init__(self, store: dict, projects: list[str]):
+        self.store, self.projects = store, projects
+        self.scanned = 0
+        self.findings: list[Finding] = []
+        self.unreadable: list[dict] = []  # [{id, project, error, message}]
+
+    def to_json(self) -> dict:
+        return {"status": "found" if self.findings else "clean", "store": self.store, "projects": self.projects,
+                "scanned": self.scanned, "findings": [f.to_json() for f in self.findings],
+                "unreadable": self.unreadable}
+
+
+def _notes_of(listing, project: str | None) -> list[tuple[str, str, str]]:
+    """(project, note id, path) of every note object in a listing (of one project, or of all)."""
+    out = []
+    for obj in listing:
+        parts = obj.path.split("/")
+        if len(parts) != 4 or parts[0] != "projects" or parts[2] != "notes":
+            continue
+        m = ids.NOTE_FILE.match(parts[3])
+        if m and (project is None or parts[1] == project):
+            out.append((parts[1], m.group(1), obj.path))
+    return sorted(out)
+
+
+def audit(machine: str, cfg, project: str | None, *, timeout: float | None = None) -> Audit:
+    """Scan every note of `project` (None: of every project) in the configured store."""
+    from agentmem.memory import cache, withheld
+    from agentmem.store import identity
+
+    store = identity.open_known(machine, cfg.store, timeout=timeout)
+    listing = store.list(f"projects/{project}/notes" if project else "projects")
+    found = _notes_of(listing, project)
+    result = Audit(cfg.store.to_dict(), [project] if project else sorted({p for p, _, _ in found}))
+    copies: dict[tuple[str, str], str] = {}  # (project, original id) -> the copy an earlier fix saved
+    for proj, note_id, path in found:
+        if withheld.names_a_credential(note_id):  # never printed: neither its ID nor its path
+            from agentmem.safety import credentials, redaction
+
+            named: list[dict] = []
+            shown_id = redaction.redact_text(note_id, "note ID", credentials.env_secrets(), named)
+            result.findings.append(Finding(proj, shown_id, f"projects/{proj}/notes/{shown_id}.md", named, True))
+            continue
+        try:
+            data = store.get(path, cache.MAX_CACHED_OBJECT)
+        except (errors.Unreadable, errors.NotFound) as exc:
+            result.unreadable.append({"id": note_id, "project": proj, "error": exc.kind, "message": exc.one_line()})
+            continue
+        result.scanned += 1
+        parsed = notes.parse(data)
+        original = _copy_of(parsed)
+        if original is not None:
+            copies[(proj, original)] = note_id
+        held = withheld.clean(data)[1]
+        if held:
+            result.findings.append(Finding(proj, note_id, path, held))
+    for f in result.findings:
+        f.copy = None if f.named else copies.get((f.project, f.id))
+    return result
+
+
+def _copy_of(parsed: notes.Parsed) -> str | None:
+    """The original a redacted copy made by `fix` stands for (its `corrects`, named in its sources)."""
+    corrects = parsed.meta.get("corrects")
+    sources = parsed.meta.get("sources")
+    if isinstance(corrects, str) and isinstance(sources, list) and SOURCE_PREFIX + corrects in sources:
+        return corrects
+    return None
+
+
+def save_copy(machine: str, cfg, finding: Finding, *, timeout: float | None = None):
+    """Save the redacted copy of one finding's note as a new note; returns what `save` returned.
+
+    The store's note is read again (the audit kept no content) and passes the same redaction as every
+    output; a tag that was only a credential is dropped, a redacted one kept.
+    """
+    from agentmem.memory import cache, save, withheld
+    from agentmem.store import identity
+
+    store = identity.open_known(machine, cfg.store, timeout=timeout)
+    shown, _ = withheld.clean(store.get(finding.path, cache.MAX_CACHED_OBJECT))
+    parsed = notes.parse(shown)
+    meta = parsed.meta
+
+    def strings(key: str) -> list[str]:
+        value = meta.get(key)
+        items = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+        return [v for v in items if isinstance(v, str) and v.strip() and not _only_redacted(v)]
+
+    title = meta.get("title") if isinstance(meta.get("title"), str) else None
+    body = parsed.body if parsed.body.strip() else "(the note's body was empty)\n"
+    return save.save(machine, cfg, finding.project, body, title=title, kind=parsed.kind,
+                     tags=strings("tags")[: notes.MAX_LIST_ITEMS],
+                     sources=(strings("sources") + [SOURCE_PREFIX + finding.id])[-notes.MAX_LIST_ITEMS:],
+                     corrects=finding.id, redact=True, timeout=timeout)
+
+
+def _only_redacted(value: str) -> bool:
+    return value.startswith("[REDACTED:") and value.endswith("]") and value.count("[") == 1

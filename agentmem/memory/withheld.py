@@ -1,0 +1,224 @@
+"""Notes on this machine never hold a credential: the redacted copy the cache keeps, and what was withheld.
+
+`clean(data)` is the step a note passes through where it enters the cache (a
+refresh, a note read from the store, a confirmed save) and where it is shown
+without entering it (a pending note, `read --fresh`): one scan of the file, and a
+note without a credential is kept byte for byte. A note with one is kept with
+each credential shown as `[REDACTED:<kind>]` (`safety/redaction.py`), its
+metadata written one key per line as agentmem writes it, ID and `corrects`
+intact.
+
+Beside `notes/`, `withheld/<id>.json` records {"size": bytes of the store's copy,
+"withheld": [{where, kind}...]}: a refresh compares the store's size with the
+recorded one (the shorter cached copy is not damaged), and read and search say
+what was withheld without scanning again.
+
+A cache screened by an older scanner (or none: a cache written before this
+step) is screened again once: `screened` beside `notes/` holds a fingerprint of
+the scanner's source; when it differs, every cached note is cleaned again and
+the ranked index is discarded, so it is rebuilt from the cleaned notes and
+keeps no raw value even in its free pages.
+
+INV no-credentials: the cache and the index never hold a credential; the
+store's copy is left for `agentmem audit`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from agentmem.fsutil import read_bytes, write_atomic
+from agentmem.memory import ids, notes
+
+RECORDS = "withheld"
+SCREENED = "screened"  # beside notes/: the fingerprint of the scanner that screened the cached notes
+_fingerprint: str | None = None
+
+
+def clean(data: bytes, known: tuple[str, ...] | list[str] | None = None) -> tuple[bytes, list[dict]]:
+    """The note's bytes fit to show or cache, and what was withheld (empty: `data` itself, unchanged)."""
+    from agentmem.safety import credentials, redaction
+
+    known = credentials.env_secrets() if known is None else known
+    text = data.decode("utf-8", errors="replace")
+    found = credentials.scan(text, known)
+    if not found:
+        return data, []
+    parsed = notes.parse(data)
+    withheld: list[dict] = []
+    if not parsed.meta and text.lstrip("\ufeff").startswith("---"):  # frontmatter no reader could parse
+        return redaction.redact_text(text, "note", known, withheld).encode("utf-8"), withheld
+    shown = redaction.redact_note(parsed.meta, parsed.body, known)
+    withheld = shown.withheld
+    out = notes.render_parts(shown.meta, shown.body).decode("utf-8")
+    if redaction.needs_redaction(out, known):  # never seen: a match across the fence; withhold it anyway
+        out = redaction.redact_text(out, "note", known, withheld)
+    if not withheld:  # the file held one no field did: say so, so the copy is never taken for damage
+        withheld = [{"where": "note", "kind": found[0].kind}]
+    return out.encode("utf-8"), withheld
+
+
+def names_a_credential(note_id: str) -> bool:
+    """Whether a note's ID (its file name in the store, written by hand) holds a credential: such a note is
+    never cached, since its name would show in every listing."""
+    if ids.ALLOCATED.match(note_id):
+        return False  # an ID agentmem allocated holds none
+    from agentmem.safety import credentials
+
+    return bool(credentials.scan(note_id, credentials.env_secrets()))
+
+
+def clean_all(found: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, list[dict]]]:
+    """`clean` for several notes (pending notes a search shows): the bytes, and what each withheld."""
+    if not found:
+        return found, {}
+    from agentmem.safety import credentials
+
+    known = credentials.env_secrets()
+    shown: dict[str, bytes] = {}
+    withheld: dict[str, list[dict]] = {}
+    for note_id, data in found.items():
+        shown[note_id], w = clean(data, known)
+        if w:
+            withheld[note_id] = w
+    return shown, withheld
+
+
+# -- the records beside the cached notes -------------------------------------------------------
+
+
+def _record_path(pdir: str, note_id: str) -> str:
+    return os.path.join(pdir, RECORDS, ids.check_id(note_id) + ".json")
+
+
+def recorded_ids(pdir: str) -> set[str]:
+    """The cached notes of the project that had something withheld (one listing; usually none)."""
+    try:
+        names = os.listdir(os.path.join(pdir, RECORDS))
+    except (FileNotFoundError, NotADirectoryError):
+        return set()
+    return {n[:-5] for n in names if n.endswith(".json") and ids.ID.match(n[:-5])}
+
+
+def read_record(pdir: str, note_id: str) -> dict | None:
+    try:
+        record = json.loads(read_bytes(_record_path(pdir, note_id)))
+    except (OSError, ValueError):
+        return None
+    ok = isinstance(record, dict) and isinstance(record.get("size"), int) and isinstance(record.get("withheld"), list)
+    return record if ok else None
+
+
+def withheld_of(pdir: str, note_id: str) -> list[dict]:
+    record = read_record(pdir, note_id)
+    return record["withheld"] if record else []
+
+
+def write_record(pdir: str, note_id: str, size: int, withheld: list[dict]) -> None:
+    """Record what was withheld from a cached note; written before the note, so a cached copy that is
+    shorter than the store's always has its record."""
+    os.makedirs(os.path.join(pdir, RECORDS), exist_ok=True)
+    data = json.dumps({"size": size, "withheld": withheld}, sort_keys=True) + "\n"
+    write_atomic(_record_path(pdir, note_id), data.encode(), durable=False)
+
+
+def drop_record(pdir: str, note_id: str) -> None:
+    try:
+        os.unlink(_record_path(pdir, note_id))
+    except FileNotFoundError:
+        pass
+
+
+def store_size(ndir: str, note_id: str, recorded: set[str]) -> int | None:
+    """The size of the store's copy of a cached note (None: not cached): the recorded one for a note with
+    something withheld (in `recorded`), else the cached file's own."""
+    try:
+        size = os.stat(os.path.join(ndir, ids.note_file(note_id))).st_size
+    except OSError:
+        return None
+    if note_id in recorded:
+        record = read_record(os.path.dirname(ndir), note_id)
+        if record is not None:
+            return record["size"]
+    return size
+
+
+def put(pdir: str, note_id: str, data: bytes) -> None:
+    """Place a note from the store into the cache, cleaned (the one way notes enter it)."""
+    shown, withheld = clean(data)
+    if withheld:
+        write_record(pdir, note_id, len(data), withheld)
+    else:
+        drop_record(pdir, note_id)
+    write_atomic(os.path.join(pdir, "notes", ids.note_file(note_id)), shown)
+
+
+# -- screening a cache again when the scanner changed ------------------------------------------
+
+
+def fingerprint() -> str:
+    """What names the scanner: the names, sizes and modification times of the files of `safety/` (its
+    detectors, this redaction). One listing, nothing imported: a search asks on every turn. Any change (an
+    upgrade, an edit) screens the cache again, which changes nothing where nothing new is found."""
+    global _fingerprint
+    if _fingerprint is None:
+        folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "safety")
+        try:
+            with os.scandir(folder) as found:
+                parts = sorted(f"{e.name}:{e.stat().st_size}.{e.stat().st_mtime_ns}" for e in found
+                               if e.name.endswith(".py"))
+        except OSError:
+            parts = []
+        _fingerprint = ";".join(parts) or "unknown"
+    return _fingerprint
+
+
+def ensure_screened(pdir: str) -> bool:
+    """Clean the project's cached notes again if a scanner other than this one screened them.
+
+    False when that could not be done (a read-only sandbox): the caller then cleans what it shows."""
+    marker = os.path.join(pdir, SCREENED)
+    try:
+        if read_bytes(marker, 4096).decode("utf-8", errors="replace") == fingerprint():
+            return True
+    except OSError:
+        pass
+    try:  # nothing cached yet costs one listing: the first refresh cleans every note it brings
+        rescreen(pdir)
+        write_atomic(marker, fingerprint().encode("utf-8"), durable=False)  # derived: lost, it is redone
+    except OSError as exc:
+        from agentmem import errors
+
+        if not errors.cannot_write(exc):
+            raise
+        return False
+    return True
+
+
+def rescreen(pdir: str) -> bool:
+    """Clean every cached note of the project again; discard the index if any changed. True if any did."""
+    ndir = os.path.join(pdir, "notes")
+    try:
+        names = os.listdir(ndir)
+    except FileNotFoundError:
+        return False
+    changed = False
+    for note_id in ids.note_ids(names):
+        try:
+            data = read_bytes(os.path.join(ndir, ids.note_file(note_id)))
+        except OSError:
+            continue
+        shown, withheld = clean(data)
+        if not withheld:
+            continue
+        before = read_record(pdir, note_id)
+        size = before["size"] if before else len(data)
+        write_record(pdir, note_id, size, (before["withheld"] if before else []) + withheld)
+        write_atomic(os.path.join(ndir, ids.note_file(note_id)), shown)
+        changed = True
+    if changed:
+        from agentmem.search import index
+
+        index.discard(pdir)
+    return changed
