@@ -1,1 +1,1 @@
-pytest_plugins = ["tests.fixtures_core", "tests.fixtures_hub", "tests.fixtures_clis"]
+pytest_plugins = ["tests.fixtures_core", "tests.fixtures_hub", "tests.fixtures_clis", "tests.fixtures_machines"]

@@ -3,6 +3,10 @@
 `session(env, cwd, steps)` starts the real server (`python -m agentmem mcp`) as a child
 process in `cwd`, runs `await steps(client)` against it and returns what `steps`
 returned plus everything the server wrote on stderr.
+
+The SDK (about a second to import on a busy 2-core box) is imported inside `session`, the
+first time a test talks to the server: collecting the suite, or running tests that never
+start a server, does not pay for it.
 """
 
 from __future__ import annotations
@@ -11,16 +15,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-import anyio
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
-
 SERVER = [sys.executable, "-m", "agentmem", "mcp"]
 
 
 def session(env: dict, cwd: Path, steps, *, mode: str = "legacy", roots=None, server=None):
     """(steps' result, the server's stderr). `roots`: file URIs the client lists (declares roots);
     `mode`: the SDK client's protocol negotiation ("legacy": the initialize handshake, as the CLIs do)."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
     server = server or SERVER
     params = StdioServerParameters(command=server[0], args=server[1:], env=dict(env), cwd=str(cwd))
     kwargs = {}

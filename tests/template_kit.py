@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+USER_AGENTS = "# My Codex rules\n\nAlways answer in French.\n"
+USER_CLAUDE = "# Claude rules\r\nNo emojis.\r\n"  # CRLF on purpose
 TEMPLATE_FILES = ["copier.yml", "template", "agentmem", "pyproject.toml"]
 GIT_ID = ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
 
@@ -87,3 +89,37 @@ def make_machine(root: Path, name: str) -> Machine:
     env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
     env.update(HOME=str(user), HF_HUB_DISABLE_PROGRESS_BARS="1", GIT_CONFIG_NOSYSTEM="1")
     return Machine(user, env)
+
+
+def plant_user_files(user: Path) -> None:
+    """A user's own instructions and skills, there before agentmem arrives."""
+    (user / ".codex").mkdir()
+    (user / ".codex" / "AGENTS.md").write_text(USER_AGENTS)
+    (user / ".claude").mkdir()
+    (user / ".claude" / "CLAUDE.md").write_bytes(USER_CLAUDE.encode())
+    for root in (user / ".agents" / "skills", user / ".claude" / "skills"):
+        (root / "my-skill" / "scripts").mkdir(parents=True)
+        (root / "my-skill" / "SKILL.md").write_text("---\nname: my-skill\ndescription: mine\n---\nbody\n")
+        (root / "my-skill" / "scripts" / "run.sh").write_text("echo hi\n")
+
+
+@dataclass
+class SetUp:
+    """A machine as `copier copy` left it, and the world around it."""
+
+    m: Machine
+    template_repo: Path  # tagged v1.0.0, the revision the machine was copied from
+    project: Path  # the directory the copy ran in, mapped to project "app"
+    store: Path  # the machine's folder store
+
+
+def copy_laptop(root: Path) -> SetUp:
+    """Under `root`: the user's own files (`plant_user_files`), then a real `copier copy` of v1.0.0 for
+    Codex and Claude Code, run in ~/app, onto the folder store <root>/store."""
+    template_repo = make_template_repo(root)
+    m = make_machine(root, "laptop")
+    plant_user_files(m.user)
+    project, store = m.user / "app", root / "store"
+    project.mkdir()
+    m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(store), "runtimes": '["codex", "claude"]'})
+    return SetUp(m, template_repo, project, store)

@@ -29,25 +29,41 @@ def agent_template(tmp_path_factory):
     return make_template_repo(tmp_path_factory.mktemp("template"))
 
 
+def _set_up(root, template, name, checkout_rel="src/app", runtimes=("codex", "claude"), hooks=False,
+            store="shared"):
+    """One machine under `root` with its own checkout of project `app`, set up by the Copier template;
+    its store (`m.store`) is <root>/shared/store, or with store="drive" <root>/shared/drive/store."""
+    (root / "shared").mkdir(exist_ok=True)
+    m = make_machine(root, name)
+    m.checkout = m.home / checkout_rel
+    m.checkout.mkdir(parents=True)
+    m.store = root / "shared" / ("drive/store" if store == "drive" else "store")
+    start = time.monotonic()
+    m.helper = setup_machine(m, template=template, store=m.store, projects={m.checkout: "app"}, runtimes=runtimes,
+                             hooks=hooks)
+    print(f"copier setup of {name}: {time.monotonic() - start:.1f} s")
+    return m
+
+
 @pytest.fixture
-def world(tmp_path, agent_template):
-    """A shared folder store and a factory of machines, each set up by the Copier template,
-    with its own checkout of project `app`."""
-    store = tmp_path / "shared" / "store"
-    store.parent.mkdir()
+def world(machine_snapshots, agent_template):
+    """Machines set up by the Copier template: `world("m1", runtimes=("codex",), hooks=True, store="drive")`
+    is one (the keywords of `_set_up`); `world.machines(spec, spec)` sets several up, in order, on one
+    store. Each distinct set-up is one real copy per session, put back fresh for each test
+    (tests/fixtures_machines.py)."""
 
-    def machine(name, checkout_rel="src/app", **kw):
-        m = make_machine(tmp_path, name)
-        checkout = m.home / checkout_rel
-        checkout.mkdir(parents=True)
-        m.checkout = checkout
-        start = time.monotonic()
-        m.helper = setup_machine(m, template=agent_template, store=kw.pop("store", store),
-                                 projects={checkout: "app"}, **kw)
-        print(f"copier setup of {name}: {time.monotonic() - start:.1f} s")
-        return m
+    def machines(*specs):
+        for spec in specs:
+            for runtime in spec.get("runtimes", ("codex", "claude")):
+                require_cli(runtime)  # before the copy, which takes seconds: a missing CLI skips at once
+        name = "--".join("-".join(f"{k}={'+'.join(v) if isinstance(v, tuple) else v}" for k, v in sorted(s.items()))
+                         for s in specs).replace("/", "_")
+        return machine_snapshots.restore(f"e2e-{name}", lambda root: [_set_up(root, agent_template, **s) for s in specs])
 
-    machine.store = store
+    def machine(name, **kw):
+        return machines({"name": name, **kw})[0]
+
+    machine.machines = machines
     return machine
 
 
@@ -84,8 +100,8 @@ def test_the_managed_block_and_the_agent_memory_skill_reach_the_model(world, mod
 
 def _offline_save(world, runtime, *, hooks_on):
     """A machine whose store is unreachable at save time (drive unmounted), holding one pending note."""
-    store = world.store.parent / "drive" / "store"
-    m = world("m1", runtimes=(runtime,), hooks=hooks_on, store=store)
+    m = world("m1", runtimes=(runtime,), hooks=hooks_on, store="drive")
+    store = m.store
     assert pending.count(m.agentmem_home) == 0  # setup's verification note was confirmed
     unmounted = store.parent.rename(store.parent.with_name("drive-unmounted"))
     status, out, err = helper(m, "save", "--title", "Unsent finding", "-", input="The zebra cache is warm.\n")
@@ -186,8 +202,8 @@ def _search_step(request):
 def test_a_checkpoint_saved_by_codex_on_one_machine_is_found_by_an_agent_on_another(world, model_stub, reader):
     # INV read-your-writes: the reader is set up (and has searched: setup's verification) before the save,
     # and still finds the checkpoint at once; before, its cache window hid it for up to 30 s.
-    writer = world("m1", checkout_rel="src/app", runtimes=("codex",))
-    other = world("m2", checkout_rel="work/app-clone", runtimes=(reader,))
+    writer, other = world.machines({"name": "m1", "checkout_rel": "src/app", "runtimes": ("codex",)},
+                                   {"name": "m2", "checkout_rel": "work/app-clone", "runtimes": (reader,)})
 
     model_stub.script += [_save_checkpoint_step, Text("Checkpoint saved.")]
     run_cli(writer, "codex", model_stub, "Save a checkpoint of the zebra migration.", tools=True)

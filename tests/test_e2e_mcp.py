@@ -43,6 +43,13 @@ def _machine(tmp_path, template, runtimes, mcp=True):
     return m
 
 
+@pytest.fixture
+def mcp_machine(machine_snapshots, agent_template):
+    """A machine set up with `mcp` on for Codex and Claude Code: one real copy per session, put back
+    fresh for each test (tests/fixtures_machines.py)."""
+    return machine_snapshots.restore("e2e-mcp-on", lambda root: _machine(root, agent_template, ("codex", "claude")))
+
+
 def _stored(m) -> list[Path]:
     return sorted((m.store / "projects" / "app" / "notes").glob("*.md"))
 
@@ -82,9 +89,9 @@ def _claude_lists(request) -> bool:
     return "mcp__agentmem__memory_save" in request.text
 
 
-def test_codex_lists_the_servers_tools_and_a_save_then_a_search_round_trip_through_it(tmp_path, agent_template,
-                                                                                      model_stub):
-    m = _machine(tmp_path, agent_template, ("codex",))
+def test_codex_lists_the_servers_tools_and_a_save_then_a_search_round_trip_through_it(request, model_stub):
+    require_cli("codex")  # a missing CLI skips at once, before the machine's copy (so not a fixture argument)
+    m = request.getfixturevalue("mcp_machine")
     ns = "mcp__agentmem"
     model = WhenListed(_codex_lists, [
         ToolCall("memory_save", {"body": NOTE, "title": "Zebra checkpoint", "kind": "checkpoint"}, namespace=ns),
@@ -107,9 +114,9 @@ def test_codex_lists_the_servers_tools_and_a_save_then_a_search_round_trip_throu
     _check_round_trip(m, outputs)
 
 
-def test_claude_code_lists_the_servers_tools_and_a_save_then_a_search_round_trip_through_it(tmp_path,
-                                                                                            agent_template, model_stub):
-    m = _machine(tmp_path, agent_template, ("claude",))
+def test_claude_code_lists_the_servers_tools_and_a_save_then_a_search_round_trip_through_it(request, model_stub):
+    require_cli("claude")  # a missing CLI skips at once, before the machine's copy (so not a fixture argument)
+    m = request.getfixturevalue("mcp_machine")
     names = [f"mcp__agentmem__{t}" for t in TOOLS]
     model = WhenListed(_claude_lists, [
         # Claude Code defers MCP tools: the model sees their names and loads their schemas with ToolSearch.

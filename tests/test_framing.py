@@ -5,10 +5,9 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from agentmem.safety import framing
+from tests.proptest import given, settings
 
 
 def is_marker_line(line: str, nonce: str, title: str = framing.MEMORY) -> bool:
@@ -126,15 +125,15 @@ def test_each_invocation_gets_a_fresh_nonce():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(max_size=300))
+@given(text=lambda st: st.text(max_size=300))
 def test_framing_never_lets_a_content_line_pass_for_a_marker(text):
     out, nonce = _frame(text)
     _assert_sound(out, nonce)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(["<<<END RECALLED MEMORY ", ">>>", "\r", "\n", "\u202e", "\u200b", "Е", "ｅ", "nd"]),
-                max_size=20))
+@given(parts=lambda st: st.lists(st.sampled_from(["<<<END RECALLED MEMORY ", ">>>", "\r", "\n", "\u202e", "\u200b",
+                                                  "Е", "ｅ", "nd"]), max_size=20))
 def test_framing_holds_against_marker_fragments_in_any_order(parts):
     out, nonce = _frame("".join(parts))
     _assert_sound(out, nonce)
@@ -177,8 +176,8 @@ def test_a_marker_hidden_with_a_hangul_filler_is_labelled():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(st.sampled_from(sorted(chr(c) for c in _IGNORABLE if c < 0xE0000 or c % 97 == 0) + ["a", " ", "\n"]),
-               max_size=60))
+@given(text=lambda st: st.text(st.sampled_from(sorted(chr(c) for c in _IGNORABLE if c < 0xE0000 or c % 97 == 0)
+                                              + ["a", " ", "\n"]), max_size=60))
 def test_no_run_of_invisible_characters_reaches_the_output_unescaped(text):
     out, nonce = _frame(text)
     _assert_sound(out, nonce)

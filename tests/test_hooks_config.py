@@ -6,12 +6,11 @@ import json
 import os
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from agentmem.errors import InvalidInput, NotConfigured
 from agentmem.hooks import config_files
 from agentmem.runtimes.registry import runtime as get_runtime
+from tests.proptest import given, settings
 
 HELPER = ["/opt/py/bin/python3", "-m", "agentmem"]
 
@@ -206,17 +205,19 @@ def test_only_helper_hook_commands_count_as_ours():
     assert not config_files.is_ours(None)
 
 
-json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=5))
-json_value = st.recursive(json_leaf, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=6)
-handler = st.fixed_dictionaries({"type": st.just("command"), "command": st.sampled_from(["echo a", "x --y", "true"])})
-group = st.fixed_dictionaries({"hooks": st.lists(handler, max_size=2)}, optional={"matcher": st.sampled_from(["*", "Bash", "startup"])})
-events = st.dictionaries(st.sampled_from(["Stop", "SessionStart", "UserPromptSubmit", "PreToolUse"]), st.lists(group, max_size=2), max_size=4)
-user_file = st.builds(lambda extra, hooks, with_hooks: {**extra, **({"hooks": hooks} if with_hooks else {})},
-                      st.dictionaries(st.sampled_from(["model", "env", "theme", "x"]), json_value, max_size=3), events, st.booleans())
+def user_file(st):
+    """A user's settings.json: any keys and JSON values, with or without hook groups of their own."""
+    json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=5))
+    json_value = st.recursive(json_leaf, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=6)
+    handler = st.fixed_dictionaries({"type": st.just("command"), "command": st.sampled_from(["echo a", "x --y", "true"])})
+    group = st.fixed_dictionaries({"hooks": st.lists(handler, max_size=2)}, optional={"matcher": st.sampled_from(["*", "Bash", "startup"])})
+    events = st.dictionaries(st.sampled_from(["Stop", "SessionStart", "UserPromptSubmit", "PreToolUse"]), st.lists(group, max_size=2), max_size=4)
+    return st.builds(lambda extra, hooks, with_hooks: {**extra, **({"hooks": hooks} if with_hooks else {})},
+                     st.dictionaries(st.sampled_from(["model", "env", "theme", "x"]), json_value, max_size=3), events, st.booleans())
 
 
 @settings(max_examples=40, deadline=None)
-@given(data=user_file, indent=st.sampled_from([None, 2, 4, "\t"]), newline=st.booleans())
+@given(data=user_file, indent=lambda st: st.sampled_from([None, 2, 4, "\t"]), newline=lambda st: st.booleans())
 def test_install_then_remove_round_trips_any_user_file(tmp_path_factory, data, indent, newline):
     base = tmp_path_factory.mktemp("rt")
     env = {"HOME": str(base / "home")}

@@ -11,12 +11,11 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from agentmem.memory import cache, notes
 from agentmem.store.base import Changes, Listed, ObjectInfo, StoreDescription
 from agentmem.store.opening import open_store
+from tests.proptest import given, settings
 
 
 def snapshot(*roots: Path) -> dict[str, str]:
@@ -316,16 +315,20 @@ def test_a_symlink_planted_in_a_folder_store_is_not_followed(laptop, store_dir, 
 
 # --- properties -------------------------------------------------------------------------------
 
-_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80)
-_one_line = _text.map(lambda s: " ".join(s.split())).filter(bool)
+def _text(st):
+    return st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80)
+
+
+def _one_line(st):
+    return _text(st).map(lambda s: " ".join(s.split())).filter(bool)
 
 
 @settings(max_examples=150, deadline=None)
 @given(
     title=_one_line,
-    body=_text.filter(lambda s: s.strip()),
-    tags=st.lists(_one_line.map(lambda s: s[:64]), max_size=5),
-    sources=st.lists(_one_line, max_size=3),
+    body=lambda st: _text(st).filter(lambda s: s.strip()),
+    tags=lambda st: st.lists(_one_line(st).map(lambda s: s[:64]), max_size=5),
+    sources=lambda st: st.lists(_one_line(st), max_size=3),
 )
 def test_frontmatter_render_and_parse_round_trip(title, body, tags, sources):
     note = notes.build(body=body, title=title, kind="note", project="app", agent="a", sources=sources, tags=tags)
@@ -338,7 +341,7 @@ def test_frontmatter_render_and_parse_round_trip(title, body, tags, sources):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.binary(max_size=2000))
+@given(data=lambda st: st.binary(max_size=2000))
 def test_parsing_arbitrary_bytes_never_raises(data):
     parsed = notes.parse(b"---\n" + data)
     assert isinstance(parsed.meta, dict) and isinstance(parsed.body, str)

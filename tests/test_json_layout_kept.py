@@ -7,11 +7,10 @@ import json
 import re
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from agentmem.hooks import jsonedit
 from tests.fixtures_core import make_machine
+from tests.proptest import given, settings
 
 HELPER = '["/opt/py/bin/python3", "-m", "agentmem"]'
 
@@ -94,13 +93,17 @@ def test_a_comment_inside_a_string_is_the_strings_text_not_a_comment():
 
 # -- any layout: add entries and take them out again, byte for byte ---------------------------------
 
-json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=4))
-json_value = st.recursive(json_leaf, lambda inner: st.lists(inner, max_size=3)
-                          | st.dictionaries(st.text(max_size=3), inner, max_size=3), max_leaves=8)
-layouts = st.fixed_dictionaries({"indent": st.sampled_from([None, 2, 4, "\t"]),
-                                 "separators": st.sampled_from([(", ", ": "), (",", ":"), (",", ": ")]),
-                                 "crlf": st.booleans(), "newline": st.booleans(), "slashes": st.booleans(),
-                                 "ascii": st.booleans()})
+def json_value(st):
+    json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=4))
+    return st.recursive(json_leaf, lambda inner: st.lists(inner, max_size=3)
+                        | st.dictionaries(st.text(max_size=3), inner, max_size=3), max_leaves=8)
+
+
+def layouts(st):
+    return st.fixed_dictionaries({"indent": st.sampled_from([None, 2, 4, "\t"]),
+                                  "separators": st.sampled_from([(", ", ": "), (",", ":"), (",", ": ")]),
+                                  "crlf": st.booleans(), "newline": st.booleans(), "slashes": st.booleans(),
+                                  "ascii": st.booleans()})
 
 
 def _layout(data, layout) -> str:
@@ -113,8 +116,8 @@ def _layout(data, layout) -> str:
 
 
 @settings(max_examples=150, deadline=None)
-@given(data=st.dictionaries(st.text(max_size=3), json_value, max_size=4), layout=layouts,
-       lists=st.lists(st.sampled_from(["/a", "é", "x"]), max_size=3))
+@given(data=lambda st: st.dictionaries(st.text(max_size=3), json_value(st), max_size=4), layout=layouts,
+       lists=lambda st: st.lists(st.sampled_from(["/a", "é", "x"]), max_size=3))
 def test_adding_keys_and_items_and_taking_them_out_again_leaves_any_layout_byte_equal(data, layout, lists):
     # INV outside-untouched
     text = _layout(data, layout)

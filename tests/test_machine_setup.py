@@ -1,6 +1,8 @@
 """Setting machines up with real copier runs from a tagged template repo, as a user would.
 
-Each test runs copier for real (about 1-3.5 s each on this 2-core box, 2026-11-30), so none is marked slow.
+A test of the copy itself runs copier for real (about 1-3.5 s each on this 2-core box, 2026-11-30), so
+none is marked slow; a test of what comes after the copy (an update, setup rerun) starts from
+`copied_laptop`, one real copy per session put back fresh for each test (tests/fixtures_machines.py).
 """
 
 from __future__ import annotations
@@ -10,28 +12,22 @@ import tomllib
 
 import pytest
 
-from tests.template_kit import git, make_machine, make_template_repo, release, tree_bytes
+from tests.template_kit import (
+    USER_AGENTS,
+    USER_CLAUDE,
+    git,
+    make_machine,
+    make_template_repo,
+    plant_user_files,
+    release,
+    tree_bytes,
+)
 from tests.test_blocks import read_block
-
-USER_AGENTS = "# My Codex rules\n\nAlways answer in French.\n"
-USER_CLAUDE = "# Claude rules\r\nNo emojis.\r\n"  # CRLF on purpose
 
 
 @pytest.fixture
 def template_repo(tmp_path):
     return make_template_repo(tmp_path)
-
-
-def _user_files(user):
-    """A user's own instructions and skills, there before agentmem arrives."""
-    (user / ".codex").mkdir()
-    (user / ".codex" / "AGENTS.md").write_text(USER_AGENTS)
-    (user / ".claude").mkdir()
-    (user / ".claude" / "CLAUDE.md").write_bytes(USER_CLAUDE.encode())
-    for root in (user / ".agents" / "skills", user / ".claude" / "skills"):
-        (root / "my-skill" / "scripts").mkdir(parents=True)
-        (root / "my-skill" / "SKILL.md").write_text("---\nname: my-skill\ndescription: mine\n---\nbody\n")
-        (root / "my-skill" / "scripts" / "run.sh").write_text("echo hi\n")
 
 
 def _verification_notes(store):
@@ -41,7 +37,7 @@ def _verification_notes(store):
 def test_copy_keeps_the_users_files_and_installs_blocks_and_skill(template_repo, tmp_path):
     # INV outside-untouched
     m = make_machine(tmp_path, "laptop")
-    _user_files(m.user)
+    plant_user_files(m.user)
     before = {p: tree_bytes(m.user / p) for p in (".agents/skills/my-skill", ".claude/skills/my-skill")}
     project, store = m.user / "src" / "app", tmp_path / "store"
     project.mkdir(parents=True)
@@ -73,12 +69,8 @@ def test_copy_keeps_the_users_files_and_installs_blocks_and_skill(template_repo,
     assert found.returncode == 0 and json.loads(found.stdout)["results"][0]["title"] == "Memory setup verification"
 
 
-def test_update_changes_block_and_skill_and_keeps_local_edits(template_repo, tmp_path):
-    m = make_machine(tmp_path, "laptop")
-    _user_files(m.user)
-    project, store = m.user / "app", tmp_path / "store"
-    project.mkdir()
-    m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(store)})
+def test_update_changes_block_and_skill_and_keeps_local_edits(copied_laptop):
+    m, template_repo, store = copied_laptop.m, copied_laptop.template_repo, copied_laptop.store
 
     # The owner edits around our block and tunes the config.
     agents = m.user / ".codex" / "AGENTS.md"
@@ -109,20 +101,18 @@ def test_update_changes_block_and_skill_and_keeps_local_edits(template_repo, tmp
     assert "v2.0.0" in (m.folder / ".copier-answers.yml").read_text()
 
 
-def test_a_second_machine_connects_to_the_same_store_without_replacing_anything(template_repo, tmp_path):
+def test_a_second_machine_connects_to_the_same_store_without_replacing_anything(copied_laptop, tmp_path):
     # INV setup-rerun
-    store = tmp_path / "store"
-    first, second = make_machine(tmp_path, "laptop"), make_machine(tmp_path, "desktop")
-    a, b = first.user / "work" / "app", second.user / "checkouts" / "app-clone"
-    a.mkdir(parents=True)
+    store, template_repo = copied_laptop.store, copied_laptop.template_repo  # the first machine: the copied laptop
+    second = make_machine(tmp_path, "desktop")
+    b = second.user / "checkouts" / "app-clone"
     b.mkdir(parents=True)
-    first.copy(template_repo, ref="v1.0.0", cwd=a, data={"bucket": str(store), "projects": json.dumps({str(a): "app"})})
     # Something already shared in the store: a published skill revision.
     shared = store / "skills" / "review" / "r1" / "SKILL.md"
     shared.parent.mkdir(parents=True)
     shared.write_text("---\nname: review\ndescription: x\n---\n")
     store_before = tree_bytes(store)
-    _user_files(second.user)
+    plant_user_files(second.user)
     user_skill = tree_bytes(second.user / ".agents" / "skills" / "my-skill")
 
     proc = second.copy(template_repo, ref="v1.0.0", cwd=b,
@@ -136,12 +126,9 @@ def test_a_second_machine_connects_to_the_same_store_without_replacing_anything(
     assert len(results) == 2  # each machine's own note; the first machine's is readable here
 
 
-def test_rerunning_setup_changes_nothing_and_adds_no_note(template_repo, tmp_path):
+def test_rerunning_setup_changes_nothing_and_adds_no_note(copied_laptop):
     # INV setup-rerun, INV idempotent-apply
-    m = make_machine(tmp_path, "laptop")
-    project, store = m.user / "app", tmp_path / "store"
-    project.mkdir()
-    m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(store), "runtimes": '["codex", "claude"]'})
+    m, store = copied_laptop.m, copied_laptop.store
     watched = [m.folder / "config.toml", m.user / ".codex" / "AGENTS.md", m.user / ".claude" / "CLAUDE.md"]
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in watched}
     proc = m.run("setup", "--json")
@@ -153,12 +140,9 @@ def test_rerunning_setup_changes_nothing_and_adds_no_note(template_repo, tmp_pat
     assert git(m.folder, "status", "--porcelain") == ""
 
 
-def test_an_edited_core_skill_is_kept_until_the_owner_asks_to_replace_it(template_repo, tmp_path):
+def test_an_edited_core_skill_is_kept_until_the_owner_asks_to_replace_it(copied_laptop):
     # INV core-skill-edits
-    m = make_machine(tmp_path, "laptop")
-    project = m.user / "app"
-    project.mkdir()
-    m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(tmp_path / "store")})
+    m = copied_laptop.m
     installed = m.user / ".agents" / "skills" / "agent-memory" / "SKILL.md"
     installed.write_text(installed.read_text() + "\nMy own rule.\n")
     edited = installed.read_bytes()
@@ -223,12 +207,10 @@ def test_a_relative_destination_still_installs_and_records_absolute_paths(templa
     assert cfg["helper"]["command"] == [str(m.helper)] and cfg["projects"] == {str(m.user): "laptop"}
 
 
-def test_a_mapping_added_later_is_committed_so_the_next_update_runs_and_keeps_it(template_repo, tmp_path):
-    m = make_machine(tmp_path, "laptop")
-    project, other, store = m.user / "app", m.user / "work" / "other", tmp_path / "store"
-    project.mkdir()
+def test_a_mapping_added_later_is_committed_so_the_next_update_runs_and_keeps_it(copied_laptop):
+    m, project, template_repo = copied_laptop.m, copied_laptop.project, copied_laptop.template_repo
+    other = m.user / "work" / "other"
     other.mkdir(parents=True)
-    m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(store)})
     mapped = m.run("map", str(other), "other")
     assert mapped.returncode == 0, mapped.stderr
     assert m.run("search", cwd=project).returncode == 0  # leaves its parsed-config copy behind
@@ -242,15 +224,12 @@ def test_a_mapping_added_later_is_committed_so_the_next_update_runs_and_keeps_it
 
 
 @pytest.mark.slow  # a copy and a conflicting update: about 6 s (2026-12-01)
-def test_a_conflicting_update_of_config_toml_keeps_the_machine_working_until_resolved(template_repo, tmp_path):
+def test_a_conflicting_update_of_config_toml_keeps_the_machine_working_until_resolved(copied_laptop):
     # INV stale-config-said
     import re
     import subprocess
 
-    m = make_machine(tmp_path, "laptop")
-    project, store = m.user / "app", tmp_path / "store"
-    project.mkdir()
-    m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(store)})
+    m, project, template_repo = copied_laptop.m, copied_laptop.project, copied_laptop.template_repo
     config = m.folder / "config.toml"
     config.write_text(config.read_text().replace("max_age = 0", "max_age = 99  # my tuning"))
     git(m.folder, "commit", "-qam", "my tuning")

@@ -45,16 +45,12 @@ def test_hooks_on_are_merged_into_the_users_files_and_an_update_to_off_takes_onl
     assert json.loads(claude_settings.read_text()) == with_helper_rule
 
 
-@pytest.mark.slow  # a copy and an update: about 5 s (2026-12-01)
-def test_hooks_installed_by_hand_outlast_setup_and_copier_update(tmp_path):
+@pytest.mark.slow  # an update: about 3 s (2026-12-01)
+def test_hooks_installed_by_hand_outlast_setup_and_copier_update(copied_laptop):
     # `hooks install` records [hooks] enabled and commits it, so neither undoes it.
     from tests.template_kit import git
 
-    template_repo = make_template_repo(tmp_path)
-    m = make_machine(tmp_path, "laptop")
-    project = m.user / "app"
-    project.mkdir()
-    m.copy(template_repo, ref="v1.0.0", cwd=project, data={"bucket": str(tmp_path / "store"), "runtimes": '["claude"]'})
+    m = copied_laptop.m  # set up with hooks off
     settings_file = m.user / ".claude" / "settings.json"
     assert hooks_config.our_commands(json.loads(settings_file.read_text())) == []  # only the permission rule
 

@@ -7,14 +7,13 @@ import os
 import tomllib
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from agentmem.errors import InvalidInput
 from agentmem.machine import claude_config, helper_venv, setup
 from agentmem.mcp import extra, registration
 from agentmem.runtimes import codex
 from agentmem.runtimes.registry import runtime as get_runtime
+from tests.proptest import given, settings
 from tests.template_kit import REPO, make_template_repo
 
 HELPER = ["/opt/agentmem home/.venv/bin/agentmem"]
@@ -105,19 +104,22 @@ def test_without_the_sdk_beside_copier_the_helper_venv_gets_it_only_when_the_ans
 
 # --- ~/.claude.json ------------------------------------------------------------------------------
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-    max_leaves=12,
-)
+def json_values(st):
+    return st.recursive(
+        st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False)
+        | st.text(max_size=8),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+        max_leaves=12,
+    )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(data=st.dictionaries(st.text(max_size=6).filter(lambda k: k != "mcpServers"), json_values, max_size=5),
-       servers=st.none() | st.dictionaries(st.sampled_from(["github", "docs", "x"]), json_values, max_size=2),
-       indent=st.sampled_from([None, 2, 4, "\t"]), ascii_only=st.booleans(), newline=st.booleans(),
-       empty_inner=st.sampled_from(["", " ", "\n  "]))
+@settings(max_examples=150, deadline=None, suppress_health_check=["function_scoped_fixture"])
+@given(data=lambda st: st.dictionaries(st.text(max_size=6).filter(lambda k: k != "mcpServers"), json_values(st),
+                                       max_size=5),
+       servers=lambda st: st.none() | st.dictionaries(st.sampled_from(["github", "docs", "x"]), json_values(st),
+                                                      max_size=2),
+       indent=lambda st: st.sampled_from([None, 2, 4, "\t"]), ascii_only=lambda st: st.booleans(),
+       newline=lambda st: st.booleans(), empty_inner=lambda st: st.sampled_from(["", " ", "\n  "]))
 def test_registering_and_unregistering_leaves_every_other_byte_of_claude_json(tmp_path, data, servers, indent,
                                                                              ascii_only, newline, empty_inner):
     # INV outside-untouched

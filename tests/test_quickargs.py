@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from agentmem import errors
 from agentmem.cli import main as cli
 from agentmem.cli import quick as quickargs
+from tests.proptest import given, settings
 
 TOKENS = ["--json", "--refresh", "--offline", "--fresh", "--limit", "--project", "--mode", "--lim", "--limit=3",
           "-h", "--", "-", "-5", "5", "05", "1_0", "x", "ranked", "literal", "hybrid", "semantic", "", "two words",
@@ -23,7 +22,7 @@ def _argparse(argv):
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.sampled_from(["search", "read"]), st.lists(st.sampled_from(TOKENS), max_size=6))
+@given(command=lambda st: st.sampled_from(["search", "read"]), rest=lambda st: st.lists(st.sampled_from(TOKENS), max_size=6))
 def test_every_line_the_quick_parser_takes_parses_the_same_with_argparse(command, rest):
     argv = [command, *rest]
     quick = quickargs.parse(argv)

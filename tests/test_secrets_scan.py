@@ -8,11 +8,10 @@ import random
 import string
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from agentmem.errors import SecretFound
 from agentmem.safety import credentials
+from tests.proptest import given, settings
 
 _rng = random.Random(20261130)
 ALNUM = string.ascii_letters + string.digits
@@ -247,12 +246,14 @@ def test_pathological_input_for_the_everyday_forms_is_scanned_quickly():
     assert time.process_time() - start < 5
 
 
-_secret_texts = st.sampled_from([text for _, text in FAMILIES])
-_filler = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60)
+def _secrets_and_filler(st):
+    secret_texts = st.sampled_from([text for _, text in FAMILIES])
+    filler = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60)
+    return st.lists(st.one_of(secret_texts, filler), max_size=6)
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow], deadline=None)
-@given(st.lists(st.one_of(_secret_texts, _filler), max_size=6), st.sampled_from(["\n", " ", "", "\n\n", "\t"]))
+@settings(max_examples=150, suppress_health_check=["too_slow"], deadline=None)
+@given(parts=_secrets_and_filler, sep=lambda st: st.sampled_from(["\n", " ", "", "\n\n", "\t"]))
 def test_redaction_never_leaves_a_detected_secret(parts, sep):
     text = sep.join(parts)
     redacted = credentials.redact(text)

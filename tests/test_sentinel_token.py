@@ -172,22 +172,30 @@ def _bucket_machine(tmp_path: Path, name: str, hub, bucket: str | None):
     return m, checkout
 
 
-def _bucket_round(run: Transcript, tmp_path: Path, label: str) -> None:
+def _pending_ids(listing: str) -> list[str]:
+    return [line.split()[0] for line in listing.splitlines() if line.startswith("  2")]
+
+
+def _bucket_round(run: Transcript, tmp_path: Path, label: str) -> list[str]:
+    """Every command that reaches the bucket, once each; returns the IDs left pending.
+
+    `pending` reads only this machine's entries, once (it shows what each mode recorded);
+    `save` refusing a credential never opens the store: the caller runs it in one mode only.
+    """
     note = "# Sentinel run\n\nA decision worth keeping.\n"
     run("bucket", "connect", "--json")
     run("bucket", "verify")
     _, out, _ = run("save", "--json", input=note)
     run("save", input=note)
-    run("save", "--title", SENTINEL, input=note)
     run("search", "decision")
     run("search", "--json", "--refresh")
     run("read", "--fresh", "20261130T000000000Z-missingx")
-    run("pending")
-    for line in run("pending")[1].splitlines():
-        if line.startswith("  2"):
-            run("save", "--retry", line.split()[0])
+    pend = _pending_ids(run("pending")[1])
+    for pid in pend:
+        run("save", "--retry", pid)
     run("publish-skill", _skill(tmp_path / f"skills-{label}", "helper"))
     run("skills")
+    return pend
 
 
 @pytest.mark.parametrize("mode", ["working", "offline", "bad-token", "read-only-token", "no-access", "public-bucket"])
@@ -207,12 +215,13 @@ def test_the_token_appears_nowhere_on_a_bucket_store_in_any_failure_mode(hub, tm
     if mode == "offline":
         hub.stop()
     try:
-        _bucket_round(run, tmp_path, mode)
+        pend = _bucket_round(run, tmp_path, mode)
         if mode == "offline":
             hub.start()
-            for line in run("pending")[1].splitlines():
-                if line.startswith("  2"):
-                    run("save", "--retry", line.split()[0])
+            for pid in pend:  # still pending: the retries above were offline too
+                run("save", "--retry", pid)
+        if mode == "working":  # refused before any store is opened: the same in every mode
+            run("save", "--title", SENTINEL, input="# Sentinel run\n\nA decision worth keeping.\n")
     finally:
         if mode == "offline" and hub._server is None:
             hub.start()  # the fixture stops it at the end

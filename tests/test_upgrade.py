@@ -15,15 +15,13 @@ NO_IDENTITY = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_COUNT": "1",
                "GIT_CONFIG_KEY_0": "user.useConfigOnly", "GIT_CONFIG_VALUE_0": "true"}  # git may not guess one
 
 
-@pytest.fixture
-def edited_machine(tmp_path):
-    """A machine set up from v1.0.0, its config.toml edited and not committed; v2.0.0 released since."""
-    template = make_template_repo(tmp_path)
-    m = make_machine(tmp_path, "laptop")
+def _edited_machine(root):
+    template = make_template_repo(root)
+    m = make_machine(root, "laptop")
     m.env.update(NO_IDENTITY, PATH="/usr/bin:/bin")
     project = m.user / "src" / "app"
     project.mkdir(parents=True)
-    proc = m.copy(template, ref="v1.0.0", cwd=project, data={"bucket": str(tmp_path / "store")})
+    proc = m.copy(template, ref="v1.0.0", cwd=project, data={"bucket": str(root / "store")})
     assert subprocess.run(["git", "var", "GIT_AUTHOR_IDENT"], cwd=m.folder, env=m.env,
                           capture_output=True).returncode != 0  # really no identity
     config = m.folder / "config.toml"
@@ -32,6 +30,13 @@ def edited_machine(tmp_path):
     release(template, "v2.0.0", {"template/instructions-block.md": block.read_text() + "Release two.\n"})
     m.copy_output = proc.stdout + proc.stderr
     return m
+
+
+@pytest.fixture
+def edited_machine(machine_snapshots):
+    """A machine set up from v1.0.0, its config.toml edited and not committed; v2.0.0 released since.
+    One real copy per session, put back fresh for each test (tests/fixtures_machines.py)."""
+    return machine_snapshots.restore("upgrade-edited-machine", _edited_machine)
 
 
 def _upgraded(m, proc):

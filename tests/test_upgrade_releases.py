@@ -23,6 +23,13 @@ def _machine(tmp_path, ref="v1.0.0", dirty=False):
     return template, m
 
 
+@pytest.fixture
+def copied_machine(machine_snapshots):
+    """(template, machine): `_machine`'s copy of v1.0.0, made once per session and put back for each test
+    (tests/fixtures_machines.py)."""
+    return machine_snapshots.restore("upgrade-releases-v1", _machine)
+
+
 def _recorded(m) -> str:
     text = (m.folder / ".copier-answers.yml").read_text()
     return next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("_commit:"))
@@ -44,8 +51,8 @@ def test_a_copy_from_a_checkout_with_untracked_files_records_a_commit_that_exist
     assert "Release 1.1." in (m.user / ".codex" / "AGENTS.md").read_text()
 
 
-def test_upgrade_mends_a_machine_that_recorded_a_commit_that_exists_nowhere_and_says_so(tmp_path):
-    template, m = _machine(tmp_path)
+def test_upgrade_mends_a_machine_that_recorded_a_commit_that_exists_nowhere_and_says_so(copied_machine):
+    template, m = copied_machine
     answers = m.folder / ".copier-answers.yml"
     answers.write_text(answers.read_text().replace("_commit: v1.0.0", "_commit: v1.0.0-1-g0123abc"))
     git(m.folder, "commit", "-qam", "as an older release left it")
@@ -57,8 +64,8 @@ def test_upgrade_mends_a_machine_that_recorded_a_commit_that_exists_nowhere_and_
     assert _recorded(m) == "v1.1.0" and "Traceback" not in proc.stderr
 
 
-def test_an_upgrade_with_nothing_newer_says_already_at_and_runs_no_copier(tmp_path):
-    template, m = _machine(tmp_path)
+def test_an_upgrade_with_nothing_newer_says_already_at_and_runs_no_copier(copied_machine):
+    template, m = copied_machine
     proc = m.run("upgrade", "--json")
     assert proc.returncode == 0, proc.stderr
     import json
@@ -68,8 +75,8 @@ def test_an_upgrade_with_nothing_newer_says_already_at_and_runs_no_copier(tmp_pa
     assert "already at v1.0.0 (the newest release tag)" in m.run("upgrade").stdout
 
 
-def test_a_conflicting_upgrade_prints_one_instruction_commits_no_markers_and_setup_finishes_it(tmp_path):  # INV no-markers-committed
-    template, m = _machine(tmp_path)
+def test_a_conflicting_upgrade_prints_one_instruction_commits_no_markers_and_setup_finishes_it(copied_machine):  # INV no-markers-committed
+    template, m = copied_machine
     config = m.folder / "config.toml"
     config.write_text(config.read_text().replace("timeout = 20", "timeout = 30", 1))
     jinja = template / "template" / "config.toml.jinja"
