@@ -134,6 +134,9 @@ def index_text(project: str, exported: list[ExportedNote]) -> str:
 def write(dest: str, exported: list[ExportedNote], projects: list[str], previous: dict | None) -> dict:
     """Write the export into `dest`; returns counts of what changed."""
     os.makedirs(dest, exist_ok=True)
+    if previous is None:  # mark the folder as an export first, so a rerun after a crash is not refused
+        empty = {"format": FORMAT, "version": FORMAT_VERSION, "projects": [], "notes": []}
+        fsutil.write_atomic(os.path.join(dest, MANIFEST), (json.dumps(empty) + "\n").encode("utf-8"))
     counts = {"written": 0, "unchanged": 0, "removed": 0}
     files: dict[str, bytes] = {n.relpath: n.data for n in exported}
     by_project: dict[str, list[ExportedNote]] = {p: [] for p in projects}
@@ -150,8 +153,14 @@ def write(dest: str, exported: list[ExportedNote], projects: list[str], previous
                   for n in sorted(exported, key=lambda n: (n.project, n.id))],
     }
     files[MANIFEST] = (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    manifest_bytes = files.pop(MANIFEST)
     for rel, data in sorted(files.items()):
         counts["written" if _write_if_changed(os.path.join(dest, rel), data) else "unchanged"] += 1
+    if counts["written"] and hasattr(os, "sync"):
+        os.sync()  # one flush for every file written, not an fsync each: 10k notes took 25 s (docs/benchmarks.md)
+    # The manifest last and durable: a crash before it leaves files a rerun rewrites, never a folder it refuses.
+    counts["written" if _write_if_changed(os.path.join(dest, MANIFEST), manifest_bytes, durable=True)
+           else "unchanged"] += 1
     for rel in _previous_files(previous) - set(files):
         try:
             os.remove(os.path.join(dest, rel))
@@ -175,7 +184,7 @@ def _inside(rel: str) -> bool:
     return not os.path.isabs(rel) and all(p not in ("", ".", "..") for p in parts)
 
 
-def _write_if_changed(path: str, data: bytes) -> bool:
+def _write_if_changed(path: str, data: bytes, *, durable: bool = False) -> bool:
     try:
         with open(path, "rb") as f:
             if f.read(len(data) + 1) == data:
@@ -183,5 +192,5 @@ def _write_if_changed(path: str, data: bytes) -> bool:
     except FileNotFoundError:
         pass
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    fsutil.write_atomic(path, data)
+    fsutil.write_atomic(path, data, durable=durable)  # each file whole or absent; write() flushes them all once
     return True
