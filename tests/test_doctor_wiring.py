@@ -7,31 +7,17 @@ import json
 import os
 import stat
 
-import pytest
-
 from agentmem import config
 from agentmem.machine import setup, wiring
-from tests.template_kit import make_template_repo
+from tests.test_runtimes_update import _machine as copied
+from tests.test_runtimes_update import template_repo  # noqa: F401 - the module's template fixture
 
 HELPER = ["/opt/agentmem/bin/agentmem"]
 
 
-@pytest.fixture(scope="module")
-def template_repo(tmp_path_factory):
-    return make_template_repo(tmp_path_factory.mktemp("tpl"))
-
-
 def _machine(template_repo, tmp_path, monkeypatch, runtimes):
-    import copier
-
-    user, folder = tmp_path / "user", tmp_path / "user" / "agentmem"
-    (user / "app").mkdir(parents=True)
-    for key in [k for k in os.environ if k.startswith(("AGENTMEM_", "CODEX_", "XDG_", "COPILOT_"))]:
-        monkeypatch.delenv(key)
-    monkeypatch.setenv("HOME", str(user))
-    copier.run_copy(str(template_repo), str(folder), vcs_ref="v1.0.0", defaults=True, unsafe=True, skip_tasks=True,
-                    quiet=True, data={"bucket": str(tmp_path / "store"), "projects": {str(user / "app"): "app"},
-                                      "runtimes": runtimes, "hooks": True, "mcp": True})
+    """test_runtimes_update's copied machine (hooks and MCP on), set up by setup itself."""
+    user, folder = copied(template_repo, tmp_path, monkeypatch, runtimes)
     report = setup.run_setup(folder, helper_command=HELPER)
     assert report.outcome == "confirmed", report.text()
     return user, folder
