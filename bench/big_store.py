@@ -42,7 +42,7 @@ def make(notes: int, root: Path) -> Path:
     from search_latency import Generator
 
     from agentmem.memory import cache
-    from agentmem.search import index
+    from agentmem.search import follow, ranked
     from agentmem.store import folder
     from agentmem.store.base import StoreDescription
 
@@ -63,10 +63,10 @@ def make(notes: int, root: Path) -> Path:
     ndir = Path(cache.notes_dir(home, desc, PROJECT))
     ndir.parent.mkdir(parents=True)
     shutil.copytree(sdir, ndir)  # as a completed sync leaves it; the refresh below records its token
-    status = cache.refresh(home, desc, PROJECT, timeout=600)
+    status = cache.refresh(home, desc, PROJECT, timeout=600, index=follow.update)
     assert not status.stale, status.reason
     t0 = time.perf_counter()
-    index.rebuild(cache.project_dir(home, desc, PROJECT))
+    ranked.rebuild(cache.project_dir(home, desc, PROJECT))
     print(f"index built in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     (base / "done").write_text(json.dumps({"notes": notes, "made": time.time()}))
     return base
