@@ -128,14 +128,10 @@ def index_check(machine: str, cfg, project: str) -> Check:
     if not os.path.exists(path):
         return Check(f"index {project}", "ok", f"no index yet for {cached} cached note(s): the next search builds it")
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            if not index._valid(conn):
-                return Check(f"index {project}", "warn", "written by another version", "the next search rebuilds it")
-            indexed = conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0]
-            integrity = conn.execute("PRAGMA quick_check").fetchone()[0]
-        finally:
-            conn.close()
+        valid, indexed, integrity = _read_only(path, lambda conn: index._valid(conn), "SELECT COUNT(*) FROM docs",
+                                               "PRAGMA quick_check")
+        if not valid:
+            return Check(f"index {project}", "warn", "written by another version", "the next search rebuilds it")
     except sqlite3.DatabaseError as exc:
         return Check(f"index {project}", "warn", f"unreadable ({exc})", "the next search rebuilds it")
     if integrity != "ok":
@@ -144,6 +140,18 @@ def index_check(machine: str, cfg, project: str) -> Check:
         return Check(f"index {project}", "ok", f"{indexed} of {cached} cached note(s) indexed",
                      "the next search brings it up to date")
     return Check(f"index {project}", "ok", f"{indexed} note(s) indexed")
+
+
+def _read_only(path: str, *asks) -> list:
+    """Each of `asks` (a query's first value, or a function of the connection) over the index opened
+    read-only: doctor never writes it. Raises sqlite3.DatabaseError as opening or asking does."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return [ask(conn) if callable(ask) else conn.execute(ask).fetchone()[0] for ask in asks]
+    finally:
+        conn.close()
 
 
 def hybrid_check(machine: str, cfg, project: str) -> Check | None:
@@ -165,12 +173,7 @@ def hybrid_check(machine: str, cfg, project: str) -> Check | None:
     if not os.path.exists(path):
         return Check(f"hybrid {project}", "ok", "no index yet", "the next search builds it")
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            total = conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0]
-            embedded = conn.execute("SELECT COUNT(DISTINCT num) FROM vectors").fetchone()[0]
-        finally:
-            conn.close()
+        total, embedded = _read_only(path, "SELECT COUNT(*) FROM docs", "SELECT COUNT(DISTINCT num) FROM vectors")
     except sqlite3.DatabaseError as exc:
         return Check(f"hybrid {project}", "warn", f"index unreadable ({exc})", "the next search rebuilds it")
     status = "ok" if embedded >= total else "warn"
