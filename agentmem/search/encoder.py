@@ -21,6 +21,14 @@ import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agentmem.errors import NotConfigured
+
+    Array = Any  # a numpy array (numpy is optional: typed loosely)
+
 # One BLAS thread: the products here are small, and on a busy machine extra
 # threads spin against each other (2026-11-30: 20 short notes took 13 s with two
 # threads on two shared cores, 0.7 s with one). Only applies if numpy is not yet loaded.
@@ -135,7 +143,7 @@ class _Tokenizer:
 # --- encoder ---------------------------------------------------------------
 
 
-def _load_safetensors(path: Path):
+def _load_safetensors(path: Path) -> dict[str, Array]:
     import numpy as np
 
     with open(path, "rb") as fh:
@@ -165,18 +173,18 @@ class _Encoder:
             if name.endswith(".weight") and t.ndim == 2 and name.startswith("encoder.")
         }
 
-    def _layer_norm(self, x, prefix):
+    def _layer_norm(self, x: Array, prefix: str) -> Array:
         import numpy as np
 
         mean = x.mean(-1, keepdims=True)
         var = ((x - mean) ** 2).mean(-1, keepdims=True)
         return (x - mean) / np.sqrt(var + 1e-12) * self.w[prefix + ".weight"] + self.w[prefix + ".bias"]
 
-    def _dense(self, x, prefix):
+    def _dense(self, x: Array, prefix: str) -> Array:
         flat = x.reshape(-1, x.shape[-1]) @ self.wt[prefix]  # 2-D: one BLAS call
         return flat.reshape(*x.shape[:-1], flat.shape[-1]) + self.w[prefix + ".bias"]
 
-    def encode_batch(self, texts: list[str]):
+    def encode_batch(self, texts: list[str]) -> Array:
         import numpy as np
 
         ids = [self.tokenizer.ids(t) for t in texts]
@@ -199,7 +207,7 @@ class _Encoder:
         for n in range(_LAYERS):
             p = f"encoder.layer.{n}."
 
-            def heads(t):
+            def heads(t: Array) -> Array:
                 return t.reshape(batch, length, _HEADS, head_dim).transpose(0, 2, 1, 3)
 
             q = heads(self._dense(x, p + "attention.self.query"))
@@ -218,7 +226,7 @@ class _Encoder:
         return pooled.astype(np.float32)
 
 
-def _erf(x):
+def _erf(x: Array) -> Array:
     """erf to about 1e-7 (Abramowitz and Stegun 7.1.26), vectorised; numpy has no erf."""
     import numpy as np
 
@@ -260,7 +268,7 @@ def install_extra_command() -> str:
     return " && ".join(f"{python} -m pip install {' '.join(args)}" for args in INSTALL_EXTRA)
 
 
-def missing_extra():
+def missing_extra() -> NotConfigured:
     """The error for a hybrid search without numpy or the model package (exit 3, not configured)."""
     from agentmem.errors import NotConfigured
 
@@ -279,7 +287,7 @@ def count_pieces(text: str) -> int:
 _NOTE_BATCH = 8
 
 
-def encode_note(texts: list[str]):
+def encode_note(texts: list[str]) -> Array:
     """Unit-length embeddings of one note's passages, in order.
 
     The result depends only on `texts`: batches are formed from this list alone, in its order,
@@ -292,7 +300,7 @@ def encode_note(texts: list[str]):
     return np.concatenate(parts) if parts else np.zeros((0, DIM), dtype=np.float32)
 
 
-def encode(texts: list[str], batch_size: int = 32):
+def encode(texts: list[str], batch_size: int = 32) -> Array:
     """Unit-length embeddings (float32 array, one row per text), batched by similar length."""
     import numpy as np
 
