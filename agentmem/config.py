@@ -36,6 +36,12 @@ DEFAULT_PIN_BUDGET = 2000
 # (2026-12-01, a stopped Hub with its port open cost every search ~21 s). Saves keep the budget.
 DEFAULT_CHECK_TIMEOUT = 2.0
 SEARCH_MODES = ("ranked", "literal", "hybrid")  # ranked first: the default
+# Seconds a hybrid search spends embedding notes that have no sentence vectors yet (search/vectors.py)
+# before it answers; the rest are ranked by their words until later searches or `sync --embed` embed
+# them. 2026-12-02, loaded 2 cores: a short note takes 20-60 ms, a checkpoint 0.6 s, so 1 s keeps up with
+# what a machine's own saves and refreshes bring between two searches, and makes a first hybrid search
+# over a big store about a second slower instead of an hour (figures: docs/benchmarks.md).
+DEFAULT_EMBED_BUDGET = 1.0
 
 SETUP_HINT = ("set this machine up with `copier copy` of the agentmem template "
               "(the bootstrap.md beside the template says how)")
@@ -152,6 +158,11 @@ class Config:
         if value not in SEARCH_MODES:
             raise InvalidInput(f"{self.path}: [search] mode must be one of {', '.join(SEARCH_MODES)}")
         return value
+
+    @property
+    def embed_budget(self) -> float:
+        """[search] embed_budget: seconds a hybrid search spends embedding notes first (0: none)."""
+        return self._number("search", "embed_budget", DEFAULT_EMBED_BUDGET)
 
     @property
     def projects(self) -> dict[str, str]:

@@ -82,6 +82,12 @@ def search_text(out: dict, explicit_project: str | None = None, *, tool: ToolNam
     if out.get("scan"):
         words_only = ", ranked by words only" if out["mode"] == "hybrid" else ""
         lines.append(f"note: searched without the index{words_only} - {out['scan_reason']}")
+    if out.get("embedding"):  # hybrid, while notes wait for their sentence vectors
+        done, total = out["embedding"]["done"], out["embedding"]["total"]
+        lines.append(NextStep(f"note: {total - done} of {total} note(s) have no sentence vectors yet and were "
+                              "ranked by their words alone (each hybrid search embeds a few); `{}` embeds them "
+                              "now, with a progress bar", Command("sync", "--embed", "--project", out["project"]))
+                     .text(tool))
     what = f"matching {out['query']!r}" if out["query"] else "most recent"
     for w in out.get("withheld", ()):  # the query held a credential: never echoed (INV no-credentials)
         lines.append(f"note: the query holds a credential ({w['kind']}); it is shown as [REDACTED:{w['kind']}]")
@@ -117,6 +123,12 @@ def search_text(out: dict, explicit_project: str | None = None, *, tool: ToolNam
         lines.append(f"{out['more']} more note(s) in project {out['project']}: raise the limit (--limit, up to 200) "
                      "or search for words")
     return "\n".join(lines)
+
+
+def embedded_line(embedding: dict, project: str) -> str:
+    """What `sync --embed` (and setup) did: {done, total, embedded} of one project."""
+    return (f"{embedding['done']} of {embedding['total']} note(s) of project {project} have sentence vectors for "
+            f"hybrid search ({embedding['embedded']} embedded now)")
 
 
 def read_text(out: dict, data: bytes) -> str:

@@ -110,9 +110,13 @@ def test_the_printed_update_makes_hybrid_the_machines_search_and_a_later_update_
                           timeout=600)
     assert done.returncode == 0, (done.stdout[-3000:], done.stderr[-3000:])
     assert tomllib.loads((m.folder / "config.toml").read_text())["search"]["mode"] == "hybrid"
+    # the setup the update reruns embeds the notes already here: the lunch note and setup's own
+    assert ("embed app: changed - 2 of 2 note(s) have sentence vectors for hybrid search (2 embedded now)"
+            in done.stdout + done.stderr), (done.stdout[-3000:], done.stderr[-3000:])
     found = m.run("search", "what food did we eat", "--json", cwd=project)
     out = json.loads(found.stdout)
     assert found.returncode == 0 and out["mode"] == "hybrid" and out["results"][0]["title"] == "Lunch"
+    assert "embedding" not in out  # every note had its vectors before this search
     m.update(ref="v1.0.0")  # the answer is recorded: a later update keeps hybrid
     again = m.run("search", "what food did we eat", "--mode", "hybrid", "--json", cwd=project)
     assert again.returncode == 0 and json.loads(again.stdout)["mode"] == "hybrid", again.stderr

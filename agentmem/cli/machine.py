@@ -7,6 +7,10 @@ from agentmem.cli.result import Result
 from agentmem.errors import EXIT_OK, EXIT_PENDING, EXIT_UNEXPECTED, AgentmemError, InvalidInput
 from agentmem.shell import line as shell_line
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentmem.cli.memory import _Progress
+
 
 def add_map(sp) -> None:
     sp.add_argument("directory")
@@ -70,8 +74,12 @@ def run_setup(args) -> Result:
 
     if args.trust_projects is not None:
         settings.record_trust_projects(common.machine_path(), args.trust_projects)
-    report = setup.run_setup(common.machine_path(), replace_core_skill=args.replace_core_skill,
-                             new_store=args.new_store)
+    bars = _EmbedBars(args.json)
+    try:
+        report = setup.run_setup(common.machine_path(), replace_core_skill=args.replace_core_skill,
+                                 new_store=args.new_store, embed_progress=bars)
+    finally:
+        bars.finish()
     try:  # the config as setup left it: its parsed copy is kept if setup succeeded
         common.load_config()
     except AgentmemError:
@@ -79,6 +87,25 @@ def run_setup(args) -> Result:
     status = {"confirmed": EXIT_OK, "pending": EXIT_OK if args.pending_ok else EXIT_PENDING}.get(
         report.outcome, report.exit_code)
     return Result(report.to_dict(), report.text(), EXIT_OK if args.exit_zero else status)
+
+
+class _EmbedBars:
+    """Setup's embedding of each project: a progress bar each on a terminal (cli/memory.py's), else nothing."""
+
+    def __init__(self, as_json: bool):
+        self.as_json = as_json
+        self.bar: _Progress | None = None
+
+    def __call__(self, project: str) -> _Progress | None:
+        from agentmem.cli.memory import _Progress
+
+        self.finish()
+        self.bar = _Progress.for_terminal(self.as_json, bar=True, what=f"notes of {project} embedded")
+        return self.bar
+
+    def finish(self) -> None:
+        if self.bar is not None:
+            self.bar.finish()
 
 
 def add_upgrade(sp) -> None:

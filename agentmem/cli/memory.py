@@ -216,25 +216,40 @@ def run_search(args) -> Result:
 
 def add_sync(sp) -> None:
     sp.add_argument("--project", help="a configured project name (default: the project of the current directory)")
+    sp.add_argument("--embed", action="store_true",
+                    help="then give every note its sentence vectors for hybrid search (each hybrid search embeds "
+                    "only a second's worth: [search] embed_budget)")
 
 
 def run_sync(args) -> Result:
     """Refresh the project until every note of the store is here (what each search does a few seconds of)."""
     from agentmem import errors
     from agentmem.memory import sync
-    from agentmem.render import freshness_lines
+    from agentmem.render import embedded_line, freshness_lines
 
     cfg = common.config()
     project = _project(cfg, args, "sync")
     progress = _Progress.for_terminal(args.json, bar=True)
-    try:
-        out = sync.sync(common.machine(), cfg, project, timeout=common.timeout(cfg), progress=progress)
-    finally:
+    embedding = _Progress.for_terminal(args.json, bar=True, what="notes embedded") if args.embed else None
+
+    def embed_progress(done: int, total: int) -> None:  # after the download's bar
         if progress is not None:
             progress.finish()
+        if embedding is not None:
+            embedding(done, total)
+
+    try:
+        out = sync.sync(common.machine(), cfg, project, timeout=common.timeout(cfg), progress=progress,
+                        embed=args.embed, embed_progress=embed_progress)
+    finally:
+        for bar in (progress, embedding):
+            if bar is not None:
+                bar.finish()
     lines = freshness_lines(out, "the cache")
     lines.append(f"{out['notes']} note(s) of project {project} are here ({out['added']} downloaded, "
                  f"{out['removed']} removed)" + ("" if out["stale"] else "; the cache matches the store"))
+    if "embedding" in out:
+        lines.append(embedded_line(out["embedding"], project))
     kinds = {cls.kind: cls.exit_code for cls in _subclasses(errors.AgentmemError)}  # a failed sync exits as its error
     status = kinds.get(out["stale_error"], errors.EXIT_OFFLINE) if out["stale"] else EXIT_OK
     return Result(out, "\n".join(lines), status)
@@ -247,13 +262,13 @@ def _subclasses(cls) -> list:
 class _Progress:
     """A count of a long first sync on stderr, only when stderr is a terminal and the output is text."""
 
-    def __init__(self, bar: bool = False):
-        self.last, self.shown, self.bar = 0.0, False, bar
+    def __init__(self, bar: bool = False, what: str = "notes here"):
+        self.last, self.shown, self.bar, self.what = 0.0, False, bar, what
 
     @classmethod
-    def for_terminal(cls, as_json: bool, bar: bool = False) -> _Progress | None:
+    def for_terminal(cls, as_json: bool, bar: bool = False, what: str = "notes here") -> _Progress | None:
         try:
-            return None if as_json or sys.stderr is None or not sys.stderr.isatty() else cls(bar)
+            return None if as_json or sys.stderr is None or not sys.stderr.isatty() else cls(bar, what)
         except (AttributeError, ValueError):
             return None
 
@@ -266,13 +281,14 @@ class _Progress:
         self.last, self.shown = now, True
         if self.bar:
             filled = 30 * done // max(total, 1)
-            sys.stderr.write(f"\ragentmem: notes here [{'#' * filled}{'.' * (30 - filled)}] {done}/{total}")
+            sys.stderr.write(f"\ragentmem: {self.what} [{'#' * filled}{'.' * (30 - filled)}] {done}/{total}")
         else:
             sys.stderr.write(f"\ragentmem: syncing notes from the store: {done}/{total}")
         sys.stderr.flush()
 
     def finish(self) -> None:
         if self.shown:
+            self.shown = False
             sys.stderr.write("\n")
             sys.stderr.flush()
 

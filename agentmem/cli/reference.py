@@ -58,6 +58,9 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "more?": "an empty query: how many of the project's notes the list left out (raise --limit to see them)",
         "catching_up?": "{have, total} when this machine is still downloading the store's notes (a new machine "
                         "joining a big store: each search fetches a few seconds' worth; `sync` fetches the rest)",
+        "embedding?": "hybrid mode, while notes lack sentence vectors: {done, total}, the notes that had them of "
+                      "all; the others were ranked by their words alone (each hybrid search embeds `[search] "
+                      "embed_budget` seconds' worth first; `sync --embed` embeds the rest)",
     }),
     "sync": ("ok", {
         "project": "the project brought up to date", "notes": "notes in this machine's cache now",
@@ -69,6 +72,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "unreadable": "[{id, error, message}] objects in the store that could not be read (skipped)",
         "not_cached": "why nothing could be cached (a read-only sandbox), or null",
         "warnings?": "[lines] what the store says a person must hear (a bucket that became public)",
+        "embedding?": "with --embed: {done, total, embedded}: the cached notes with sentence vectors of all, and "
+                      "how many this run embedded",
     }),
     "read": ("ok", {
         "id": "the note's ID", "project": "its project", "source": "pending | cache | store",
@@ -230,6 +235,10 @@ CONFIG_KEYS = [
     ("cache", "max_age", f"`{config.DEFAULT_CACHE_MAX_AGE:g}`",
      "seconds: a search this soon after the last check of the store skips asking it again (and says so)"),
     ("search", "mode", f"`{config.SEARCH_MODES[0]}`", "default search mode: " + ", ".join(config.SEARCH_MODES)),
+    ("search", "embed_budget", f"`{config.DEFAULT_EMBED_BUDGET:g}`",
+     "seconds: how long a hybrid search embeds notes that lack sentence vectors before it answers, newest first "
+     "(kept for the next search); the rest are ranked by their words alone until then (0: only `sync --embed` "
+     "and setup embed)"),
     ("memory", "review_after", "none", "days: a note without `--review-by` is due for review this long after it "
      "was created (none: never)"),
     ("memory", "pin_budget", f"`{config.DEFAULT_PIN_BUDGET}`", "characters of pinned notes the session-start "

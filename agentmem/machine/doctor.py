@@ -177,8 +177,11 @@ def hybrid_check(machine: str, cfg, project: str) -> Check | None:
     except sqlite3.DatabaseError as exc:
         return Check(f"hybrid {project}", "warn", f"index unreadable ({exc})", "the next search rebuilds it")
     status = "ok" if embedded >= total else "warn"
-    return Check(f"hybrid {project}", status, f"{embedded} of {total} note(s) embedded",
-                 None if status == "ok" else "hybrid searches embed the rest as they run")
+    if status == "ok":
+        return Check(f"hybrid {project}", status, f"{embedded} of {total} note(s) embedded")
+    return Check(f"hybrid {project}", status, f"{embedded} of {total} note(s) embedded (the rest are ranked by their "
+                 "words alone)", "each hybrid search embeds a few; this embeds them all now",
+                 Command("sync", "--embed", "--project", project))
 
 
 def helper_check(machine: str) -> Check:

@@ -5,7 +5,8 @@ ledger. Steps: store (auth, connect or create), config, then one loop over the
 runtimes (runtimes/registry.py): each enabled one gets its core skill, managed
 block, permissions, hooks (optional) and the MCP server's registration (optional);
 each other one has all of those that agentmem put there taken out again. Then
-shared skills and the verification note.
+shared skills, the verification note and, when hybrid is the search mode, the
+sentence vectors of every cached note (what `agentmem sync --embed` does).
 
 INV setup-rerun: rerunning setup, whole or after an interruption, creates no
 second store, note or skill copy, and changes nothing already in place.
@@ -370,8 +371,11 @@ def _shared_skill_steps(report: SetupReport, machine: Path, cfg, wanted: list[st
 
 
 def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: bool = False,
-              helper_command: list[str] | None = None, new_store: bool = False) -> SetupReport:
-    """Bring this machine folder's setup to the state its config describes, and verify the store."""
+              helper_command: list[str] | None = None, new_store: bool = False,
+              embed_progress: Callable[[str], Callable[[int, int], None] | None] | None = None) -> SetupReport:
+    """Bring this machine folder's setup to the state its config describes, and verify the store.
+
+    `embed_progress(project)`: what hears (done, total) while that project's notes are embedded."""
     from agentmem import config
     from agentmem.machine import settings, verification
 
@@ -407,9 +411,48 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     _reflect_step(report, cfg, names, env)
     _shared_skill_steps(report, machine, cfg, settings.shared_skills(cfg), names, env)
     report.outcome = verification.verification_step(report, machine, env)
+    _embed_step(report, machine, embed_progress)
     _wiring_step(report, machine, env)
     _commit_step(report, machine)
     return report
+
+
+def _embed_step(report: SetupReport, machine: Path,
+                progress: Callable[[str], Callable[[int, int], None] | None] | None) -> None:
+    """With hybrid the search mode (the `hybrid` answer sets it), every cached note of each mapped project
+    gets its sentence vectors now, so no search has notes ranked by their words alone; kept a few notes at
+    a time (an interrupted setup keeps what it did; a rerun goes on)."""
+    import os
+
+    from agentmem import config
+    from agentmem.memory import cache, sync
+    from agentmem.search import encoder
+
+    cfg = config.load(machine, allow_stale=False)
+    try:
+        if cfg.search_mode != "hybrid":
+            return
+        projects = sorted(config.check_project_name(p) for p in cfg.project_names())
+    except AgentmemError as exc:
+        report.add("embed", "warning", exc.one_line())
+        return
+    if not encoder.available():
+        report.add("embed", "warning", encoder.missing_extra().one_line())
+        return
+    for project in projects:
+        if not os.path.isdir(cache.notes_dir(machine, cfg.store, project)):
+            continue  # nothing cached: its first search downloads the notes and embeds some
+        try:
+            got = sync.embed_notes(machine, cfg, project, progress=progress(project) if progress else None)
+        except AgentmemError as exc:
+            report.add(f"embed {project}", "warning", exc.one_line())
+            continue
+        except OSError as exc:
+            report.add(f"embed {project}", "warning", f"{exc.strerror or exc}: {exc.filename or ''}".strip(": "))
+            continue
+        now = f" ({got['embedded']} embedded now)" if got["embedded"] else ""
+        report.add(f"embed {project}", "changed" if got["embedded"] else "ok",
+                   f"{got['done']} of {got['total']} note(s) have sentence vectors for hybrid search{now}")
 
 
 def _wiring_step(report: SetupReport, machine: Path, env) -> None:

@@ -22,7 +22,9 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
 
     The result says how current it is: `stale` (could miss notes), `stale_reason`, `stale_error`,
     `checked_at` (when the cache last matched the store), `unreadable` (objects skipped), `not_cached`
-    (the cache could not be written: what the store answered was searched in memory, and why).
+    (the cache could not be written: what the store answered was searched in memory, and why); and in
+    hybrid mode, while some notes have no sentence vectors yet (each search embeds `[search] embed_budget`
+    seconds' worth first), `embedding`: {done, total}, the others having been ranked by their words.
     Retracted notes are left out unless `include_retracted` (then marked); purged ones always are.
     """
     from agentmem.memory import cache, pending
@@ -42,10 +44,12 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     wanted = shown if withheld else query
     states = project_states(machine, cfg.store, project)
     total = None
+    embedding: dict[str, int] = {}
     if query.strip():
         found = find.find(machine, cfg.store, project, wanted, limit, mode, notices,
                           include_retracted=include_retracted, review_after=cfg.review_after, states=states,
-                          held=held, uncached=status.uncached)
+                          held=held, uncached=status.uncached,
+                          embed_budget=cfg.embed_budget if mode == "hybrid" else None, embedding=embedding)
     else:  # the list of recent notes, from the index, with how many notes there are in all
         found, total = find.recent(machine, cfg.store, project, limit, mode, include_retracted=include_retracted,
                                    review_after=cfg.review_after, states=states, held=held,
@@ -65,6 +69,8 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     } | status.to_json()
     if total is not None:  # the list of recent notes says how many it left out
         out["more"] = max(0, total - len(results))
+    if embedding and embedding["done"] < embedding["total"]:  # hybrid, some notes ranked by their words alone
+        out["embedding"] = embedding
     if withheld:  # INV no-credentials: a query holding a credential is never echoed, nor what it matched
         out["withheld"] = [{"where": "query", "kind": kind} for kind in withheld]
         from agentmem.safety import credentials

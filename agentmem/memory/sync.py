@@ -7,6 +7,10 @@ goes on from there, since its listing shows only what is still missing. INV chan
 token advances only with the refresh that fetched everything. `sync` (what `agentmem sync` runs) goes
 on until the cache holds every note, reporting its progress.
 
+Sentence vectors for hybrid search catch up the same way: each hybrid search embeds for
+`[search] embed_budget` seconds and keeps what it embedded (search/vectors.py); `embed` (`agentmem sync
+--embed`, and setup on a machine whose search mode is hybrid) embeds every cached note at once.
+
 The pieces the refresh itself uses while it catches up (its flush, its counts) are in memory/catchup.py.
 Starting over belongs here too: accepting another store at the same location drops the change tokens
 (`forget_changes`), so the next refresh lists the new store whole.
@@ -26,12 +30,20 @@ SEARCH_CATCH_UP = 1.5
 SYNC_ROUND = 10.0
 
 
-def sync(machine: str | os.PathLike, cfg, project: str, *, timeout: float | None = None, progress=None) -> dict:
-    """Refresh the project until the cache holds every note of the store (or a refresh fails).
+def sync(machine: str | os.PathLike, cfg, project: str, *, timeout: float | None = None, progress=None,
+         embed: bool = False, embed_progress=None) -> dict:
+    """Refresh the project until the cache holds every note of the store (or a refresh fails); with
+    `embed`, then give every cached note its sentence vectors (`embed` below; needs the hybrid extra,
+    checked before anything is fetched).
 
-    `progress(done, total)` hears the notes here of the notes in the store. Returns the JSON shape of
-    `agentmem sync`: project, notes (in the cache), added, removed, rounds, and the freshness keys.
+    `progress(done, total)` hears the notes here of the notes in the store, `embed_progress(done, total)`
+    the notes embedded. Returns the JSON shape of `agentmem sync`: project, notes (in the cache), added,
+    removed, rounds, the freshness keys, and with `embed`, `embedding`: {done, total, embedded}.
     """
+    if embed:
+        from agentmem.search import vectors
+
+        vectors.require()  # before a long download: without the extra, the error that says how to add it
     from agentmem.memory import cache
     from agentmem.search import follow
 
@@ -51,7 +63,19 @@ def sync(machine: str | os.PathLike, cfg, project: str, *, timeout: float | None
     corrections.cached_pairs(cache.project_dir(machine, cfg.store, project))  # the next search need not read them
     out = {"project": project, "notes": len(cache.cached_ids(machine, cfg.store, project)), "added": len(added),
            "removed": len(removed), "rounds": rounds}
+    if embed:  # what is cached, even when a refresh failed: embedding is local work
+        out["embedding"] = embed_notes(machine, cfg, project, progress=embed_progress)
     return out | status.to_json()
+
+
+def embed_notes(machine: str | os.PathLike, cfg, project: str, *, progress=None) -> dict:
+    """Give every cached note of the project its sentence vectors for hybrid search, a few notes per
+    transaction (an interrupted run keeps what it did). `progress(done, total)` hears the notes embedded of
+    the notes cached. Returns {done, total, embedded}: embedded is how many this call did."""
+    from agentmem.memory import cache
+    from agentmem.search import ranked
+
+    return ranked.embed(cache.project_dir(machine, cfg.store, project), progress=progress)
 
 
 def forget_changes(machine: str | os.PathLike, store) -> None:

@@ -144,10 +144,13 @@ def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
 def find(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
          mode: str = "ranked", notices: list[str] | None = None, *, include_retracted: bool = False,
          review_after: float | None = None, states=None, held: dict[str, list[dict]] | None = None,
-         uncached: Uncached | None = None) -> list[Result]:
+         uncached: Uncached | None = None, embed_budget: float | None = None,
+         embedding: dict[str, int] | None = None) -> list[Result]:
     """The project's notes that match `query` in `mode`, at most `limit`; an empty query lists recent notes.
 
     If the index could not be used (the notes were scanned instead), why is appended to `notices`.
+    Hybrid: `embed_budget` seconds of embedding notes first (None: all), and `embedding` (a dict, if
+    given) receives how many notes had vectors (`done`) of all (`total`) (search/ranked.py).
     `states` (memory/states.py) is read here when not given; `review_after` is [memory] review_after.
     Pending notes are searched as shown (`withheld.clean`); what each withheld goes into `held`.
     `uncached`: what a refresh read from the store but could not cache (searched as if cached).
@@ -164,8 +167,8 @@ def find(machine: str | os.PathLike, store: StoreDescription, project: str, quer
         found = literal(cands, query, limit)
     else:
         wide = limit + REVIEW_SLACK + len(hidden)
-        found = [r for r in _ranked(machine, store, project, query, wide, mode, notices, waiting, uncached)
-                 if r.id not in hidden]
+        found = [r for r in _ranked(machine, store, project, query, wide, mode, notices, waiting, uncached,
+                                    embed_budget, embedding) if r.id not in hidden]
     _mark_states(found, states, review_after, ranked=mode != "literal")
     return _corrections_pass(machine, store, project, found[:limit], limit, waiting, hidden, states, review_after,
                              uncached)
@@ -308,13 +311,15 @@ def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, proje
 
 def _ranked(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
             mode: str, notices: list[str] | None, waiting: dict[str, bytes],
-            uncached: Uncached | None = None) -> list[Result]:
+            uncached: Uncached | None = None, embed_budget: float | None = None,
+            embedding: dict[str, int] | None = None) -> list[Result]:
     """Ranked or hybrid: best first (scoring in search/ranked.py)."""
     from agentmem.search import ranked, words
 
     pdir = cache.project_dir(machine, store, project)
     extra = [*(uncached.notes.items() if uncached is not None else ()), *waiting.items()]
-    hits = ranked.rank(pdir, query, limit, mode=mode, extra=extra, notices=notices)
+    hits = ranked.rank(pdir, query, limit, mode=mode, extra=extra, notices=notices, embed_budget=embed_budget,
+                       embedding=embedding)
     wanted = set(words.split_query(query)[1])
     out = []
     for hit in hits:

@@ -2,11 +2,18 @@
 
 Each note is cut into passages (`search/passages.py`) and each passage embedded;
 a note's similarity to a query is that of its best passage. Vectors are
-computed on first use for the notes that lack them and stored in the index
-(`vectors`: per note, its passages' line spans, scales and int8 components).
-Each note is encoded on its own, so its vectors do not depend on which other
-notes were encoded with it: an updated index and a rebuilt one hold the same
-bytes.
+computed for the notes that lack them and stored in the index (`vectors`: per
+note, its passages' line spans, scales and int8 components). Each note is
+encoded on its own, so its vectors do not depend on which other notes were
+encoded with it: an updated index and a rebuilt one hold the same bytes.
+
+Embedding costs ~20 ms a short note and ~0.6 s a checkpoint (2026-12-01), so a
+hybrid search embeds within a budget of seconds (`[search] embed_budget`):
+this machine's pending notes first, then the index's notes without vectors,
+newest first, committed a few at a time, so the next search goes on where this
+one stopped. A note still without vectors is scored by its words alone (see
+ranked.py) and counted in `Similarity.done`/`total`. `fill` with no budget
+(`agentmem sync --embed`, setup) embeds every note, telling a progress callback.
 
 Scores are exact whatever the order of the rows: components and the query are
 both stored as integers (int8, with a float scale per vector), so every dot
@@ -34,9 +41,19 @@ from __future__ import annotations
 import json
 import mmap
 import os
+import time
 
 from agentmem.fsutil import write_atomic
 from agentmem.search import encoder, index, passages
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any
+
+    Array = Any  # a numpy array (numpy is optional: typed loosely)
+    Key = int | str  # an indexed note's num, or "x:<id>" for a note not indexed yet (ranked.py)
+    Progress = Callable[[int, int], None]
 
 SNAPSHOT = "vectors.bin"
 _MAGIC = "agentmem-vectors-1"
@@ -60,7 +77,7 @@ def note_passages(title: str, body: str) -> list[passages.Passage]:
     return passages.split(title, body, encoder.count_pieces, encoder.MAX_TOKENS)
 
 
-def _quantize(vecs, levels: int = _LEVELS):
+def _quantize(vecs: Array, levels: int = _LEVELS) -> tuple[Array, Array]:
     """(integer components, float32 scale per row) of unit vectors: int8 for `_LEVELS`, else int64."""
     import numpy as np
 
@@ -70,21 +87,21 @@ def _quantize(vecs, levels: int = _LEVELS):
     return comps.astype(np.int8 if levels == _LEVELS else np.int64), scales
 
 
-def _residuals(vecs, comps, scales):
+def _residuals(vecs: Array, comps: Array, scales: Array) -> Array:
     """The second plane: what int8 rounding left of each component, x _FINE, as int8."""
     import numpy as np
 
     return np.rint((vecs / scales[:, None] - comps) * _FINE).astype(np.int8)
 
 
-def _fine(comps, residuals):
+def _fine(comps: Array, residuals: Array) -> Array:
     """The full-precision integer components (float64, exact) of the two planes."""
     import numpy as np
 
     return comps.astype(np.float64) * _FINE + residuals
 
 
-def _encode_doc(doc: index.Doc):
+def _encode_doc(doc: index.Doc) -> tuple[list[passages.Passage], Array, Array, Array]:
     """(passages, int8 components, scales, int8 residuals) of one note."""
     found = note_passages(doc.title, doc.body)
     vecs = encoder.encode_note([p.text for p in found])
@@ -92,13 +109,40 @@ def _encode_doc(doc: index.Doc):
     return found, comps, scales, _residuals(vecs, comps, scales)
 
 
+class _Clock:
+    """A search's embedding budget: `budget` seconds from the first note (None: no limit; 0 or less: none).
+
+    `more(started)` says whether to encode another note, `started` being how many this phase began: a
+    positive budget always allows the first, so every search makes progress however slow its notes are.
+    """
+
+    __slots__ = ("budget", "deadline")
+
+    def __init__(self, budget: float | None):
+        self.budget = budget
+        self.deadline: float | None = None
+
+    def more(self, started: int) -> bool:
+        if self.budget is None:
+            return True
+        if self.budget <= 0:
+            return False
+        now = time.monotonic()
+        if self.deadline is None:
+            self.deadline = now + self.budget
+        return started == 0 or now < self.deadline
+
+
 class Similarity:
     """The query's similarity to each note: the cosine of the note's best passage.
 
-    Keys as in ranked.py: an indexed note's num, or "x:<id>" for a note not indexed yet.
+    Keys as in ranked.py: an indexed note's num, or "x:<id>" for a note not indexed yet. With a `budget`
+    (seconds, see _Clock) only what it allows is embedded first; the notes left without vectors have no
+    similarity here (`of`, `above` and `rescore` leave them out). `done` of `total` notes have vectors
+    (this search's notes not indexed yet included).
     """
 
-    def __init__(self, idx: index.Index, query: str, extra_docs):
+    def __init__(self, idx: index.Index, query: str, extra_docs: list[index.Doc], budget: float | None = None):
         require()  # before numpy: without the extra, the error that says how to install it
         import numpy as np
 
@@ -107,12 +151,28 @@ class Similarity:
         qvec, self._qscale = q8[0].astype(np.float32), qscale[0]
         q16, q16scale = _quantize(qfloat, _QUERY_FINE)
         self._qfine, self._qfine_scale = q16[0].astype(np.float64), float(q16scale[0]) / _FINE
-        self._rescored: dict = {}  # key -> (cosine at full precision, index of its best passage)
+        self._rescored: dict[Key, tuple[float, int]] = {}  # key -> (full-precision cosine, its best passage)
         self._idx = idx
+        clock = _Clock(budget)
+        # This machine's notes not indexed yet (pending uploads) are encoded on every search, first: the
+        # newest first, as the index's notes below.
+        self._extra: dict[str, tuple[float, tuple[int, int], tuple[Array, Array, Array, list[tuple[int, int]]]]] = {}
+        for d in sorted(extra_docs, key=lambda d: (d.created, d.id), reverse=True):
+            if not clock.more(len(self._extra)):
+                break
+            found, comps_x, scales_x, resid_x = _encode_doc(d)
+            cos = (comps_x.astype(np.float32) @ qvec) * scales_x * self._qscale
+            at = int(cos.argmax())
+            spans = [(p.first, p.last) for p in found]
+            self._extra["x:" + d.id] = (float(cos[at]), spans[at], (comps_x, scales_x, resid_x, spans))
         self.nums, counts, scales, comps = _load(idx)
-        if len(self.nums) < idx.stats()[0]:  # notes without vectors: vectors only ever belong to indexed notes
-            fill(idx)  # (looking for them is a join over every note, ~20 ms at 10k checkpoints: only when needed)
-            self.nums, counts, scales, comps = _load(idx)
+        indexed = idx.stats()[0]
+        if len(self.nums) < indexed:  # notes without vectors: vectors only ever belong to indexed notes
+            # (looking for them is a join over every note, ~20 ms at 10k checkpoints: only when needed)
+            if fill(idx, clock=clock):
+                self.nums, counts, scales, comps = _load(idx)
+        self.done = len(self.nums) + len(self._extra)
+        self.total = max(indexed, len(self.nums)) + len(extra_docs)
         dots = np.empty(len(scales), dtype=np.float32)
         buf = np.empty((min(_ROWS_PER_PRODUCT, len(scales)), encoder.DIM), dtype=np.float32)
         for start in range(0, len(scales), _ROWS_PER_PRODUCT):
@@ -125,19 +185,13 @@ class Similarity:
         if len(counts):
             np.cumsum(counts[:-1], out=self._starts[1:])
         self.best = np.maximum.reduceat(self._cos, self._starts) if len(counts) else self._cos[:0]
-        self._extra: dict = {}
-        for d in extra_docs:
-            found, comps_x, scales_x, resid_x = _encode_doc(d)
-            cos = (comps_x.astype(np.float32) @ qvec) * scales_x * self._qscale
-            at = int(cos.argmax())
-            spans = [(p.first, p.last) for p in found]
-            self._extra["x:" + d.id] = (float(cos[at]), spans[at], (comps_x, scales_x, resid_x, spans))
 
-    def of(self, keys) -> dict:
+    def of(self, keys: Iterable[Key]) -> dict[Key, float]:
         """key -> similarity of each of `keys` that has vectors."""
         import numpy as np
 
-        out = {}
+        keys = list(keys)
+        out: dict[Key, float] = {}
         nums = [k for k in keys if not isinstance(k, str)]
         if nums and len(self.nums):
             wanted = np.array(nums, dtype=np.int64)
@@ -147,7 +201,7 @@ class Similarity:
         out.update((k, self._extra[k][0]) for k in keys if isinstance(k, str) and k in self._extra)
         return out
 
-    def above(self, floor: float, depth: int, allowed=None) -> dict:
+    def above(self, floor: float, depth: int, allowed: set[Key] | None = None) -> dict[Key, float]:
         """key -> similarity of the notes at `floor` or above (those in `allowed` only, if given): the
         `depth` best and any tied with the last, so the cut never depends on storage order. Selected in
         numpy: a dict of every note's similarity cost ~1.5 ms a search at 10k notes (2026-12-01)."""
@@ -165,17 +219,18 @@ class Similarity:
             cut = float(np.partition(every, total - depth)[total - depth])  # the depth-th largest
             at, values = at[values >= cut], values[values >= cut]
             extra = {k: v for k, v in extra.items() if v >= cut}
-        out = dict(zip(self.nums[at].tolist(), values.tolist()))
+        out: dict[Key, float] = dict(zip(self.nums[at].tolist(), values.tolist()))
         out.update(extra)
         return out
 
-    def rescore(self, keys) -> dict:
+    def rescore(self, keys: Iterable[Key]) -> dict[Key, float]:
         """key -> the cosine of the key's best passage at full precision, for `keys` (notes without
         vectors are left out). Exact: the same for the same note and query, whatever the index's history."""
         import numpy as np
 
+        keys = list(keys)
         nums = sorted(k for k in keys if not isinstance(k, str))
-        planes = {}
+        planes: dict[Key, tuple[Array, Array, Array]] = {}
         for chunk, marks in index.chunks(nums):
             rows = self._idx.conn.execute(
                 f"SELECT num, scales, vec, fine FROM vectors WHERE model=? AND num IN ({marks})",
@@ -189,7 +244,7 @@ class Similarity:
             if isinstance(k, str) and k in self._extra:
                 comps_x, scales_x, resid_x, _ = self._extra[k][2]
                 planes[k] = (comps_x, scales_x, resid_x)
-        out = {}
+        out: dict[Key, float] = {}
         for k, (comps, scales, resid) in planes.items():
             if len(comps) != len(scales) or resid.shape != comps.shape:
                 continue  # not what fill() writes: left at its int8 score
@@ -201,7 +256,7 @@ class Similarity:
             out[k] = float(cos[at])
         return out
 
-    def passage(self, key) -> tuple[int, int] | None:
+    def passage(self, key: Key) -> tuple[int, int] | None:
         """(first, last) body line of the key's best passage (at full precision if it was rescored)."""
         if isinstance(key, str):
             if key not in self._extra:
@@ -217,30 +272,54 @@ class Similarity:
         end = int(self._starts[at + 1]) if at + 1 < len(self._starts) else len(self._cos)
         best = self._rescored[key][1] if key in self._rescored else int(self._cos[start:end].argmax())
         row = self._idx.conn.execute("SELECT spans FROM vectors WHERE num=?", (key,)).fetchone()
-        spans = row[0].split() if row else []
-        if best >= len(spans):
+        found = row[0].split() if row else []
+        if best >= len(found):
             return None
-        first, last = spans[best].split("-")
+        first, last = found[best].split("-")
         return int(first), int(last)
 
 
-def fill(idx: index.Index) -> None:
-    """Encode and store the vectors of indexed notes that have none for the current model."""
+def coverage(idx: index.Index) -> tuple[int, int]:
+    """(indexed notes with vectors for the current model, indexed notes)."""
+    row = idx.conn.execute("SELECT COUNT(*) FROM vectors WHERE model=?", (encoder.MODEL_NAME,)).fetchone()
+    return int(row[0]), idx.stats()[0]
+
+
+def fill(idx: index.Index, budget: float | None = None, *, progress: Progress | None = None,
+         clock: _Clock | None = None) -> int:
+    """Encode and store the vectors of indexed notes that have none for the current model, newest first;
+    how many were stored.
+
+    Within `budget` seconds (None: every note; see _Clock), committed _FILL_NOTES at a time, so what was
+    done stays however the process ends. `progress(done, total)` hears the notes with vectors of all the
+    indexed notes, after each note.
+    """
+    clock = clock if clock is not None else _Clock(budget)
+    if not clock.more(0):
+        return 0
+    # Newest first: a note that just arrived is embedded by the next search, ahead of an older backlog.
     missing = idx.conn.execute(
         "SELECT d.num, d.id FROM docs d LEFT JOIN vectors v ON v.num = d.num AND v.model = ? "
-        "WHERE v.num IS NULL ORDER BY d.num",
+        "WHERE v.num IS NULL ORDER BY d.created DESC, d.id DESC",
         (encoder.MODEL_NAME,),
     ).fetchall()
-    for start in range(0, len(missing), _FILL_NOTES):
+    total = idx.stats()[0]
+    had = total - len(missing)
+    started = stored = 0
+    while started < len(missing) and clock.more(started):
         rows = []
-        for num, note_id in missing[start : start + _FILL_NOTES]:
+        for num, note_id in missing[started : started + _FILL_NOTES]:
+            if not clock.more(started):
+                break
+            started += 1
             doc = index.read_doc(idx.ndir, note_id)
-            if doc is None:  # a note deleted meanwhile is dropped by the next sync
-                continue
-            found, comps, scales, resid = _encode_doc(doc)
-            spans = " ".join(f"{p.first}-{p.last}" for p in found)
-            rows.append((num, encoder.MODEL_NAME, spans, scales.tobytes(), comps.tobytes(), resid.tobytes(), num,
-                         note_id))
+            if doc is not None:  # a note deleted meanwhile is dropped by the next sync
+                found, comps, scales, resid = _encode_doc(doc)
+                spans = " ".join(f"{p.first}-{p.last}" for p in found)
+                rows.append((num, encoder.MODEL_NAME, spans, scales.tobytes(), comps.tobytes(), resid.tobytes(),
+                             num, note_id))
+            if progress is not None:
+                progress(had + started, total)
         if not rows:
             continue
         with idx.conn:
@@ -253,13 +332,15 @@ def fill(idx: index.Index) -> None:
                 rows,
             )
             idx.changed_vectors()
+        stored += len(rows)
+    return stored
 
 
 def _snapshot_path(idx: index.Index) -> str:
     return os.path.join(idx.pdir, index.INDEX_DIR, SNAPSHOT)
 
 
-def _load(idx: index.Index):
+def _load(idx: index.Index) -> tuple[Array, Array, Array, Array]:
     """(nums, passage counts, scales, int8 components) of every note with vectors, nums ascending."""
     import numpy as np
 
@@ -290,7 +371,7 @@ def _layout(notes: int, rows: int) -> list[tuple[str, int, int]]:
     return out
 
 
-def _write_snapshot(path: str, vgen: str, nums, counts, scales, comps) -> None:
+def _write_snapshot(path: str, vgen: str, nums: Array, counts: Array, scales: Array, comps: Array) -> None:
     header = json.dumps({"magic": _MAGIC, "vgen": vgen, "model": encoder.MODEL_NAME, "dim": encoder.DIM,
                          "notes": len(nums), "rows": len(scales)}).encode()
     parts = [header.ljust(_HEADER - 1) + b"\n"]
@@ -309,7 +390,7 @@ def _write_snapshot(path: str, vgen: str, nums, counts, scales, comps) -> None:
         pass  # only a cache of the index's rows: the next search reads them from the index again
 
 
-def _read_snapshot(path: str, vgen: str):
+def _read_snapshot(path: str, vgen: str) -> tuple[Array, Array, Array, Array] | None:
     """The arrays of the snapshot at `path` if it is whole and made from generation `vgen`, else None."""
     import numpy as np
 
