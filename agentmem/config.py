@@ -38,9 +38,9 @@ DEFAULT_CHECK_TIMEOUT = 2.0
 SEARCH_MODES = ("ranked", "literal", "hybrid")  # ranked first: the default
 # Seconds a hybrid search spends embedding notes that have no sentence vectors yet (search/vectors.py)
 # before it answers; the rest are ranked by their words until later searches or `sync --embed` embed
-# them. 2026-12-02, loaded 2 cores: a short note takes 20-60 ms, a checkpoint 0.6 s, so 1 s keeps up with
-# what a machine's own saves and refreshes bring between two searches, and makes a first hybrid search
-# over a big store about a second slower instead of an hour (figures: docs/benchmarks.md).
+# them. 2026-12-03, loaded 2 cores: a one-line note takes ~30 ms, a 600-byte one ~0.2 s, a checkpoint
+# ~0.6 s, so 1 s keeps up with what a machine's own saves and refreshes bring between two searches, and a
+# first hybrid search over a big store costs about a second more instead of an hour (docs/benchmarks.md).
 DEFAULT_EMBED_BUDGET = 1.0
 
 SETUP_HINT = ("set this machine up with `copier copy` of the agentmem template "

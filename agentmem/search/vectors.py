@@ -7,8 +7,8 @@ note, its passages' line spans, scales and int8 components). Each note is
 encoded on its own, so its vectors do not depend on which other notes were
 encoded with it: an updated index and a rebuilt one hold the same bytes.
 
-Embedding costs ~20 ms a short note and ~0.6 s a checkpoint (2026-12-01), so a
-hybrid search embeds within a budget of seconds (`[search] embed_budget`):
+Embedding costs ~30 ms a one-line note and ~0.6 s a checkpoint (2026-12-03), so
+a hybrid search embeds within a budget of seconds (`[search] embed_budget`):
 this machine's pending notes first, then the index's notes without vectors,
 newest first, committed a few at a time, so the next search goes on where this
 one stopped. A note still without vectors is scored by its words alone (see
@@ -167,10 +167,10 @@ class Similarity:
             self._extra["x:" + d.id] = (float(cos[at]), spans[at], (comps_x, scales_x, resid_x, spans))
         self.nums, counts, scales, comps = _load(idx)
         indexed = idx.stats()[0]
-        if len(self.nums) < indexed:  # notes without vectors: vectors only ever belong to indexed notes
-            # (looking for them is a join over every note, ~20 ms at 10k checkpoints: only when needed)
-            if fill(idx, clock=clock):
-                self.nums, counts, scales, comps = _load(idx)
+        # Notes without vectors (vectors only ever belong to indexed notes): looking for them is a join over
+        # every note, ~20 ms at 10k checkpoints, so only when the counts say some lack them.
+        if len(self.nums) < indexed and fill(idx, clock=clock):
+            self.nums, counts, scales, comps = _load(idx)
         self.done = len(self.nums) + len(self._extra)
         self.total = max(indexed, len(self.nums)) + len(extra_docs)
         dots = np.empty(len(scales), dtype=np.float32)
