@@ -118,7 +118,7 @@ def pins_text(machine: str | os.PathLike, cwd: str | None = None, waiting: list[
 
 
 class StopReport:
-    def __init__(self):
+    def __init__(self) -> None:
         self.saved: list[str] = []
         self.pending: list[str] = []  # tried and still pending, or never tried
         self.errors: list[str] = []  # one line each, no credentials
@@ -190,7 +190,7 @@ def stop(machine: str | os.PathLike, hook_input: dict, *, budget: float = STOP_B
 
     box: dict = {}
 
-    def work():
+    def work() -> None:
         try:
             box["result"] = delivery.retry_all(machine, budget=budget, index=follow.update)
         except Exception as exc:  # reported, never raised into the runtime
