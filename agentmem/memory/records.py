@@ -26,8 +26,8 @@ import time
 from agentmem.errors import InvalidInput
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.memory import ids
+from agentmem.paths import RECORDS_DIR
 
-RECORDS_DIR = "records"
 STATES_FILE = "records.json"
 MAX_REASON = 500  # characters: one line saying why; the note itself holds the detail
 MAX_RECORD_BYTES = 4096
