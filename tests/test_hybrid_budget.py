@@ -252,3 +252,16 @@ def test_the_mcp_search_says_the_same_as_the_cli(laptop, store_dir, monkeypatch)
     assert not reply.error and reply.data["embedding"] == {"done": 1, "total": 5}
     assert "4 of 5 note(s) have no sentence vectors yet" in reply.text
     assert " sync --embed --project app` embeds them now" in reply.text
+
+
+def test_a_bad_embed_budget_is_a_one_line_error_and_ranked_search_never_reads_it(laptop, store_dir):
+    from agentmem.errors import EXIT_INVALID
+
+    put_notes(new_folder_store(store_dir), "app", 2)
+    with open(laptop.home / "config.toml", "a") as fh:
+        fh.write('\n[search]\nembed_budget = "fast"\n')
+    status, _, err = laptop.run("search", "note", "--mode", "hybrid", cwd=laptop.checkout)
+    assert status == EXIT_INVALID and err.count("\n") == 1
+    assert "[search] embed_budget must be a non-negative number" in err
+    status, _, err = laptop.run("search", "note", cwd=laptop.checkout)
+    assert status == 0, err
