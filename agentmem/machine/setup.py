@@ -420,38 +420,17 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
 def _embed_step(report: SetupReport, machine: Path,
                 progress: Callable[[str], Callable[[int, int], None] | None] | None) -> None:
     """With hybrid the search mode (the `hybrid` answer sets it), every cached note of each mapped project
-    gets its sentence vectors now, so no search has notes ranked by their words alone; kept a few notes at
-    a time (an interrupted setup keeps what it did; a rerun goes on)."""
-    import os
-
+    gets its sentence vectors now (memory/sync.py embed_cached), so no search ranks notes by words alone."""
     from agentmem import config
-    from agentmem.memory import cache, sync
-    from agentmem.search import encoder
+    from agentmem.memory import sync
 
-    cfg = config.load(machine, allow_stale=False)
-    try:
-        if cfg.search_mode != "hybrid":
-            return
-        projects = sorted(config.check_project_name(p) for p in cfg.project_names())
-    except AgentmemError as exc:
-        report.add("embed", "warning", exc.one_line())
-        return
-    if not encoder.available():
-        report.add("embed", "warning", encoder.missing_extra().one_line())
-        return
-    for project in projects:
-        if not os.path.isdir(cache.notes_dir(machine, cfg.store, project)):
-            continue  # nothing cached: its first search downloads the notes and embeds some
-        try:
-            got = sync.embed_notes(machine, cfg, project, progress=progress(project) if progress else None)
-        except AgentmemError as exc:
-            report.add(f"embed {project}", "warning", exc.one_line())
-            continue
-        except OSError as exc:
-            report.add(f"embed {project}", "warning", f"{exc.strerror or exc}: {exc.filename or ''}".strip(": "))
+    for project, got in sync.embed_cached(machine, config.load(machine, allow_stale=False), progress=progress):
+        name = f"embed {project}" if project else "embed"
+        if isinstance(got, str):
+            report.add(name, "warning", got)
             continue
         now = f" ({got['embedded']} embedded now)" if got["embedded"] else ""
-        report.add(f"embed {project}", "changed" if got["embedded"] else "ok",
+        report.add(name, "changed" if got["embedded"] else "ok",
                    f"{got['done']} of {got['total']} note(s) have sentence vectors for hybrid search{now}")
 
 

@@ -8,8 +8,8 @@ token advances only with the refresh that fetched everything. `sync` (what `agen
 on until the cache holds every note, reporting its progress.
 
 Sentence vectors for hybrid search catch up the same way: each hybrid search embeds for
-`[search] embed_budget` seconds and keeps what it embedded (search/vectors.py); `embed` (`agentmem sync
---embed`, and setup on a machine whose search mode is hybrid) embeds every cached note at once.
+`[search] embed_budget` seconds and keeps what it embedded (search/vectors.py); `embed_notes` (`agentmem
+sync --embed`) and `embed_cached` (setup, on a machine whose search mode is hybrid) embed every cached note.
 
 The pieces the refresh itself uses while it catches up (its flush, its counts) are in memory/catchup.py.
 Starting over belongs here too: accepting another store at the same location drops the change tokens
@@ -33,7 +33,7 @@ SYNC_ROUND = 10.0
 def sync(machine: str | os.PathLike, cfg, project: str, *, timeout: float | None = None, progress=None,
          embed: bool = False, embed_progress=None) -> dict:
     """Refresh the project until the cache holds every note of the store (or a refresh fails); with
-    `embed`, then give every cached note its sentence vectors (`embed` below; needs the hybrid extra,
+    `embed`, then give every cached note its sentence vectors (`embed_notes`; needs the hybrid extra,
     checked before anything is fetched).
 
     `progress(done, total)` hears the notes here of the notes in the store, `embed_progress(done, total)`
@@ -94,3 +94,34 @@ def forget_changes(machine: str | os.PathLike, store) -> None:
         state = cache._read_state(pdir)
         if state.pop("token", None) is not None:
             cache._safe_state(pdir, state)
+
+
+def embed_cached(machine: str | os.PathLike, cfg, *, progress=None) -> list[tuple[str, dict | str]]:
+    """What setup runs when hybrid is the search mode (else nothing): `embed_notes` for each mapped project
+    with a cache. Returns (project, its {done, total, embedded} or the one line of what stopped it) each;
+    a problem that concerns them all (the extra missing, a bad project name) comes as project "".
+    `progress(project)` gives what hears that project's (done, total), or None."""
+    from agentmem import config
+    from agentmem.errors import AgentmemError
+    from agentmem.memory import cache
+    from agentmem.search import encoder
+
+    try:
+        if cfg.search_mode != "hybrid":
+            return []
+        projects = sorted(config.check_project_name(p) for p in cfg.project_names())
+    except AgentmemError as exc:
+        return [("", exc.one_line())]
+    if not encoder.available():
+        return [("", encoder.missing_extra().one_line())]
+    out: list[tuple[str, dict | str]] = []
+    for project in projects:
+        if not os.path.isdir(cache.notes_dir(machine, cfg.store, project)):
+            continue  # nothing cached: its first search downloads the notes and embeds some
+        try:
+            out.append((project, embed_notes(machine, cfg, project, progress=progress(project) if progress else None)))
+        except AgentmemError as exc:
+            out.append((project, exc.one_line()))
+        except OSError as exc:
+            out.append((project, f"{exc.strerror or exc}: {exc.filename or ''}".strip(": ")))
+    return out
