@@ -18,6 +18,15 @@ import time
 from agentmem import errors
 from agentmem.errors import Command
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Callable
+    from typing import Any
+
+    from agentmem.config import Config
+    from agentmem.memory.pending import Entry
+
 PENDING_TOO_LONG = 3600.0  # an hour: the Stop hook or the next save retries far sooner when the store answers
 STORE_SILENT_TOO_LONG = 86400.0  # a day without one good check of the store is worth a line at session start
 
@@ -45,7 +54,7 @@ def _age(seconds: float) -> str:
     return f"{seconds / 86400:.0f} days"
 
 
-def _created(entry) -> float:
+def _created(entry: Entry) -> float:
     """When a pending note was saved (its `created`), as seconds since the epoch; now if unknown."""
     from datetime import datetime
 
@@ -79,7 +88,7 @@ def pending_check(machine: str, now: float | None = None) -> Check:
     return Check("pending", status, detail, "retry once the store answers (the Stop hook retries too)", command)
 
 
-def store_checks(machine: str, cfg, projects: list[str], timeout: float | None) -> list[Check]:
+def store_checks(machine: str, cfg: Config, projects: list[str], timeout: float | None) -> list[Check]:
     """Ask the store what changed for each project, as search does: reachable, the right store, when checked."""
     from agentmem.memory import cache
     from agentmem.search import follow
@@ -115,7 +124,7 @@ def _store_fix(kind: str | None) -> str:
     }.get(kind or "", "see the reason; searches answer from the cache and say they may be stale")
 
 
-def index_check(machine: str, cfg, project: str) -> Check:
+def index_check(machine: str, cfg: Config, project: str) -> Check:
     """The project's ranked index: present, of this version, holding every cached note."""
     import sqlite3
 
@@ -142,7 +151,7 @@ def index_check(machine: str, cfg, project: str) -> Check:
     return Check(f"index {project}", "ok", f"{indexed} note(s) indexed")
 
 
-def _read_only(path: str, *asks) -> list:
+def _read_only(path: str, *asks: str | Callable[[sqlite3.Connection], Any]) -> list[Any]:
     """Each of `asks` (a query's first value, or a function of the connection) over the index opened
     read-only: doctor never writes it. Raises sqlite3.DatabaseError as opening or asking does."""
     import sqlite3
@@ -154,7 +163,7 @@ def _read_only(path: str, *asks) -> list:
         conn.close()
 
 
-def hybrid_check(machine: str, cfg, project: str) -> Check | None:
+def hybrid_check(machine: str, cfg: Config, project: str) -> Check | None:
     """How many indexed notes have sentence vectors (hybrid mode), when hybrid is the configured mode."""
     import sqlite3
 
@@ -212,7 +221,8 @@ def helper_check(machine: str) -> Check:
     return Check("helper", "ok", f"agentmem {__version__}, installed from {where}")
 
 
-def run(machine: str, cfg, *, timeout: float | None = None, runtime_checks=None) -> list[Check]:
+def run(machine: str, cfg: Config, *, timeout: float | None = None,
+        runtime_checks: list[Check] | None = None) -> list[Check]:
     """Every check, in the order a person fixes them: config, store, pending, index, helper, runtimes."""
     checks = [Check("config", "ok", f"{os.path.join(machine, 'config.toml')} ({cfg.store.label()})")]
     for line in getattr(cfg, "warnings", ()) or ():
