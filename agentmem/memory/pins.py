@@ -12,8 +12,12 @@ from __future__ import annotations
 from agentmem.memory import cache, notes
 from agentmem.memory.states import project_states
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from agentmem.store.base import StoreDescription
 
-def pinned_notes(machine: str, store, project: str, budget: int) -> dict:
+
+def pinned_notes(machine: str, store: StoreDescription, project: str, budget: int) -> dict:
     """{"shown": [{id, title, text, pinned_at}], "left_out": [{id, why}]}: the pinned notes of `project`
     within `budget` characters of text, newest pin first."""
     states = project_states(machine, store, project)
