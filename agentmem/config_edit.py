@@ -17,6 +17,12 @@ from agentmem.errors import InvalidInput
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.paths import config_path
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from tomlkit import TOMLDocument
+
 LOCK_FILE = ".config.lock"  # Windows only: there a folder cannot be locked, so a file beside config.toml is
 _lock_depth: dict[str, int] = {}
 _lock_fds: dict[str, int] = {}
@@ -40,7 +46,7 @@ class locked:
         _lock_depth[self.folder] = depth + 1
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         depth = _lock_depth.pop(self.folder) - 1
         if depth:
             _lock_depth[self.folder] = depth
@@ -73,7 +79,7 @@ def _lock(folder: str) -> int:
     return fd
 
 
-def _edited(machine: str | os.PathLike, change) -> tuple[str, str]:
+def _edited(machine: str | os.PathLike, change: Callable[[TOMLDocument], object]) -> tuple[str, str]:
     """(current text, text after `change(doc)`) of config.toml, through tomlkit. Writes nothing."""
     import tomlkit
 
@@ -93,7 +99,7 @@ def _edited(machine: str | os.PathLike, change) -> tuple[str, str]:
     return text, tomlkit.dumps(doc)
 
 
-def update(machine: str | os.PathLike, change) -> bool:
+def update(machine: str | os.PathLike, change: Callable[[TOMLDocument], object]) -> bool:
     """Apply `change(doc)` to config.toml as a tomlkit document and write it atomically, under the
     config lock. True if the file changed.
 
@@ -107,7 +113,8 @@ def update(machine: str | os.PathLike, change) -> bool:
         return True
 
 
-def update_and_commit(machine: str | os.PathLike, change, message: str) -> tuple[bool, bool, str | None]:
+def update_and_commit(machine: str | os.PathLike, change: Callable[[TOMLDocument], object],
+                      message: str) -> tuple[bool, bool, str | None]:
     """`update`, then commit that change alone on top of the machine folder's HEAD (when it is a
     git repository): the user's other uncommitted edits, in config.toml or elsewhere, stay
     uncommitted. `change` is applied to HEAD's copy too, so it must only set what it means to set.
@@ -121,7 +128,8 @@ def update_and_commit(machine: str | os.PathLike, change, message: str) -> tuple
         return True, committed, problem
 
 
-def _commit_alone(machine: str | os.PathLike, change, message: str) -> tuple[bool, str | None]:
+def _commit_alone(machine: str | os.PathLike, change: Callable[[TOMLDocument], object],
+                  message: str) -> tuple[bool, str | None]:
     import subprocess
 
     import tomlkit
@@ -141,7 +149,7 @@ def _commit_alone(machine: str | os.PathLike, change, message: str) -> tuple[boo
         return False, f"{type(exc).__name__}: {exc}"
 
 
-def _mapping_key(table, root: str) -> str | None:
+def _mapping_key(table: dict, root: str) -> str | None:
     """The key of `table` (a [projects] table) that names the directory `root`, however spelled."""
     for key in list(table.keys()):
         if isinstance(key, str) and os.path.isabs(os.path.expanduser(key)) and canonical(key) == root:
@@ -182,7 +190,7 @@ def map_directory(machine: str | os.PathLike, directory: str | os.PathLike, proj
                 f"`{_shell([*helper_words(_current_data(machine)), 'map', root, project, '--replace'])}`",
             )
 
-        def change(doc):
+        def change(doc: TOMLDocument) -> None:
             table, _, key = _mapped(machine, doc, root)
             table[key if key is not None else root] = project
 
@@ -192,7 +200,7 @@ def map_directory(machine: str | os.PathLike, directory: str | os.PathLike, proj
         return Mapping(root, project, previous, update(machine, change))
 
 
-def _mapped(machine: str | os.PathLike, doc, root: str):
+def _mapped(machine: str | os.PathLike, doc: TOMLDocument, root: str) -> tuple[dict, str | None, str | None]:
     """(the [projects] table, created if missing; the project `root` maps to or None; its key or None)."""
     import tomlkit
 

@@ -16,12 +16,19 @@ The launcher passes its own absolute path to `main`, which records it
 
 import sys
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the start stays short
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
+
 
 class SiteOnDemand:
     """A last-resort import finder: on its first miss, run the skipped `site` set-up and retry."""
 
     @classmethod
-    def find_spec(cls, name, path=None, target=None):
+    def find_spec(cls, name: str, path: "Sequence[str] | None" = None,
+                  target: "ModuleType | None" = None) -> "ModuleSpec | None":
         if name.partition(".")[0] in sys.stdlib_module_names:
             return None  # e.g. ntpath probing for `nt`: site adds nothing to the standard library
         if cls in sys.meta_path:

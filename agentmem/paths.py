@@ -21,6 +21,14 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 
+# A project cache's folder of records (retractions, pins, purges: memory/records.py), named here so the
+# session-start reminder can look for any without importing the records module (memory/pins.py).
+RECORDS_DIR = "records"
+# In a pending entry's folder (memory/pending.py): the entry itself, and the payload when it is a record,
+# not a note. Named here for the session-start reminder, which reads them without the pending module.
+PENDING_ENTRY_FILE = "entry.json"
+PENDING_RECORD_FILE = "record.json"
+
 # The installed launcher's absolute path, when it started this process (see `started_by`).
 _launcher: str | None = None
 
@@ -72,6 +80,22 @@ def pending_dir(machine: str | os.PathLike) -> str:
 
 def cache_root(machine: str | os.PathLike) -> str:
     return os.path.join(machine, "cache")
+
+
+def listed(folder: str) -> list[str]:
+    """The names in `folder` not starting with "." (temp files, markers), or [] if it cannot be listed."""
+    try:
+        return [n for n in os.listdir(folder) if not n.startswith(".")]
+    except OSError:
+        return []
+
+
+def project_caches(machine: str | os.PathLike) -> list[str]:
+    """Every project cache folder on this machine, of every store, found by listing only (no glob: the
+    session-start reminder avoids importing `re`)."""
+    cache = cache_root(machine)
+    return [os.path.join(cache, store, "projects", project)
+            for store in listed(cache) for project in listed(os.path.join(cache, store, "projects"))]
 
 
 def project_cache(machine: str | os.PathLike, store_key: str, project: str) -> str:

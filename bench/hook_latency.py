@@ -1,11 +1,14 @@
 """How long the hook commands take, beside a bare interpreter start.
 
-    python bench/hook_latency.py [runs]
+    python bench/hook_latency.py [runs] [--against CHECKOUT]
 
 Runs each command `runs` times (default 20) in a throwaway AGENTMEM_HOME with
-three pending notes, and prints the median and worst wall time in milliseconds.
-The hooks run through the launcher of a helper venv built from this checkout,
-as setup installs them (see bench/search_latency.py).
+three pending notes (as a save the store did not confirm leaves them), and prints
+the median and worst wall time in milliseconds. The hooks run through the launcher
+of a helper venv built from this checkout, as setup installs them (see
+bench/search_latency.py). `--against` builds a second helper venv from another
+checkout (an earlier commit's worktree, say) and times it on the same homes, the
+two taking turns run by run, so a before/after comparison shares the machine's load.
 """
 
 from __future__ import annotations
@@ -23,24 +26,50 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def measure(argv, env, stdin, runs):
-    times = []
+def measure(argvs, env, stdin, runs):
+    """(median, worst) in ms of each argv, the argvs taking turns run by run."""
+    times: list[list[float]] = [[] for _ in argvs]
     for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, env=env, input=stdin, capture_output=True, check=True)
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times), max(times)
+        for argv, out in zip(argvs, times):
+            start = time.perf_counter()
+            subprocess.run(argv, env=env, input=stdin, capture_output=True, check=True)
+            out.append((time.perf_counter() - start) * 1000)
+    return [(statistics.median(t), max(t)) for t in times]
+
+
+def _pending(home: Path, count: int) -> None:
+    """`count` pending notes as an unconfirmed save leaves them: entry.json and note.md in each folder."""
+    from agentmem.memory import notes, pending
+    from agentmem.store.base import StoreDescription
+
+    store = StoreDescription("folder", str(home.parent / "store"))
+    for i in range(count):
+        note = notes.build(body=f"A finding the store has not confirmed yet ({i}).\n", title=f"Pending note {i}",
+                           kind="note", project="app", agent="bench")
+        data = note.render()
+        pending.persist(home, pending.Entry(note.id, store, "app", notes.note_path("app", note.id), note.created),
+                        data)
 
 
 def main() -> None:
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    args = sys.argv[1:]
+    against = None
+    if "--against" in args:
+        at = args.index("--against")
+        against = Path(args[at + 1]).resolve()
+        del args[at : at + 2]
+    runs = int(args[0]) if args else 20
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "agentmem"
-        for i in range(3):  # pending entries are only counted, never parsed, by the reminder
-            (home / "pending" / f"20261130T000000000Z-aaaaaaa{i}").mkdir(parents=True)
+        home.mkdir()
+        _pending(home, 3)
         from agentmem.machine import helper_venv
 
         [launcher] = helper_venv.install(home, ROOT)
+        launchers = [launcher]
+        if against is not None:  # its own helper venv, in a folder of its own, launched on the same home
+            [other] = helper_venv.install(Path(tmp) / "against", against)
+            launchers.append(other)
         py = str(helper_venv.venv_python(home / ".venv"))
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
         env["AGENTMEM_HOME"] = str(home)
@@ -55,20 +84,23 @@ def main() -> None:
         session_in = json.dumps({"hook_event_name": "Stop", "session_id": "s-asked", "stop_hook_active": False}).encode()
         fresh_in = json.dumps({"hook_event_name": "Stop", "session_id": "s-new", "stop_hook_active": False}).encode()
         cases = [
-            ("python -c pass (helper venv)", [py, "-c", "pass"], b""),
-            ("hook reminder (start)", [launcher, "hook", "reminder", "--runtime", "codex"], b"{}"),
-            ("hook reminder (prompt)", [launcher, "hook", "reminder", "--event", "prompt", "--runtime", "claude"], b"{}"),
-            ("hook reminder (start, gemini)", [launcher, "hook", "reminder", "--runtime", "gemini"], b"{}"),
-            ("hook reminder (start, copilot)", [launcher, "hook", "reminder", "--runtime", "copilot"], b"{}"),
-            ("hook stop (stop_hook_active)", [launcher, "hook", "stop", "--runtime", "claude"], stop_in),
-            ("hook stop (reflect off)", [launcher, "hook", "stop", "--runtime", "claude"], fresh_in, env_quiet),
-            ("hook stop (reflect, asked before)", [launcher, "hook", "stop", "--runtime", "claude"], session_in,
-             env_quiet),
+            ("python -c pass (helper venv)", None, b""),
+            ("hook reminder (start)", ["hook", "reminder", "--runtime", "codex"], b"{}"),
+            ("hook reminder (prompt)", ["hook", "reminder", "--event", "prompt", "--runtime", "claude"], b"{}"),
+            ("hook reminder (start, gemini)", ["hook", "reminder", "--runtime", "gemini"], b"{}"),
+            ("hook reminder (start, copilot)", ["hook", "reminder", "--runtime", "copilot"], b"{}"),
+            ("hook stop (stop_hook_active)", ["hook", "stop", "--runtime", "claude"], stop_in),
+            ("hook stop (reflect off)", ["hook", "stop", "--runtime", "claude"], fresh_in, env_quiet),
+            ("hook stop (reflect, asked before)", ["hook", "stop", "--runtime", "claude"], session_in, env_quiet),
         ]
         print(f"{runs} runs each, {launcher} ({sys.version.split()[0]})")
-        for name, argv, stdin, *case_env in cases:
-            median, worst = measure(argv, case_env[0] if case_env else env, stdin, runs)
-            print(f"{name:32s} median {median:6.1f} ms   worst {worst:6.1f} ms")
+        if against is not None:
+            print(f"against {against} (second column), the two taking turns")
+        for name, args_, stdin, *case_env in cases:
+            argvs = [[py, "-c", "pass"]] if args_ is None else [[lz, *args_] for lz in launchers]
+            found = measure(argvs, case_env[0] if case_env else env, stdin, runs)
+            line = "   ".join(f"median {m:6.1f} ms  worst {w:6.1f} ms" for m, w in found)
+            print(f"{name:34s} {line}")
 
 
 if __name__ == "__main__":

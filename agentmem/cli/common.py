@@ -14,7 +14,12 @@ import sys
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+
     from agentmem.config import Config
+    from agentmem.runtimes.base import Runtime
+    from agentmem.store.base import Store
 
 # The configs this command read, for `warnings` and `finish`.
 _read: list[Config] = []
@@ -27,7 +32,7 @@ def machine() -> str:
     return machine_dir()
 
 
-def machine_path():
+def machine_path() -> Path:
     """The machine folder as a pathlib.Path, for commands off the per-turn path (setup, skills, map)."""
     from pathlib import Path
 
@@ -61,7 +66,7 @@ def finish() -> None:
         cfg.keep_parsed_copy()
 
 
-def project(cfg, args, action: str) -> str:
+def project(cfg: Config, args: argparse.Namespace, action: str) -> str:
     """The project to work in; a `--project` holding a credential is refused without being echoed."""
     if args.project is not None:
         from agentmem.safety.screening import refuse_argument
@@ -70,7 +75,7 @@ def project(cfg, args, action: str) -> str:
     return cfg.resolve_project(explicit=args.project)
 
 
-def timeout(cfg) -> float:
+def timeout(cfg: Config) -> float:
     """The network deadline; a malformed setting falls back to the default with a warning on stderr
     (config.timeout_or_default)."""
     from agentmem.config import timeout_or_default
@@ -81,14 +86,14 @@ def timeout(cfg) -> float:
     return value
 
 
-def store(cfg):
+def store(cfg: Config) -> Store:
     """The configured store, opened with this invocation's network budget."""
     from agentmem.store.opening import open_store
 
     return open_store(cfg.store, timeout=timeout(cfg))
 
 
-def runtimes(cfg) -> list:
+def runtimes(cfg: Config) -> list[Runtime]:
     """The enabled runtimes (runtimes/registry.py)."""
     from agentmem.runtimes.registry import configured
 

@@ -6,14 +6,18 @@ from agentmem.cli import common
 from agentmem.cli.result import Result
 from agentmem.errors import EXIT_ATTENTION, EXIT_OK
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    import argparse
+
 MARKS = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
 
 
-def add_doctor(sp) -> None:
+def add_doctor(sp: argparse.ArgumentParser) -> None:
     pass  # no options beyond --json
 
 
-def run_doctor(args) -> Result:
+def run_doctor(args: argparse.Namespace) -> Result:
     from agentmem import render
     from agentmem.machine import doctor
 

@@ -6,14 +6,18 @@ from agentmem.cli import common
 from agentmem.cli.result import Result
 from agentmem.errors import EXIT_OK, EXIT_PENDING
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    import argparse
 
-def add_export(sp) -> None:
+
+def add_export(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("dir", metavar="DIR", help="the folder to write (new, empty, or an earlier export: updated "
                     "in place, unchanged files left alone)")
     sp.add_argument("--project", help="only this configured project (default: every project mapped on this machine)")
 
 
-def run_export(args) -> Result:
+def run_export(args: argparse.Namespace) -> Result:
     from agentmem.exchange import export
 
     cfg = common.config()
@@ -30,7 +34,7 @@ def run_export(args) -> Result:
     return Result(out, "\n".join(lines))
 
 
-def add_import(sp) -> None:
+def add_import(sp: argparse.ArgumentParser) -> None:
     from agentmem.exchange.native import FORMATS
 
     sp.epilog = (
@@ -54,7 +58,7 @@ def add_import(sp) -> None:
                     help="save an item that holds a credential with [REDACTED:<kind>] instead of refusing it")
 
 
-def run_import(args) -> Result:
+def run_import(args: argparse.Namespace) -> Result:
     from agentmem.exchange import importing, native
 
     cfg = common.config()

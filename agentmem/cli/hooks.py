@@ -12,8 +12,12 @@ from agentmem.cli.result import Result
 from agentmem.errors import InvalidInput
 from agentmem.shell import line as shell_line
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from agentmem.config import Config
 
-def add_hooks(sp) -> None:
+
+def add_hooks(sp: argparse.ArgumentParser) -> None:
     from agentmem.runtimes.registry import NAMES
 
     sp.add_argument("action", choices=["install", "remove", "status", "trust"],
@@ -29,7 +33,7 @@ def add_hooks(sp) -> None:
                     "(Codex, Claude Code, Gemini CLI, Copilot CLI; not OpenCode)")
 
 
-def _runtime_names(args, config_data: dict) -> list[str]:
+def _runtime_names(args: argparse.Namespace, config_data: dict) -> list[str]:
     from agentmem.runtimes.registry import NAMES, enabled_names
 
     if args.runtime:
@@ -37,7 +41,7 @@ def _runtime_names(args, config_data: dict) -> list[str]:
     return enabled_names(config_data) or list(NAMES)
 
 
-def run_hooks(args) -> Result:
+def run_hooks(args: argparse.Namespace) -> Result:
     from agentmem.errors import EXIT_OK, AgentmemError
     from agentmem.hooks import config_files
     from agentmem.machine import settings
@@ -108,13 +112,13 @@ def _reflect_lines(state: dict[str, str]) -> list[str]:
     return ["end-of-session reflection: " + "; ".join(parts)]
 
 
-def _toml_value(value) -> str:
+def _toml_value(value: bool | list[str]) -> str:
     import json
 
     return json.dumps(value)  # true, false or ["codex"]: the same in TOML
 
 
-def _status(names: list[str], cfg) -> Result:
+def _status(names: list[str], cfg: Config) -> Result:
     from agentmem.errors import AgentmemError
     from agentmem.hooks import config_files
     from agentmem.runtimes.registry import runtime
@@ -153,7 +157,7 @@ def _reflect_state(s: dict) -> str:
     return s["reflect"]
 
 
-def _trust(args) -> Result:
+def _trust(args: argparse.Namespace) -> Result:
     from agentmem.runtimes.registry import every
 
     with_step = [(rt, trust) for rt in every() if (trust := rt.trust) is not None]
@@ -167,7 +171,7 @@ def _trust(args) -> Result:
     return Result(out, f"{rt.name}: {len(keys)} agentmem hook(s) trusted in {rt.hooks_file}")
 
 
-def _reflection(cfg, names: list[str]) -> dict[str, str]:
+def _reflection(cfg: Config, names: list[str]) -> dict[str, str]:
     """Where the end-of-session reflection is on, off, waits for hooks, or is not available."""
     from agentmem.machine import settings
     from agentmem.runtimes import registry

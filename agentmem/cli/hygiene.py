@@ -9,21 +9,27 @@ from agentmem.cli import common
 from agentmem.cli.result import Result
 from agentmem.errors import EXIT_OK, EXIT_PENDING, InvalidInput
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    import argparse
 
-def _record_result(outcome, done: str) -> Result:
+    from agentmem.memory.hygiene import RecordOutcome
+
+
+def _record_result(outcome: RecordOutcome, done: str) -> Result:
     from agentmem.render import record_text
 
     out = outcome.to_json()
     return Result(out, record_text(out, done), EXIT_PENDING if out["status"] == "pending" else EXIT_OK)
 
 
-def add_retract(sp) -> None:
+def add_retract(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("id", help="the note to retract")
     sp.add_argument("--reason", required=True, metavar="TEXT", help="why the note is no longer true (one line)")
     sp.add_argument("--project", help="a configured project name (default: from the current directory)")
 
 
-def run_retract(args) -> Result:
+def run_retract(args: argparse.Namespace) -> Result:
     from agentmem.memory import hygiene
 
     cfg = common.config()
@@ -32,12 +38,12 @@ def run_retract(args) -> Result:
     return _record_result(done, "retracted")
 
 
-def add_pin(sp) -> None:
+def add_pin(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("id", help="the note to pin into the session-start reminder")
     sp.add_argument("--project", help="a configured project name (default: from the current directory)")
 
 
-def run_pin(args) -> Result:
+def run_pin(args: argparse.Namespace) -> Result:
     from agentmem.memory import hygiene
 
     cfg = common.config()
@@ -49,7 +55,7 @@ def run_pin(args) -> Result:
 add_unpin = add_pin
 
 
-def run_unpin(args) -> Result:
+def run_unpin(args: argparse.Namespace) -> Result:
     from agentmem.memory import hygiene
 
     cfg = common.config()
@@ -58,7 +64,7 @@ def run_unpin(args) -> Result:
     return _record_result(done, "unpinned")
 
 
-def add_purge(sp) -> None:
+def add_purge(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("id", help="the note that must not exist (a leaked credential, personal data)")
     sp.add_argument("--yes", action="store_true", help="do it without asking (required when stdin is not a terminal)")
     sp.add_argument("--reason", metavar="TEXT", help="optional: why, kept in the purge record (never the content)")
@@ -77,7 +83,7 @@ def _confirmed(note_id: str, project: str) -> bool:
     return answer.strip().lower() == "yes"
 
 
-def run_purge(args) -> Result:
+def run_purge(args: argparse.Namespace) -> Result:
     from agentmem.errors import Command
     from agentmem.memory import hygiene
     from agentmem.render import purge_text
@@ -99,11 +105,11 @@ def run_purge(args) -> Result:
     return Result(out, purge_text(out), EXIT_OK if done.status == "purged" else EXIT_PENDING)
 
 
-def add_review(sp) -> None:
+def add_review(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--project", help="a configured project name (default: from the current directory)")
 
 
-def run_review(args) -> Result:
+def run_review(args: argparse.Namespace) -> Result:
     from agentmem.memory import review
     from agentmem.render import review_text, with_command_lines
 

@@ -7,15 +7,20 @@ from agentmem.cli.result import Result
 from agentmem.errors import EXIT_OK, EXIT_PENDING, EXIT_UNEXPECTED, AgentmemError, InvalidInput
 from agentmem.shell import line as shell_line
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
 
-def add_map(sp) -> None:
+
+def add_map(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("directory")
     sp.add_argument("project")
     sp.add_argument("--replace", action="store_true",
                     help="remap a directory that is already mapped to another project")
 
 
-def run_map(args) -> Result:
+def run_map(args: argparse.Namespace) -> Result:
     from agentmem import config_edit
 
     done = config_edit.map_directory(common.machine_path(), args.directory, args.project, replace=args.replace,
@@ -33,11 +38,11 @@ def run_map(args) -> Result:
     return Result(out, text)
 
 
-def add_where(sp) -> None:
+def add_where(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--project", help="a configured project name (default: the project of the current directory)")
 
 
-def run_where(args) -> Result:
+def run_where(args: argparse.Namespace) -> Result:
     cfg = common.config()
     project = cfg.resolve_project(explicit=args.project)
     machine = common.machine()
@@ -45,7 +50,7 @@ def run_where(args) -> Result:
     return Result(out, f"project {project} in {cfg.store.label()} (machine folder {machine}, agent {cfg.agent})")
 
 
-def add_setup(sp) -> None:
+def add_setup(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--replace-core-skill", action="store_true",
                     help="replace a locally edited agent-memory skill (a backup is kept)")
     sp.add_argument("--pending-ok", action="store_true",
@@ -65,7 +70,7 @@ def add_setup(sp) -> None:
                     "and accept a store there that differs from the one this machine used")
 
 
-def run_setup(args) -> Result:
+def run_setup(args: argparse.Namespace) -> Result:
     from agentmem.machine import settings, setup
 
     if args.trust_projects is not None:
@@ -81,13 +86,13 @@ def run_setup(args) -> Result:
     return Result(report.to_dict(), report.text(), EXIT_OK if args.exit_zero else status)
 
 
-def add_upgrade(sp) -> None:
+def add_upgrade(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--vcs-ref", metavar="REF", help="the template revision to upgrade to (default: its newest tag)")
     sp.add_argument("--data", metavar="KEY=VALUE", action="append", default=[],
                     help="change an answer, e.g. --data hybrid=true (repeatable)")
 
 
-def run_upgrade(args) -> Result:
+def run_upgrade(args: argparse.Namespace) -> Result:
     import subprocess
     import sys
 
@@ -122,7 +127,7 @@ def run_upgrade(args) -> Result:
     return Result(out, "\n".join(lines))
 
 
-def add_bucket(sp) -> None:
+def add_bucket(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("action", choices=["connect", "create", "ensure", "verify"],
                     help="connect: verify an existing bucket; create: make a private one (or verify and reuse); "
                     "ensure: connect to a supplied/configured bucket, else create <you>/agent-memory; "
@@ -133,7 +138,7 @@ def add_bucket(sp) -> None:
     sp.add_argument("--project", help="verify: a configured project name (default: from the current directory)")
 
 
-def run_bucket(args) -> Result:
+def run_bucket(args: argparse.Namespace) -> Result:
     from agentmem.machine import provision
 
     machine = common.machine_path()
@@ -157,7 +162,7 @@ def run_bucket(args) -> Result:
     return Result(out, result.text() + ("; saved to config.toml" if args.save else ""))
 
 
-def _verify(machine, args) -> Result:
+def _verify(machine: Path, args: argparse.Namespace) -> Result:
     from agentmem.machine import verification
 
     cfg = common.config()

@@ -19,6 +19,15 @@ from agentmem import errors
 from agentmem.cli import quick
 from agentmem.errors import EXIT_INVALID, EXIT_OK, EXIT_PENDING, InvalidInput
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+    from types import ModuleType
+    from typing import Any, NoReturn
+
+    from agentmem.cli.result import Result
+
 # name -> (command group module in agentmem.cli, one-line help). The handler is
 # `run_<name>` and its argument set-up `add_<name>` (dashes as underscores). Only
 # the invoked command's parser is built: building all of them costs ~6 ms on
@@ -58,15 +67,15 @@ COMMANDS = {
 DESCRIPTION = "Portable memory and skills for coding agents."
 
 
-def _group(name: str):
+def _group(name: str) -> ModuleType:
     return __import__(f"agentmem.cli.{COMMANDS[name][0]}", fromlist=["_"])
 
 
-def handler(name: str):
+def handler(name: str) -> Callable[[argparse.Namespace], Result]:
     return getattr(_group(name), "run_" + name.replace("-", "_"))
 
 
-def _formatter(prog: str):
+def _formatter(prog: str) -> argparse.HelpFormatter:
     import argparse
 
     # argparse sizes help with shutil, whose import (bz2, lzma) costs ~3 ms per call; ask the OS directly.
@@ -77,23 +86,23 @@ def _formatter(prog: str):
     return argparse.HelpFormatter(prog, width=max(40, width))
 
 
-def _parser_class():
+def _parser_class() -> type[argparse.ArgumentParser]:
     """argparse's parser, reporting errors as our one-line InvalidInput (argparse is imported here only)."""
     import argparse
 
     class Parser(argparse.ArgumentParser):
-        def __init__(self, *args, **kwargs):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
             kwargs.setdefault("formatter_class", _formatter)
             super().__init__(*args, **kwargs)
 
-        def error(self, message):  # one line, exit 2, like every other invalid input
+        def error(self, message: str) -> NoReturn:  # one line, exit 2, like every other invalid input
             where = self.prog.removeprefix("agentmem").strip()
             raise InvalidInput(f"{where}: {message}" if where else message)
 
     return Parser
 
 
-def build_parser(only: str | None = None):
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; with `only`, just that command's subparser is built."""
     parser_class = _parser_class()
     p = parser_class(prog="agentmem", description=DESCRIPTION)
@@ -124,7 +133,8 @@ def run(argv: list[str]) -> int:
         print(f"agentmem {__version__}")
         return EXIT_OK
     try:
-        args = quick.parse(argv)  # search and read, the per-turn commands, skip argparse
+        # search and read, the per-turn commands, skip argparse
+        args: quick.Args | argparse.Namespace | None = quick.parse(argv)
         if args is not None:
             args.func, args.version = handler(args.command), False
         else:
@@ -166,7 +176,7 @@ def _os_error(exc: OSError, argv: list[str]) -> errors.AgentmemError:
     return errors.from_os_error(exc, machine_dir(), nothing_saved=_command_name(argv) == "save")
 
 
-def _emit(payload, as_json: bool) -> None:
+def _emit(payload: Any, as_json: bool) -> None:  # a JSON object with as_json, else text
     try:
         if as_json:
             sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")

@@ -12,12 +12,16 @@ from agentmem.cli import common
 from agentmem.cli.result import Result
 from agentmem.errors import NotConfigured
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    import argparse
 
-def add_mcp(sp) -> None:
+
+def add_mcp(sp: argparse.ArgumentParser) -> None:
     pass  # stdin/stdout carry the protocol; nothing to configure
 
 
-def run_mcp(args) -> Result:
+def run_mcp(args: argparse.Namespace) -> Result:
     from agentmem.mcp import extra
 
     problem = extra.problem()

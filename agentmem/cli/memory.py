@@ -12,6 +12,13 @@ from agentmem.cli import common
 from agentmem.cli.result import Result
 from agentmem.errors import EXIT_OK, EXIT_PENDING, InvalidInput
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    import argparse
+
+    from agentmem.errors import AgentmemError
+    from agentmem.memory.pending import Outcome
+
 MAX_BODY_READ = 1024 * 1024 + 1  # more than any note may hold: notes.decode_body names the limit
 
 
@@ -73,11 +80,11 @@ def _save_text(out: dict) -> str:
     )
 
 
-def _save_result(outcome, out: dict, text: str) -> Result:
+def _save_result(outcome: Outcome, out: dict, text: str) -> Result:
     return Result(out, text, EXIT_OK if outcome.status == "saved" else EXIT_PENDING)
 
 
-def add_save(sp) -> None:
+def add_save(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("file", nargs="?", help="Markdown file with the note body; '-' or omitted: stdin")
     sp.add_argument("--text", metavar="MARKDOWN",
                     help="the note body as one argument, instead of FILE or stdin (for agent CLIs that "
@@ -99,7 +106,7 @@ def add_save(sp) -> None:
                     help="replace credentials found in the note with [REDACTED:<kind>] instead of refusing it")
 
 
-def run_save(args) -> Result:
+def run_save(args: argparse.Namespace) -> Result:
     from agentmem.memory import notes
 
     machine = common.machine()
@@ -135,7 +142,7 @@ def run_save(args) -> Result:
     return _save_result(saved.outcome, out, text)
 
 
-def _retry(machine: str, args) -> Result:
+def _retry(machine: str, args: argparse.Namespace) -> Result:
     from agentmem.errors import AgentmemError
     from agentmem.memory import delivery, pending
     from agentmem.search import follow
@@ -162,11 +169,11 @@ def _retry(machine: str, args) -> Result:
     return _save_result(outcome, out, _save_text(out))
 
 
-def add_pending(sp) -> None:
+def add_pending(sp: argparse.ArgumentParser) -> None:
     pass  # no options beyond --json
 
 
-def run_pending(args) -> Result:
+def run_pending(args: argparse.Namespace) -> Result:
     from agentmem.memory import pending
     from agentmem.render import pending_text
 
@@ -181,7 +188,7 @@ def run_pending(args) -> Result:
 # --- search / read --------------------------------------------------------
 
 # Must match cli/quick.py's SPECS (tests/test_quickargs.py checks it).
-def add_search(sp) -> None:
+def add_search(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("query", nargs="*")
     sp.add_argument("--limit", type=int, default=10, help="at most this many results, 1-200 (default: 10)")
     sp.add_argument("--project", help="a configured project name (default: the project of the current directory)")
@@ -197,7 +204,7 @@ def add_search(sp) -> None:
     )
 
 
-def run_search(args) -> Result:
+def run_search(args: argparse.Namespace) -> Result:
     from agentmem.memory import recall
     from agentmem.render import search_text
 
@@ -214,11 +221,11 @@ def run_search(args) -> Result:
     return Result(out, search_text(out, args.project))
 
 
-def add_sync(sp) -> None:
+def add_sync(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--project", help="a configured project name (default: the project of the current directory)")
 
 
-def run_sync(args) -> Result:
+def run_sync(args: argparse.Namespace) -> Result:
     """Refresh the project until every note of the store is here (what each search does a few seconds of)."""
     from agentmem import errors
     from agentmem.memory import sync
@@ -240,7 +247,7 @@ def run_sync(args) -> Result:
     return Result(out, "\n".join(lines), status)
 
 
-def _subclasses(cls) -> list:
+def _subclasses(cls: type[AgentmemError]) -> list[type[AgentmemError]]:
     return [cls] + [c for sub in cls.__subclasses__() for c in _subclasses(sub)]
 
 
@@ -277,13 +284,13 @@ class _Progress:
             sys.stderr.flush()
 
 
-def add_read(sp) -> None:
+def add_read(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("id")
     sp.add_argument("--project", help="a configured project name (default: the project of the current directory)")
     sp.add_argument("--fresh", action="store_true", help="read from the store, bypassing the cache")
 
 
-def run_read(args) -> Result:
+def run_read(args: argparse.Namespace) -> Result:
     from agentmem.memory import recall
     from agentmem.render import read_text
 

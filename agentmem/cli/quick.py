@@ -27,7 +27,7 @@ class Args:
     func: Callable
     version: bool
 
-    def __init__(self, **values):
+    def __init__(self, **values: object) -> None:
         self.__dict__.update(values)
 
     def __repr__(self) -> str:
@@ -101,7 +101,7 @@ def parse(argv: list[str]) -> Args | None:
     return Args(command=argv[0], **values)
 
 
-def _convert(kind, text: str):
+def _convert(kind: tuple[str, ...] | Callable[[str], int | str | None], text: str) -> int | str | None:
     if isinstance(kind, tuple):
         return text if text in kind else None
     return kind(text)

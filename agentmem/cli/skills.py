@@ -7,14 +7,18 @@ from agentmem.cli.result import Result
 from agentmem.errors import EXIT_PENDING, InvalidInput
 from agentmem.shell import line as shell_line
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    import argparse
 
-def add_publish_skill(sp) -> None:
+
+def add_publish_skill(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("directory", nargs="?", help="the skill's folder (holding SKILL.md)")
     sp.add_argument("--resume", nargs=2, metavar=("NAME", "REVISION"),
                     help="finish an interrupted publication with its frozen files and revision")
 
 
-def run_publish_skill(args) -> Result:
+def run_publish_skill(args: argparse.Namespace) -> Result:
     from agentmem.skills import publish
 
     machine = common.machine_path()
@@ -32,11 +36,11 @@ def run_publish_skill(args) -> Result:
     return Result(out, text) if out["status"] == "published" else Result(out, text, EXIT_PENDING)
 
 
-def add_skills(sp) -> None:
+def add_skills(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("query", nargs="*")
 
 
-def _one_line(value) -> str:
+def _one_line(value: object) -> str:
     """Store-supplied text for one line of output: controls, line breaks and invisible characters shown
     as `<U+XXXX>`, so a description cannot add lines or rewrite the terminal (as recalled notes, framing.py)."""
     from agentmem.safety.framing import clean
@@ -44,7 +48,7 @@ def _one_line(value) -> str:
     return clean(str(value))
 
 
-def run_skills(args) -> Result:
+def run_skills(args: argparse.Namespace) -> Result:
     from agentmem.safety import credentials, screening
     from agentmem.skills import catalog, publish
 
@@ -78,13 +82,13 @@ def run_skills(args) -> Result:
     return Result(out, "\n".join(lines))
 
 
-def add_read_skill(sp) -> None:
+def add_read_skill(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("name")
     sp.add_argument("revision")
     sp.add_argument("path", nargs="?", default="SKILL.md")
 
 
-def run_read_skill(args) -> Result:
+def run_read_skill(args: argparse.Namespace) -> Result:
     """The file framed as quoted data under review (framing.py: it is instructions only once installed);
     --json gives the exact text."""
     from agentmem.safety.framing import frame_skill_file
@@ -104,14 +108,14 @@ def _diff_lines(diff: str) -> list[str]:
     return [clean(line.removesuffix("\n")) for line in diff.splitlines(keepends=True)]
 
 
-def add_install_skill(sp) -> None:
+def add_install_skill(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("name")
     sp.add_argument("revision")
     sp.add_argument("--replace", action="store_true", help="replace a differing installation (a backup is kept)")
     sp.add_argument("--diff", action="store_true", help="show the difference; without --replace, change nothing")
 
 
-def run_install_skill(args) -> Result:
+def run_install_skill(args: argparse.Namespace) -> Result:
     from agentmem.skills import install
 
     cfg = common.config()

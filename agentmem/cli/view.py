@@ -8,8 +8,12 @@ from agentmem.cli import common
 from agentmem.cli.result import Result
 from agentmem.errors import InvalidInput
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    import argparse
 
-def add_view(sp) -> None:
+
+def add_view(sp: argparse.ArgumentParser) -> None:
     which = sp.add_mutually_exclusive_group()
     which.add_argument("--project", help="only this configured project (default: every project this machine knows)")
     which.add_argument("--all", action="store_true",
@@ -31,7 +35,7 @@ def _output(machine: str, given: str | None) -> str:
     return path
 
 
-def run_view(args) -> Result:
+def run_view(args: argparse.Namespace) -> Result:
     from agentmem.view import data, page
 
     machine, cfg = common.machine(), common.config()

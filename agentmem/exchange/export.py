@@ -23,6 +23,10 @@ from agentmem import fsutil
 from agentmem.errors import InvalidInput
 from agentmem.memory import ids, notes
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from agentmem.config import Config
+
 MANIFEST = "manifest.json"
 FORMAT = "agentmem-export"
 FORMAT_VERSION = 1
@@ -40,7 +44,7 @@ class ExportedNote:
         return f"{self.project}/{ids.note_file(self.id)}"
 
 
-def export(machine: str, cfg, dest: str, projects: list[str], *, timeout: float | None = None) -> dict:
+def export(machine: str, cfg: Config, dest: str, projects: list[str], *, timeout: float | None = None) -> dict:
     """Refresh each project as search does, then write its notes (cached and pending) into `dest`."""
     from agentmem.memory import cache, pending
     from agentmem.memory import withheld as held

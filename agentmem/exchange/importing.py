@@ -21,6 +21,12 @@ from agentmem.errors import InvalidInput
 from agentmem.exchange import export, native
 from agentmem.memory import ids, notes
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from agentmem.config import Config
+
 
 class Planned:
     """One item and what import does with it: `action` is save, present or refused (with `reason`)."""
@@ -79,7 +85,7 @@ def agentmem_notes(folder: str, only: str | None) -> list[Source]:
     return out
 
 
-def plan(machine: str, cfg, fmt: str, path: str, project: str | None, *, redact: bool = False,
+def plan(machine: str, cfg: Config, fmt: str, path: str, project: str | None, *, redact: bool = False,
          timeout: float | None = None) -> dict:
     """What importing `path` would do, item by item, after refreshing each project as search does."""
     from agentmem.memory import cache, pending
@@ -128,7 +134,8 @@ def plan(machine: str, cfg, fmt: str, path: str, project: str | None, *, redact:
     return {"format": fmt, "path": path, "items": planned, "stale": bool(stale), "stale_projects": stale}
 
 
-def _known(machine: str, cfg, project: str, cache, pending) -> tuple[set[str], set[str]]:
+def _known(machine: str, cfg: Config, project: str, cache: ModuleType,
+           pending: ModuleType) -> tuple[set[str], set[str]]:
     """The IDs and the body texts (normalised) the project already holds, cached or pending."""
     found: dict[str, bytes] = dict(pending.project_notes(machine, project))
     for note_id in cache.cached_ids(machine, cfg.store, project):
@@ -139,7 +146,7 @@ def _known(machine: str, cfg, project: str, cache, pending) -> tuple[set[str], s
     return set(found), {_key(notes.parse(data).body) for data in found.values()}
 
 
-def apply(machine: str, cfg, planned: list[Planned], *, redact: bool = False,
+def apply(machine: str, cfg: Config, planned: list[Planned], *, redact: bool = False,
           timeout: float | None = None) -> list[dict]:
     """Save every item planned `save`; returns one outcome a saved item (`saved` or `pending`)."""
     from agentmem.memory import delivery, pending, save

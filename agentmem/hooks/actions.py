@@ -35,13 +35,17 @@ GUIDANCE = (
 )
 
 
-def pending_count(machine: str | os.PathLike) -> int:
-    """Same rule as `pending.count` (entries are folders not starting with "."), without
-    importing the pending module: this runs on every prompt (see bench/hook_latency.py)."""
+def pending_names(machine: str | os.PathLike) -> list[str]:
+    """The pending entries' names, by the same rule as `pending.count` (entries are folders not starting
+    with "."), without importing the pending module: this runs on every prompt (see bench/hook_latency.py)."""
     try:
-        return sum(1 for n in os.listdir(os.path.join(machine, "pending")) if not n.startswith("."))
+        return [n for n in os.listdir(os.path.join(machine, "pending")) if not n.startswith(".")]
     except FileNotFoundError:
-        return 0
+        return []
+
+
+def pending_count(machine: str | os.PathLike) -> int:
+    return len(pending_names(machine))
 
 
 def pending_line(count: int) -> str:
@@ -57,25 +61,35 @@ def pending_line(count: int) -> str:
 def reminder(machine: str | os.PathLike, event: str = "start", cwd: str | None = None) -> str:
     """The text a reminder hook prints. On `prompt` it says something only when uploads are pending;
     at the start of a session it also carries the project's pinned notes (`pins_text`)."""
-    count = pending_count(machine)
+    waiting = pending_names(machine)
+    count = len(waiting)
     if event == "prompt":
         return pending_line(count) if count else ""
     text = GUIDANCE + ("\n" + pending_line(count) if count else "")
-    from agentmem.errors import Command
-    from agentmem.machine.doctor import reminder_line
+    from agentmem.memory.overdue import reminder_line
 
-    pinned = pins_text(machine, cwd)
-    trouble = reminder_line(os.fspath(machine), Command("doctor").line(), waiting=count)
+    pinned = pins_text(machine, cwd, waiting=waiting)
+    trouble = reminder_line(os.fspath(machine), _doctor_line, waiting=waiting)
     return text + ("\n" + pinned if pinned else "") + ("\n" + trouble if trouble else "")
 
 
-def pins_text(machine: str | os.PathLike, cwd: str | None = None) -> str:
+def _doctor_line() -> str:
+    from agentmem.errors import Command
+
+    return Command("doctor").line()
+
+
+def pins_text(machine: str | os.PathLike, cwd: str | None = None, waiting: list[str] | None = None) -> str:
     """The pinned notes of the working directory's project, framed as recalled data like search results,
     within `[memory] pin_budget`, saying what was left out. "" when there are none, or no project here.
-    Cache and pending folder only: no network (memory/pins.py)."""
+    Cache and pending folder only: no network (memory/pins.py). `waiting`: the pending folder's entries
+    (None: not looked at)."""
+    from agentmem.memory import pins
+
+    if not pins.may_have_pins(os.fspath(machine), pending_names(machine) if waiting is None else waiting):
+        return ""
     from agentmem import config
     from agentmem.errors import AgentmemError
-    from agentmem.memory import pins
 
     try:
         cfg = config.load(machine)
@@ -104,7 +118,7 @@ def pins_text(machine: str | os.PathLike, cwd: str | None = None) -> str:
 
 
 class StopReport:
-    def __init__(self):
+    def __init__(self) -> None:
         self.saved: list[str] = []
         self.pending: list[str] = []  # tried and still pending, or never tried
         self.errors: list[str] = []  # one line each, no credentials
@@ -176,7 +190,7 @@ def stop(machine: str | os.PathLike, hook_input: dict, *, budget: float = STOP_B
 
     box: dict = {}
 
-    def work():
+    def work() -> None:
         try:
             box["result"] = delivery.retry_all(machine, budget=budget, index=follow.update)
         except Exception as exc:  # reported, never raised into the runtime

@@ -51,7 +51,7 @@ class _Session:
         threading.Thread(target=self._pump, daemon=True).start()
         self.next_id = 0
 
-    def _pump(self):
+    def _pump(self) -> None:
         assert self.proc.stdout is not None  # Popen(stdout=PIPE)
         for line in self.proc.stdout:
             self.lines.put(line)

@@ -90,7 +90,7 @@ def _is_helper(words: list[str]) -> bool:
     return words[-2:] == ["-m", "agentmem"] and all(w.startswith("-") and w != "-m" for w in words[1:-2])
 
 
-def is_ours(command) -> bool:
+def is_ours(command: object) -> bool:
     """True exactly for a command this module writes: `<helper> hook <our args> --runtime NAME`."""
     if not isinstance(command, str):
         return False
@@ -198,7 +198,7 @@ def our_commands(data: dict | None) -> list[tuple[str, str]]:
 
 # -- state: which containers we created ---------------------------------------------------------
 
-def _valid_record(record) -> bool:
+def _valid_record(record: object) -> bool:
     return (isinstance(record, dict) and isinstance(record.get("file"), str)
             and all(isinstance(record.get(k, False), bool) for k in ("created_file", "created_hooks"))
             and isinstance(record.get("created_events", []), list)

@@ -25,6 +25,10 @@ import sys
 STDIN_LIMIT = 1024 * 1024  # hook input is a few hundred bytes; never read an unbounded stream
 HOOK_EXIT = 0  # errors.EXIT_OK: a hook exits 0 whatever happened (above)
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from types import ModuleType
+
 
 def _usage(problem: str) -> Exception:
     from agentmem.errors import InvalidInput
@@ -34,7 +38,7 @@ def _usage(problem: str) -> Exception:
                                       "[--event start|prompt]")
 
 
-def runtime_module(name: str):
+def runtime_module(name: str) -> "ModuleType":
     """runtimes/<name>.py, imported alone; a usage error for any name that is not a runtime's."""
     if name.isascii() and name.isidentifier() and not name.startswith("_"):
         module_name = "agentmem.runtimes." + name

@@ -23,6 +23,10 @@ import re
 
 from agentmem.errors import InvalidInput
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
 
 class Number:
     """A JSON number exactly as written in the file (never converted, never rounded)."""
@@ -32,7 +36,7 @@ class Number:
     def __init__(self, text: str):
         self.text = text
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Number) and other.text == self.text
 
     def __hash__(self) -> int:
@@ -62,7 +66,7 @@ class _Node:
 
     __slots__ = ("value", "start", "end", "children")
 
-    def __init__(self, value, start: int, end: int, children: list[_Child] | None = None):
+    def __init__(self, value: Any, start: int, end: int, children: list[_Child] | None = None) -> None:
         self.value, self.start, self.end, self.children = value, start, end, children
 
     def starts(self) -> list[int]:
@@ -77,7 +81,7 @@ class _Parser:
     def __init__(self, text: str):
         self.text = text
 
-    def fail(self, what: str, at: int):
+    def fail(self, what: str, at: int) -> NoReturn:
         line = self.text.count("\n", 0, at) + 1
         column = at - (self.text.rfind("\n", 0, at) + 1) + 1
         raise ValueError(f"{what}: line {line} column {column} (char {at})")
@@ -96,7 +100,7 @@ class _Parser:
             m = _STRING.match(text, i)
             if m is None:
                 self.fail("Unterminated string", i)
-            return _Node(json.loads(m.group()), i, m.end())  # type: ignore[union-attr]
+            return _Node(json.loads(m.group()), i, m.end())
         m = _NUMBER.match(text, i)
         if m is not None:
             return _Node(Number(m.group()), i, m.end())
@@ -149,7 +153,7 @@ class _Parser:
         return root
 
 
-def loads(text: str):
+def loads(text: str) -> Any:
     """Parse `text` (comments allowed) keeping numbers as `Number`; raises ValueError (DuplicateKey for a
     repeated key). Empty text (or only comments) is an empty object."""
     root = _Parser(text).document()
@@ -225,7 +229,7 @@ def _string(value: str, ascii_only: bool) -> str:
     return out
 
 
-def _render(value, base: str, st: _Style) -> str:
+def _render(value: object, base: str, st: _Style) -> str:
     """A value we add, in the file's layout, its inner lines indented from `base`."""
     if isinstance(value, Number):
         return value.text
@@ -257,7 +261,7 @@ def _join(items: list[str], opening: str, closing: str, base: str, st: _Style) -
 
 # --- writing: an edit of the text ----------------------------------------------------------------
 
-def _same(a, b) -> bool:
+def _same(a: Any, b: Any) -> bool:
     """Equal as JSON values of the same types (True is not 1), keys in the same order."""
     if type(a) is not type(b):
         return False
@@ -280,7 +284,7 @@ class _Writer:
     def __init__(self, text: str):
         self.text, self.st = text, _Style(text)
 
-    def emit(self, node: _Node, new, base: str) -> str:
+    def emit(self, node: _Node, new: object, base: str) -> str:
         """`new` in the place of `node`: the node's own text where nothing changed, else edited."""
         if _same(node.value, new):
             return self.text[node.start:node.end]

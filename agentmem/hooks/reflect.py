@@ -147,7 +147,7 @@ class _Lock:
                     raise OSError("another stop hook holds the reflection lock") from None
                 time.sleep(0.01)
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         os.close(self.fd)  # closing the descriptor releases the lock
 
 

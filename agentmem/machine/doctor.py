@@ -17,6 +17,7 @@ import time
 
 from agentmem import errors
 from agentmem.errors import Command
+from agentmem.memory.overdue import PENDING_TOO_LONG, age_text, created_at
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -25,10 +26,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from agentmem.config import Config
-    from agentmem.memory.pending import Entry
-
-PENDING_TOO_LONG = 3600.0  # an hour: the Stop hook or the next save retries far sooner when the store answers
-STORE_SILENT_TOO_LONG = 86400.0  # a day without one good check of the store is worth a line at session start
 
 
 class Check:
@@ -44,26 +41,6 @@ class Check:
                 "command": list(self.command.args) if self.command else None}
 
 
-def _age(seconds: float) -> str:
-    if seconds < 90:
-        return f"{int(seconds)} s"
-    if seconds < 5400:
-        return f"{int(seconds // 60)} min"
-    if seconds < 172800:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.0f} days"
-
-
-def _created(entry: Entry) -> float:
-    """When a pending note was saved (its `created`), as seconds since the epoch; now if unknown."""
-    from datetime import datetime
-
-    try:
-        return datetime.fromisoformat(str(entry.created).replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return time.time()
-
-
 def pending_check(machine: str, now: float | None = None) -> Check:
     """Notes saved here whose upload is not confirmed: how many, the oldest, and why."""
     from agentmem.memory import pending
@@ -74,13 +51,13 @@ def pending_check(machine: str, now: float | None = None) -> Check:
         return Check("pending", "ok", "no note waits for upload")
     now = time.time() if now is None else now
     oldest = min(entries, key=lambda e: e.id) if entries else None
-    age = now - _created(oldest) if oldest is not None else 0.0
+    age = now - created_at(oldest) if oldest is not None else 0.0
     why = ""
     if oldest is not None and oldest.last_error:
         why = f"; last error: {oldest.last_error.get('message')}"
     detail = f"{len(entries)} note(s) wait for upload"
     if oldest is not None:
-        detail += f", the oldest {oldest.id} for {_age(age)}{why}"
+        detail += f", the oldest {oldest.id} for {age_text(age)}{why}"
     if broken:
         detail += f"; {len(broken)} pending folder(s) hold no note that can be sent"
     status = "fail" if age > PENDING_TOO_LONG or broken else "warn"
@@ -243,34 +220,3 @@ def run(machine: str, cfg: Config, *, timeout: float | None = None,
 
 def broken(checks: list[Check]) -> bool:
     return any(c.status == "fail" for c in checks)
-
-
-def reminder_line(machine: str, doctor_command: str, now: float | None = None, waiting: int = 1) -> str | None:
-    """The one line the session-start reminder adds when something has been wrong for long: notes pending
-    for over an hour, or the store not answering for a day. Reads only local files (no config, no network):
-    the pending folder (only when `waiting`, the caller's count of its entries, is not 0: the pending module
-    is not imported otherwise), and each cached project's last good check."""
-    import glob
-    import json
-
-    now = time.time() if now is None else now
-    if waiting and os.path.isdir(os.path.join(machine, "pending")):
-        from agentmem.memory import pending
-
-        old = [e for e in pending.list_entries(machine) if now - _created(e) > PENDING_TOO_LONG]
-        if old:
-            return (f"{len(old)} memory note(s) have waited over an hour for upload: the store has not confirmed "
-                    f"them. Tell the user; `{doctor_command}` says why.")
-    last = None
-    for path in glob.glob(os.path.join(machine, "cache", "*", "projects", "*", "state.json")):
-        try:
-            with open(path, encoding="utf-8") as f:
-                seen = json.load(f).get("refreshed_at")
-        except (OSError, ValueError, AttributeError):
-            continue
-        if isinstance(seen, (int, float)) and (last is None or seen > last):
-            last = seen
-    if last is not None and now - last > STORE_SILENT_TOO_LONG:
-        return (f"The memory store has not answered for {_age(now - last)}: searches may miss notes saved "
-                f"elsewhere. `{doctor_command}` says why.")
-    return None

@@ -37,7 +37,7 @@ def _mcp(rt: Runtime) -> McpConfig:
     return rt.mcp
 
 
-def looks_like_ours(value) -> bool:
+def looks_like_ours(value: object) -> bool:
     """An entry whose command is an agentmem helper run with `mcp` (what `entry` writes)."""
     if not isinstance(value, dict):
         return False

@@ -32,6 +32,10 @@ from agentmem import errors
 from agentmem.mcp import tools
 from agentmem.version import __version__
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+
 # Seconds to wait for a client's answer to roots/list. A client answers at once from memory; one that
 # does not answer in this time is treated as having no roots (2026-12-01: Claude Code 2.1.332 and
 # the SDK's own client answer in under 10 ms here).
@@ -57,7 +61,7 @@ def _root_directories(result: types.ListRootsResult) -> list[str]:
     return found
 
 
-async def _client_roots(ctx) -> list[str] | None:
+async def _client_roots(ctx: ServerRequestContext) -> list[str] | None:
     """The directories the client lists as its roots, or None when it has none to give."""
     capabilities = ctx.session.client_capabilities
     if capabilities is None or capabilities.roots is None:
@@ -78,7 +82,8 @@ async def _client_roots(ctx) -> list[str] | None:
 def build_server() -> Server:
     lock = anyio.Lock()
 
-    async def list_tools(ctx, params) -> types.ListToolsResult:
+    async def list_tools(ctx: ServerRequestContext,
+                         params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         listed = []
         for name, (description, _, _, read_only) in tools.TOOLS.items():
             hints = types.ToolAnnotations(read_only_hint=read_only, destructive_hint=False, open_world_hint=False)
@@ -86,7 +91,7 @@ def build_server() -> Server:
                                      annotations=hints))
         return types.ListToolsResult(tools=listed)
 
-    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
             arguments = tools.check_arguments(params.name, params.arguments)
             roots = None

@@ -21,6 +21,12 @@ import json
 from agentmem import errors
 from agentmem.errors import InvalidInput, NotConfigured
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agentmem.config import Config
+
 PREFIX = "memory_"
 RETRY_TOOL = PREFIX + "retry"
 READ_TOOL = PREFIX + "read"
@@ -139,13 +145,13 @@ _JSON_TYPES = ((bool, "a boolean"), (str, "a string"), (int, "an integer"), (flo
                (list, "an array"), (dict, "an object"))
 
 
-def _json_type(value) -> str:
+def _json_type(value: object) -> str:
     if value is None:
         return "null"
     return next((label for kind, label in _JSON_TYPES if isinstance(value, kind)), type(value).__name__)
 
 
-def _encodable(value) -> bool:
+def _encodable(value: object) -> bool:
     try:
         for text in value if isinstance(value, list) else [value]:
             if isinstance(text, str):
@@ -155,7 +161,7 @@ def _encodable(value) -> bool:
     return True
 
 
-def _check_value(tool: str, key: str, spec: dict, value):
+def _check_value(tool: str, key: str, spec: dict, value: object) -> object:
     kind = spec["type"]
     if kind == "string" and not isinstance(value, str):
         raise InvalidInput(f"{tool}: `{key}` must be a string, not {_json_type(value)}")
@@ -175,7 +181,7 @@ def _check_value(tool: str, key: str, spec: dict, value):
     return value
 
 
-def check_arguments(tool: str, arguments) -> dict:
+def check_arguments(tool: str, arguments: object) -> dict:
     """The arguments of a call, checked against the tool's schema: one clear message for the first fault."""
     if tool not in TOOLS:
         raise InvalidInput(f"unknown tool {tool[:80]!r}; this server has {', '.join(TOOLS)}")
@@ -197,7 +203,7 @@ def check_arguments(tool: str, arguments) -> dict:
 
 # --- the project -------------------------------------------------------------------------------
 
-def project_for(cfg, explicit: str | None, roots: list[str] | None) -> str:
+def project_for(cfg: Config, explicit: str | None, roots: list[str] | None) -> str:
     """The project of this call (see the module docstring)."""
     if explicit is not None or not roots:
         return cfg.resolve_project(explicit=explicit)
@@ -230,7 +236,7 @@ RECALL_NOTICE = (
 )
 
 
-def _as_data(value):
+def _as_data(value: Any) -> Any:
     """`value` with every string cleaned like framed text (agentmem.safety.framing.clean)."""
     from agentmem.safety.framing import clean
 
@@ -300,7 +306,7 @@ def _outcome_reply(out: dict) -> Reply:
                  f"note {out['id']} is pending on this machine; retry it by calling {_retry_text(out['id'])}", out)
 
 
-def _search(machine, cfg, project, args, timeout) -> Reply:
+def _search(machine: str, cfg: Config, project: str, args: dict[str, Any], timeout: float) -> Reply:
     from agentmem.memory import recall
     from agentmem.render import search_text
 
@@ -310,7 +316,7 @@ def _search(machine, cfg, project, args, timeout) -> Reply:
     return Reply(text, _recalled(out))
 
 
-def _read(machine, cfg, project, args, timeout) -> Reply:
+def _read(machine: str, cfg: Config, project: str, args: dict[str, Any], timeout: float) -> Reply:
     from agentmem.memory import recall
     from agentmem.render import read_text
 
@@ -318,7 +324,7 @@ def _read(machine, cfg, project, args, timeout) -> Reply:
     return Reply(read_text(out, data), _recalled(out))
 
 
-def _save(machine, cfg, project, args, timeout) -> Reply:
+def _save(machine: str, cfg: Config, project: str, args: dict[str, Any], timeout: float) -> Reply:
     from agentmem.memory import notes, save
 
     body = notes.decode_body(args["body"].encode("utf-8"))
@@ -336,25 +342,26 @@ def _record_reply(out: dict, done: str) -> Reply:
     return Reply(record_text(out, done, tool_name), out)
 
 
-def _retract(machine, cfg, project, args, timeout) -> Reply:
+def _retract(machine: str, cfg: Config, project: str, args: dict[str, Any], timeout: float) -> Reply:
     from agentmem.memory import hygiene
 
     done = hygiene.retract(machine, cfg, project, args["id"], args["reason"], timeout=timeout)
     return _record_reply(done.to_json(), "retracted")
 
 
-def _pin(machine, cfg, project, args, timeout, *, unpin: bool = False) -> Reply:
+def _pin(machine: str, cfg: Config, project: str, args: dict[str, Any], timeout: float, *,
+         unpin: bool = False) -> Reply:
     from agentmem.memory import hygiene
 
     done = hygiene.pin(machine, cfg, project, args["id"], unpin=unpin, timeout=timeout)
     return _record_reply(done.to_json(), "unpinned" if unpin else "pinned")
 
 
-def _unpin(machine, cfg, project, args, timeout) -> Reply:
+def _unpin(machine: str, cfg: Config, project: str, args: dict[str, Any], timeout: float) -> Reply:
     return _pin(machine, cfg, project, args, timeout, unpin=True)
 
 
-def _review(machine, cfg, project, args, timeout) -> Reply:
+def _review(machine: str, cfg: Config, project: str, args: dict[str, Any], timeout: float) -> Reply:
     from agentmem.memory import review
     from agentmem.render import review_text, with_command_lines
 
@@ -362,7 +369,7 @@ def _review(machine, cfg, project, args, timeout) -> Reply:
     return Reply(review_text(out, tool_name), _recalled(out))
 
 
-def _pending(machine, args) -> Reply:
+def _pending(machine: str, args: dict[str, Any]) -> Reply:
     from agentmem.memory import pending
     from agentmem.render import pending_text
 
@@ -372,7 +379,7 @@ def _pending(machine, args) -> Reply:
     return Reply(pending_text(entries, broken, tool_name), data)
 
 
-def _retry(machine, args, timeout) -> Reply:
+def _retry(machine: str, args: dict[str, Any], timeout: float) -> Reply:
     from agentmem.memory import delivery
     from agentmem.search import follow
 

@@ -34,12 +34,12 @@ from agentmem import errors
 from agentmem.errors import Command, InvalidInput, NextStep, NotFound
 from agentmem.fsutil import TMP_PREFIX, read_bytes, write_atomic
 from agentmem.memory.notes import check_id
-from agentmem.paths import pending_dir
+from agentmem.paths import PENDING_ENTRY_FILE, PENDING_RECORD_FILE, pending_dir
 from agentmem.store.base import StoreDescription, check_object_path
 
 NOTE_FILE = "note.md"
-RECORD_FILE = "record.json"  # the payload of a pending record (its entry's path ends in .json)
-ENTRY_FILE = "entry.json"
+RECORD_FILE = PENDING_RECORD_FILE  # the payload of a pending record (its entry's path ends in .json)
+ENTRY_FILE = PENDING_ENTRY_FILE
 
 
 def _rmtree(path: str, ignore_errors: bool = False) -> None:

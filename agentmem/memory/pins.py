@@ -9,8 +9,20 @@ reminder hook stays fast; a pin made elsewhere arrives with the next search here
 
 from __future__ import annotations
 
-from agentmem.memory import cache, notes
-from agentmem.memory.states import project_states
+import os
+
+from agentmem.paths import PENDING_RECORD_FILE, RECORDS_DIR, project_caches
+
+
+def may_have_pins(machine: str, waiting: list[str]) -> bool:
+    """False when no project on this machine can have a pin: no record cached for any store or project,
+    and none among the pending entries named in `waiting` (a pending note is not a pin). A stat per
+    project and per pending entry, so a machine with no records pays neither its config's reading nor
+    the imports of the cache and pending modules at every session start."""
+    if any(os.path.isdir(os.path.join(pdir, RECORDS_DIR)) for pdir in project_caches(machine)):
+        return True
+    pending = os.path.join(machine, "pending")
+    return any(os.path.exists(os.path.join(pending, name, PENDING_RECORD_FILE)) for name in waiting)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -20,13 +32,15 @@ if TYPE_CHECKING:
 def pinned_notes(machine: str, store: StoreDescription, project: str, budget: int) -> dict:
     """{"shown": [{id, title, text, pinned_at}], "left_out": [{id, why}]}: the pinned notes of `project`
     within `budget` characters of text, newest pin first."""
+    from agentmem.memory.states import project_states
+
     states = project_states(machine, store, project)
     pins = sorted(states.pinned().items(), key=lambda item: item[1]["record"], reverse=True)
-    waiting: dict[str, bytes] = {}
-    if pins:
-        from agentmem.memory import pending
+    if not pins:
+        return {"shown": [], "left_out": []}
+    from agentmem.memory import cache, notes, pending
 
-        waiting = pending.project_notes(machine, project)
+    waiting = pending.project_notes(machine, project)
     shown: list[dict] = []
     left_out: list[dict] = []
     used, full = 0, False

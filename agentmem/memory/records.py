@@ -26,6 +26,7 @@ import time
 from agentmem.errors import InvalidInput
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.memory import ids
+from agentmem.paths import RECORDS_DIR
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from agentmem.errors import AgentmemError
     from agentmem.store.base import Changes, Store
 
-RECORDS_DIR = "records"
 STATES_FILE = "records.json"
 MAX_REASON = 500  # characters: one line saying why; the note itself holds the detail
 MAX_RECORD_BYTES = 4096

@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from agentmem.runtimes.base import Runtime
 
 NAMES = ("codex", "claude", "gemini", "opencode", "copilot")
@@ -31,7 +33,7 @@ def runtime(name: str, env: Mapping[str, str] | None = None) -> Runtime:
     return _classes()[name](env)
 
 
-def module(name: str):
+def module(name: str) -> ModuleType:
     """runtimes/<name>.py itself, for its module-level facts (`DEFAULT_MODE`, `reminder_shape`)."""
     import sys
 

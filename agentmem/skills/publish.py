@@ -31,6 +31,10 @@ from agentmem.fsutil import TMP_PREFIX, write_atomic
 from agentmem.skills import spec
 from agentmem.store.base import Store, StoreDescription
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 ENTRY = "entry.json"
 FILES = "files"
 
@@ -250,7 +254,8 @@ def publish(source: Path, machine: Path, store: Store) -> dict:
     return upload(freeze(source, machine, store.description), store)
 
 
-def resume(machine: Path, name: str, revision: str, *, opener=None, timeout: float | None = None) -> dict:
+def resume(machine: Path, name: str, revision: str, *, opener: Callable[..., Store] | None = None,
+           timeout: float | None = None) -> dict:
     """Finish an interrupted publication: same frozen files, same revision, the store it recorded."""
     from agentmem.store.opening import open_store
 

@@ -28,6 +28,15 @@ from agentmem.paths import cache_root
 from agentmem.safety import credentials, screening
 from agentmem.search import corrections
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from agentmem.config import Config
+    from agentmem.memory.pending import Entry
+    from agentmem.runtimes.base import Runtime
+    from agentmem.store.base import Store
+
 DATA_VERSION = 1  # the shape page.js reads; bumped when a key changes meaning
 
 
@@ -36,11 +45,11 @@ class Redactor:
     `[REDACTED:<kind>]` (`safety/screening.py`'s withholding, as for the rest of the helper's output).
     Counts what it withheld, for the page."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.known = credentials.env_secrets()
         self.withheld = 0
 
-    def text(self, value) -> str:
+    def text(self, value: object) -> str:
         if not isinstance(value, str):
             return "" if value is None else str(value)
         if not value:
@@ -49,7 +58,7 @@ class Redactor:
         self.withheld += len(kinds)
         return shown
 
-    def items(self, value) -> list[str]:
+    def items(self, value: object) -> list[str]:
         if isinstance(value, str):
             value = [value]
         return [self.text(v) for v in value] if isinstance(value, list) else []
@@ -64,7 +73,7 @@ class Redactor:
         return {k: self.text(v) if isinstance(v, str) else self.items(v) for k, v in values.items()}
 
 
-def projects_on_machine(machine: str, cfg) -> list[str]:
+def projects_on_machine(machine: str, cfg: Config) -> list[str]:
     """Every project this machine knows: mapped in config.toml, cached from this store, or pending."""
     names = set(cfg.project_names())
     root = os.path.join(cache_root(machine), cfg.store.key, "projects")
@@ -86,7 +95,7 @@ def _valid_project(name: str) -> bool:
     return True
 
 
-def store_projects(store) -> list[str]:
+def store_projects(store: Store) -> list[str]:
     """The projects the store holds notes for (one complete listing; raises like `Store.list`)."""
     found = set()
     for obj in store.list("projects"):
@@ -96,8 +105,9 @@ def store_projects(store) -> list[str]:
     return sorted(found)
 
 
-def gather(machine: str, cfg, *, project: str | None = None, whole_store: bool = False, offline: bool = False,
-           timeout: float | None = None, runtimes: list | None = None, progress=None) -> dict:
+def gather(machine: str, cfg: Config, *, project: str | None = None, whole_store: bool = False,
+           offline: bool = False, timeout: float | None = None, runtimes: list[Runtime] | None = None,
+           progress: Callable[[str, int, int], None] | None = None) -> dict:
     """The view's data: {version, generated_at, store, projects, notes, skills, stale, stale_reasons, ...}.
 
     `progress(project, done, total)` hears a long first sync of a project.
@@ -162,13 +172,14 @@ def _home_relative(label: str) -> str:
     return label
 
 
-def _open(machine: str, cfg, timeout: float | None):
+def _open(machine: str, cfg: Config, timeout: float | None) -> Store:
     from agentmem.store import identity
 
     return identity.open_known(machine, cfg.store, timeout=timeout)
 
 
-def _project_notes(machine: str, cfg, project: str, waiting: dict, shown: Redactor) -> list[dict]:
+def _project_notes(machine: str, cfg: Config, project: str, waiting: dict[str, Entry],
+                   shown: Redactor) -> list[dict]:
     """The project's notes with their states; a purged note is left out (INV purged-gone), a retracted one
     is shown as retracted."""
     from agentmem.memory import cache, recall, withheld
@@ -191,7 +202,7 @@ def _project_notes(machine: str, cfg, project: str, waiting: dict, shown: Redact
     return out
 
 
-def note_data(note_id: str, project: str, parsed: notes.Parsed, entry, shown: Redactor,
+def note_data(note_id: str, project: str, parsed: notes.Parsed, entry: Entry | None, shown: Redactor,
               known: dict | None = None) -> dict:
     """One note as the page shows it; `entry`: its pending entry when it waits for upload here; `known`:
     what the project's records say of it (`recall.note_states`: retracted, review_due, review_by, pinned)."""
@@ -222,17 +233,17 @@ def note_data(note_id: str, project: str, parsed: notes.Parsed, entry, shown: Re
     }
 
 
-def _str(value) -> str:
+def _str(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _strs(value) -> list[str]:
+def _strs(value: object) -> list[str]:
     if isinstance(value, str):
         return [value]
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def note_states(entry, shown: Redactor, known: dict | None = None) -> list[dict]:
+def note_states(entry: Entry | None, shown: Redactor, known: dict | None = None) -> list[dict]:
     """What this machine knows about a note beyond its content: [{name, label, detail}], the page shows
     each as a badge and a line, and filters by `name`:
 
@@ -259,7 +270,7 @@ def note_states(entry, shown: Redactor, known: dict | None = None) -> list[dict]
     return states
 
 
-def pending_reason(entry) -> str:
+def pending_reason(entry: Entry) -> str:
     if entry.damaged:
         return f"its pending entry is damaged ({entry.damaged}); its destination is not guessed"
     if entry.last_error:
@@ -278,7 +289,7 @@ def _link_corrections(found: list[dict]) -> None:
             present[target]["corrected_by"] = fixers
 
 
-def _skills(machine: str, cfg, timeout: float | None, runtimes: list | None, offline: bool,
+def _skills(machine: str, cfg: Config, timeout: float | None, runtimes: list[Runtime] | None, offline: bool,
             shown: Redactor) -> tuple[list[dict], str | None]:
     """The shared skills and their revisions, or why they could not be listed."""
     if offline:
