@@ -1,6 +1,6 @@
 """Search latency at growing note counts, against ripgrep over the same cached files.
 
-    python bench/search_latency.py [--sizes 1000,10000,100000] [--repeat 5] [--json]
+    python bench/search_latency.py [--sizes 1000,10000,100000] [--repeat 5] [--json] [--against CHECKOUT]
 
 Run it with the interpreter agentmem is installed in (the venv's python, not a
 shim): the CLI is timed as setup installs it, through the launcher of a helper
@@ -16,6 +16,10 @@ Measured, median of `--repeat` runs per query:
 - `agentmem search QUERY --mode ranked` and `--mode literal` as a fresh process (what an agent pays);
 - `ranked.rank()` inside a warm process (the engine alone);
 - building the index from scratch, and CLI start-up (`--version`) and bare `python -c pass`.
+
+`--against CHECKOUT` also times another checkout's CLI (an earlier commit's worktree: a before/after
+comparison) on a second machine holding the same notes, with its own helper venv and its own index
+(built by its first search, before any timing); each ranked query then takes turns between the two.
 """
 
 from __future__ import annotations
@@ -97,6 +101,17 @@ def ripgrep() -> str:
     return rg
 
 
+def median_pair(fns, repeat: int) -> list[float]:
+    """The median seconds of each of `fns`, which take turns run by run, so both see the same load."""
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, out in zip(fns, times):
+            t0 = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t0)
+    return [statistics.median(t) for t in times]
+
+
 def median_seconds(fn, repeat: int) -> float:
     times = []
     for _ in range(repeat):
@@ -112,6 +127,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--queries", type=int, default=5)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--against", type=Path, help="another checkout whose CLI to time beside this one")
     args = ap.parse_args(argv)
     rg = ripgrep()
     from agentmem.memory import cache
@@ -136,9 +152,20 @@ def main(argv=None) -> int:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
         env["AGENTMEM_HOME"] = str(home)
 
-        def cli(*a):
+        def cli(*a, launcher=launcher, env=env, work=work):
             subprocess.run([launcher, *a], cwd=work, env=env, check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        if args.against is not None:
+            (root / "against").mkdir()
+            home_b, _, work_b = folder_machine(root / "against")
+            pdir_b = Path(cache.project_dir(home_b, StoreDescription("folder", str(store)), "big"))
+            [launcher_b] = helper_venv.install(home_b, args.against.resolve())
+            env_b = dict(env, AGENTMEM_HOME=str(home_b))
+            report["against"] = str(args.against.resolve())
+
+            def cli_b(*a):
+                cli(*a, launcher=launcher_b, env=env_b, work=work_b)
 
         report["python_startup_s"] = median_seconds(
             lambda: subprocess.run([str(helper_venv.venv_python(home / ".venv")), "-c", "pass"], check=True), args.repeat)
@@ -155,6 +182,14 @@ def main(argv=None) -> int:
                 count += 1
             gen_s = time.perf_counter() - t0
             (pdir / "state.json").write_text(json.dumps({"refreshed_at": time.time(), "notes": count}))
+            if args.against is not None:  # the same notes, indexed by the other checkout's first search
+                (pdir_b / "notes").mkdir(parents=True, exist_ok=True)
+                for path in ndir.iterdir():
+                    target = pdir_b / "notes" / path.name
+                    if not target.exists():
+                        os.link(path, target)
+                (pdir_b / "state.json").write_text((pdir / "state.json").read_text())
+                cli_b("search", "warm", "--mode", "ranked")
             t0 = time.perf_counter()
             ranked.rebuild(pdir)
             build_s = time.perf_counter() - t0
@@ -169,6 +204,11 @@ def main(argv=None) -> int:
             for words in queries:
                 query = " ".join(words)
                 rare = max(words, key=lambda w: gen.rank.get(w, 0))  # the least frequent of the three
+                if args.against is not None:
+                    ours, theirs = median_pair([lambda: cli("search", query, "--mode", "ranked"),
+                                                lambda: cli_b("search", query, "--mode", "ranked")], args.repeat)
+                    rows.append({"query": query, "cli_ranked_s": ours, "against_ranked_s": theirs})
+                    continue
                 rows.append({
                     "query": query,
                     "rg_word": rare,
@@ -178,6 +218,14 @@ def main(argv=None) -> int:
                     "cli_literal_s": median_seconds(lambda: cli("search", rare, "--mode", "literal"), args.repeat),
                     "engine_ranked_s": median_seconds(lambda: ranked.rank(pdir, query, 10), args.repeat),
                 })
+            if args.against is not None:
+                m = {k: statistics.median(r[k] for r in rows) for k in ("cli_ranked_s", "against_ranked_s")}
+                report["sizes"].append({"notes": size, "median": m, "queries": rows})
+                if not args.json:
+                    print(f"{size:>7} notes: agentmem ranked (CLI) {m['cli_ranked_s'] * 1000:7.1f} ms | against "
+                          f"{m['against_ranked_s'] * 1000:7.1f} ms ({m['cli_ranked_s'] / m['against_ranked_s']:.3f}x)",
+                          flush=True)
+                continue
             entry = {
                 "notes": size,
                 "generate_s": gen_s,

@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -27,11 +27,28 @@ def missing_prerequisite(reason: str):
     pytest.skip(reason)
 
 
+def _cli() -> list[str]:
+    """How the tests start the real CLI: as the installed launcher does (machine/helper_venv.py), `python -S`
+    calling `launch.main` with the launcher's path, here this venv's `agentmem` console script, which
+    every printed command names as before. Without `site`, a call skips this venv's .pth files (the
+    editable install's import hook among them: ~15 ms of each of the suite's many thousand calls);
+    a command that needs a dependency runs `site` itself (agentmem/launch.py)."""
+    script = os.path.join(sys.prefix, "bin", "agentmem")
+    if sys.prefix == sys.base_prefix or not os.path.isfile(script):
+        return [sys.executable, "-m", "agentmem"]
+    return [sys.executable, "-S", "-c", f"from agentmem.launch import main; raise SystemExit(main(launcher={script!r}))"]
+
+
+CLI = _cli()
+SITE_CLI = [sys.executable, "-m", "agentmem"]  # with `site`: for a test that plants a sitecustomize
+
+
 @dataclass
 class Machine:
     home: Path  # AGENTMEM_HOME
     user_home: Path  # HOME
     env: dict
+    cli: list = field(default_factory=lambda: list(CLI))  # SITE_CLI where a test needs a sitecustomize
 
     def write_config(self, text: str) -> None:
         self.home.mkdir(parents=True, exist_ok=True)
@@ -42,7 +59,7 @@ class Machine:
         if isinstance(input, str):
             input = input.encode()
         proc = subprocess.run(
-            [sys.executable, "-m", "agentmem", *map(str, args)],
+            [*self.cli, *map(str, args)],
             input=input if input is not None else b"",
             capture_output=True,
             cwd=cwd or self.user_home,

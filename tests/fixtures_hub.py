@@ -11,7 +11,6 @@ import atexit
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -26,6 +25,7 @@ os.environ.pop("HF_ENDPOINT", None)
 import pytest  # noqa: E402
 
 from agentmem.store import network  # noqa: E402
+from tests.fixtures_core import CLI  # noqa: E402
 from tests.hubstub import Hub  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -107,7 +107,7 @@ class BucketMachine:
             else:
                 env[key] = value
         done = subprocess.run(
-            [sys.executable, "-m", "agentmem", *args], cwd=self.src, env=env, input=stdin,
+            [*CLI, *args], cwd=self.src, env=env, input=stdin,
             stdout=subprocess.PIPE, stderr=stderr, text=True, timeout=60,
         )
         if self.token:  # INV no-credentials

@@ -14,7 +14,7 @@ import pytest
 
 from agentmem.hooks import actions
 from agentmem.memory import pending
-from tests.fixtures_core import save_pending
+from tests.fixtures_core import SITE_CLI, save_pending
 
 
 def stop_input(**extra) -> str:
@@ -189,6 +189,7 @@ def _hang_store_at(m, note_id, monkeypatch):
     (site / "sitecustomize.py").write_text(HANG_SITE)
     m.env["PYTHONPATH"] = os.pathsep.join([str(site), m.env["PYTHONPATH"]])
     m.env["AGENTMEM_TEST_HANG_LINK"] = target
+    m.cli = SITE_CLI  # a sitecustomize needs `site`
     return release.set
 
 

@@ -70,7 +70,17 @@ def test_outside_ci_a_missing_npm_skips_with_the_reason_and_runs_the_suite(tmp_p
     done = _run(root, _path(tmp_path, npm=False), None)
     assert done.returncode == 0, done.stderr
     assert "warning: npm not found; the real Codex/Claude Code end-to-end tests will be skipped" in done.stderr
-    assert log.read_text().splitlines()[-1] == "python -m pytest -q"
+    assert log.read_text().splitlines()[-1] == "python -m pytest -n 2 --dist loadfile -q"
+
+
+def test_the_worker_count_can_be_changed_or_the_suite_run_in_one_process(tmp_path):
+    root, log = _checkout(tmp_path, install_clis_status=0)
+    env = {"PATH": _path(tmp_path, npm=True), "HOME": str(root)}
+    for workers, expected in (("4", "python -m pytest -n 4 --dist loadfile -q"), ("0", "python -m pytest -q")):
+        done = subprocess.run([str(root / "scripts" / "test"), "-q"], env=env | {"AGENTMEM_TEST_WORKERS": workers},
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert log.read_text().splitlines()[-1] == expected
 
 
 def test_in_ci_a_test_whose_prerequisite_is_missing_fails_instead_of_skipping(tmp_path):

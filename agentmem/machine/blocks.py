@@ -20,6 +20,11 @@ from pathlib import Path
 from agentmem.errors import InvalidInput
 from agentmem.machine import userfiles
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
+
 BEGIN = "<!-- agent-memory:begin -->"
 END = "<!-- agent-memory:end -->"
 
@@ -29,7 +34,7 @@ END = "<!-- agent-memory:end -->"
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 
 
-def _top_level_lines(text: str):
+def _top_level_lines(text: str) -> Iterator[tuple[int | None, Any]]:
     """(start offset, line) of every line outside the user's fenced code blocks; then, as a last
     item, (None, number of the line that opened a fence still open at the end, or 0)."""
     pos, fence, fence_line = 0, "", 0

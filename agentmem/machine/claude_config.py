@@ -95,7 +95,7 @@ def _line_indent(text: str, at: int) -> str:
     return text[start:end]
 
 
-def _render(value, indent: str, step: str | None) -> str:
+def _render(value: object, indent: str, step: str | None) -> str:
     """`value` as JSON, its inner lines indented from `indent` by `step` (None: on one line)."""
     if step is None:
         return json.dumps(value, ensure_ascii=False)
@@ -118,7 +118,7 @@ def _style(text: str, obj: _Object) -> tuple[str, str | None]:
 
 # --- editing the text ----------------------------------------------------------------------------
 
-def _insert(text: str, obj: _Object, key: str, value) -> str:
+def _insert(text: str, obj: _Object, key: str, value: object) -> str:
     indent, step = _style(text, obj)
     member = json.dumps(key, ensure_ascii=False) + ": " + _render(value, indent, step)
     if obj.members:
@@ -144,7 +144,7 @@ def _cut(text: str, obj: _Object, key: str, empty_inner: str | None) -> str:
     return text[:key_at] + text[obj.members[1][1]:]
 
 
-def _replace(text: str, obj: _Object, key: str, value) -> str:
+def _replace(text: str, obj: _Object, key: str, value: object) -> str:
     _, _, value_at, value_end = obj.find(key)  # type: ignore[misc]
     indent, step = _style(text, obj)
     return text[:value_at] + _render(value, indent, step) + text[value_end:]
@@ -191,19 +191,19 @@ def _save_state(machine: str | os.PathLike, state: dict) -> None:
     write_state(os.path.join(machine, STATE_FILE), {k: v for k, v in state.items() if v.get("members")})
 
 
-def is_managed(machine, path: Path, container: str, name: str) -> bool:
+def is_managed(machine: str | os.PathLike[str], path: Path, container: str, name: str) -> bool:
     """Did agentmem set `container.name` in this file (and not remove it since)?"""
     return bool(_state(machine).get(str(path), {}).get("members", {}).get(f"{container}.{name}"))
 
 
-def read_member(path: Path, container: str, name: str):
+def read_member(path: Path, container: str, name: str) -> object:
     """The value at `container.name`, or None (for status reports and tests)."""
     _, data = _load(path)
     inner = (data or {}).get(container)  # type: ignore[attr-defined]
     return inner.get(name) if isinstance(inner, dict) else None
 
 
-def set_member(machine, path: Path, container: str, name: str, value: dict) -> Change:
+def set_member(machine: str | os.PathLike[str], path: Path, container: str, name: str, value: dict) -> Change:
     """Make `container.name` (a member agentmem owns, e.g. mcpServers.agentmem) hold exactly `value`."""
     text, data = _load(path)
     existed = text is not None
@@ -243,7 +243,7 @@ def set_member(machine, path: Path, container: str, name: str, value: dict) -> C
     return Change(path, changed, f"{'set' if changed else 'kept'} {label}")
 
 
-def remove_member(machine, path: Path, container: str, name: str) -> Change:
+def remove_member(machine: str | os.PathLike[str], path: Path, container: str, name: str) -> Change:
     """Take out `container.name` if agentmem set it, and what it created around it; nothing else."""
     state = _state(machine)
     mine = state.get(str(path)) or {}

@@ -19,6 +19,14 @@ from agentmem import errors
 from agentmem.errors import Command
 from agentmem.memory.overdue import PENDING_TOO_LONG, age_text, created_at
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Callable
+    from typing import Any
+
+    from agentmem.config import Config
+
 
 class Check:
     __slots__ = ("name", "status", "detail", "fix", "command")
@@ -57,7 +65,7 @@ def pending_check(machine: str, now: float | None = None) -> Check:
     return Check("pending", status, detail, "retry once the store answers (the Stop hook retries too)", command)
 
 
-def store_checks(machine: str, cfg, projects: list[str], timeout: float | None) -> list[Check]:
+def store_checks(machine: str, cfg: Config, projects: list[str], timeout: float | None) -> list[Check]:
     """Ask the store what changed for each project, as search does: reachable, the right store, when checked."""
     from agentmem.memory import cache
     from agentmem.search import follow
@@ -93,7 +101,7 @@ def _store_fix(kind: str | None) -> str:
     }.get(kind or "", "see the reason; searches answer from the cache and say they may be stale")
 
 
-def index_check(machine: str, cfg, project: str) -> Check:
+def index_check(machine: str, cfg: Config, project: str) -> Check:
     """The project's ranked index: present, of this version, holding every cached note."""
     import sqlite3
 
@@ -120,7 +128,7 @@ def index_check(machine: str, cfg, project: str) -> Check:
     return Check(f"index {project}", "ok", f"{indexed} note(s) indexed")
 
 
-def _read_only(path: str, *asks) -> list:
+def _read_only(path: str, *asks: str | Callable[[sqlite3.Connection], Any]) -> list[Any]:
     """Each of `asks` (a query's first value, or a function of the connection) over the index opened
     read-only: doctor never writes it. Raises sqlite3.DatabaseError as opening or asking does."""
     import sqlite3
@@ -132,7 +140,7 @@ def _read_only(path: str, *asks) -> list:
         conn.close()
 
 
-def hybrid_check(machine: str, cfg, project: str) -> Check | None:
+def hybrid_check(machine: str, cfg: Config, project: str) -> Check | None:
     """How many indexed notes have sentence vectors (hybrid mode), when hybrid is the configured mode."""
     import sqlite3
 
@@ -193,7 +201,8 @@ def helper_check(machine: str) -> Check:
     return Check("helper", "ok", f"agentmem {__version__}, installed from {where}")
 
 
-def run(machine: str, cfg, *, timeout: float | None = None, runtime_checks=None) -> list[Check]:
+def run(machine: str, cfg: Config, *, timeout: float | None = None,
+        runtime_checks: list[Check] | None = None) -> list[Check]:
     """Every check, in the order a person fixes them: config, store, pending, index, helper, runtimes."""
     checks = [Check("config", "ok", f"{os.path.join(machine, 'config.toml')} ({cfg.store.label()})")]
     for line in getattr(cfg, "warnings", ()) or ():

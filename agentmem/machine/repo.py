@@ -16,6 +16,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from agentmem.errors import InvalidInput
+
 # Used only when git cannot determine an identity (no user.name/user.email, no GIT_* variables).
 FALLBACK_IDENTITY = ["-c", "user.name=agentmem setup", "-c", "user.email=agentmem@localhost"]
 
@@ -63,7 +67,7 @@ def conflicted(machine: Path, *, staged: bool = False) -> list[tuple[str, int]]:
     return out
 
 
-def conflicts_error(machine: Path, found: list[tuple[str, int]]):
+def conflicts_error(machine: Path, found: list[tuple[str, int]]) -> InvalidInput:
     """The one instruction for a folder holding conflict markers: resolve them, then run setup (which
     checks the machine again and commits it)."""
     from agentmem.errors import Command, InvalidInput, NextStep

@@ -11,6 +11,10 @@ import os
 
 from agentmem import config
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
+
 
 def hooks_runtimes(cfg: config.Config, names: list[str]) -> set[str]:
     """Which of the runtimes `names` get our hooks: `[hooks] enabled = true` means all of them,
@@ -21,7 +25,8 @@ def hooks_runtimes(cfg: config.Config, names: list[str]) -> set[str]:
     return set(names) if value is True else set()
 
 
-def record_hooks(machine, names: list[str], *, on: bool, enabled_runtimes: list[str]) -> tuple[bool | list[str], bool]:
+def record_hooks(machine: str | os.PathLike[str], names: list[str], *, on: bool,
+                 enabled_runtimes: list[str]) -> tuple[bool | list[str], bool]:
     """Record in config.toml that hooks are on (or off) for `names`, and commit that change alone.
 
     Returns (the value written to `[hooks] enabled`, whether it was committed). The value is
@@ -42,7 +47,7 @@ def record_hooks(machine, names: list[str], *, on: bool, enabled_runtimes: list[
     else:  # in config order, then any other runtime named
         value = [n for n in enabled_runtimes if n in wanted] + sorted(wanted - set(enabled_runtimes))
 
-    def change(doc):
+    def change(doc: TOMLDocument) -> None:
         import tomlkit
 
         if doc.get("hooks") is None:
@@ -62,9 +67,9 @@ def reflect_on(cfg: config.Config) -> bool:
     return (cfg.data.get("hooks") or {}).get("reflect") is True
 
 
-def record_reflect(machine, on: bool) -> tuple[bool, bool]:
+def record_reflect(machine: str | os.PathLike[str], on: bool) -> tuple[bool, bool]:
     """Write `[hooks] reflect` and commit that change alone: (changed, committed)."""
-    def change(doc):
+    def change(doc: TOMLDocument) -> None:
         import tomlkit
 
         if doc.get("hooks") is None:
@@ -95,9 +100,9 @@ def trusted_folders(cfg: config.Config) -> list[str] | None:
     return list(dict.fromkeys(config.canonical(os.path.expanduser(d)) for d in cfg.projects))
 
 
-def record_trust_projects(machine, on: bool) -> bool:
+def record_trust_projects(machine: str | os.PathLike[str], on: bool) -> bool:
     """Record `[trust] projects = on` in config.toml and commit that change alone; True if it changed."""
-    def change(doc):
+    def change(doc: TOMLDocument) -> None:
         import tomlkit
 
         if doc.get("trust") is None:
@@ -118,14 +123,14 @@ def agent_name(cfg: config.Config) -> str:
     return str(cfg.data.get("agent") or "").strip()
 
 
-def complete(machine, cfg: config.Config, *, agent: str, helper_command: list[str]) -> bool:
+def complete(machine: str | os.PathLike[str], cfg: config.Config, *, agent: str, helper_command: list[str]) -> bool:
     """Fill in `agent` (when empty) and `[helper] command`; True if the file changed."""
     fill_agent = not agent_name(cfg)
     stale_helper = list((cfg.data.get("helper") or {}).get("command") or []) != helper_command
     if not (fill_agent or stale_helper):
         return False
 
-    def change(doc):
+    def change(doc: TOMLDocument) -> None:
         import tomlkit
 
         if fill_agent:

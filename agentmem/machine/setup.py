@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import shlex
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from agentmem.runtimes.registry import NAMES, enabled_names, listed_names, runti
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from agentmem.config import Config
     from agentmem.runtimes.base import Runtime
     from agentmem.store.base import StoreDescription
 
@@ -86,7 +87,7 @@ def default_helper_command() -> list[str]:
     return helper_command()
 
 
-def _store_step(report: SetupReport, machine: Path, cfg, timeout: float, new_store: bool = False) -> bool:
+def _store_step(report: SetupReport, machine: Path, cfg: Config, timeout: float, new_store: bool = False) -> bool:
     """Authenticate and connect to (or create) the store, and record its identity. False when setup cannot go on.
 
     INV store-identity: a folder store is created only on this machine's first setup for
@@ -113,7 +114,7 @@ def _pending_stores(machine: Path) -> list:
     return [entry.store for entry in pending.list_entries(machine)]
 
 
-def _folder_store(machine: Path, desc, new_store: bool) -> tuple[str, str]:
+def _folder_store(machine: Path, desc: StoreDescription, new_store: bool) -> tuple[str, str]:
     """Connect to, mark or create the folder store; (status, detail) for the report."""
     import os
 
@@ -144,7 +145,7 @@ def _folder_store(machine: Path, desc, new_store: bool) -> tuple[str, str]:
     return "ok", f"connected to folder {root}"
 
 
-def _accept(machine: Path, desc, found: str) -> None:
+def _accept(machine: Path, desc: StoreDescription, found: str) -> None:
     """Record `found` as the store at `desc`. INV store-identity: when that is another store than the
     one recorded, what the cache knew of the old one's changes goes, so the next search lists the new
     one whole and prunes the old one's notes."""
@@ -199,7 +200,7 @@ class _Plan:
     block_body: str
 
 
-def _runtime_steps(report: SetupReport, plan: _Plan, names: list[str], env) -> None:
+def _runtime_steps(report: SetupReport, plan: _Plan, names: list[str], env: Mapping[str, str] | None) -> None:
     """The one loop: every enabled runtime gets all of agentmem's parts, every other has them taken out."""
     enabled = [runtime(n, env) for n in names]
     for rt in enabled:
@@ -334,7 +335,7 @@ def _withdraw_entries(report: SetupReport, label: str, remove: Callable[[], Any]
         report.add(label, "changed", f"{change.detail} (runtime disabled): {change.path}")
 
 
-def _reflect_step(report: SetupReport, cfg, names: list[str], env) -> None:
+def _reflect_step(report: SetupReport, cfg: Config, names: list[str], env: Mapping[str, str] | None) -> None:
     """With `[hooks] reflect` on: in which runtimes the stop hook asks for the end-of-session turn."""
     from agentmem.machine import settings
 
@@ -350,7 +351,8 @@ def _reflect_step(report: SetupReport, cfg, names: list[str], env) -> None:
             report.add(f"reflect {name}", "skipped", state)
 
 
-def _shared_skill_steps(report: SetupReport, machine: Path, cfg, wanted: list[str], names: list[str], env) -> None:
+def _shared_skill_steps(report: SetupReport, machine: Path, cfg: Config, wanted: list[str], names: list[str],
+                        env: Mapping[str, str] | None) -> None:
     """Install each listed shared skill revision; an edited local copy is kept."""
     if not wanted:
         return
@@ -434,7 +436,7 @@ def _embed_step(report: SetupReport, machine: Path,
                    f"{got['done']} of {got['total']} note(s) have sentence vectors for hybrid search{now}")
 
 
-def _wiring_step(report: SetupReport, machine: Path, env) -> None:
+def _wiring_step(report: SetupReport, machine: Path, env: Mapping[str, str] | None) -> None:
     """Setup ends with doctor's own runtime checks: what it could not put in place is said."""
     from agentmem import config
     from agentmem.machine import wiring
@@ -470,7 +472,7 @@ def default_agent(runtime_names: list[str]) -> str:
     return f"{(runtime_names or ['agent'])[0]}@{host}"[:64]
 
 
-def _reflection(cfg, names: list[str]) -> dict[str, str]:
+def _reflection(cfg: Config, names: list[str]) -> dict[str, str]:
     """Where the end-of-session reflection is on, off, waits for hooks, or is not available."""
     from agentmem.machine import settings
     from agentmem.runtimes import registry

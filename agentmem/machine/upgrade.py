@@ -25,6 +25,10 @@ from pathlib import Path
 from agentmem.errors import NotConfigured
 from agentmem.machine.answers import ANSWERS_FILE
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 # The Copier release the template is tested with (pyproject.toml pins the same; a test checks).
 COPIER_VERSION = "9.19.1"
 INSTALL_RECORD = ".venv/agentmem-install.json"
@@ -78,7 +82,7 @@ class Plan:
                 "committed_local_edits": self.committed, "command": self.argv}
 
 
-def prepare(machine: Path, vcs_ref: str | None = None, data=()) -> Plan:
+def prepare(machine: Path, vcs_ref: str | None = None, data: Sequence[str] = ()) -> Plan:
     """Mend a recorded revision that exists nowhere, find where the update goes, commit the folder's own
     edits; the copier command is None when the folder is already at the target and no answer changes."""
     from agentmem.machine import repo, template_source

@@ -21,13 +21,17 @@ import os
 from agentmem.errors import InvalidInput, NoAccess
 from agentmem.fsutil import write_atomic
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from pathlib import Path
+
 
 class Change:
     """What one edit of a managed entry in a user's file did (codex_config, claude_config)."""
 
     __slots__ = ("path", "changed", "detail")
 
-    def __init__(self, path, changed: bool, detail: str):
+    def __init__(self, path: Path, changed: bool, detail: str) -> None:
         self.path, self.changed, self.detail = path, changed, detail
 
     def to_json(self) -> dict:

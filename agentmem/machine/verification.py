@@ -29,6 +29,12 @@ from agentmem.runtimes.registry import configured
 from agentmem.skills.spec import CORE_SKILL
 from agentmem.store.base import StoreDescription
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from agentmem.machine.setup import SetupReport
+
 TITLE = "Memory setup verification"
 RECORD = "setup-verification.json"  # in the machine folder: {"<store>|<project>": {"id", "sha256"}}
 
@@ -169,7 +175,7 @@ def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str
     return Verification(note_id, path, upload, read_back, found, problem)
 
 
-def _check_skills(report, cfg_data: dict, env) -> None:
+def _check_skills(report: SetupReport, cfg_data: dict, env: Mapping[str, str] | None) -> None:
     """The installed core skill has its entry point and the checkpoint outline an agent follows."""
     for rt in configured(cfg_data, env):
         name, skill = rt.name, rt.skills_root / CORE_SKILL
@@ -179,7 +185,7 @@ def _check_skills(report, cfg_data: dict, env) -> None:
             report.add(f"skill check {name}", "warning", f"{skill} lacks SKILL.md or references/checkpoint.md")
 
 
-def verification_step(report, machine: Path, env=None) -> str:
+def verification_step(report: SetupReport, machine: Path, env: Mapping[str, str] | None = None) -> str:
     """Add the verification steps to `report`; return confirmed | pending | failed."""
     from agentmem import config
 

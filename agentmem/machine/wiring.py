@@ -14,6 +14,14 @@ from pathlib import Path
 from agentmem.errors import AgentmemError, Command
 from agentmem.machine.doctor import Check
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from agentmem.config import Config
+    from agentmem.runtimes.base import Runtime
+    from agentmem.store.base import StoreDescription
+
 BLOCK_SOURCE = "instructions-block.md"
 SETUP = Command("setup")
 FIX = "rerun setup, which puts it back"
@@ -25,7 +33,7 @@ def _check(name: str, problem: str | None, ok: str, *, status: str = "fail") -> 
     return Check(name, status, problem, FIX, SETUP)
 
 
-def _skill(machine: Path, rt, helper: str) -> Check:
+def _skill(machine: Path, rt: Runtime, helper: str) -> Check:
     from agentmem.machine import core_skill
 
     dest = rt.skills_root / core_skill.CORE_SKILL
@@ -39,7 +47,7 @@ def _skill(machine: Path, rt, helper: str) -> Check:
     return _check(f"skill {rt.name}", problem, str(dest), status="fail" if state == "missing" else "warn")
 
 
-def _block(machine: Path, rt, helper: str) -> Check:
+def _block(machine: Path, rt: Runtime, helper: str) -> Check:
     from agentmem.machine import blocks, core_skill
 
     name = f"instructions {rt.name}"
@@ -61,7 +69,7 @@ def _block(machine: Path, rt, helper: str) -> Check:
                   f"{rt.instructions}: block current", status="warn")
 
 
-def _permissions(machine: Path, rt, helper: list[str], store) -> Check | None:
+def _permissions(machine: Path, rt: Runtime, helper: list[str], store: StoreDescription | None) -> Check | None:
     found = rt.permissions_status(machine, helper, store)
     if found is None:
         return None
@@ -69,7 +77,7 @@ def _permissions(machine: Path, rt, helper: list[str], store) -> Check | None:
     return _check(f"permissions {rt.name}", None if ok else detail, detail)
 
 
-def _hooks(rt, helper: list[str]) -> Check:
+def _hooks(rt: Runtime, helper: list[str]) -> Check:
     st = rt.hooks_status(helper)
     problem = None
     if not st.get("installed"):
@@ -79,7 +87,7 @@ def _hooks(rt, helper: list[str]) -> Check:
     return _check(f"hooks {rt.name}", problem, f"{st.get('file')}: installed and current")
 
 
-def _mcp(machine: Path, rt, helper: list[str]) -> Check | None:
+def _mcp(machine: Path, rt: Runtime, helper: list[str]) -> Check | None:
     if rt.mcp is None:
         return None
     entry, _ = rt.mcp.current(machine)
@@ -91,7 +99,7 @@ def _mcp(machine: Path, rt, helper: list[str]) -> Check | None:
     return _check(f"mcp {rt.name}", problem, f"{rt.mcp.file}: registered")
 
 
-def checks(machine: str, cfg, env=None) -> list[Check]:
+def checks(machine: str, cfg: Config, env: Mapping[str, str] | None = None) -> list[Check]:
     """Every enabled runtime's wiring, in setup's order: skill, instructions, permissions, hooks, MCP."""
     from agentmem import config
     from agentmem.machine import settings

@@ -22,6 +22,14 @@ from agentmem import errors
 from agentmem.errors import Command
 from agentmem.memory import ids, notes
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from agentmem.config import Config
+    from agentmem.memory.save import Saved
+    from agentmem.store.base import ObjectInfo
+
 SOURCE_PREFIX = "agentmem audit: redacted copy of "  # the source a copy names its original by
 
 
@@ -62,7 +70,7 @@ class Audit:
                 "unreadable": self.unreadable}
 
 
-def _notes_of(listing, project: str | None) -> list[tuple[str, str, str]]:
+def _notes_of(listing: Iterable[ObjectInfo], project: str | None) -> list[tuple[str, str, str]]:
     """(project, note id, path) of every note object in a listing (of one project, or of all)."""
     out = []
     for obj in listing:
@@ -75,7 +83,7 @@ def _notes_of(listing, project: str | None) -> list[tuple[str, str, str]]:
     return sorted(out)
 
 
-def audit(machine: str, cfg, project: str | None, *, timeout: float | None = None) -> Audit:
+def audit(machine: str, cfg: Config, project: str | None, *, timeout: float | None = None) -> Audit:
     """Scan every note of `project` (None: of every project) in the configured store."""
     from agentmem.memory import cache, withheld
     from agentmem.store import identity
@@ -120,7 +128,7 @@ def _copy_of(parsed: notes.Parsed) -> str | None:
     return None
 
 
-def save_copy(machine: str, cfg, finding: Finding, *, timeout: float | None = None):
+def save_copy(machine: str, cfg: Config, finding: Finding, *, timeout: float | None = None) -> Saved:
     """Save the redacted copy of one finding's note as a new note; returns what `save` returned.
 
     The store's note is read again (the audit kept no content) and passes the same redaction as every

@@ -26,6 +26,10 @@ from agentmem.paths import pending_dir
 from agentmem.store.base import StoreDescription
 from agentmem.store.identity import open_known
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 RECEIPTS = ".confirmed"  # pending/.confirmed/<id>.json: what a retry confirmed, for a retry racing it
 # Seconds. 2026-12-01: a week covers an agent acting on a pending-upload hint long after a Stop hook
 # uploaded the note; a receipt is about 300 bytes and only retried notes leave one.
@@ -33,7 +37,7 @@ RECEIPT_SECONDS = 7 * 86400
 
 
 def deliver(machine: str | os.PathLike, entry: pending.Entry, data: bytes, *, timeout: float | None = None,
-            receipt: bool = False, index=None) -> pending.Outcome:
+            receipt: bool = False, index: Callable[..., None] | None = None) -> pending.Outcome:
     """Upload a persisted entry to its recorded destination; drop it only on confirmed success.
     A confirmed note goes straight into the cache, `index` (the cache's observer) told.
 
@@ -68,7 +72,8 @@ def _unknown_destination(entry: pending.Entry, configured: StoreDescription | No
     )
 
 
-def _after_confirmed(machine: str | os.PathLike, entry: pending.Entry, data: bytes, index) -> None:
+def _after_confirmed(machine: str | os.PathLike, entry: pending.Entry, data: bytes,
+                     index: Callable[..., None] | None) -> None:
     if entry.store is None:  # never: deliver sends no entry without a destination
         return
     # Put the confirmed note straight into the project cache so this machine's
@@ -88,7 +93,7 @@ def _after_confirmed(machine: str | os.PathLike, entry: pending.Entry, data: byt
 
 def retry(machine: str | os.PathLike, note_id: str, *, timeout: float | None = None,
           repair_store: StoreDescription | None = None, configured: StoreDescription | None = None,
-          index=None) -> pending.Outcome:
+          index: Callable[..., None] | None = None) -> pending.Outcome:
     """Resend a pending note. A note an earlier retry confirmed is reported saved (from its receipt).
 
     A damaged entry is sent only with `repair_store` (the user's explicit choice); otherwise it is
@@ -149,7 +154,7 @@ def _prune_receipts(machine: str | os.PathLike) -> None:
 
 
 def retry_all(machine: str | os.PathLike, *, budget: float, timeout: float | None = None,
-              index=None) -> tuple[list[pending.Outcome], list[pending.Entry]]:
+              index: Callable[..., None] | None = None) -> tuple[list[pending.Outcome], list[pending.Entry]]:
     """Retry pending entries oldest first until `budget` seconds are spent.
 
     Returns the attempted outcomes and the entries left untried. Each attempt's

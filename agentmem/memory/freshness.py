@@ -15,6 +15,10 @@ from __future__ import annotations
 
 import time
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from agentmem.errors import AgentmemError
+
 
 class Uncached:
     """The notes that arrived (id -> bytes, cleaned as the cache would hold them), the notes to leave out
@@ -22,7 +26,7 @@ class Uncached:
 
     __slots__ = ("notes", "gone", "reason")
 
-    def __init__(self, why, notes: dict[str, bytes], gone: set[str]):
+    def __init__(self, why: AgentmemError, notes: dict[str, bytes], gone: set[str]) -> None:
         self.notes, self.gone = notes, gone
         self.reason = f"nothing was cached: {why.one_line()}"
         if notes:

@@ -19,6 +19,11 @@ from agentmem.memory import delivery, notes, pending, records
 from agentmem.memory.states import forget, project_states
 from agentmem.search import follow
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from agentmem.config import Config
+    from agentmem.store.base import StoreDescription
+
 
 class RecordOutcome:
     """What saving one record did: the upload outcome, or `unchanged` (the state was already so)."""
@@ -69,14 +74,14 @@ def _screen_reason(reason: str | None, action: str) -> str | None:
     return reason
 
 
-def _existing_note(machine: str, cfg, project: str, note_id: str, timeout: float | None) -> dict:
+def _existing_note(machine: str, cfg: Config, project: str, note_id: str, timeout: float | None) -> dict:
     """The note's `read` answer (pending, cache or store); NotFound when the project has no such note."""
     from agentmem.memory import recall
 
     return recall.read(machine, cfg, project, note_id, timeout=timeout)[0]
 
 
-def save_record(machine: str, cfg, record: records.Record, *, timeout: float | None = None) -> pending.Outcome:
+def save_record(machine: str, cfg: Config, record: records.Record, *, timeout: float | None = None) -> pending.Outcome:
     """Persist a record as pending, then upload it (INV nothing-lost: on disk before any upload)."""
     data = record.render()
     entry = pending.Entry(id=record.id, store=cfg.store, project=record.project, path=record.path(),
@@ -85,7 +90,7 @@ def save_record(machine: str, cfg, record: records.Record, *, timeout: float | N
     return delivery.deliver(machine, entry, data, timeout=timeout, index=follow.update)
 
 
-def retract(machine: str, cfg, project: str, note_id: str, reason: str | None, *,
+def retract(machine: str, cfg: Config, project: str, note_id: str, reason: str | None, *,
             timeout: float | None = None) -> RecordOutcome:
     """Retract a note: hidden from every machine's search from its next search on, still readable, marked."""
     note_id = _checked_id(note_id, "retract")
@@ -101,7 +106,7 @@ def retract(machine: str, cfg, project: str, note_id: str, reason: str | None, *
                                                                                      timeout=timeout))
 
 
-def pin(machine: str, cfg, project: str, note_id: str, *, unpin: bool = False,
+def pin(machine: str, cfg: Config, project: str, note_id: str, *, unpin: bool = False,
         timeout: float | None = None) -> RecordOutcome:
     """Pin a note into every session-start reminder of the project (or unpin it); latest record wins."""
     kind = "unpin" if unpin else "pin"
@@ -143,7 +148,7 @@ class Purged:
         return out
 
 
-def purge(machine: str, cfg, project: str, note_id: str, *, reason: str | None = None,
+def purge(machine: str, cfg: Config, project: str, note_id: str, *, reason: str | None = None,
           timeout: float | None = None) -> Purged:
     """Delete a note that must not exist, everywhere. Running it again finishes an interrupted purge."""
     from agentmem.store import identity
@@ -190,7 +195,7 @@ def purge(machine: str, cfg, project: str, note_id: str, *, reason: str | None =
     return done
 
 
-def _held_here(machine: str, store_desc, project: str, note_id: str) -> list[str]:
+def _held_here(machine: str, store_desc: StoreDescription, project: str, note_id: str) -> list[str]:
     """Where this machine holds the note's bytes: its cache (and so the index), its pending folder."""
     from agentmem.memory import cache
 

@@ -16,6 +16,7 @@ from agentmem.memory.ids import ALLOCATED, check_id, new_id, note_file  # noqa: 
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from datetime import datetime
 
 KINDS = ("note", "checkpoint")
@@ -100,7 +101,7 @@ def render_parts(meta: dict, body: str) -> bytes:
     return ("\n".join(lines) + "\n\n" + body).encode("utf-8")
 
 
-def _clean_list(name: str, values, *, item_limit: int = MAX_ITEM) -> list[str]:
+def _clean_list(name: str, values: Iterable[object] | None, *, item_limit: int = MAX_ITEM) -> list[str]:
     values = list(values or [])
     if len(values) > MAX_LIST_ITEMS:
         raise InvalidInput(f"too many {name}: at most {MAX_LIST_ITEMS}")
@@ -147,8 +148,8 @@ def build(
     kind: str,
     project: str,
     agent: str,
-    sources=(),
-    tags=(),
+    sources: Iterable[str] = (),
+    tags: Iterable[str] = (),
     session: str | None = None,
     corrects: str | None = None,
     review_by: str | None = None,
@@ -253,7 +254,7 @@ class Parsed:
     def __init__(self, meta: dict, body: str):
         self.meta, self.body = meta, body
 
-    def get(self, key: str, default=None):
+    def get(self, key: str, default: object = None) -> object:
         value = self.meta.get(key, default)
         return value
 
@@ -273,7 +274,7 @@ class Parsed:
         return value if value in KINDS else "note"
 
 
-def _scalar_or_list(value):
+def _scalar_or_list(value: object) -> str | bool | None | list[str]:
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value if not isinstance(value, (int, float)) or isinstance(value, bool) else str(value)
     if isinstance(value, list) and len(value) <= MAX_LIST_ITEMS:

@@ -42,7 +42,7 @@ RECORD_FILE = PENDING_RECORD_FILE  # the payload of a pending record (its entry'
 ENTRY_FILE = PENDING_ENTRY_FILE
 
 
-def _rmtree(path, ignore_errors: bool = False) -> None:
+def _rmtree(path: str, ignore_errors: bool = False) -> None:
     import shutil  # only when removing: keeps the per-turn import light
 
     shutil.rmtree(path, ignore_errors=ignore_errors)

@@ -24,8 +24,12 @@ def may_have_pins(machine: str, waiting: list[str]) -> bool:
     pending = os.path.join(machine, "pending")
     return any(os.path.exists(os.path.join(pending, name, PENDING_RECORD_FILE)) for name in waiting)
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from agentmem.store.base import StoreDescription
 
-def pinned_notes(machine: str, store, project: str, budget: int) -> dict:
+
+def pinned_notes(machine: str, store: StoreDescription, project: str, budget: int) -> dict:
     """{"shown": [{id, title, text, pinned_at}], "left_out": [{id, why}]}: the pinned notes of `project`
     within `budget` characters of text, newest pin first."""
     from agentmem.memory.states import project_states

@@ -11,12 +11,20 @@ from __future__ import annotations
 from agentmem import errors
 from agentmem.errors import InvalidInput
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from agentmem.config import Config
+    from agentmem.memory.freshness import CacheStatus
+    from agentmem.memory.records import States
+
 MAX_LIMIT = 200
 
 
-def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode: str | None = None,
-           refresh: bool = False, offline: bool = False, timeout: float | None = None, progress=None,
-           include_retracted: bool = False) -> dict:
+def search(machine: str, cfg: Config, project: str, query: str, *, limit: int = 10, mode: str | None = None,
+           refresh: bool = False, offline: bool = False, timeout: float | None = None,
+           progress: Callable[[int, int], object] | None = None, include_retracted: bool = False) -> dict:
     """Ask the store what changed (INV read-your-writes) unless `offline` or within `[cache] max_age`,
     then find `query` in `mode` (default: config's). `progress(done, total)` hears a long first sync.
 
@@ -83,8 +91,8 @@ def search(machine: str, cfg, project: str, query: str, *, limit: int = 10, mode
     return out
 
 
-def freshen(machine: str, cfg, project: str, *, refresh: bool = False, offline: bool = False,
-            timeout: float | None = None, progress=None):
+def freshen(machine: str, cfg: Config, project: str, *, refresh: bool = False, offline: bool = False,
+            timeout: float | None = None, progress: Callable[[int, int], object] | None = None) -> CacheStatus:
     """Bring the project's cache up to date as every search does (INV read-your-writes): ask the store
     what changed unless `offline` or within `[cache] max_age`. Returns the `cache.CacheStatus`, which
     says how current the answer is. The memory view (`view/data.py`) refreshes through here too."""
@@ -96,7 +104,7 @@ def freshen(machine: str, cfg, project: str, *, refresh: bool = False, offline: 
                               catch_up=sync.SEARCH_CATCH_UP, index=follow.update)
 
 
-def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
+def read(machine: str, cfg: Config, project: str, note_id: str, *, fresh: bool = False,
          timeout: float | None = None) -> tuple[dict, bytes]:
     """One note of `project`: this machine's pending copy, else the cache, else the store.
 
@@ -167,7 +175,7 @@ def read(machine: str, cfg, project: str, note_id: str, *, fresh: bool = False,
                              cfg.review_after), data
 
 
-def note_states(states, note_id: str, meta: dict, review_after: float | None) -> dict:
+def note_states(states: States, note_id: str, meta: dict, review_after: float | None) -> dict:
     """A note's states as `read` (and the view) show them: `retracted` (the retraction: record, agent,
     created, reason) or null, `review_due`, `review_by` (the date that applies, or null), `pinned`."""
     from agentmem.memory import notes
@@ -177,7 +185,7 @@ def note_states(states, note_id: str, meta: dict, review_after: float | None) ->
             "review_by": when, "pinned": note_id in states.pinned()}
 
 
-def _refuse_purged(states, project: str, note_id: str) -> None:
+def _refuse_purged(states: States, project: str, note_id: str) -> None:
     """A purged note is not found, ever (its ID is never fetched again), and the answer says why."""
     purge = states.purged.get(note_id)
     if purge is not None:
@@ -206,7 +214,7 @@ def _say_withheld(pdir: str, results: list[dict], held: dict[str, list[dict]], s
                 r["withheld"] += [{"where": "body" if m["line"] else "title", "kind": k} for k in kinds]
 
 
-def _withhold(text, typed: list[tuple[str, str]] | None = None) -> tuple[str, list[str]]:
+def _withhold(text: str, typed: list[tuple[str, str]] | None = None) -> tuple[str, list[str]]:
     """`text` with credentials replaced, and the kinds withheld; `typed`: (secret, kind) pairs to replace too."""
     if not isinstance(text, str) or not text:
         return text, []

@@ -28,6 +28,14 @@ from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.memory import ids
 from agentmem.paths import RECORDS_DIR
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from datetime import datetime
+
+    from agentmem.errors import AgentmemError
+    from agentmem.store.base import Changes, Store
+
 STATES_FILE = "records.json"
 MAX_REASON = 500  # characters: one line saying why; the note itself holds the detail
 MAX_RECORD_BYTES = 4096
@@ -78,7 +86,8 @@ def is_record_path(path: str) -> bool:
     return ids.RECORD_FILE.match(path.rpartition("/")[2]) is not None
 
 
-def build(kind: str, note_id: str, project: str, agent: str, reason: str | None = None, now=None) -> Record:
+def build(kind: str, note_id: str, project: str, agent: str, reason: str | None = None,
+          now: datetime | None = None) -> Record:
     """A new record of `kind` naming `note_id`. The reason is one line (credentials: screened by the caller)."""
     from agentmem.memory import notes
 
@@ -211,7 +220,7 @@ def states(pdir: str) -> States:
     return found
 
 
-def with_pending(pdir: str, pending_records) -> States:
+def with_pending(pdir: str, pending_records: Iterable[bytes]) -> States:
     """The cached states with this machine's pending records of the project folded in."""
     found = states(pdir)
     for data in pending_records:
@@ -232,7 +241,7 @@ def add_cached(pdir: str, record: Record, data: bytes) -> bool:
 
 # -- following the store (what a refresh calls, before it fetches notes) ---------------------------
 
-def to_fetch(changes, prefix: str, pdir: str) -> tuple[dict, set[str]]:
+def to_fetch(changes: Changes, prefix: str, pdir: str) -> tuple[dict, set[str]]:
     """({record file name: Listed} new to this cache, {cached record files the store no longer holds})."""
     from agentmem.store.base import Changes
 
@@ -251,7 +260,7 @@ def to_fetch(changes, prefix: str, pdir: str) -> tuple[dict, set[str]]:
     return wanted, {p[len(head):] for p in changes.removed if p.startswith(head)} & have
 
 
-def fetch(store, wanted: dict, gone: set[str], pdir: str):
+def fetch(store: Store, wanted: dict, gone: set[str], pdir: str) -> tuple[set[str], AgentmemError | None]:
     """Download `wanted` records into the cache and drop `gone` ones. Returns (the notes new purge records
     name, the store or cache failure that stopped it, or None)."""
     from agentmem import errors

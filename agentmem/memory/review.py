@@ -24,6 +24,11 @@ import time
 
 from agentmem.memory import cache, ids, notes, pending
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from agentmem.config import Config
+    from agentmem.memory.records import States
+
 KIND_ORDER = ("review-due", "near-duplicate", "corrected-repeatedly", "retracted")
 # Idf-weighted cosine of two notes' stemmed term counts from which they are near-duplicates.
 # 2026-12-01, bench/review.py and our own notes: a note saved twice with a word or two changed in a
@@ -61,7 +66,7 @@ class _Note:
         self.id, self.meta, self.title_key = note_id, meta, title_key
 
 
-def queue(machine: str, cfg, project: str, *, timeout: float | None = None) -> dict:
+def queue(machine: str, cfg: Config, project: str, *, timeout: float | None = None) -> dict:
     """The review queue of `project`, after bringing the cache up to date (INV read-your-writes)."""
     from agentmem.memory.states import project_states
     from agentmem.search import corrections, follow
@@ -165,7 +170,8 @@ def _cmd(*argv: str, note: str | None = None) -> dict:
     return {"argv": list(argv)} | ({"note": note} if note else {})
 
 
-def _due(project: str, known: dict[str, _Note], hidden: set[str], fixed_by: dict, review_after) -> list[dict]:
+def _due(project: str, known: dict[str, _Note], hidden: set[str], fixed_by: dict,
+         review_after: float | None) -> list[dict]:
     today = notes.today()
     out = []
     for note_id, note in known.items():
@@ -203,7 +209,7 @@ def _corrected_repeatedly(project: str, known: dict[str, _Note], fixed_by: dict)
     return out
 
 
-def _retracted(project: str, known: dict[str, _Note], states) -> list[dict]:
+def _retracted(project: str, known: dict[str, _Note], states: States) -> list[dict]:
     out = []
     for note_id in sorted(states.retracted):
         gone = states.retracted[note_id]

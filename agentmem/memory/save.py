@@ -10,6 +10,12 @@ from agentmem import errors
 from agentmem.memory import delivery, notes, pending
 from agentmem.search import follow
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from agentmem.config import Config
+
 
 class Saved:
     """What one save did: the upload outcome, and what `redact` replaced (kind and field)."""
@@ -26,8 +32,8 @@ class Saved:
         return out
 
 
-def save(machine: str, cfg, project: str, body: str, *, title: str | None = None, kind: str = "note",
-         tags=(), sources=(), session: str | None = None, corrects: str | None = None,
+def save(machine: str, cfg: Config, project: str, body: str, *, title: str | None = None, kind: str = "note",
+         tags: Iterable[str] = (), sources: Iterable[str] = (), session: str | None = None, corrects: str | None = None,
          review_by: str | None = None, redact: bool = False, timeout: float | None = None) -> Saved:
     """Save one note of `project` to the configured store; a failed upload leaves it pending."""
     from agentmem.safety import credentials, screening

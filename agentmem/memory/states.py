@@ -12,8 +12,14 @@ from agentmem.memory import ids
 from agentmem.memory.records import States, states, with_pending
 from agentmem.paths import project_cache
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
-def project_states(machine, store, project: str) -> States:
+    from agentmem.store.base import StoreDescription
+
+
+def project_states(machine: str | os.PathLike[str], store: StoreDescription, project: str) -> States:
     """The states of a project's notes on this machine: cached records and this machine's pending ones.
     What `search`, `read`, `review`, the reminder and the view ask."""
     pdir = project_cache(machine, store.key, project)
@@ -28,7 +34,8 @@ def project_states(machine, store, project: str) -> States:
     return with_pending(pdir, pending.project_records(machine, project).values())
 
 
-def forget(machine, store, project: str, note_ids, index=None) -> list[str]:
+def forget(machine: str | os.PathLike[str], store: StoreDescription, project: str, note_ids: Iterable[str],
+           index: Callable[..., None] | None = None) -> list[str]:
     """Remove purged notes' bytes from this machine: the cached file, the index (`index`, the cache's
     observer: told with `scrub`, so no freed page keeps their words) and any pending copy. Returns the
     IDs whose cached file was removed."""

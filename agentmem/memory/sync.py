@@ -20,6 +20,15 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from agentmem.config import Config
+    from agentmem.store.base import StoreDescription
+
+    Progress = Callable[[int, int], None]  # hears (done, total)
+
 # Seconds a search spends downloading before it answers. 2026-12-01 (issue 26): a 100k-note catch-up cost
 # every search of a new machine 26-40 s. Indexing what arrived costs about twice its download (1.5 ms
 # against 0.7 ms a note, loaded 2-core machine), so 1.5 s of downloads (~2,000 notes of a local folder
@@ -30,8 +39,8 @@ SEARCH_CATCH_UP = 1.5
 SYNC_ROUND = 10.0
 
 
-def sync(machine: str | os.PathLike, cfg, project: str, *, timeout: float | None = None, progress=None,
-         embed: bool = False, embed_progress=None) -> dict:
+def sync(machine: str | os.PathLike[str], cfg: Config, project: str, *, timeout: float | None = None,
+         progress: Progress | None = None, embed: bool = False, embed_progress: Progress | None = None) -> dict:
     """Refresh the project until the cache holds every note of the store (or a refresh fails); with
     `embed`, then give every cached note its sentence vectors (`embed_notes`; needs the hybrid extra,
     checked before anything is fetched).
@@ -68,7 +77,8 @@ def sync(machine: str | os.PathLike, cfg, project: str, *, timeout: float | None
     return out | status.to_json()
 
 
-def embed_notes(machine: str | os.PathLike, cfg, project: str, *, progress=None) -> dict:
+def embed_notes(machine: str | os.PathLike[str], cfg: Config, project: str, *,
+                progress: Progress | None = None) -> dict[str, int]:
     """Give every cached note of the project its sentence vectors for hybrid search, a few notes per
     transaction (an interrupted run keeps what it did). `progress(done, total)` hears the notes embedded of
     the notes cached. Returns {done, total, embedded}: embedded is how many this call did."""
@@ -78,7 +88,7 @@ def embed_notes(machine: str | os.PathLike, cfg, project: str, *, progress=None)
     return ranked.embed(cache.project_dir(machine, cfg.store, project), progress=progress)
 
 
-def forget_changes(machine: str | os.PathLike, store) -> None:
+def forget_changes(machine: str | os.PathLike[str], store: StoreDescription) -> None:
     """Drop every project's change token for `store`, because another store was accepted at its
     location (INV store-identity): the next refresh lists it whole and prunes what the old one held."""
     from agentmem.memory import cache
@@ -96,7 +106,8 @@ def forget_changes(machine: str | os.PathLike, store) -> None:
             cache._safe_state(pdir, state)
 
 
-def embed_cached(machine: str | os.PathLike, cfg, *, progress=None) -> list[tuple[str, dict | str]]:
+def embed_cached(machine: str | os.PathLike[str], cfg: Config, *,
+                 progress: Callable[[str], Progress | None] | None = None) -> list[tuple[str, dict[str, int] | str]]:
     """What setup runs when hybrid is the search mode (else nothing): `embed_notes` for each mapped project
     with a cache. Returns (project, its {done, total, embedded} or the one line of what stopped it) each;
     a problem that concerns them all (the extra missing, a bad project name) comes as project "".
@@ -114,7 +125,7 @@ def embed_cached(machine: str | os.PathLike, cfg, *, progress=None) -> list[tupl
         return [("", exc.one_line())]
     if not encoder.available():
         return [("", encoder.missing_extra().one_line())]
-    out: list[tuple[str, dict | str]] = []
+    out: list[tuple[str, dict[str, int] | str]] = []
     for project in projects:
         if not os.path.isdir(cache.notes_dir(machine, cfg.store, project)):
             continue  # nothing cached: its first search downloads the notes and embeds some

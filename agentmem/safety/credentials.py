@@ -33,7 +33,8 @@ from agentmem.safety.placeholders import rx as _rx
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (search imports this module)
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    import os
+    from collections.abc import Callable, Iterable
 
 # Human names for the kinds, used in error messages.
 KIND_NAMES = {
@@ -252,7 +253,7 @@ def _accept(spans: list, start: int, end: int, kind: str, redactable: bool = Tru
     spans.insert(i, (start, end, kind, redactable))
 
 
-def _spans(text: str, known) -> list[tuple[int, int, str, bool]]:
+def _spans(text: str, known: tuple[str, ...] | list[str]) -> list[tuple[int, int, str, bool]]:
     spans: list[tuple[int, int, str, bool]] = []  # accepted, kept sorted by start
     for secret in known:
         if len(secret) < MIN_KNOWN_SECRET:
@@ -339,7 +340,7 @@ class _Anchors:
         return found
 
 
-def _continued(text: str, known) -> list[tuple[int, int, str, bool]]:
+def _continued(text: str, known: tuple[str, ...] | list[str]) -> list[tuple[int, int, str, bool]]:
     """Findings in `text` with each backslash-newline that splits a word removed (`abc\\` + newline + `def`, a
     shell continuation inside a token), mapped back to `text`; only those that cross such a join."""
     cuts: list[tuple[int, int]] = []  # (where the join is in the joined text, characters removed there)
@@ -413,7 +414,8 @@ def raise_for(places: list[str], action: str = "save", redact_option: bool = Tru
     raise SecretFound(f"refusing to {action}: {shown}{more}; {nothing}", hint=hint)
 
 
-def scan_files(paths, root=None, known=()) -> list[tuple[str, Finding]]:
+def scan_files(paths: Iterable[str | os.PathLike[str]], root: str | os.PathLike[str] | None = None,
+               known: tuple[str, ...] | list[str] = ()) -> list[tuple[str, Finding]]:
     """Scan text files; returns (display path, finding) pairs. Binary files (NUL bytes, not UTF-8) are skipped."""
     from pathlib import Path
 

@@ -23,6 +23,10 @@ from __future__ import annotations
 
 import re
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
 # 2026-12-01: the smallest real key body (an Ed25519 OpenSSH key) is about 350
 # base64 characters and an EC P-256 PEM 160; 64 leaves room for a key cut short
 # while a documented block with a 32-character real-looking prefix stays clean.
@@ -78,7 +82,7 @@ def _looks_random(token: str) -> bool:
     return not bare.isalpha() and bare.upper() != bare.lower()
 
 
-def _lines(text: str, start: int, end: int):
+def _lines(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """(start, end) of each line of text[start:end], breaking on real and escaped line breaks (lazily)."""
     pos = start
     for m in _rx().line_break.finditer(text, start, end):
@@ -91,7 +95,7 @@ def _material_between(text: str, start: int, end: int) -> int:
     return sum(_line_material(text[a:b]) or 0 for a, b in _lines(text, start, end))
 
 
-def _run(text: str, lines, forward: bool) -> tuple[int, int | None]:
+def _run(text: str, lines: Iterable[tuple[int, int]], forward: bool) -> tuple[int, int | None]:
     """Key material in the unbroken run of key and neutral lines `lines` starts with, and the far edge of
     its last key line (None if it has none)."""
     total, reach = 0, None

@@ -78,7 +78,7 @@ class _BlockWriter:
         self.conn.execute("DROP TABLE parts")
 
 
-def _build(conn: sqlite3.Connection, pdir, on_disk: bool) -> index.Index:
+def _build(conn: sqlite3.Connection, pdir: str | os.PathLike[str], on_disk: bool) -> index.Index:
     """Create the tables in `conn` and index every note of the project's notes folder."""
     conn.executescript(index._DDL)
     idx = index.Index(conn, pdir, on_disk=on_disk)
@@ -107,7 +107,7 @@ def _build(conn: sqlite3.Connection, pdir, on_disk: bool) -> index.Index:
     return idx
 
 
-def in_memory(pdir) -> index.Index:
+def in_memory(pdir: str | os.PathLike[str]) -> index.Index:
     """The project's index built in memory (nothing written to disk); close it when done."""
     conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
     try:
@@ -117,7 +117,7 @@ def in_memory(pdir) -> index.Index:
         raise
 
 
-def rebuild(pdir) -> None:
+def rebuild(pdir: str | os.PathLike[str]) -> None:
     """Build the index from the cached notes into a temp file, then rename it into place."""
     target = index.index_path(pdir)
     folder = os.path.dirname(target)

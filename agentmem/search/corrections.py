@@ -24,6 +24,12 @@ import time
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.memory import ids, notes
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from agentmem.search.find import Result
+
 PAIRS_FILE = "corrections.json"
 SEEN_FILE = "corrections-seen.json"
 _HEAD = notes.MAX_FRONTMATTER_BYTES + 64  # the frontmatter is all that is needed of a note
@@ -37,7 +43,7 @@ def _corrects(data: bytes) -> str | None:
     return value if isinstance(value, str) and ids.ID.match(value) else None
 
 
-def _load(path: str):
+def _load(path: str) -> object:
     try:
         return json.loads(read_bytes(path))
     except (OSError, ValueError):
@@ -94,7 +100,7 @@ def corrected_by(pairs: dict[str, str]) -> dict[str, list[str]]:
     return out
 
 
-def mark(results: list, by: dict[str, list[str]], fetch, limit: int) -> list:
+def mark(results: list, by: dict[str, list[str]], fetch: Callable[[str], Result | None], limit: int) -> list:
     """Mark corrected results and list each right below its newest correction.
 
     `results` are search results (objects with `id` and `corrected_by`), best first;

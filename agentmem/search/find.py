@@ -21,6 +21,10 @@ from agentmem.memory import cache, ids, notes, pending
 from agentmem.memory.freshness import Uncached
 from agentmem.store.base import StoreDescription
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from agentmem.memory.records import States
+
 MAX_MATCHES_PER_NOTE = 5
 MAX_LINE = 300
 # A note past its review date scores this share of its match, so it ranks below an equal match that is
@@ -143,9 +147,9 @@ def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
 
 def find(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,
          mode: str = "ranked", notices: list[str] | None = None, *, include_retracted: bool = False,
-         review_after: float | None = None, states=None, held: dict[str, list[dict]] | None = None,
-         uncached: Uncached | None = None, embed_budget: float | None = None,
-         embedding: dict[str, int] | None = None) -> list[Result]:
+         review_after: float | None = None, states: States | None = None,
+         held: dict[str, list[dict]] | None = None, uncached: Uncached | None = None,
+         embed_budget: float | None = None, embedding: dict[str, int] | None = None) -> list[Result]:
     """The project's notes that match `query` in `mode`, at most `limit`; an empty query lists recent notes.
 
     If the index could not be used (the notes were scanned instead), why is appended to `notices`.
@@ -175,7 +179,7 @@ def find(machine: str | os.PathLike, store: StoreDescription, project: str, quer
 
 
 def recent(machine: str | os.PathLike, store: StoreDescription, project: str, limit: int, mode: str = "ranked", *,
-           include_retracted: bool = False, review_after: float | None = None, states=None,
+           include_retracted: bool = False, review_after: float | None = None, states: States | None = None,
            held: dict[str, list[dict]] | None = None, uncached: Uncached | None = None) -> tuple[list[Result], int]:
     """The `limit` newest notes (cached and pending, newest first, as `find` with an empty query lists
     them) and how many notes there are in all, hidden ones left out. Arguments as for `find`.
@@ -191,8 +195,8 @@ def recent(machine: str | os.PathLike, store: StoreDescription, project: str, li
     return _recent(machine, store, project, limit, mode, hidden, waiting, states, review_after, uncached)
 
 
-def _hidden_and_waiting(machine, project: str, states, include_retracted: bool, held: dict | None,
-                        uncached: Uncached | None) -> tuple[set[str], dict[str, bytes]]:
+def _hidden_and_waiting(machine: str | os.PathLike, project: str, states: States, include_retracted: bool,
+                        held: dict | None, uncached: Uncached | None) -> tuple[set[str], dict[str, bytes]]:
     """The IDs never shown, and this machine's pending notes of the project as shown, less those."""
     from agentmem.memory import withheld
 
@@ -206,8 +210,8 @@ def _hidden_and_waiting(machine, project: str, states, include_retracted: bool, 
     return hidden, ({k: v for k, v in waiting.items() if k not in hidden} if hidden else waiting)
 
 
-def _recent(machine, store: StoreDescription, project: str, limit: int, mode: str, hidden: set[str],
-            waiting: dict[str, bytes], states, review_after: float | None,
+def _recent(machine: str | os.PathLike, store: StoreDescription, project: str, limit: int, mode: str, hidden: set[str],
+            waiting: dict[str, bytes], states: States, review_after: float | None,
             uncached: Uncached | None) -> tuple[list[Result], int]:
     served = None if uncached is not None else _newest_from_index(machine, store, project, waiting, hidden, limit,
                                                                   build=mode != "literal")
@@ -221,8 +225,8 @@ def _recent(machine, store: StoreDescription, project: str, limit: int, mode: st
                              uncached), total
 
 
-def _newest_from_index(machine, store: StoreDescription, project: str, waiting: dict[str, bytes], hidden: set[str],
-                       limit: int, *, build: bool) -> tuple[list[Result], int] | None:
+def _newest_from_index(machine: str | os.PathLike, store: StoreDescription, project: str, waiting: dict[str, bytes],
+                       hidden: set[str], limit: int, *, build: bool) -> tuple[list[Result], int] | None:
     """`recent`'s answer from the index (None when it cannot be used): the index's rows in order, merged with
     the pending notes the cache lacks; each note listed is read and parsed, and only those."""
     import heapq
@@ -267,7 +271,7 @@ def _cached(machine: str | os.PathLike, store: StoreDescription, project: str, n
     return cache.read_cached(machine, store, project, note_id)
 
 
-def _mark_states(found: list[Result], states, review_after: float | None, *, ranked: bool) -> None:
+def _mark_states(found: list[Result], states: States, review_after: float | None, *, ranked: bool) -> None:
     """Mark retracted, pinned and due results; ranked, a due note's score is demoted and the list re-sorted."""
     today, pinned = notes.today(), states.pinned()
     for r in found:
@@ -281,7 +285,7 @@ def _mark_states(found: list[Result], states, review_after: float | None, *, ran
 
 
 def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, project: str, found: list[Result],
-                      limit: int, waiting: dict[str, bytes], hidden: set[str], states,
+                      limit: int, waiting: dict[str, bytes], hidden: set[str], states: States,
                       review_after: float | None, uncached: Uncached | None = None) -> list[Result]:
     """Mark corrected notes and list each below its correction (INV corrections-visible)."""
     from agentmem.search import corrections
@@ -341,7 +345,8 @@ def _body_start(text: str, parsed: notes.Parsed) -> int:
     return text.count("\n") - parsed.body.count("\n") + 1
 
 
-def _excerpts(parsed: notes.Parsed, wanted: set[str], start: int, passage=None) -> list[dict]:
+def _excerpts(parsed: notes.Parsed, wanted: set[str], start: int,
+              passage: tuple[int, int] | None = None) -> list[dict]:
     """Body lines that share a stemmed word with the query, in order, at most a few.
 
     With `passage` (hybrid: the (first, last) body lines most like the query), only its lines, and

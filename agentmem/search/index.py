@@ -27,6 +27,10 @@ from agentmem.memory import ids, notes
 from agentmem.search import words
 from agentmem.store import dirwatch
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+
 INDEX_DIR = "index"
 INDEX_FILE = "ranked.sqlite"
 # 5 (2026-12-01): a CRC-32 per term block; vectors per passage (int8, with their line spans).
@@ -70,18 +74,18 @@ CREATE TABLE vectors(num INTEGER PRIMARY KEY, model TEXT NOT NULL, spans TEXT NO
 """ + _NEWEST + ";\n"
 
 
-def chunks(values: list):
+def chunks(values: list) -> Iterator[tuple[list, str]]:
     """`values` in slices of at most _CHUNK, each with its `?,?,...` placeholders for an IN (...) list."""
     for start in range(0, len(values), _CHUNK):
         chunk = values[start : start + _CHUNK]
         yield chunk, ",".join("?" * len(chunk))
 
 
-def index_path(pdir) -> str:
+def index_path(pdir: str | os.PathLike[str]) -> str:
     return os.path.join(os.fspath(pdir), INDEX_DIR, INDEX_FILE)
 
 
-def list_note_ids(ndir) -> list[str]:
+def list_note_ids(ndir: str | os.PathLike[str]) -> list[str]:
     try:
         names = os.listdir(ndir)
     except (FileNotFoundError, NotADirectoryError):
@@ -111,7 +115,7 @@ class Doc:
         self.text = f"{parsed.title}\n{parsed.body}"[:2000]
 
 
-def read_doc(ndir, note_id: str) -> Doc | None:
+def read_doc(ndir: str | os.PathLike[str], note_id: str) -> Doc | None:
     try:
         data = read_bytes(os.path.join(ndir, ids.note_file(note_id)), _MAX_NOTE_READ)
     except (FileNotFoundError, IsADirectoryError, PermissionError):
@@ -141,7 +145,7 @@ def _checked(term: str, df: int, crc: int, blob: bytes) -> array:
     return _triples(blob)
 
 
-def _block_row(term: str, post) -> tuple:
+def _block_row(term: str, post: array | bytes) -> tuple:
     """(term, df, crc, post) as stored for the postings `post` (an array or its bytes)."""
     blob = post if isinstance(post, bytes) else post.tobytes()
     return term, len(blob) // _TRIPLE, zlib.crc32(blob), blob
@@ -158,7 +162,7 @@ def _by_num(post: array) -> array:
 class Index:
     """An open index. Use `open_index`; every method may raise sqlite3.DatabaseError."""
 
-    def __init__(self, conn: sqlite3.Connection, pdir, on_disk: bool = True):
+    def __init__(self, conn: sqlite3.Connection, pdir: str | os.PathLike[str], on_disk: bool = True) -> None:
         self.conn = conn
         self.pdir = os.fspath(pdir)
         self.ndir = os.path.join(self.pdir, "notes")
@@ -171,7 +175,7 @@ class Index:
         row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else default
 
-    def _set_meta(self, key: str, value) -> None:
+    def _set_meta(self, key: str, value: object) -> None:
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, str(value)))
 
     def changed_vectors(self) -> None:
@@ -206,7 +210,7 @@ class Index:
                 post = _by_num(post)
         return post
 
-    def newest(self):
+    def newest(self) -> sqlite3.Cursor:
         """(created, id) of every indexed note, newest first (ties: the higher ID first), read as consumed."""
         try:
             self.conn.execute(_NEWEST)
@@ -214,7 +218,7 @@ class Index:
             pass  # read-only (an agent's sandbox): the same rows, sorted by SQLite
         return self.conn.execute("SELECT created, id FROM docs ORDER BY created DESC, id DESC")
 
-    def holding(self, note_ids) -> set[str]:
+    def holding(self, note_ids: Iterable[str]) -> set[str]:
         """Those of `note_ids` that are indexed."""
         out: set[str] = set()
         for chunk, marks in chunks(sorted(note_ids)):
@@ -246,7 +250,7 @@ class Index:
         )
         return doc.dl
 
-    def _remove(self, note_ids) -> tuple[int, int]:
+    def _remove(self, note_ids: Iterable[str]) -> tuple[int, int]:
         """Drop notes; (how many were indexed, their total weighted length).
 
         Each block that held one of them is rewritten once, however many of its notes
@@ -295,7 +299,7 @@ class Index:
         else:
             self.conn.execute("DELETE FROM blocks WHERE term=?", (term,))
 
-    def _fold(self, terms) -> None:
+    def _fold(self, terms: Iterable[str]) -> None:
         """Fold the delta of each of `terms` into its block where it has grown past FOLD_MIN and 1/FOLD_SHARE of it."""
         terms = sorted(terms)
         due = []
@@ -316,7 +320,7 @@ class Index:
             )
             self.conn.execute("DELETE FROM postings WHERE term=?", (term,))
 
-    def apply(self, added, removed, *, scrub: bool = False) -> None:
+    def apply(self, added: Iterable[str], removed: Iterable[str], *, scrub: bool = False) -> None:
         """Add the notes `added` (read from the cache) and drop `removed`, in one transaction.
 
         `scrub` (a purge): freed space is zeroed (secure_delete) and the file rebuilt afterwards (VACUUM:
@@ -332,7 +336,7 @@ class Index:
             except FileNotFoundError:
                 pass
 
-    def _apply(self, added, removed) -> None:
+    def _apply(self, added: Iterable[str], removed: Iterable[str]) -> None:
         with self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
             n, total = self.stats()
@@ -374,7 +378,7 @@ class Index:
         return bool(added or removed)
 
 
-def _connect(path) -> sqlite3.Connection:
+def _connect(path: str) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=_BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
     return conn
@@ -385,7 +389,7 @@ def _valid(conn: sqlite3.Connection) -> bool:
     return got == {"schema": SCHEMA, "textproc": words.VERSION, "layout": _LAYOUT}
 
 
-def discard(pdir) -> None:
+def discard(pdir: str | os.PathLike[str]) -> None:
     target = index_path(pdir)
     for path in (target, target + "-journal", target + "-wal", target + "-shm"):
         try:
@@ -394,7 +398,7 @@ def discard(pdir) -> None:
             pass
 
 
-def open_index(pdir, rebuild, *, sync: bool = True) -> Index:
+def open_index(pdir: str, rebuild: Callable[[str], object], *, sync: bool = True) -> Index:
     """Open the project's index, rebuilt by `rebuild(pdir)` (build.rebuild: the caller passes it, so this
     module never imports the one that builds it) if missing or unreadable; with `sync`, current with its
     notes folder."""

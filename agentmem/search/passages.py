@@ -13,6 +13,10 @@ holds the same passages, hence the same vectors, as a rebuilt one.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 # At most this many passages per note are embedded; the rest of a longer note is still
 # searched by its words (2026-12-01: 128 passages is ~64 KB of prose, the largest note saved).
 MAX_PASSAGES = 128
@@ -28,14 +32,14 @@ MIN_SECTION = 16
 class Passage:
     __slots__ = ("first", "last", "text")
 
-    def __init__(self, first: int, last: int, text: str):
+    def __init__(self, first: int, last: int, text: str) -> None:
         self.first, self.last, self.text = first, last, text  # body line numbers (0-based, inclusive)
 
     def __repr__(self) -> str:
         return f"Passage({self.first}, {self.last}, {self.text!r})"
 
 
-def split(title: str, body: str, count, budget: int) -> list[Passage]:
+def split(title: str, body: str, count: Callable[[str], int], budget: int) -> list[Passage]:
     """The passages of a note. `count(text)` is the number of word pieces in `text`; `budget` the encoder's
     limit (its own two markers included)."""
     lines = body.split("\n")
@@ -73,7 +77,7 @@ def _close(out: list[Passage], title: str, lines: list[str], first: int, last: i
         out.append(Passage(first, last, title + "\n" + "\n".join(run)))
 
 
-def _cut(line: str, count, room: int) -> list[str]:
+def _cut(line: str, count: Callable[[str], int], room: int) -> list[str]:
     """`line` in pieces of at most `room` word pieces, cut between words (a single longer word stands alone)."""
     out: list[str] = []
     current: list[str] = []

@@ -112,7 +112,7 @@ def update(pdir: PathLike, added_ids: Iterable[str] = (), removed_ids: Iterable[
     try:
         # No folder check here: a save would pay a listing of the whole folder. The
         # next search checks the folder and picks up anything this did not say.
-        idx = index.open_index(pdir, rebuild, sync=False)
+        idx = index.open_index(os.fspath(pdir), rebuild, sync=False)
         try:
             idx.apply(list(added_ids), list(removed_ids), scrub=scrub)
         finally:
@@ -142,7 +142,7 @@ def rank(pdir: PathLike, query: str, limit: int = 10, *, mode: str = "ranked", e
     extra = list(extra)
     try:
         for attempt in range(2):
-            idx = index.open_index(pdir, rebuild)
+            idx = index.open_index(os.fspath(pdir), rebuild)
             try:
                 return _search(idx, query, limit, mode, extra, embed_budget, embedding)
             except sqlite3.DatabaseError:
@@ -168,7 +168,7 @@ def embed(pdir: PathLike, *, progress: Callable[[int, int], None] | None = None)
     vectors.require()
     try:
         for attempt in range(2):
-            idx = index.open_index(pdir, rebuild)
+            idx = index.open_index(os.fspath(pdir), rebuild)
             try:
                 stored = vectors.fill(idx, progress=progress)
                 done, total = vectors.coverage(idx)

@@ -49,7 +49,7 @@ class StoreDescription:
         self.kind = kind
         self.location = location
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, StoreDescription) and (self.kind, self.location) == (other.kind, other.location)
 
     def __hash__(self) -> int:
@@ -88,7 +88,7 @@ class ObjectInfo:
         self.path = path  # relative to the store root, "/"-separated
         self.size = size
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, ObjectInfo) and (self.path, self.size) == (other.path, other.size)
 
     def __hash__(self) -> int:

@@ -34,7 +34,13 @@ from agentmem.store.base import MAX_OBJECT, Changes, Listed, ObjectInfo, StoreDe
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from huggingface_hub import HfApi
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import Any, TypeVar
+
+    from huggingface_hub import BucketFile, HfApi
+
+    _T = TypeVar("_T")
 
 # Seconds. An `updatedAt` this much older than the Hub's own clock (its Date header) is trusted
 # to mean "nothing since": how long a write takes to reach the listing and the feed on the real
@@ -92,7 +98,7 @@ class BucketStore:
     """A Store on `hf://buckets/<bucket_id>`. `timeout` is the invocation's network budget in seconds."""
 
     def __init__(self, bucket_id: str, timeout: float | None = None, *, identity: str | None = None,
-                 remember=None):
+                 remember: Callable[[str], None] | None = None) -> None:
         self.bucket_id = check_bucket_id(bucket_id)
         self.description = StoreDescription("bucket", bucket_id)
         self.budget = network.Budget(network.resolve_timeout(timeout))
@@ -116,7 +122,7 @@ class BucketStore:
             self._api = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or None, token=network.hub_token())
         return self._api
 
-    def _prove(self, created) -> None:
+    def _prove(self, created: int | None) -> None:
         """Check the bucket is the one this machine knew (INV store-identity); remember it the first time."""
         found = str(created) if created is not None else None
         if found is None:
@@ -130,7 +136,7 @@ class BucketStore:
             remember, self._remember = self._remember, None
             remember(found)
 
-    def call(self, fn, *args, xet: str | None = None, **kwargs):
+    def call(self, fn: Callable[..., _T], *args: Any, xet: str | None = None, **kwargs: Any) -> _T:
         """Run one Hub call within the budget, translating its failures.
 
         `xet` ("read"/"write") marks a call that moves bytes through hf_xet, whose
@@ -165,7 +171,7 @@ class BucketStore:
             )
         self._verified = True
 
-    def _remote(self, path: str):
+    def _remote(self, path: str) -> BucketFile | None:
         found = self.call(lambda: list(self.client().get_bucket_paths_info(self.bucket_id, [path])))
         return next((f for f in found if f.path == path), None)
 
@@ -272,7 +278,7 @@ class BucketStore:
             self._listed[entry.path] = entry
         return [found[p] for p in sorted(found)]
 
-    def _from_feed(self, path: str):
+    def _from_feed(self, path: str) -> BucketFile | None:
         """A BucketFile built from what the feed said about `path`, saving a paths-info request."""
         entry = self._announced.pop(path, None)
         if not entry or not isinstance(entry.get("xetHash"), str) or not isinstance(entry.get("size"), int):
@@ -371,7 +377,7 @@ class BucketStore:
         return errors.RemoteError(f"{self.description.label()}: the Xet transfer failed ({type(exc).__name__})")
 
 
-def _downloaded(target, size: int, label: str) -> bytes | errors.AgentmemError:
+def _downloaded(target: Path, size: int, label: str) -> bytes | errors.AgentmemError:
     """The bytes a transfer wrote to `target`, or the RemoteError of a file missing or of another size."""
     try:
         data = target.read_bytes()
@@ -412,7 +418,7 @@ def _tree_or_empty(api: HfApi, bucket_id: str, prefix: str) -> list:
         raise
 
 
-def _within(budget: network.Budget, fn, *args, **kwargs):
+def _within(budget: network.Budget, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Run an hf_xet transfer in a worker thread and stop waiting when the budget is spent.
 
     hf_xet's timeouts apply per attempt and its token requests do not pass through
@@ -421,7 +427,7 @@ def _within(budget: network.Budget, fn, *args, **kwargs):
     the note pending (a retry with the same bytes is then a no-op).
     """
 
-    def run():
+    def run() -> Any:
         with network.spending(budget):
             return fn(*args, **kwargs)
 
@@ -436,7 +442,7 @@ def _is_xet_failure(exc: BaseException) -> bool:
     return type(exc).__name__.startswith("Xet")
 
 
-def _same_content(data: bytes, remote) -> bool:
+def _same_content(data: bytes, remote: BucketFile) -> bool:
     """Whether `data` is what the bucket holds, by size and Xet hash (computed locally, nothing uploaded)."""
     if len(data) != int(remote.size):
         return False

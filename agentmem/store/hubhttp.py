@@ -23,6 +23,14 @@ import time
 from agentmem import errors
 from agentmem.store import network
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    import http.client
+    import socket
+    from collections.abc import Callable, Iterable, Iterator
+
+    from _typeshed import ReadableBuffer, WriteableBuffer
+
 DEFAULT_ENDPOINT = "https://huggingface.co"
 # Seconds without a byte from a stream (the events feed) before it counts as stalled (the replay
 # streams at once; the server pings only every ~30 s once live, and `ready` comes before that), so
@@ -47,7 +55,8 @@ class TooLarge(ValueError):
 class Reply:
     """One HTTP answer: status, lower-cased headers, and the body (or a line iterator for a stream)."""
 
-    def __init__(self, status: int, headers: dict[str, str], body: bytes = b"", lines=None, close=None):
+    def __init__(self, status: int, headers: dict[str, str], body: bytes = b"",
+                 lines: Iterator[bytes] | None = None, close: Callable[[], object] | None = None) -> None:
         self.status, self.headers, self.body, self.lines = status, headers, body, lines
         self._close = close
 
@@ -62,13 +71,13 @@ class Reply:
 class LightHttp:
     """http.client, no retries (like huggingface_hub's bucket_info), each wait bounded by the budget."""
 
-    def __init__(self, endpoint: str, token: str, budget: network.Budget):
+    def __init__(self, endpoint: str, token: str, budget: network.Budget) -> None:
         from urllib.parse import urlsplit
 
         self.url = urlsplit(endpoint)
         self.token, self.budget = token, budget
 
-    def _connection(self, timeout: float):
+    def _connection(self, timeout: float) -> http.client.HTTPConnection:
         import http.client
 
         host, port = self.url.hostname or "", self.url.port
@@ -110,7 +119,7 @@ class LightHttp:
             conn.close()
             return Reply(resp.status, head, body)
 
-        def lines():
+        def lines() -> Iterator[bytes]:
             while True:
                 line = resp.readline(MAX_LINE_BYTES + 1)
                 if not line:
@@ -119,7 +128,7 @@ class LightHttp:
                     raise TooLarge(f"a line of the events feed is longer than {MAX_LINE_BYTES} bytes")
                 yield line
 
-        def close():
+        def close() -> None:
             resp.close()  # with `Connection: close` the response holds the socket, not the connection
             conn.close()
 
@@ -133,12 +142,12 @@ class _BoundedSocket:
     inside a line, not only between lines; http.client reads through `makefile`.
     """
 
-    def __init__(self, sock, deadline: float, idle: float, limit: int):
+    def __init__(self, sock: socket.socket, deadline: float, idle: float, limit: int) -> None:
         self.sock, self.deadline, self.idle, self.limit = sock, deadline, idle, limit
         self.received = 0
         self._files, self._closing = 0, False  # as a socket's makefile: closed once its files are
 
-    def makefile(self, mode: str = "rb", *args, **kwargs):
+    def makefile(self, mode: str = "rb", *args: object, **kwargs: object) -> io.BufferedReader:
         self._files += 1
         return io.BufferedReader(_BoundedReader(self))
 
@@ -147,7 +156,7 @@ class _BoundedSocket:
         if self._closing and self._files <= 0:
             self.sock.close()
 
-    def recv_into(self, buffer) -> int:
+    def recv_into(self, buffer: WriteableBuffer) -> int:
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError("the Hub's answer did not arrive in time")
@@ -158,10 +167,10 @@ class _BoundedSocket:
             raise TooLarge(f"the Hub's answer is larger than {self.limit} bytes")
         return count
 
-    def sendall(self, data) -> None:
+    def sendall(self, data: ReadableBuffer) -> None:
         self.sock.sendall(data)
 
-    def settimeout(self, value) -> None:
+    def settimeout(self, value: float | None) -> None:
         self.sock.settimeout(value)
 
     def close(self) -> None:
@@ -171,7 +180,7 @@ class _BoundedSocket:
 
 
 class _BoundedReader(io.RawIOBase):
-    def __init__(self, owner: _BoundedSocket):
+    def __init__(self, owner: _BoundedSocket) -> None:
         super().__init__()
         self.owner = owner
 
@@ -183,7 +192,7 @@ class _BoundedReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:
+    def readinto(self, buffer: WriteableBuffer) -> int:
         return self.owner.recv_into(buffer)
 
 
@@ -191,7 +200,7 @@ class HubHttp:
     """huggingface_hub's HTTP session through the budget transport (network.install), read as bounded
     as the light way: at most the byte limit, and no read after `deadline`."""
 
-    def __init__(self, endpoint: str, budget: network.Budget):
+    def __init__(self, endpoint: str, budget: network.Budget) -> None:
         self.endpoint, self.budget = endpoint.rstrip("/"), budget
 
     def request(self, path: str, accept: str = "application/json", stream: bool = False,
@@ -216,7 +225,7 @@ class HubHttp:
             ctx.__exit__(None, None, None)
 
 
-def _bounded(chunks, deadline: float, limit: int):
+def _bounded(chunks: Iterable[bytes], deadline: float, limit: int) -> Iterator[bytes]:
     """`chunks` until `deadline` (monotonic) and at most `limit` bytes, else TimeoutError / TooLarge."""
     received = 0
     for chunk in chunks:
@@ -228,7 +237,7 @@ def _bounded(chunks, deadline: float, limit: int):
         yield chunk
 
 
-def _split_lines(chunks):
+def _split_lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
     """The lines (each with its newline) of a byte stream, none longer than MAX_LINE_BYTES."""
     buf = bytearray()
     for chunk in chunks:
@@ -247,7 +256,7 @@ def _split_lines(chunks):
 class Client:
     """Sends a request the light way when it can, through huggingface_hub when it must."""
 
-    def __init__(self, budget: network.Budget, label: str):
+    def __init__(self, budget: network.Budget, label: str) -> None:
         self.budget, self.label = budget, label
         self.endpoint = (os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).rstrip("/")
         token = _light_token()
@@ -322,7 +331,7 @@ def _tls_failure(exc: BaseException) -> bool:
     return type(exc).__module__ == "ssl" or "SSL" in type(exc).__name__
 
 
-def _light_token():
+def _light_token() -> object:
     """The token huggingface_hub would send, when finding it needs no huggingface_hub; else _HEAVY."""
     if os.environ.get("HF_OIDC_RESOURCE") or os.environ.get("HUGGINGFACE_CO_STAGING"):
         return _HEAVY

@@ -15,8 +15,12 @@ import os
 
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.paths import cache_root, pending_dir
-from agentmem.store.base import StoreDescription
+from agentmem.store.base import Store, StoreDescription
 from agentmem.store.opening import open_store
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 FILE = "store.json"
 
@@ -44,7 +48,8 @@ def record(machine: str | os.PathLike, desc: StoreDescription, identity: str) ->
         pass
 
 
-def has_trace(machine: str | os.PathLike, desc: StoreDescription, pending_stores) -> bool:
+def has_trace(machine: str | os.PathLike, desc: StoreDescription,
+              pending_stores: Callable[[], Iterable[StoreDescription]]) -> bool:
     """Whether this machine ever used the store at `desc`: a cache for it, or a pending upload to it.
     `pending_stores()` gives the stores this machine's pending uploads go to (the caller, above memory/,
     reads them; asked only when there is no cache)."""
@@ -53,7 +58,7 @@ def has_trace(machine: str | os.PathLike, desc: StoreDescription, pending_stores
     return os.path.isdir(pending_dir(machine)) and any(store == desc for store in pending_stores())
 
 
-def open_known(machine: str | os.PathLike, desc: StoreDescription, *, timeout: float | None = None):
+def open_known(machine: str | os.PathLike, desc: StoreDescription, *, timeout: float | None = None) -> Store:
     """Open the store at `desc`, expecting the identity this machine recorded (recording it the first time)."""
     return open_store(desc, timeout=timeout, identity=recorded(machine, desc),
                       remember=lambda found: record(machine, desc, found))

@@ -32,6 +32,13 @@ import time
 
 from agentmem import errors
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import Any
+
+    import httpx2
+
 # http_backoff sleeps up to 8 s between retries; it may start another sleep only
 # while more than this is left, so the next attempt still fits (2026-11-30,
 # huggingface_hub 2.4.0 max_wait_time=8).
@@ -130,11 +137,11 @@ class spending:  # noqa: N801 - used like the function it replaced: `with spendi
         self.previous, _local.budget = _active(), self.budget
         return self.budget
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         _local.budget = self.previous
 
 
-def call_within(budget: Budget, fn, *args):
+def call_within(budget: Budget, fn: Callable[..., Any], *args: Any) -> Any:
     """Run `fn(*args)` on a worker thread; raise BudgetSpent if it has not returned when the budget is.
 
     For calls that block in the kernel and cannot be given a timeout (a read on a hung
@@ -145,7 +152,7 @@ def call_within(budget: Budget, fn, *args):
     budget.check()
     box: dict = {}
 
-    def run():
+    def run() -> None:
         try:
             box["value"] = fn(*args)
         except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
@@ -161,14 +168,14 @@ def call_within(budget: Budget, fn, *args):
     return box.get("value")
 
 
-def _make_transport():
+def _make_transport() -> httpx2.BaseTransport:
     import httpx2
 
     class _BudgetTransport(httpx2.BaseTransport):
-        def __init__(self):
+        def __init__(self) -> None:
             self._inner = httpx2.HTTPTransport()
 
-        def handle_request(self, request):
+        def handle_request(self, request: httpx2.Request) -> httpx2.Response:
             budget = _active()
             if budget is None:
                 return self._inner.handle_request(request)
@@ -190,17 +197,17 @@ def _make_transport():
             response.stream = _BoundedStream(response.stream, time.monotonic() + left)
             return response
 
-        def close(self):
+        def close(self) -> None:
             self._inner.close()
 
     class _BoundedStream(httpx2.SyncByteStream):
         """An answer's body, read until the budget's end and up to MAX_RESPONSE_BYTES: each read
         waits at most the request's timeout (the budget left), and no read starts after the end."""
 
-        def __init__(self, inner, deadline: float):
+        def __init__(self, inner: Any, deadline: float) -> None:  # a sync transport's SyncByteStream
             self._inner, self._deadline = inner, deadline
 
-        def __iter__(self):
+        def __iter__(self) -> Iterator[bytes]:
             received = 0
             for chunk in self._inner:
                 received += len(chunk)
@@ -210,7 +217,7 @@ def _make_transport():
                     raise errors.BudgetSpent()
                 yield chunk
 
-        def close(self):
+        def close(self) -> None:
             self._inner.close()
 
     return _BudgetTransport()
@@ -232,7 +239,7 @@ def install() -> None:
     if os.environ.get(_PROGRESS_VAR) == "1":
         disable_progress_bars()  # the same choice, made through the API (see _PROGRESS_VAR)
 
-    def factory():
+    def factory() -> httpx2.Client:
         return httpx2.Client(
             transport=_make_transport(),
             event_hooks={"request": [hf_request_event_hook]},

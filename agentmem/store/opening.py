@@ -9,9 +9,13 @@ from __future__ import annotations
 from agentmem.errors import InvalidInput
 from agentmem.store.base import Store, StoreDescription
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 
 def open_store(desc: StoreDescription, *, timeout: float | None = None, identity: str | None = None,
-               remember=None) -> Store:
+               remember: Callable[[str], None] | None = None) -> Store:
     """Open the store a description names. `timeout` bounds its network (or network drive) time in
     seconds; `identity` and `remember` are described on `Store`.
 
