@@ -19,7 +19,8 @@ Measured, median of `--repeat` runs per query:
 
 `--against CHECKOUT` also times another checkout's CLI (an earlier commit's worktree: a before/after
 comparison) on a second machine holding the same notes, with its own helper venv and its own index
-(built by its first search, before any timing); each ranked query then takes turns between the two.
+(built by its first search); both machines search once before any timing, so each starts from what a
+search leaves, and each ranked query then takes turns between the two.
 """
 
 from __future__ import annotations
@@ -158,8 +159,8 @@ def main(argv=None) -> int:
 
         if args.against is not None:
             (root / "against").mkdir()
-            home_b, _, work_b = folder_machine(root / "against")
-            pdir_b = Path(cache.project_dir(home_b, StoreDescription("folder", str(store)), "big"))
+            home_b, store_b, work_b = folder_machine(root / "against")
+            pdir_b = Path(cache.project_dir(home_b, StoreDescription("folder", str(store_b)), "big"))
             [launcher_b] = helper_venv.install(home_b, args.against.resolve())
             env_b = dict(env, AGENTMEM_HOME=str(home_b))
             report["against"] = str(args.against.resolve())
@@ -189,6 +190,10 @@ def main(argv=None) -> int:
                     if not target.exists():
                         os.link(path, target)
                 (pdir_b / "state.json").write_text((pdir / "state.json").read_text())
+                # Both machines in the same state before any timing: past the folders' racy window
+                # (store/dirwatch.py), then one search each, which records what a search keeps.
+                time.sleep(3.5)
+                cli("search", "warm", "--mode", "ranked")
                 cli_b("search", "warm", "--mode", "ranked")
             t0 = time.perf_counter()
             ranked.rebuild(pdir)

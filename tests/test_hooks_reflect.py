@@ -46,6 +46,46 @@ def test_with_reflect_off_or_config_unreadable_nothing_is_asked_or_recorded(tmp_
     assert not (tmp_path / reflect.STATE_FILE).exists()
 
 
+def test_the_quick_look_at_config_toml_never_turns_off_a_reflection_the_full_reading_turns_on(tmp_path):
+    # The stop hook skips loading the config when no line could say `reflect = true`; every spelling of
+    # true TOML allows keeps the full reading, and the two always agree on the answer.
+    cases = {
+        "[hooks]\nenabled = true\nreflect = true\n": True,
+        "[hooks]\nreflect=true\n": True,
+        "hooks = { enabled = true, reflect = true }\n": True,
+        "hooks.reflect = true\n": True,
+        '[hooks]\n"reflect" = true\n': True,
+        "[hooks]\nenabled = true\nreflect = false  # true one day\n": False,
+        "[hooks]\nenabled = true\nreflect = false\n": False,
+        "[hooks]\nenabled = true\n": False,
+        "[other]\nreflect = true\n": False,
+    }
+    for text, on in cases.items():
+        (tmp_path / "config.toml").write_text(text)
+        assert reflect.enabled(tmp_path) is on, text
+        quick = reflect._may_be_on(tmp_path)
+        assert quick or not on, text  # never off where the full reading is on
+    (tmp_path / "config.toml").write_text("[hooks]\nenabled = true\nreflect = false\n")
+    assert reflect._may_be_on(tmp_path) is False  # the plain off line needs no config at all
+
+
+def test_a_stop_hook_with_reflection_off_loads_no_config(offline_machine):
+    import subprocess
+    import sys
+
+    from tests.fixtures_core import REPO
+
+    m = offline_machine
+    m.write_config((m.home / "config.toml").read_text() + "\n[hooks]\nenabled = true\nreflect = false\n")
+    probe = ("import sys, io, contextlib\nfrom agentmem.launch import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n    main(sys.argv[1:])\n"
+             "print('agentmem.config' in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-S", "-c", probe, "hook", "stop", "--runtime", "claude"],
+                          input=stop_input("s-new"), capture_output=True, text=True, timeout=60,
+                          env=m.env | {"PYTHONPATH": str(REPO)})
+    assert proc.stdout.strip().splitlines()[-1] == "False", (proc.stdout, proc.stderr)
+
+
 def test_a_session_is_asked_once_and_another_session_is_asked_too(machine):
     # INV reflect-once
     assert reflect.decide(machine, {"session_id": "a"}) == (True, "asked")

@@ -39,8 +39,22 @@ LOCK_WAIT = 2.0
 SESSION_ID_LIMIT = 200  # characters; IDs the runtimes send are UUIDs (36)
 
 
+def _may_be_on(machine: str | os.PathLike) -> bool:
+    """False when config.toml has no line holding both `reflect` and `true`, which `reflect = true` needs
+    in any spelling TOML allows (a key and its value share a line; so do an inline table's); then the
+    stop hook, which runs at the end of every agent turn, need not import and load the config at all."""
+    try:
+        with open(os.path.join(machine, "config.toml"), "rb") as f:
+            text = f.read()
+    except OSError:
+        return True  # let config.load say what is wrong (it is off either way)
+    return any(b"reflect" in line and b"true" in line for line in text.splitlines())
+
+
 def enabled(machine: str | os.PathLike) -> bool:
     """`[hooks] reflect = true` in config.toml (read from its parsed copy); anything unreadable is off."""
+    if not _may_be_on(machine):
+        return False
     try:
         from agentmem import config
 
