@@ -13,6 +13,10 @@ import os
 
 from agentmem.paths import PENDING_RECORD_FILE, RECORDS_DIR, project_caches
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from agentmem.store.base import StoreDescription
+
 
 def may_have_pins(machine: str, waiting: list[str]) -> bool:
     """False when no project on this machine can have a pin: no record cached for any store or project,
@@ -23,10 +27,6 @@ def may_have_pins(machine: str, waiting: list[str]) -> bool:
         return True
     pending = os.path.join(machine, "pending")
     return any(os.path.exists(os.path.join(pending, name, PENDING_RECORD_FILE)) for name in waiting)
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
-if TYPE_CHECKING:
-    from agentmem.store.base import StoreDescription
 
 
 def pinned_notes(machine: str, store: StoreDescription, project: str, budget: int) -> dict:
