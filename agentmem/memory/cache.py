@@ -41,6 +41,15 @@ from agentmem.memory.freshness import CacheStatus, Uncached
 from agentmem.paths import project_cache
 from agentmem.store.base import Changes, Listed, StoreDescription
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see paths.py)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from agentmem.store.base import Store
+
+    Index = Callable[..., None]  # the caller's observer: search/follow.update
+    Progress = Callable[[int, int], object]
+
 # Objects larger than this are not notes we wrote (notes are <= 64 KiB); never downloaded.
 MAX_CACHED_OBJECT = 1024 * 1024
 STATE_FILE = "state.json"
@@ -96,7 +105,7 @@ def _safe_state(pdir: str, state: dict) -> None:
 
 
 def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: str, note_id: str, data: bytes, *,
-                  index=None) -> None:
+                  index: Index | None = None) -> None:
     """Place a note this machine just saved (and the store confirmed), or read from the store, into the cache
     (`index` told)."""
     target = os.path.join(notes_dir(machine, store, project), ids.note_file(note_id))
@@ -115,7 +124,7 @@ def last_checked(machine: str | os.PathLike, store: StoreDescription, project: s
 class _Plan:
     """What one refresh does to the cache: fetch these objects, drop these notes."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.fetch: dict[str, Listed] = {}  # note id -> object
         self.drop: set[str] = set()
         self.damaged: set[str] = set()  # cached but differing from the store: fetched again
@@ -128,8 +137,9 @@ class _Plan:
 
 
 def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: str, *,
-            timeout: float | None = None, store=None, progress=None, check_timeout: float | None = None,
-            catch_up: float | None = None, index=None) -> CacheStatus:
+            timeout: float | None = None, store: Store | None = None, progress: Progress | None = None,
+            check_timeout: float | None = None, catch_up: float | None = None,
+            index: Index | None = None) -> CacheStatus:
     """Ask the store what changed in the project since the last refresh, and bring the cache up to date.
 
     `progress(done, total)` is called while a large sync downloads (PROGRESS_MIN notes or more).
@@ -211,7 +221,7 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
                        changes.warnings)
 
 
-def _plan(changes: Changes, prefix: str, ndir: str, started: float, store, unreadable: dict) -> _Plan:
+def _plan(changes: Changes, prefix: str, ndir: str, started: float, store: Store, unreadable: dict) -> _Plan:
     plan = _Plan()
     plan.recorded = withheld.recorded_ids(os.path.dirname(ndir))
     if changes.kind == Changes.SAME:
@@ -275,7 +285,7 @@ def _purged_in(plan: _Plan, pdir: str, ndir: str, unreadable: dict) -> set[str]:
     return (purged & (plan.drop | plan.new_purges)) | {i for i in purged if _cached_size(ndir, i) is not None}
 
 
-def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: str, store) -> None:
+def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: str, store: Store) -> None:
     """Find cached notes whose size differs from the store's (damaged): all of them when the listing
     carries sizes, else a random batch of VERIFY_BATCH whose sizes the store is asked for."""
     if not both:
@@ -302,7 +312,7 @@ def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: s
             plan.damaged.add(note_id)
 
 
-def _fetch(store, plan: _Plan, pdir: str, unreadable: dict, progress, kept: dict[str, bytes],
+def _fetch(store: Store, plan: _Plan, pdir: str, unreadable: dict, progress: Progress | None, kept: dict[str, bytes],
            catch_up: float | None = None, *, added: list[str]) -> errors.AgentmemError | None:
     """Download the plan's objects into the cache (cleaned: `withheld.put`) and `added`; an unreadable one is
     skipped and reported, a store failure stops. Once the cache refuses a write, the rest go into `kept`,
@@ -340,7 +350,7 @@ def _fetch(store, plan: _Plan, pdir: str, unreadable: dict, progress, kept: dict
     return refused
 
 
-def _read_each(store, items: list[tuple[str, Listed]]):
+def _read_each(store: Store, items: list[tuple[str, Listed]]) -> Iterator[tuple[str, bytes | errors.AgentmemError]]:
     """(note id, its bytes or the error reading it raised), in order. A store that reads many at once
     (`get_many`) is asked FETCH_BATCH at a time, and a batch that fails other than offline is read
     again one `get` at a time, so one object it cannot transfer keeps none of the others out."""
@@ -451,10 +461,10 @@ def ensure_fresh(
     timeout: float | None = None,
     force: bool = False,
     offline: bool = False,
-    progress=None,
+    progress: Progress | None = None,
     check_timeout: float | None = None,
     catch_up: float | None = None,
-    index=None,
+    index: Index | None = None,
 ) -> CacheStatus:
     """Refresh, unless offline or the last good refresh is younger than `max_age` seconds (then say so).
 

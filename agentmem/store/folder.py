@@ -29,6 +29,12 @@ from agentmem.fsutil import STALE_TEMP_SECONDS, TMP_PREFIX, create_exclusive_ato
 from agentmem.store import dirwatch, network
 from agentmem.store.base import MAX_OBJECT, Changes, Listed, ObjectInfo, StoreDescription, check_object_path
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see paths.py)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
+    T = TypeVar("T")
 MARKER = ".agentmem-store"
 MARKER_LIMIT = 4096
 
@@ -49,7 +55,7 @@ _OBJECT_ERRNOS = {"EACCES", "EPERM", "ELOOP", "ENXIO", "EISDIR"}  # about this o
 
 class FolderStore:
     def __init__(self, location: str | os.PathLike, *, timeout: float | None = None, identity: str | None = None,
-                 remember=None):
+                 remember: Callable[[str], object] | None = None) -> None:
         # os.path, not pathlib: a search that refreshes from a folder store stays off pathlib's import.
         root = os.path.expanduser(os.fspath(location))
         if not os.path.isabs(root):
@@ -67,7 +73,7 @@ class FolderStore:
 
     # -- the budget ---------------------------------------------------------------------
 
-    def _bounded(self, fn, *args):
+    def _bounded(self, fn: Callable[..., T], *args: object) -> T:
         """Run one operation on the folder within the invocation's budget (a hung drive is Offline)."""
         if self._stuck:
             raise Offline(f"folder store {self.root} stopped answering earlier in this command")
