@@ -114,6 +114,28 @@ def test_a_change_costs_one_listing_once_the_folder_time_is_a_moment_old(tmp_pat
     assert cache.refresh(home, store.description, "app").how == "unchanged (one stat)"
 
 
+def test_a_changed_folder_is_compared_by_names_and_only_the_new_names_are_looked_at(tmp_path, monkeypatch):
+    # INV read-your-writes, at a cost that follows the change (issue 26, item 8): a listing after a change is one os.listdir compared as sets;
+    # only the names new to the cache are checked (links and folders are not notes) and parsed
+    store = new_folder_store(tmp_path / "store")
+    home = tmp_path / "home"
+    put_notes(store, "app", 40)
+    monkeypatch.setattr(dirwatch, "RACY_SECONDS", 0.0)
+    cache.refresh(home, store.description, "app")
+    asked: list[set[str]] = []
+    real = FolderStore._regular
+    monkeypatch.setattr(FolderStore, "_regular", staticmethod(lambda base, names: asked.append(set(names))
+                                                              or real(base, names)))
+    [late] = put_notes(store, "app", 1)
+    folder = os.path.join(store.root, "projects", "app", "notes")
+    os.symlink(os.path.join(folder, f"{late}.md"), os.path.join(folder, "20261130T000000000Z-linkedaa.md"))
+    status = cache.refresh(home, store.description, "app", store=store)
+    assert status.how == "listing" and status.added == [late]
+    assert asked == [{f"{late}.md", "20261130T000000000Z-linkedaa.md"}]
+    assert "20261130T000000000Z-linkedaa" not in cache.cached_ids(home, store.description, "app")
+    assert len(cache.cached_ids(home, store.description, "app")) == 41
+
+
 def test_a_second_write_in_the_granule_of_the_first_is_still_found(tmp_path, monkeypatch):
     # INV read-your-writes: a listing begun within FINE_SECONDS of the folder time does not settle it, so a
     # write that left the folder's signature as it was (the same clock tick) is found by the next search

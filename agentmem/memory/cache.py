@@ -43,7 +43,7 @@ from agentmem.store.base import Changes, Listed, StoreDescription
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see paths.py)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterator, KeysView
 
     from agentmem.store.base import Store
 
@@ -246,28 +246,39 @@ def _plan(changes: Changes, prefix: str, ndir: str, started: float, store: Store
         for note_id in set(unreadable) - set(plan.fetch) - gone:
             plan.fetch[note_id] = Listed(f"{prefix}/{ids.note_file(note_id)}", None)
         return plan
-    # FULL: compare file names (they carry the IDs); only the names that differ are parsed
-    head = prefix + "/"
-    remote = {o.path[len(head):]: o for o in changes.listing if o.path.startswith(head)}
-    plan.count = sum(1 for name in remote if ids.NOTE_FILE.match(name))
-    for note_id in list(unreadable):
-        if ids.note_file(note_id) not in remote:
-            unreadable.pop(note_id)  # gone from the store
+    # FULL: compare file names (they carry the IDs) as sets; only the names that differ are parsed
     names = _cached_names(ndir, plan.temps)
-    for name in remote.keys() - names:
+    if changes.names is not None:  # names alone (a folder store): Listed objects only for the new ones
+        listed: set[str] | KeysView[str] = changes.names
+        sized = None
+        fresh = listed - names
+        if fresh and changes.regular is not None:
+            fresh = changes.regular(fresh)
+        new = {name: Listed(f"{prefix}/{name}", None) for name in fresh}
+    else:
+        head = prefix + "/"
+        sized = {o.path[len(head):]: o for o in changes.listing if o.path.startswith(head)}
+        listed = sized.keys()
+        new = {name: sized[name] for name in listed - names}
+    both = names & listed
+    # The store's notes: those cached (only notes are cached) and the new names that are notes.
+    plan.count = len(both) + sum(1 for name in new if ids.NOTE_FILE.match(name))
+    for note_id in list(unreadable):
+        if ids.note_file(note_id) not in listed:
+            unreadable.pop(note_id)  # gone from the store
+    for name, obj in new.items():
         note_id = _name_id(name)
         if note_id is None:
             continue  # not a note of this project: never follow it out of the cache folder
-        obj = remote[name]
         if obj.size is not None and obj.size > MAX_CACHED_OBJECT:
             unreadable[note_id] = _too_large(obj)
         else:
             plan.fetch[note_id] = obj
-    for name in names - remote.keys():
+    for name in names - listed:
         note_id = _name_id(name)
         if note_id is not None and _older_than(ndir, note_id, started):
             plan.drop.add(note_id)
-    _check_sizes(plan, remote, names & remote.keys(), ndir, store)
+    _check_sizes(plan, prefix, sized, both, ndir, store)
     return plan
 
 
@@ -285,30 +296,31 @@ def _purged_in(plan: _Plan, pdir: str, ndir: str, unreadable: dict) -> set[str]:
     return (purged & (plan.drop | plan.new_purges)) | {i for i in purged if _cached_size(ndir, i) is not None}
 
 
-def _check_sizes(plan: _Plan, remote: dict[str, Listed], both: set[str], ndir: str, store: Store) -> None:
+def _check_sizes(plan: _Plan, prefix: str, sized: dict[str, Listed] | None, both: set[str], ndir: str,
+                 store: Store) -> None:
     """Find cached notes whose size differs from the store's (damaged): all of them when the listing
-    carries sizes, else a random batch of VERIFY_BATCH whose sizes the store is asked for."""
+    carries sizes (`sized`), else a random batch of VERIFY_BATCH whose sizes the store is asked for."""
     if not both:
         return
-    pick = list(both)
-    if next(iter(remote.values())).size is None:
+    if sized is None or next(iter(sized.values())).size is None:
         if not hasattr(store, "sizes"):
             return
         import random
 
-        pick = random.sample(pick, min(VERIFY_BATCH, len(pick)))
+        pick = random.sample(list(both), min(VERIFY_BATCH, len(both)))
         try:
-            known = store.sizes([remote[name].path for name in pick])
+            known = store.sizes([f"{prefix}/{name}" for name in pick])
         except errors.AgentmemError:
             return
-        for name in pick:
-            if remote[name].path in known:
-                remote[name] = Listed(remote[name].path, known[remote[name].path])
+        sizes = {name: known.get(f"{prefix}/{name}") for name in pick}
+    else:
+        pick = list(both)
+        sizes = {name: sized[name].size for name in pick}
     for name in pick:
-        note_id, size = _name_id(name), remote[name].size
+        note_id, size = _name_id(name), sizes[name]
         if note_id is not None and size is not None and size <= MAX_CACHED_OBJECT \
                 and _cached_size(ndir, note_id, plan.recorded) != size:
-            plan.fetch[note_id] = remote[name]
+            plan.fetch[note_id] = Listed(f"{prefix}/{name}", size)
             plan.damaged.add(note_id)
 
 

@@ -243,9 +243,16 @@ def add_cached(pdir: str, record: Record, data: bytes) -> bool:
 
 def to_fetch(changes: Changes, prefix: str, pdir: str) -> tuple[dict, set[str]]:
     """({record file name: Listed} new to this cache, {cached record files the store no longer holds})."""
-    from agentmem.store.base import Changes
+    from agentmem.store.base import Changes, Listed
 
     head = prefix + "/"
+    if changes.kind == Changes.FULL and changes.names is not None:  # names alone: a folder store
+        have = cached_files(pdir)
+        listed = {name for name in changes.names if name.endswith(".json") and ids.RECORD_FILE.match(name)}
+        fresh = listed - have
+        if fresh and changes.regular is not None:
+            fresh = changes.regular(fresh)
+        return {name: Listed(f"{prefix}/{name}", None) for name in fresh}, have - listed
     seen = changes.listing if changes.kind == Changes.FULL else changes.added
     have = cached_files(pdir) if seen or changes.kind != Changes.SAME else set()
     wanted, listed = {}, set()

@@ -362,9 +362,15 @@ class Index:
             mtime = -1
         if self.meta("dir_mtime") == str(mtime) and mtime != 0:
             return False
-        on_disk = set(list_note_ids(self.ndir))
-        indexed = {r[0] for r in self.conn.execute("SELECT id FROM docs")}
-        added, removed = sorted(on_disk - indexed), sorted(indexed - on_disk)
+        # As sets of file names, the index's built by SQLite: only the names that differ are parsed, so a
+        # change at 100k notes costs two listings in C, not a regex and a string per note (issue 26, item 8).
+        try:
+            on_disk = set(os.listdir(self.ndir))
+        except (FileNotFoundError, NotADirectoryError):
+            on_disk = set()
+        indexed = {r[0] for r in self.conn.execute("SELECT id || '.md' FROM docs")}
+        added = sorted(ids.note_ids(on_disk - indexed))
+        removed = sorted(name[:-3] for name in indexed - on_disk)
         if added or removed:
             self.apply(added, removed)
         trusted = dirwatch.trusted_mtime(began, mtime, self.ndir, _RACY_NS)

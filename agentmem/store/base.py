@@ -16,6 +16,10 @@ import zlib
 
 from agentmem.errors import InvalidInput
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see paths.py)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
 # A path segment: no separators, no leading dot (so no `..`, no hidden temp files),
 # printable ASCII letters, digits and a few punctuation marks.
 _SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._@+-]{0,199}$")
@@ -122,19 +126,37 @@ class Changes:
     """
 
     SAME, DELTA, FULL = "same", "delta", "full"
-    __slots__ = ("kind", "listing", "added", "removed", "token", "how", "warnings")
+    __slots__ = ("kind", "_listing", "added", "removed", "token", "how", "warnings", "names", "prefix", "regular")
 
     def __init__(self, kind: str, token: dict, how: str, *, listing: list[Listed] | None = None,
                  added: list[Listed] | None = None, removed: list[str] | None = None,
-                 warnings: list[str] | None = None):
+                 warnings: list[str] | None = None, names: set[str] | None = None, prefix: str = "",
+                 regular: Callable[[Iterable[str]], set[str]] | None = None):
         self.kind, self.token, self.how = kind, token, how
         self.warnings = warnings if warnings is not None else []
-        self.listing = listing if listing is not None else []
+        self._listing = listing
         self.added = added if added is not None else []
         self.removed = removed if removed is not None else []
+        # A FULL answer may instead name the objects directly below `prefix` by file name alone (a folder
+        # store: one os.listdir, compared by the caller as sets, so that a change costs what it changed and
+        # not one Python step per note; issue 26, item 8). `regular(names)`: those of `names` that are
+        # objects the store would list (not links or folders); the caller asks it for the names new to it.
+        self.names, self.prefix, self.regular = names, prefix, regular
+
+    @property
+    def listing(self) -> list[Listed]:
+        """The complete listing (FULL); built from `names` when the store gave names alone."""
+        if self._listing is None:
+            if self.names is None:
+                self._listing = []
+            else:
+                kept = self.regular(self.names) if self.regular is not None else self.names
+                self._listing = [Listed(f"{self.prefix}/{name}", None) for name in sorted(kept)]
+        return self._listing
 
     def __repr__(self) -> str:
-        return f"Changes({self.kind!r}, {self.how!r}, +{len(self.added)} -{len(self.removed)} ={len(self.listing)})"
+        count = len(self.names) if self.names is not None else len(self.listing)
+        return f"Changes({self.kind!r}, {self.how!r}, +{len(self.added)} -{len(self.removed)} ={count})"
 
 
 class Store:
