@@ -17,7 +17,7 @@ import pytest
 
 from agentmem.errors import EXIT_INVALID, EXIT_REMOTE_ERROR
 from agentmem.fsutil import STALE_TEMP_SECONDS
-from agentmem.memory import cache, notes
+from agentmem.memory import cache, notes, plan
 from agentmem.store import dirwatch
 from agentmem.store.folder import FolderStore
 from tests.fixtures_core import REPO, make_machine, new_folder_store
@@ -160,7 +160,7 @@ def test_a_listing_without_sizes_asks_the_store_for_a_bounded_batch_of_them(tmp_
         note_id, data = note_bytes(f"n{i}", f"note {i}")
         store.put(notes.note_path("app", note_id), data)
     cache.refresh(home, store.description, "app")
-    monkeypatch.setattr(cache, "VERIFY_BATCH", 2)
+    monkeypatch.setattr(plan, "VERIFY_BATCH", 2)
     asked: list[int] = []
     real = FolderStore.sizes
     monkeypatch.setattr(FolderStore, "sizes", lambda self, paths: asked.append(len(paths)) or real(self, paths))

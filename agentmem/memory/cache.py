@@ -35,29 +35,24 @@ import os
 import time
 
 from agentmem import errors
-from agentmem.fsutil import TMP_PREFIX, read_bytes, sweep_temp, write_atomic
+from agentmem.fsutil import read_bytes, sweep_temp, write_atomic
 from agentmem.memory import catchup, ids, withheld
 from agentmem.memory.freshness import CacheStatus, Uncached
+from agentmem.memory.plan import MAX_CACHED_OBJECT, Plan, cached_size, make_plan
 from agentmem.paths import project_cache
 from agentmem.store.base import Changes, Listed, StoreDescription
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see paths.py)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, KeysView
+    from collections.abc import Callable, Iterator
 
     from agentmem.store.base import Store
 
     Index = Callable[..., None]  # the caller's observer: search/follow.update
     Progress = Callable[[int, int], object]
 
-# Objects larger than this are not notes we wrote (notes are <= 64 KiB); never downloaded.
-MAX_CACHED_OBJECT = 1024 * 1024
 STATE_FILE = "state.json"
 PROGRESS_MIN = 200  # notes: a sync at least this large reports its progress (a few seconds' work)
-# Cached notes, picked at random, whose size is compared with the store's per listing that
-# carries no sizes (a folder store's names-only listing): a few ms a listing, and a damaged
-# cached note is found within about (notes / 256) listings (2026-12-01; docs/benchmarks.md).
-VERIFY_BATCH = 256
 MAX_REPORTED = 20  # unreadable objects kept in the state and the JSON
 # Notes asked of a store that reads many at once (a bucket: one hf_xet transfer, two requests
 # whatever the count, instead of two per note): 100 keeps a long first sync's count moving about
@@ -121,21 +116,6 @@ def last_checked(machine: str | os.PathLike, store: StoreDescription, project: s
     return float(value) if isinstance(value, (int, float)) else None
 
 
-class _Plan:
-    """What one refresh does to the cache: fetch these objects, drop these notes."""
-
-    def __init__(self) -> None:
-        self.fetch: dict[str, Listed] = {}  # note id -> object
-        self.drop: set[str] = set()
-        self.damaged: set[str] = set()  # cached but differing from the store: fetched again
-        self.count: int | None = None  # notes in the store, when a full listing told
-        self.temps: list[str] = []  # temp files seen in the notes cache (swept if stale)
-        self.recorded: set[str] = set()  # cached notes with something withheld (their store size is recorded)
-        self.records: dict[str, Listed] = {}  # record file name -> object, to fetch before the notes
-        self.left = 0  # downloads not made: the refresh's catch-up budget ran out
-        self.new_purges: set[str] = set()  # notes named by purge records this refresh brought
-
-
 def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: str, *,
             timeout: float | None = None, store: Store | None = None, progress: Progress | None = None,
             check_timeout: float | None = None, catch_up: float | None = None,
@@ -174,7 +154,7 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
 
     from agentmem.memory import records, states
 
-    plan = _plan(changes, prefix, ndir, started, store, unreadable)
+    plan = make_plan(changes, prefix, ndir, started, store, unreadable)
     plan.records, gone = records.to_fetch(changes, prefix, pdir)  # records first: a purge is known before notes
     plan.new_purges, problem = records.fetch(store, plan.records, gone, pdir)
     unkept = problem if isinstance(problem, errors.NotWritable) else None  # records read, not cached
@@ -221,68 +201,7 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
                        changes.warnings)
 
 
-def _plan(changes: Changes, prefix: str, ndir: str, started: float, store: Store, unreadable: dict) -> _Plan:
-    plan = _Plan()
-    plan.recorded = withheld.recorded_ids(os.path.dirname(ndir))
-    if changes.kind == Changes.SAME:
-        if store.description.kind == "folder":  # cheap to ask again: a fixed permission shows at once
-            plan.fetch = {i: Listed(f"{prefix}/{ids.note_file(i)}", None) for i in unreadable}
-        return plan
-    if changes.kind == Changes.DELTA:
-        for obj in changes.added:
-            note_id = _note_id(obj.path, prefix)
-            if note_id is not None and (obj.size is None or obj.size <= MAX_CACHED_OBJECT):
-                size = _cached_size(ndir, note_id, plan.recorded)
-                if size is None or (obj.size is not None and size != obj.size):
-                    plan.fetch[note_id] = obj
-                    if size is not None:
-                        plan.damaged.add(note_id)
-            elif note_id is not None:
-                unreadable[note_id] = _too_large(obj)
-        gone = {i for i in (_note_id(p, prefix) for p in changes.removed) if i is not None}
-        plan.drop = {i for i in gone if _cached_size(ndir, i) is not None}
-        for note_id in gone:
-            unreadable.pop(note_id, None)
-        for note_id in set(unreadable) - set(plan.fetch) - gone:
-            plan.fetch[note_id] = Listed(f"{prefix}/{ids.note_file(note_id)}", None)
-        return plan
-    # FULL: compare file names (they carry the IDs) as sets; only the names that differ are parsed
-    names = _cached_names(ndir, plan.temps)
-    if changes.names is not None:  # names alone (a folder store): Listed objects only for the new ones
-        listed: set[str] | KeysView[str] = changes.names
-        sized = None
-        fresh = listed - names
-        if fresh and changes.regular is not None:
-            fresh = changes.regular(fresh)
-        new = {name: Listed(f"{prefix}/{name}", None) for name in fresh}
-    else:
-        head = prefix + "/"
-        sized = {o.path[len(head):]: o for o in changes.listing if o.path.startswith(head)}
-        listed = sized.keys()
-        new = {name: sized[name] for name in listed - names}
-    both = names & listed
-    # The store's notes: those cached (only notes are cached) and the new names that are notes.
-    plan.count = len(both) + sum(1 for name in new if ids.NOTE_FILE.match(name))
-    for note_id in list(unreadable):
-        if ids.note_file(note_id) not in listed:
-            unreadable.pop(note_id)  # gone from the store
-    for name, obj in new.items():
-        note_id = _name_id(name)
-        if note_id is None:
-            continue  # not a note of this project: never follow it out of the cache folder
-        if obj.size is not None and obj.size > MAX_CACHED_OBJECT:
-            unreadable[note_id] = _too_large(obj)
-        else:
-            plan.fetch[note_id] = obj
-    for name in names - listed:
-        note_id = _name_id(name)
-        if note_id is not None and _older_than(ndir, note_id, started):
-            plan.drop.add(note_id)
-    _check_sizes(plan, prefix, sized, both, ndir, store)
-    return plan
-
-
-def _purged_in(plan: _Plan, pdir: str, ndir: str, unreadable: dict) -> set[str]:
+def _purged_in(plan: Plan, pdir: str, ndir: str, unreadable: dict) -> set[str]:
     """The purged notes this refresh must not fetch and must remove here (INV: a purged ID never returns)."""
     from agentmem.memory import records
 
@@ -293,38 +212,10 @@ def _purged_in(plan: _Plan, pdir: str, ndir: str, unreadable: dict) -> set[str]:
         plan.fetch.pop(note_id, None)
         plan.damaged.discard(note_id)
         unreadable.pop(note_id, None)
-    return (purged & (plan.drop | plan.new_purges)) | {i for i in purged if _cached_size(ndir, i) is not None}
+    return (purged & (plan.drop | plan.new_purges)) | {i for i in purged if cached_size(ndir, i) is not None}
 
 
-def _check_sizes(plan: _Plan, prefix: str, sized: dict[str, Listed] | None, both: set[str], ndir: str,
-                 store: Store) -> None:
-    """Find cached notes whose size differs from the store's (damaged): all of them when the listing
-    carries sizes (`sized`), else a random batch of VERIFY_BATCH whose sizes the store is asked for."""
-    if not both:
-        return
-    if sized is None or next(iter(sized.values())).size is None:
-        if not hasattr(store, "sizes"):
-            return
-        import random
-
-        pick = random.sample(list(both), min(VERIFY_BATCH, len(both)))
-        try:
-            known = store.sizes([f"{prefix}/{name}" for name in pick])
-        except errors.AgentmemError:
-            return
-        sizes = {name: known.get(f"{prefix}/{name}") for name in pick}
-    else:
-        pick = list(both)
-        sizes = {name: sized[name].size for name in pick}
-    for name in pick:
-        note_id, size = _name_id(name), sizes[name]
-        if note_id is not None and size is not None and size <= MAX_CACHED_OBJECT \
-                and _cached_size(ndir, note_id, plan.recorded) != size:
-            plan.fetch[note_id] = Listed(f"{prefix}/{name}", size)
-            plan.damaged.add(note_id)
-
-
-def _fetch(store: Store, plan: _Plan, pdir: str, unreadable: dict, progress: Progress | None, kept: dict[str, bytes],
+def _fetch(store: Store, plan: Plan, pdir: str, unreadable: dict, progress: Progress | None, kept: dict[str, bytes],
            catch_up: float | None = None, *, added: list[str]) -> errors.AgentmemError | None:
     """Download the plan's objects into the cache (cleaned: `withheld.put`) and `added`; an unreadable one is
     skipped and reported, a store failure stops. Once the cache refuses a write, the rest go into `kept`,
@@ -420,48 +311,6 @@ def _sweep_local(machine: str | os.PathLike, ndir: str, temps: list[str]) -> Non
 def _record_failure(pdir: str, state: dict, exc: errors.AgentmemError) -> None:
     state.update(last_error=exc.kind, last_error_message=exc.one_line(), last_attempt=time.time())
     _safe_state(pdir, state)
-
-
-def _note_id(path: str, prefix: str) -> str | None:
-    head, _, name = path.rpartition("/")
-    return _name_id(name) if head == prefix else None
-
-
-def _name_id(name: str) -> str | None:
-    """The note ID a file name carries; None for one named by a credential (never cached, named or
-    recorded anywhere here; `agentmem audit` reports it)."""
-    m = ids.NOTE_FILE.match(name)
-    return m.group(1) if m and not withheld.names_a_credential(m.group(1)) else None
-
-
-def _cached_names(ndir: str, temps: list[str]) -> set[str]:
-    """The file names in the notes cache; temp files' go into `temps`."""
-    try:
-        names = os.listdir(ndir)
-    except FileNotFoundError:
-        return set()
-    temps.extend(n for n in names if n.startswith(TMP_PREFIX))
-    return set(names)
-
-
-def _cached_size(ndir: str, note_id: str, recorded: set[str] | None = None) -> int | None:
-    """The size of the store's copy of a cached note, as the cache knows it (None: not cached); `recorded`:
-    the notes whose record holds it (withheld.py: the cached copy is redacted, so shorter)."""
-    return withheld.store_size(ndir, note_id, recorded or set())
-
-
-def _older_than(ndir: str, note_id: str, moment: float) -> bool:
-    """A cached note written before `moment`: one another process just placed is not pruned by an
-    older listing that could not have seen it."""
-    try:
-        return os.stat(os.path.join(ndir, ids.note_file(note_id))).st_mtime < moment
-    except OSError:
-        return False
-
-
-def _too_large(obj: Listed) -> dict:
-    return {"error": errors.Unreadable.kind,
-            "message": f"{obj.path} is too large ({obj.size} bytes, over 1 MiB); not downloaded"}
 
 
 def ensure_fresh(

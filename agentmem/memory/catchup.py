@@ -10,8 +10,8 @@ import os
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see paths.py)
 if TYPE_CHECKING:
-    from agentmem.memory.cache import _Plan
     from agentmem.memory.freshness import CacheStatus
+    from agentmem.memory.plan import Plan
 
 # Notes written at once above which one flush of every filesystem (os.sync) replaces an fsync per note:
 # 2026-12-01, this machine: an fsync costs ~3 ms a note (7,240 notes: 21 s), os.sync after 2,000 notes 0.5 s.
@@ -54,14 +54,14 @@ class durable:  # noqa: N801 - used like a function: `with durable(folder, names
             fsync_dir(self.folder)
 
 
-def counts(plan: _Plan, done: int) -> tuple[int, int]:
+def counts(plan: Plan, done: int) -> tuple[int, int]:
     """(notes here, notes in all) after `done` of a refresh plan's downloads: of the store's notes when
     a listing told, else of the plan's."""
     ahead, count = len(plan.fetch), plan.count
     return (count - ahead + done, count) if count and count >= ahead else (done, ahead)
 
 
-def cut_short(plan: _Plan, status: CacheStatus, checked: str) -> CacheStatus:
+def cut_short(plan: Plan, status: CacheStatus, checked: str) -> CacheStatus:
     """The status of a refresh whose downloads stopped at the catch-up budget (`plan.left` not fetched)."""
     have, total = counts(plan, len(plan.fetch) - plan.left)
     status.reason = f"catching up: {have} of {total} notes are here; each search fetches more; {checked}"
