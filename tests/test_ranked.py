@@ -22,12 +22,12 @@ from tests.fixtures_core import missing_prerequisite, new_folder_store
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def write_note(pdir, body: str, title: str = "", minutes: int = 0, tags=()) -> str:
+def write_note(pdir, body: str, title: str = "", minutes: int = 0, tags=(), corrects: str | None = None) -> str:
     """Place a note in a project cache folder the way a refresh does (atomic rename)."""
     from agentmem.fsutil import write_atomic
 
     note = notes.build(body=body, title=title or None, kind="note", project="app", agent="t", tags=tags,
-                       now=T0 + timedelta(minutes=minutes))
+                       now=T0 + timedelta(minutes=minutes), corrects=corrects)
     write_atomic(pdir / "notes" / f"{note.id}.md", note.render())
     return note.id
 
@@ -456,25 +456,58 @@ def test_excerpt_matching_stems_only_likely_words_and_agrees_with_the_full_term_
             assert textproc.has_any_term(line, wanted) == bool(set(textproc.terms(line)) & wanted), (line, wanted)
 
 
-def test_after_a_change_the_index_and_the_corrections_list_the_cache_folder_once(pdir):
+def test_after_a_change_the_index_and_the_corrections_list_the_cache_folder_once(pdir, monkeypatch):
     # INV index-derived: on a filesystem with fine times a listing begun a moment after the change settles
-    # the folder time, so the searches after it (offline ones too) stat the folder instead of listing it
+    # the folder time, so the searches after it (offline ones too) stat the folder instead of listing it;
+    # the corrections are read from the index, so a search's ranking and corrections share one listing
     from agentmem.search import corrections
     from agentmem.store import dirwatch
 
     if dirwatch.filesystem_type(str(pdir)) not in dirwatch.FINE_TYPES:
         pytest.skip(f"{pdir} is on {dirwatch.filesystem_type(str(pdir))}, whose times are not fine-grained")
-    write_note(pdir, "first finding")
+    first = write_note(pdir, "first finding")
     ranked.rank(pdir, "finding")
     corrections.cached_pairs(str(pdir))
-    fixed = write_note(pdir, "second finding", minutes=1)
+    fixed = write_note(pdir, "second finding", minutes=1, corrects=first)
+    listed = []
+    real_listdir = os.listdir
+    monkeypatch.setattr(os, "listdir", lambda path=".": listed.append(os.fspath(path)) or real_listdir(path))
     time.sleep(dirwatch.FINE_SECONDS + 0.05)
     assert [h.id for h in ranked.rank(pdir, "second")] == [fixed]  # this search lists the folder once
-    corrections.cached_pairs(str(pdir))
+    assert corrections.cached_pairs(str(pdir)) == {fixed: first}  # from the index: no listing of its own
+    assert listed == [str(pdir / "notes")]
     mtime = str(os.stat(pdir / "notes").st_mtime_ns)
     idx = rindex.open_index(pdir, ranked.rebuild, sync=False)
     try:
         assert idx.meta("dir_mtime") == mtime  # the next open is one stat
     finally:
         idx.close()
-    assert json.loads((pdir / corrections.PAIRS_FILE).read_text())["dir_mtime"] == int(mtime)
+    assert corrections.cached_pairs(str(pdir)) == {fixed: first} and listed == [str(pdir / "notes")]
+    assert not (pdir / corrections.PAIRS_FILE).exists()  # the derived files are for searches with no index
+
+
+def test_the_index_keeps_each_notes_correction_through_rebuild_add_and_removal(pdir):
+    # INV corrections-visible: the pairs a search marks come from the index rows, so they follow the cache
+    from agentmem.search import corrections
+
+    old = write_note(pdir, "the old finding")
+    fix = write_note(pdir, "the fixed finding", minutes=1, corrects=old)
+    write_note(pdir, "unrelated", minutes=2)
+    assert corrections.cached_pairs(str(pdir)) == {fix: old}  # no index yet: the derived files answer
+    assert (pdir / corrections.PAIRS_FILE).exists()
+    (pdir / corrections.PAIRS_FILE).unlink()
+    ranked.rank(pdir, "finding")  # builds it
+    assert corrections.cached_pairs(str(pdir)) == {fix: old}
+    assert not (pdir / corrections.PAIRS_FILE).exists()  # the index answered
+    later = write_note(pdir, "the finding fixed again", minutes=3, corrects=old)
+    follow.update(str(pdir), [later], [])
+    (pdir / "notes" / f"{fix}.md").unlink()
+    follow.update(str(pdir), [], [fix])
+    idx = rindex.open_index(pdir, ranked.rebuild, sync=False)
+    try:
+        assert idx.corrections() == {later: old}  # told, before any folder check
+    finally:
+        idx.close()
+    rindex.discard(pdir)
+    ranked.rank(pdir, "finding")
+    assert corrections.cached_pairs(str(pdir)) == {later: old}

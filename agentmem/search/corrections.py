@@ -7,12 +7,17 @@ correction, pulling that correction into the results if it ranked outside them
 
 A correction may rank anywhere, so the pairs of the whole project are needed, but
 reading every cached note on each search would cost about 10 ms per 1,000 notes.
-They are kept instead in two small derived files in the project's cache folder:
-`corrections.json` (the pairs and the notes folder's mtime when they were found:
-one stat tells a search they are current) and `corrections-seen.json` (the note IDs
-already looked at, read only after the folder changed, so that only new notes are
-opened). Both are rebuilt from the notes if missing or unreadable. This machine's
-pending notes are looked at on every search (there are few).
+The ranked index keeps each note's `corrects` with its row (search/index.py), so
+where there is an index the pairs are one query of it, kept current by the same
+folder check as the ranking (after a change at 100k notes, no second listing and
+no Python step per note: issue 26, item 8). Without a usable index (literal search
+alone, a sandbox's read-only copy) they are kept in two small derived files in the
+project's cache folder: `corrections.json` (the pairs and the notes folder's mtime
+when they were found: one stat tells a search they are current) and
+`corrections-seen.json` (the note IDs already looked at, read only after the folder
+changed, so that only new notes are opened). Both are rebuilt from the notes if
+missing or unreadable. This machine's pending notes are looked at on every search
+(there are few).
 """
 
 from __future__ import annotations
@@ -51,7 +56,36 @@ def _load(path: str) -> object:
 
 
 def cached_pairs(pdir: str) -> dict[str, str]:
-    """{correcting note ID: corrected note ID} over the project's cached notes."""
+    """{correcting note ID: corrected note ID} over the project's cached notes: from the index if there is
+    one it can use, else from the derived files."""
+    from agentmem.search.index import index_path
+
+    if os.path.exists(index_path(pdir)):
+        pairs = _indexed_pairs(pdir)
+        if pairs is not None:
+            return pairs
+    return _kept_pairs(pdir)
+
+
+def _indexed_pairs(pdir: str) -> dict[str, str] | None:
+    """The pairs the index holds once current with the notes folder; None if it cannot be used."""
+    import sqlite3
+
+    from agentmem.search import build, index
+
+    try:
+        idx = index.open_index(pdir, build.rebuild)
+    except (sqlite3.Error, OSError):
+        return None  # read-only and behind the folder, or unusable: the derived files answer
+    try:
+        return idx.corrections()
+    except sqlite3.Error:
+        return None
+    finally:
+        idx.close()
+
+
+def _kept_pairs(pdir: str) -> dict[str, str]:
     ndir = os.path.join(pdir, "notes")
     began = time.time_ns()  # before the stat: see store/dirwatch.py
     try:

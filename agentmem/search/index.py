@@ -35,7 +35,8 @@ INDEX_DIR = "index"
 INDEX_FILE = "ranked.sqlite"
 # 5 (2026-12-01): a CRC-32 per term block; vectors per passage (int8, with their line spans).
 # 6 (2026-12-01): each passage's int8 rounding residual beside its components (search/vectors.py rescore).
-SCHEMA = "6"
+# 7 (2026-12-03): which note each note corrects (`corrects`), kept with its row (search/corrections.py).
+SCHEMA = "7"
 # Blocks are native machine integers: an index is only read where it was written (it is a
 # per-machine cache), and one copied to another kind of machine is rebuilt, not misread.
 _LAYOUT = f"{sys.byteorder}-{array('i').itemsize}"
@@ -50,6 +51,12 @@ FOLD_SHARE = 16
 # it is not trusted, so the next open lists the folder again (as git does for racy files).
 _RACY_NS = 2_000_000_000
 _BUSY_MS = 10_000
+# Seconds for which this process's own listing of a notes folder stands for the folder while its time is
+# unchanged, though too young to record (_RACY_NS): the parts of one search (its ranking, its corrections)
+# share one listing instead of each making it. The recorded shortcut stays unset, so the next search lists.
+SHARED_LISTING = 1.0
+_listed: dict[str, tuple[int, str]] = {}  # notes folder -> (its mtime, the index's note count) when listed
+_listed_at: dict[str, float] = {}  # notes folder -> time.monotonic() of that listing
 _MAX_NOTE_READ = 1024 * 1024
 # The newest notes first, for a search with no words (`search ""`): with this index SQLite reads them in
 # order instead of sorting every row (2026-12-01, 100k notes: the sort took most of a 0.3 s answer). An
@@ -71,6 +78,7 @@ CREATE TABLE postings(term TEXT NOT NULL, num INTEGER NOT NULL, tf INTEGER NOT N
                       PRIMARY KEY(term, num)) WITHOUT ROWID;
 CREATE TABLE vectors(num INTEGER PRIMARY KEY, model TEXT NOT NULL, spans TEXT NOT NULL, scales BLOB NOT NULL,
                       vec BLOB NOT NULL, fine BLOB NOT NULL);
+CREATE TABLE corrects(num INTEGER PRIMARY KEY, target TEXT NOT NULL);
 """ + _NEWEST + ";\n"
 
 
@@ -96,7 +104,7 @@ def list_note_ids(ndir: str | os.PathLike[str]) -> list[str]:
 class Doc:
     """What the index keeps of one note."""
 
-    __slots__ = ("id", "created", "dl", "terms", "tf", "text", "title", "body")
+    __slots__ = ("id", "created", "dl", "terms", "tf", "text", "title", "body", "corrects")
 
     def __init__(self, note_id: str, data: bytes):
         parsed = notes.parse(data)
@@ -113,6 +121,8 @@ class Doc:
         # What sentence vectors are made of (search/passages.py), and a short text for phrase checks.
         self.title, self.body = parsed.title, parsed.body
         self.text = f"{parsed.title}\n{parsed.body}"[:2000]
+        fixed = parsed.meta.get("corrects")  # the note it corrects (`save --corrects`)
+        self.corrects = fixed if isinstance(fixed, str) and ids.ID.match(fixed) else None
 
 
 def read_doc(ndir: str | os.PathLike[str], note_id: str) -> Doc | None:
@@ -218,6 +228,10 @@ class Index:
             pass  # read-only (an agent's sandbox): the same rows, sorted by SQLite
         return self.conn.execute("SELECT created, id FROM docs ORDER BY created DESC, id DESC")
 
+    def corrections(self) -> dict[str, str]:
+        """{correcting note ID: the note ID it corrects} over the indexed notes (search/corrections.py)."""
+        return dict(self.conn.execute("SELECT docs.id, corrects.target FROM corrects JOIN docs USING(num)"))
+
     def holding(self, note_ids: Iterable[str]) -> set[str]:
         """Those of `note_ids` that are indexed."""
         out: set[str] = set()
@@ -235,6 +249,8 @@ class Index:
             "INSERT INTO docs(id, created, dl, terms) VALUES(?, ?, ?, ?)",
             (doc.id, doc.created, doc.dl, " ".join(doc.terms)),
         )
+        if doc.corrects:
+            self.conn.execute("INSERT INTO corrects(num, target) VALUES(?, ?)", (cur.lastrowid, doc.corrects))
         return cur.lastrowid
 
     def _add(self, doc: Doc) -> int | None:
@@ -270,6 +286,7 @@ class Index:
             if self.conn.execute("DELETE FROM vectors WHERE num=?", (num,)).rowcount:
                 self.changed_vectors()
             self.conn.execute("DELETE FROM docs WHERE num=?", (num,))
+            self.conn.execute("DELETE FROM corrects WHERE num=?", (num,))
         for term, nums in gone.items():
             self.conn.executemany("DELETE FROM postings WHERE term=? AND num=?", [(term, n) for n in nums])
             found = self.conn.execute("SELECT df, crc, post FROM blocks WHERE term=?", (term,)).fetchone()
@@ -362,13 +379,18 @@ class Index:
             mtime = -1
         if self.meta("dir_mtime") == str(mtime) and mtime != 0:
             return False
-        # As sets of file names, the index's built by SQLite: only the names that differ are parsed, so a
-        # change at 100k notes costs two listings in C, not a regex and a string per note (issue 26, item 8).
+        if _listed.get(self.ndir) == (mtime, self.meta("n")) \
+                and time.monotonic() - _listed_at.get(self.ndir, 0.0) < SHARED_LISTING:
+            return False  # this process listed the folder as it is a moment ago: one search's parts share it
+        # As sets of file names, the index's joined by SQLite into one string: only the names that differ
+        # are parsed, so a change at 100k notes costs two listings in C, not a Python step per note
+        # (issue 26, item 8).
         try:
             on_disk = set(os.listdir(self.ndir))
         except (FileNotFoundError, NotADirectoryError):
             on_disk = set()
-        indexed = {r[0] for r in self.conn.execute("SELECT id || '.md' FROM docs")}
+        joined = self.conn.execute("SELECT group_concat(id || '.md', '/') FROM docs").fetchone()[0]
+        indexed = set(joined.split("/")) if joined else set()
         added = sorted(ids.note_ids(on_disk - indexed))
         removed = sorted(name[:-3] for name in indexed - on_disk)
         if added or removed:
@@ -381,6 +403,7 @@ class Index:
             # Read-only (an agent's sandbox): the index matches the folder, only the shortcut for the next
             # open is not recorded. Anything it had to apply was written above, or raised there.
             pass
+        _listed[self.ndir], _listed_at[self.ndir] = (mtime, self.meta("n")), time.monotonic()
         return bool(added or removed)
 
 
