@@ -40,12 +40,14 @@ def _hooks_exit_zero(argv0: list[str], machine, cwd) -> None:
             assert "agent-memory skill" in done.stdout
 
 
-@pytest.mark.slow  # builds a wheel and installs it: about 15 s (2026-12-01)
+@pytest.mark.slow  # builds a wheel and installs it: about 6 s (2026-12-03)
 def test_the_pip_installed_console_script_runs_the_hooks_and_exits_zero(tmp_path):
+    # The test venv's pip installs into a venv without one of its own (`pip --python`): the same
+    # build (isolated, from pyproject.toml) and the same console script, without the 5 s of ensurepip.
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", str(REPO)],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q",
+                    "--no-deps", str(REPO)], check=True, capture_output=True, timeout=300)
     machine = tmp_path / "machine"
     machine.mkdir()
     script = venv / "bin" / "agentmem"

@@ -145,10 +145,13 @@ def test_a_refresh_replaces_the_package_whole_and_knows_its_machine_folder(tmp_p
 
 @pytest.mark.slow  # pip installs the pinned dependencies from the package index: about 9 s (2026-11-30)
 def test_without_the_dependencies_beside_copier_the_venv_gets_its_own_pinned_copies(tmp_path):
+    # Also the MCP answer "no" from a bare Copier (tests/test_mcp_setup.py has the "yes"): the same
+    # install, with config.toml as the template renders it by default, gets no SDK.
     bare = tmp_path / "bare-copier-env"  # stands in for a throwaway `uvx copier` environment
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
     src, home = _source(tmp_path), tmp_path / "machine"
     home.mkdir()
+    (home / "config.toml").write_text("[mcp]\nenabled = false\n")
     subprocess.run([str(bare / "bin" / "python"), "-I", str(REPO / "agentmem" / "machine" / "helper_venv.py"), str(home), str(src)],
                    check=True, capture_output=True)
     python = helper_venv.venv_python(home / ".venv")
@@ -157,6 +160,8 @@ def test_without_the_dependencies_beside_copier_the_venv_gets_its_own_pinned_cop
     probe = "import huggingface_hub, hf_xet, tomlkit, yaml; print(huggingface_hub.__version__, tomlkit.__version__)"
     out = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path).stdout
     assert out.split() == ["2.4.0", "0.15.2"]
+    probe = "from importlib import metadata, util; print(util.find_spec('mcp') and metadata.version('mcp'))"
+    assert subprocess.run([str(python), "-c", probe], capture_output=True, text=True, check=True).stdout.strip() == "None"
 
 
 def test_the_installed_package_and_its_dependencies_are_byte_compiled_so_no_start_recompiles_them(tmp_path):

@@ -118,15 +118,14 @@ def _gemini_user(project) -> str:
             f'  {json.dumps(str(project / "vendored"))}: "DO_NOT_TRUST"\n}}')
 
 
-@pytest.fixture
-def trusted(tmp_path):
+def _trusted(root):
     """A machine set up by Copier with trust_projects=true, the users' own trust entries there before."""
     import tomllib
 
     from tests.template_kit import make_machine, make_template_repo
 
-    template = make_template_repo(tmp_path / "template")
-    m = make_machine(tmp_path, "laptop")
+    template = make_template_repo(root / "template")
+    m = make_machine(root, "laptop")
     project, web = m.user / "src" / "app", m.user / "src" / "web"
     for folder in (project / "vendored", web):
         folder.mkdir(parents=True)
@@ -136,10 +135,18 @@ def trusted(tmp_path):
     (m.user / ".gemini" / "trustedFolders.json").write_text(_gemini_user(project))
     mapping = {str(project): "app", str(project / "vendored"): "vendored", str(web): "web"}
     proc = m.copy(template, ref="v1.0.0", cwd=project,
-                  data={"bucket": str(tmp_path / "store"), "runtimes": '["codex", "claude", "gemini", "copilot"]',
+                  data={"bucket": str(root / "store"), "runtimes": '["codex", "claude", "gemini", "copilot"]',
                         "projects": json.dumps(mapping), "trust_projects": "true"})
     assert tomllib.loads((m.folder / "config.toml").read_text())["trust"] == {"projects": True}
     return m, proc.stdout, project, web
+
+
+@pytest.fixture
+def trusted(machine_snapshots):
+    """(machine, copy's report, project, web): `_trusted`'s copy, made once per session and put back for
+    each test (tests/fixtures_machines.py). The first test checks what the copy wrote and printed; the
+    others rerun setup on the machine it left."""
+    return machine_snapshots.restore("trust-projects", _trusted)
 
 
 def test_trust_projects_writes_what_each_clis_own_trust_prompt_writes_beside_the_users_entries(trusted):
