@@ -283,8 +283,12 @@ def test_ten_thousand_notes_load_and_filter_within_budget(tmp_path, chromium):
         slowest = max(f for _, f in typed["times"])
         assert usable < 5 and slowest < 500, (usable, slowest)
         shown = page.inner_text("#count")
-        expected = sum(1 for n in _notes(page) if all(w in n for w in bench.TYPED.split()))
-        assert shown == f"{expected} of 10000 notes (showing 100)" and expected == 250  # bench.fill: 1 in 40
+        notes = _notes(page)
+        expected = sum(1 for n in notes if all(w in n for w in bench.TYPED.split()))
+        # bench.fill plants the sentence in 1 note in 40; a random ID holding "key" on a note tagged "cache"
+        # can add one more match by chance, so the planted ones are a floor, not the count.
+        planted = sum(1 for n in notes if "the build cache key" in n)
+        assert shown == f"{expected} of 10000 notes (showing 100)" and planted == 250 and expected >= planted
     finally:
         page.close()
 
