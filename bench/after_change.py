@@ -66,6 +66,7 @@ def summary(runs: list[tuple[float, dict]]) -> dict:
 
 def main(argv=None) -> int:
     import big_store
+    from search_latency import settle
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--notes", type=int, default=100000)
@@ -75,12 +76,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     base = big_store.make(args.notes, Path(args.root))
     home, store, work = big_store.clone(base, Path(args.root) / f"after-change-{args.notes}")
+    folder = store / "projects" / big_store.PROJECT / "notes"
     searches(home, work, 0.1)  # the copied store is another folder: one full listing
-    time.sleep(3.5)
+    settle(folder)
     searches(home, work, 0.1)  # settled
     report: dict = {"notes": args.notes, "quiet": summary(searches(home, work, min(args.seconds, 5)))}
     report["quiet_offline"] = summary(searches(home, work, min(args.seconds, 5), "--offline"))
-    folder = store / "projects" / big_store.PROJECT / "notes"
     writer = subprocess.Popen([sys.executable, "-c", WRITER, str(folder), str(args.seconds)],
                               stdout=subprocess.PIPE, text=True, env=_env(home))
     online, offline = [], []

@@ -94,6 +94,17 @@ def folder_machine(root: Path, *, cache_only: bool = True, store_exists: bool = 
     return home, store, work
 
 
+def settle(*folders: Path) -> None:
+    """Wait until a listing begun now settles the change signature of each of `folders`
+    (agentmem/store/dirwatch.py), so the searches timed next see a quiet store: FINE_SECONDS
+    where folder times have a fraction of a second, the racy window otherwise."""
+    from agentmem.store import dirwatch
+
+    fine = all(dirwatch.filesystem_type(str(f)) in dirwatch.FINE_TYPES and os.stat(f).st_mtime_ns % 10**9
+               for f in folders)
+    time.sleep(dirwatch.FINE_SECONDS + 0.02 if fine else dirwatch.RACY_SECONDS + 0.2)
+
+
 def ripgrep() -> str:
     """The `rg` the latency benchmarks compare with; they are not run without it."""
     rg = shutil.which("rg")

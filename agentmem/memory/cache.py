@@ -155,7 +155,8 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     from agentmem.memory import records, states
 
     plan = make_plan(changes, prefix, ndir, started, store, unreadable)
-    plan.records, gone = records.to_fetch(changes, prefix, pdir)  # records first: a purge is known before notes
+    # Records first: a purge is known before the notes it names.
+    plan.records, gone = records.to_fetch(changes, prefix, pdir, plan.unmatched)
     plan.new_purges, problem = records.fetch(store, plan.records, gone, pdir)
     unkept = problem if isinstance(problem, errors.NotWritable) else None  # records read, not cached
     problem = None if unkept is not None else problem

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 MAX_CACHED_OBJECT = 1024 * 1024
 # Cached notes, picked at random, whose size is compared with the store's per listing that
 # carries no sizes (a folder store's names-only listing): a few ms a listing, and a damaged
-# cached note is found within about (notes / 256) listings (2026-12-01; docs/benchmarks.md).
+# cached note is found within about (notes / 256) listings (docs/benchmarks.md).
 VERIFY_BATCH = 256
 
 
@@ -41,6 +41,9 @@ class Plan:
         self.records: dict[str, Listed] = {}  # record file name -> object, to fetch before the notes
         self.left = 0  # downloads not made: the refresh's catch-up budget ran out
         self.new_purges: set[str] = set()  # notes named by purge records this refresh brought
+        # The listed names the notes cache does not hold, when every record the store lists is among them
+        # (names alone, and no record-like name in the notes cache): records.to_fetch looks at these only.
+        self.unmatched: set[str] | None = None
 
 
 def make_plan(changes: Changes, prefix: str, ndir: str, started: float, store: Store, unreadable: dict) -> Plan:
@@ -69,11 +72,13 @@ def make_plan(changes: Changes, prefix: str, ndir: str, started: float, store: S
             plan.fetch[note_id] = Listed(f"{prefix}/{ids.note_file(note_id)}", None)
         return plan
     # FULL: compare file names (they carry the IDs) as sets; only the names that differ are parsed
-    names = _cached_names(ndir, plan.temps)
+    names = _cached_names(ndir)
     if changes.names is not None:  # names alone (a folder store): Listed objects only for the new ones
         listed: set[str] | KeysView[str] = changes.names
         sized = None
         fresh = listed - names
+        if ".json" not in "\n".join(names):  # one scan in C: no record is hidden among the cached names
+            plan.unmatched = set(fresh)
         if fresh and changes.regular is not None:
             fresh = changes.regular(fresh)
         new = {name: Listed(f"{prefix}/{name}", None) for name in fresh}
@@ -83,6 +88,7 @@ def make_plan(changes: Changes, prefix: str, ndir: str, started: float, store: S
         listed = sized.keys()
         new = {name: sized[name] for name in listed - names}
     both = names & listed
+    plan.temps = [name for name in names - listed if name.startswith(TMP_PREFIX)]  # no listing holds a temp
     # The store's notes: those cached (only notes are cached) and the new names that are notes.
     plan.count = len(both) + sum(1 for name in new if ids.NOTE_FILE.match(name))
     for note_id in list(unreadable):
@@ -144,14 +150,12 @@ def _name_id(name: str) -> str | None:
     return m.group(1) if m and not withheld.names_a_credential(m.group(1)) else None
 
 
-def _cached_names(ndir: str, temps: list[str]) -> set[str]:
-    """The file names in the notes cache; temp files' go into `temps`."""
+def _cached_names(ndir: str) -> set[str]:
+    """The file names in the notes cache, temp files' included."""
     try:
-        names = os.listdir(ndir)
+        return set(os.listdir(ndir))
     except FileNotFoundError:
         return set()
-    temps.extend(n for n in names if n.startswith(TMP_PREFIX))
-    return set(names)
 
 
 def cached_size(ndir: str, note_id: str, recorded: set[str] | None = None) -> int | None:

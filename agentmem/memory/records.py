@@ -241,14 +241,17 @@ def add_cached(pdir: str, record: Record, data: bytes) -> bool:
 
 # -- following the store (what a refresh calls, before it fetches notes) ---------------------------
 
-def to_fetch(changes: Changes, prefix: str, pdir: str) -> tuple[dict, set[str]]:
-    """({record file name: Listed} new to this cache, {cached record files the store no longer holds})."""
+def to_fetch(changes: Changes, prefix: str, pdir: str, unmatched: set[str] | None = None) -> tuple[dict, set[str]]:
+    """({record file name: Listed} new to this cache, {cached record files the store no longer holds}).
+    `unmatched`: the listed names the notes cache lacks, all the records among them (Plan.unmatched), so
+    that a listing of 100k notes is not walked name by name for its few records."""
     from agentmem.store.base import Changes, Listed
 
     head = prefix + "/"
     if changes.kind == Changes.FULL and changes.names is not None:  # names alone: a folder store
         have = cached_files(pdir)
-        listed = {name for name in changes.names if name.endswith(".json") and ids.RECORD_FILE.match(name)}
+        pool = changes.names if unmatched is None else unmatched
+        listed = {name for name in pool if name.endswith(".json") and ids.RECORD_FILE.match(name)}
         fresh = listed - have
         if fresh and changes.regular is not None:
             fresh = changes.regular(fresh)

@@ -36,7 +36,7 @@ import sys
 import time
 
 # Seconds. The widest timestamp granule of a local filesystem is FAT's 2 s; one more
-# for wall-clock steps between two processes' readings (2026-12-01).
+# for wall-clock steps between two processes' readings.
 RACY_SECONDS = 3.0
 
 # Filesystem types whose folder times change, for every reader on this machine, when an
@@ -48,15 +48,17 @@ LOCAL_TYPES = frozenset({
 ENV_CHECK = "AGENTMEM_FOLDER_CHECK"  # "list": never trust folder times
 
 # Filesystem types that stamp times from the kernel clock in nanoseconds, so that two changes share a
-# folder time only when they land within one clock tick (1-10 ms). On them, a listing begun FINE_SECONDS
-# after the folder's own time saw every change that time can hide: the signature is settled at once,
-# and a change costs one listing, not a listing on every search for RACY_SECONDS (2026-12-01, issue 26:
-# 100k notes, one arriving a second, 4.8 s a search). A time with no fraction of a second (ext4 made with
-# 128-byte inodes keeps whole seconds) falls back to RACY_SECONDS. The folder time and `now` come from
-# the same clock: these are local filesystems (folder times of the others are never trusted).
+# folder time only when they land within one clock tick. The stamp is read from the kernel's coarse clock,
+# which is never ahead of time.time() and lags it by at most one tick (1 ms at HZ=1000, 10 ms at HZ=100).
+# So a listing begun FINE_SECONDS after the folder's own time saw every change that time can hide: the
+# signature is settled at once, and a change costs one listing, not a listing on every search for
+# RACY_SECONDS (issue 26, item 8). FINE_SECONDS is five ticks at the slowest clock; tests/test_cache.py
+# measures the lag on the machine it runs on. A time with no fraction of a second (ext4 made with 128-byte
+# inodes keeps whole seconds) falls back to RACY_SECONDS. The folder time and `now` come from the same
+# clock: these are local filesystems (folder times of the others are never trusted).
 FINE_TYPES = frozenset({"ext4", "xfs", "btrfs", "tmpfs", "ramfs", "zfs", "f2fs", "bcachefs", "overlay", "apfs",
                         "ntfs3"})
-FINE_SECONDS = 0.25  # 25 ticks at the slowest kernel clock (HZ=100), for the clock's coarse reading
+FINE_SECONDS = 0.05
 
 
 def signature(folder: str) -> list | None:
@@ -124,6 +126,16 @@ def listing_settles(began: float, mtime_ns: int, fs_type: str) -> bool:
     time `mtime_ns` can hide, without waiting RACY_SECONDS: on a FINE_TYPES filesystem, FINE_SECONDS after it."""
     return (fs_type in FINE_TYPES and mtime_ns % 1_000_000_000 != 0
             and began - mtime_ns / 1e9 >= FINE_SECONDS)
+
+
+def settle_wait(began: float, mtime_ns: int, fs_type: str) -> float:
+    """Seconds to wait before a listing begun at `began` so that it settles the folder time `mtime_ns`
+    (`listing_settles`); 0.0 when it settles already or never can. At most FINE_SECONDS: waiting that
+    long once after a change costs less than listing a big folder again on the next search."""
+    if fs_type not in FINE_TYPES or mtime_ns % 1_000_000_000 == 0:
+        return 0.0
+    young = began - mtime_ns / 1e9
+    return FINE_SECONDS - young if 0.0 <= young < FINE_SECONDS else 0.0
 
 
 def trusted_mtime(began_ns: int, mtime_ns: int, folder: str, racy_ns: int) -> int:

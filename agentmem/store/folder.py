@@ -317,6 +317,14 @@ class FolderStore:
         fs_type = self._fs = dirwatch.known_type(token, sig, base if sig is not None else self.root)
         if dirwatch.unchanged(token, sig, fs_type):
             return Changes(Changes.SAME, token or {}, "unchanged (one stat)")
+        pause = dirwatch.settle_wait(now, sig[2], fs_type) if sig is not None else 0.0
+        if pause:  # changed a moment ago: a listing begun now would be done again by the next search
+            time.sleep(pause)
+            now = time.time()
+            try:
+                sig = dirwatch.signature(base)
+            except OSError as exc:
+                raise _classify(exc, f"cannot reach {prefix} in folder store {self.root}", store_level=True) from None
         new_token = dirwatch.next_token(token, sig, fs_type, now)
         how = "listing" if dirwatch.trusted_type(fs_type) else f"listing ({fs_type}: folder times not trusted)"
         names = self._names(prefix, base) if sig is not None else set()
