@@ -26,21 +26,21 @@ AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 # may be stale). 0: every search asks the store what changed, which costs one stat of a
 # folder store's notes folder or one request to a bucket when nothing did (2026-12-01).
 DEFAULT_CACHE_MAX_AGE = 0.0
-# Characters: pinned notes in the session-start reminder. 2026-12-01: about 500 tokens, a tenth of what
-# Claude Code loads of its own memory file, so a few pins never crowd out the session's own context.
+# Characters: pinned notes in the session-start reminder: a small share of what Claude Code loads of its
+# own memory file, so a few pins never crowd out the session's own context (figures: docs/benchmarks.md).
 DEFAULT_PIN_BUDGET = 2000
 # Seconds. How long a search waits for the store to say what changed before it answers from the
 # cache, marked stale. The check is one request (a bucket's info), plus one feed read after a
 # change: milliseconds on the loopback Hub, a few round trips on the real one. 2 s leaves a slow
-# link room, while a Hub that hangs costs an agent's turn 2 s instead of the whole 20 s budget
-# (2026-12-01, a stopped Hub with its port open cost every search ~21 s). Saves keep the budget.
+# link room, while a Hub that hangs costs an agent's turn 2 s instead of the whole 20 s budget, which a
+# stopped Hub with its port open once cost every search (docs/benchmarks.md). Saves keep the budget.
 DEFAULT_CHECK_TIMEOUT = 2.0
 SEARCH_MODES = ("ranked", "literal", "hybrid")  # ranked first: the default
 # Seconds a hybrid search spends embedding notes that have no sentence vectors yet (search/vectors.py)
 # before it answers; the rest are ranked by their words until later searches or `sync --embed` embed
-# them. 2026-12-03, loaded 2 cores: a one-line note takes ~30 ms, a 600-byte one ~0.2 s, a checkpoint
-# ~0.6 s, so 1 s keeps up with what a machine's own saves and refreshes bring between two searches, and a
-# first hybrid search over a big store costs about a second more instead of an hour (docs/benchmarks.md).
+# them. A second keeps up with what a machine's own saves and refreshes bring between two searches, and a
+# first hybrid search over a big store costs about a second more instead of an hour (figures:
+# docs/benchmarks.md).
 DEFAULT_EMBED_BUDGET = 1.0
 
 SETUP_HINT = ("set this machine up with `copier copy` of the agentmem template "
@@ -287,7 +287,7 @@ def check_no_conflict(path: str, text: str, *, machine: str | os.PathLike) -> No
 
 
 # A JSON copy of the parsed config, reused while config.toml's text is unchanged:
-# importing tomllib costs ~5 ms on every agent turn (measured 2026-11-30). It is
+# importing tomllib is a measurable share of every agent turn (docs/benchmarks.md). It is
 # written only after a command succeeded (`Config.keep_parsed_copy`), so input that
 # is refused leaves the machine folder exactly as it was.
 

@@ -96,7 +96,7 @@ def create_exclusive_atomic(target: str | os.PathLike, data: bytes) -> bool:
 
 
 # Seconds: a temp file this old belongs to a writer that crashed (a live writer renames or removes
-# its temp file within seconds; the slowest, a 100k-note index rebuild, takes ~10 s, 2026-11-30).
+# its temp file within seconds, a 100k-note index rebuild, the slowest, included; docs/benchmarks.md).
 STALE_TEMP_SECONDS = 3600.0
 
 

@@ -8,9 +8,9 @@ launcher passes its absolute path to `launch.main`, which records it (`started_b
 finding it costs nothing, even in a hook.
 
 Paths on the per-turn path (this module, config, cache, pending, search, the
-index) are plain strings built with os.path: importing pathlib costs about
-4.6 ms of each helper start (measured 2026-11-30). Functions accept str or
-any os.PathLike.
+index) are plain strings built with os.path: importing pathlib is a measurable
+share of each helper start (docs/benchmarks.md). Functions accept str or any
+os.PathLike.
 """
 
 import os

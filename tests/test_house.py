@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 
 from tests.fixtures_core import REPO
 
@@ -43,3 +45,71 @@ def test_the_package_imports_itself_by_absolute_name_only():
     relative = [f"{p.relative_to(REPO)}:{i}" for p in _modules()
                 for i, line in enumerate(p.read_text().splitlines(), 1) if re.match(r"\s*from \.", line)]
     assert relative == []
+
+
+# -- comments keep the why; dated figures live in docs/benchmarks.md ---------------------------------
+
+_DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b(?!T\d)")  # a timestamp (`2026-12-01T09:00Z`) is data
+_FIGURE = re.compile(r"\d(?:\.\d+)?\s?(?:ms|µs|us|s|min|[KMG]i?B|%|x)(?!\w)")
+# Provenance, not a measurement: which CLI or library version a behaviour was checked against, and when.
+_CHECKED = re.compile(r"\(?checked(?: with [^()\n]*?)?(?:,| on)? \(?20\d\d-\d\d-\d\d\)?", re.I)
+# A string that starts a statement is a docstring (or stands where one would).
+_STATEMENT_START = (tokenize.ENCODING, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
+
+
+def _comment_passages(path):
+    """Each comment block (own-line comments on consecutive lines, or one trailing comment) and each
+    docstring paragraph of a Python file, as one line of text."""
+    passages, block, last_row, previous = [], [], -2, tokenize.NEWLINE
+    for tok in tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline):
+        own_line = tok.type == tokenize.COMMENT and tok.line.lstrip().startswith("#")
+        if block and tok.type != tokenize.NL and not (own_line and tok.start[0] == last_row + 1):
+            passages.append(" ".join(block))
+            block = []
+        if own_line:
+            block.append(tok.string.lstrip("#").strip())
+            last_row = tok.start[0]
+        elif tok.type == tokenize.COMMENT:
+            passages.append(tok.string.lstrip("#").strip())
+        elif tok.type == tokenize.STRING and previous in _STATEMENT_START:
+            text = tok.string.lstrip("rRbBuUfF").strip("\"'")
+            passages.extend(" ".join(p.split()) for p in re.split(r"\n\s*\n", text))
+        if tok.type not in (tokenize.COMMENT, tokenize.NL):
+            previous = tok.type
+    return passages + ([" ".join(block)] if block else [])
+
+
+def _dated_figures(paths, root=REPO):
+    found = []
+    for path in paths:
+        for passage in _comment_passages(path):
+            plain = _CHECKED.sub("", passage)
+            if _DATE.search(plain) and _FIGURE.search(plain):
+                found.append(f"{path.relative_to(root)}: {passage[:120]}")
+    return found
+
+
+def _python_sources():
+    return _modules() + sorted(p for folder in ("bench", "tests") for p in (REPO / folder).rglob("*.py")
+                               if "__pycache__" not in p.parts)
+
+
+def test_code_comments_carry_no_dated_measurements():
+    # A figure beside its date ages where it stands: docs/benchmarks.md ("Figures once kept in code
+    # comments") keeps it, and the comment keeps the reason.
+    assert _dated_figures(_python_sources()) == []
+
+
+def test_the_dated_measurement_check_tells_a_measurement_from_provenance_and_data(tmp_path):
+    sample = tmp_path / "pkg" / "sample.py"
+    sample.parent.mkdir()
+    sample.write_text(
+        '"""Checked with Codex 0.171.0 (2026-12-01); the limit is 20 s.\n\nMeasured 2026-11-30: 4.6 ms."""\n'
+        "LIMIT = 20.0  # its hooks may run 20 s (checked with Claude Code 2.1.332, 2026-12-01)\n"
+        "STAMP = '2026-12-01: 5 ms'  # a string the code uses is data\n"
+        "# Seconds. A save takes about\n# 0.6 s (2026-11-30).\n"
+        "WHEN = 1  # written as 2026-12-01T09:00:00Z, 3 ms\n",
+        encoding="utf-8")
+    found = _dated_figures([sample], tmp_path)
+    assert found == ["pkg/sample.py: Measured 2026-11-30: 4.6 ms.",
+                     "pkg/sample.py: Seconds. A save takes about 0.6 s (2026-11-30)."]

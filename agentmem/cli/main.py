@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 
 # name -> (command group module in agentmem.cli, one-line help). The handler is
 # `run_<name>` and its argument set-up `add_<name>` (dashes as underscores). Only
-# the invoked command's parser is built: building all of them costs ~6 ms on
-# every agent turn (measured 2026-11-30).
+# the invoked command's parser is built: building all of them is a measurable
+# share of every agent turn (docs/benchmarks.md).
 COMMANDS = {
     "save": ("memory", "save a note or checkpoint (Markdown from FILE or stdin)"),
     "pending": ("memory", "list notes saved locally whose upload is not confirmed"),

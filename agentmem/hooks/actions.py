@@ -16,7 +16,7 @@ import time
 
 # Seconds: the whole time a Stop hook may spend retrying. An agent's stop
 # should not feel slow, and a folder or a healthy bucket confirms one note in
-# well under a second (2026-11-30); an unreachable bucket then costs 10 s once.
+# a small part of it (docs/benchmarks.md); an unreachable bucket then costs 10 s once.
 STOP_BUDGET = 10.0
 # Seconds past the budget before the hook gives up on an attempt that ignores
 # its own timeout (a hung network drive); the note stays pending either way.

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from agentmem.errors import CodexTrustError, Command, InvalidInput, NotFound
 
-# Seconds for the whole exchange: app-server answers in about 0.5 s here (2026-11-30).
+# Seconds for the whole exchange: many times what app-server takes to answer (docs/benchmarks.md),
+# so only one that hangs reaches it.
 TRUST_TIMEOUT = 30.0
 
 

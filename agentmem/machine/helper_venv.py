@@ -13,9 +13,9 @@ revision Copier is rendering, in a venv that holds everything it needs:
   declares). They are installed once and reused while they still satisfy the pins, so a
   `copier update` that changes no pin installs nothing. When Copier's own environment holds
   exactly those versions (agentmem pip-installed beside Copier, as in the quick start),
-  their files are copied from it, each checked against its RECORD hash (2026-12-01: 0.7 s
-  for 53 MB on a busy 2-core box, no network); otherwise pip installs them from the package
-  index (its cache makes a repeat cheap). Either way the venv never refers to Copier's
+  their files are copied from it, each checked against its RECORD hash (under a second, no
+  network; docs/benchmarks.md); otherwise pip installs them from the package index (its
+  cache makes a repeat cheap). Either way the venv never refers to Copier's
   environment afterwards: removing or upgrading that environment cannot break the helper
   (`INV self-contained-helper`).
 - this revision's `agentmem` package, replacing any older copy whole, byte-compiled;

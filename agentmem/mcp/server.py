@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
 # Seconds to wait for a client's answer to roots/list. A client answers at once from memory; one that
-# does not answer in this time is treated as having no roots (2026-12-01: Claude Code 2.1.332 and
-# the SDK's own client answer in under 10 ms here).
+# does not answer in this time is treated as having no roots. Real clients answer far inside it
+# (docs/benchmarks.md).
 ROOTS_TIMEOUT = 5.0
 
 INSTRUCTIONS = (

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from agentmem.memory.plan import Plan
 
 # Notes written at once above which one flush of every filesystem (os.sync) replaces an fsync per note:
-# 2026-12-01, this machine: an fsync costs ~3 ms a note (7,240 notes: 21 s), os.sync after 2,000 notes 0.5 s.
+# past a few dozen notes, one os.sync costs less than their fsyncs (docs/benchmarks.md).
 FLUSH_ALL_FROM = 64
 
 
@@ -22,8 +22,9 @@ class durable:  # noqa: N801 - used like a function: `with durable(folder, names
     """Make the notes written into `folder` (IDs appended to `note_ids` inside the block) durable at its end.
 
     Each cached note is written without its own fsync and all are flushed once the downloads stop, one
-    fsync each or, for many, one os.sync (FLUSH_ALL_FROM). 2026-12-01 (issue 26): two fsyncs a note (the
-    file, the folder) were 8 ms of the 11 ms each note cost a catch-up on this machine.
+    fsync each or, for many, one os.sync (FLUSH_ALL_FROM). Two fsyncs a note (the file, the folder) were
+    most of what each note cost a catch-up (issue 26; docs/benchmarks.md, "A new machine joining the 100k
+    store").
     """
 
     def __init__(self, folder: str, note_ids: list[str]):

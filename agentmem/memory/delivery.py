@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 RECEIPTS = ".confirmed"  # pending/.confirmed/<id>.json: what a retry confirmed, for a retry racing it
-# Seconds. 2026-12-01: a week covers an agent acting on a pending-upload hint long after a Stop hook
-# uploaded the note; a receipt is about 300 bytes and only retried notes leave one.
+# Seconds. A week covers an agent acting on a pending-upload hint long after a Stop hook uploaded the
+# note; a receipt is small (docs/benchmarks.md) and only retried notes leave one.
 RECEIPT_SECONDS = 7 * 86400
 
 

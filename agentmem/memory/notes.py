@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 KINDS = ("note", "checkpoint")
 
-# Limits (2026-11-30): a checkpoint is meant to be concise; 64 KiB is about
+# Limits: a checkpoint is meant to be concise; 64 KiB is about
 # 16k tokens, far above any useful note, and keeps one read cheap for an agent.
 MAX_NOTE_BYTES = 64 * 1024
 MAX_TITLE = 200

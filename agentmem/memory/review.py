@@ -31,9 +31,8 @@ if TYPE_CHECKING:
 
 KIND_ORDER = ("review-due", "near-duplicate", "corrected-repeatedly", "retracted")
 # Idf-weighted cosine of two notes' stemmed term counts from which they are near-duplicates.
-# 2026-12-01, bench/review.py and our own notes: a note saved twice with a word or two changed in a
-# 30-word body scores 0.93-0.99; two different findings about the same component (sharing its name
-# and a few verbs) 0.35-0.6. 0.9 keeps the first and is far above the second.
+# 0.9 keeps a note saved twice with a word or two changed and is far above two different findings about
+# the same component, which share its name and a few verbs (bench/review.py; docs/benchmarks.md).
 NEAR_TEXT = 0.9
 # Candidates per note: its rarest terms held by another note too, and only terms held by at most
 # SIGNATURE_DF notes (a term in more is no signature). Near-duplicates share nearly every term, so they
@@ -42,16 +41,14 @@ SIGNATURE_TERMS = 4
 SIGNATURE_DF = 64
 MIN_TITLE_TERMS = 2  # same-title pairs need at least this many title words ("Checkpoint" alone is not one)
 # Two notes with the same title words are near-duplicates only when their texts are at least this alike too.
-# 2026-12-01, bench/review.py: random titles of 3-8 common words collide by chance (11 pairs in 10k notes,
-# texts at 0.1-0.3); a note saved again under its title, reworded, is at 0.6 or more.
+# Random titles of a few common words collide by chance, their texts far below this; a note saved again
+# under its title, reworded, is above it (bench/review.py; docs/benchmarks.md).
 NEAR_TITLE_TEXT = 0.5
 # Hybrid (where the index holds sentence vectors): a candidate pair whose best passages (title and body, as
-# stored) reach this cosine is a near-duplicate however its words differ. 2026-12-01, all-MiniLM-L6-v2 on
-# pairs of our own: a fact reworded under another title ("CI cache key" / "cache key rule"; "deploy
-# procedure" / "how releases ship") 0.80-0.91; one fact stated twice with another number ("The queue holds
-# 100 jobs." / "... 500 jobs.") 0.85, a contradiction worth reviewing; related but different facts ("cache
-# place" / "cache clearing", "staging" / "production") 0.52-0.60. Missed at 0.75: "Run the tests with the
-# venv python." / "Use the project venv to run pytest, never the system python." (0.73).
+# stored) reach this cosine is a near-duplicate however its words differ. On pairs of our own, a fact
+# reworded under another title and one fact stated twice with another number (a contradiction worth
+# reviewing) reach it; related but different facts stay well below; a loose rewording can fall just short
+# (all-MiniLM-L6-v2; docs/benchmarks.md).
 NEAR_MEANING = 0.75
 MAX_ITEMS_PER_KIND = 200  # a queue longer than this is cut, and says so
 _HEAD = notes.MAX_FRONTMATTER_BYTES + 64  # the frontmatter is all that is needed of a note here

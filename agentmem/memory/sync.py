@@ -29,10 +29,10 @@ if TYPE_CHECKING:
 
     Progress = Callable[[int, int], None]  # hears (done, total)
 
-# Seconds a search spends downloading before it answers. 2026-12-01 (issue 26): a 100k-note catch-up cost
-# every search of a new machine 26-40 s. Indexing what arrived costs about twice its download (1.5 ms
-# against 0.7 ms a note, loaded 2-core machine), so 1.5 s of downloads (~2,000 notes of a local folder
-# store) makes a catch-up search about 5 s; `agentmem sync` fetches the rest at once.
+# Seconds a search spends downloading before it answers: unbounded, a big store's catch-up cost every
+# search of a new machine tens of seconds (issue 26). Indexing what arrived costs about twice its download,
+# so a catch-up search stays within a few seconds (docs/benchmarks.md, "A new machine joining the 100k
+# store"); `agentmem sync` fetches the rest at once.
 SEARCH_CATCH_UP = 1.5
 # Seconds of downloading per round of `sync`: each round opens the store afresh, so a round runs within
 # one network budget ([network] timeout, 20 s by default) however long the whole catch-up takes.

@@ -223,8 +223,8 @@ FALLBACKS = [
 ]
 
 
-# 2026-12-01: past about 100 candidate lines (half the lines of a 64 KiB note of shell commands), one run of a
-# pattern over the whole text costs less than a run per line plus finding them (bench/scan_speed.py).
+# Past this many candidate lines, one run of a pattern over the whole text costs less than a run per line plus
+# finding them; the measured crossover is lower (bench/scan_speed.py; docs/benchmarks.md).
 MAX_SITES = 300
 
 

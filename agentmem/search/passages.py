@@ -18,14 +18,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 # At most this many passages per note are embedded; the rest of a longer note is still
-# searched by its words (2026-12-01: 128 passages is ~64 KB of prose, the largest note saved).
+# searched by its words. 128 passages hold about as much prose as the largest note a save accepts.
 MAX_PASSAGES = 128
 # A passage never leaves less than this many word pieces for the body, however long the title.
 MIN_ROOM = 32
 # A Markdown heading, or a blank line once the passage is half full, ends a passage holding at least
 # this many pieces: a section of a checkpoint is embedded on its own rather than diluted by its
-# neighbours (2026-12-01: a 6-line lunch section packed with 5 CI-log lines scored cosine 0.17 with
-# "what food did we eat", on its own passage 0.5).
+# neighbours, which can hide it from a query about that section alone (an example: docs/benchmarks.md).
 MIN_SECTION = 16
 
 

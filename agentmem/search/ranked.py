@@ -48,22 +48,17 @@ LEXICAL_WEIGHT = 0.3
 RERANK_DEPTH = 200
 # Hybrid: is the query related to anything? It is when a note holding a query word has a best passage
 # at RELATED_COSINE or above; then a note without a query word comes in from RELATED_FLOOR. Otherwise
-# such a note must reach SEMANTIC_FLOOR on its own. 2026-12-01, LoCoMo dev (1,520 questions, observations
-# and sessions) and 110 queries of our own asked in each of its 10 projects (55 nonsense: "xyzzy plugh",
-# "jjjj kkkk", "42 17 99"; 55 unrelated technical: "kubernetes pod crashloopbackoff", "kernel module
-# signing"): every real question shares a word with a note; the one first hit without a query word below
-# SEMANTIC_FLOOR (an observation at 0.232) is asked by a query whose word-sharing note is at 0.325; of
-# the 1,100 asks of our queries, those sharing a word reach 0.371 on that note once ("signing", a
-# session about a contract), whose notes without a query word then reach 0.183; those sharing none reach
-# 0.358 ("jjjj kkkk", past the 0.35 floor of 2026-12-01), then 0.346 and 0.331; a natural query sharing no
-# word with its note ("what food did we eat" to "Lunch was a large pizza with olives.") 0.387. Thin
-# margins on both sides of 0.37: cosine alone does not tell nonsense from a loose paraphrase.
+# such a note must reach SEMANTIC_FLOOR on its own. Set on LoCoMo dev and on nonsense and unrelated
+# technical queries of our own asked in each of its projects: every real question shares a word with a
+# note, and its answer may hold none of the query's words; nonsense sharing no word comes within a few
+# hundredths of a loose paraphrase, so the margins on both sides of SEMANTIC_FLOOR are thin: cosine alone
+# does not tell nonsense from a loose paraphrase (docs/benchmarks.md, "Closing the gap on short notes").
 RELATED_COSINE = 0.30
 RELATED_FLOOR = 0.21
 SEMANTIC_FLOOR = 0.37
 # Hybrid: the best candidates by the int8 blend, beyond the results asked for, rescored at full precision
-# (search/vectors.py). 2026-12-01, LoCoMo dev observations: int8 rounding cost 2 questions at the top-5
-# edge; rescoring the results asked for wins them back, and 5 to 40 beyond changed nothing more.
+# (search/vectors.py): int8 rounding swaps notes at the edge of the results asked for, and rescoring wins
+# them back; a wider margin changed nothing more (docs/benchmarks.md, "Closing the gap on short notes").
 RESCORE_MARGIN = 10
 # Distinct query terms used; the rest of a pasted wall of text is ignored.
 MAX_QUERY_TERMS = 64
@@ -221,7 +216,7 @@ def _search(idx: index.Index, query: str, limit: int, mode: str, extra: list[tup
         if embedding is not None:
             embedding.update(done=sim.done, total=sim.total)
     # Best score first, then newest, then highest ID: stable sorts, least significant key first
-    # (a single sort with a descending-string key cost ~2.5 ms a query at 10k notes, 2026-11-30).
+    # (a single sort with a descending-string key was measurably slower; docs/benchmarks.md).
     order = sorted(final, key=lambda k: pool.ids[k], reverse=True)
     order.sort(key=lambda k: pool.created.get(k, ""), reverse=True)
     order.sort(key=lambda k: final[k], reverse=True)
@@ -259,7 +254,7 @@ def _lexical(idx: index.Index, qterms: list[str], n: int, avgdl: float, extra_do
         idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
         # The hot loop. Many postings share a (tf, dl) pair, so each pair's term weight (`_bm25`
         # written out, the same arithmetic) is computed once; a note's first term sets its score
-        # (0.0 + w is w exactly). 10-20% faster than one expression per posting (2026-11-30).
+        # (0.0 + w is w exactly). Faster than one expression per posting (docs/benchmarks.md).
         pairs = list(zip(post[1::3], post[2::3]))
         weight: dict[tuple[int, int], float] = {}
         for pair in set(pairs):
@@ -316,7 +311,7 @@ def _top(scores: dict[Key, float], depth: int) -> list[Key]:
         return list(scores)
     import heapq  # here: most searches never get this far (0.4 ms of import)
 
-    # nlargest: 0.5 ms against sorting all 9k scores' 1 ms (2026-11-30, 10k notes).
+    # nlargest: about half the time of sorting every score (docs/benchmarks.md).
     floor = heapq.nlargest(depth, scores.values())[-1]
     return [k for k, v in scores.items() if v >= floor]
 
@@ -324,8 +319,8 @@ def _top(scores: dict[Key, float], depth: int) -> list[Key]:
 def _describe(idx: index.Index, pool: _Pool, keys: Iterable[Key], extra_docs: list[index.Doc],
               with_terms: Iterable[Key] | None = None) -> None:
     """Fetch id and created time of the given candidates into the pool, and the terms of those in
-    `with_terms` (all if None). The term lists are the costly part: 200 candidates took 0.8 ms
-    with them and 0.2 ms without (2026-11-30, 10k notes)."""
+    `with_terms` (all if None). The term lists are the costly part, several times the rest
+    (docs/benchmarks.md)."""
     extra = {"x:" + d.id: d for d in extra_docs}
     nums = [k for k in keys if not isinstance(k, str) and k not in pool.ids]
     wanted = nums if with_terms is None else [k for k in nums if k in with_terms]
@@ -354,7 +349,7 @@ def _pair_bonus(pool: _Pool, pairs: set[tuple[str, str]]) -> None:
     if pairs:
         # A pair stands side by side exactly where " a b " occurs in the padded term string (terms hold no
         # spaces): a search in C instead of a set of every neighbouring pair, which cost several ms a query
-        # over long notes (2026-12-01; figures: docs/benchmarks.md, "Figures behind choices").
+        # over long notes (figures: docs/benchmarks.md, "Figures behind choices").
         needles = [f" {a} {b} " for a, b in pairs]
         for k, terms in pool.terms.items():  # those holding both words of a pair (see _bonus_candidates)
             if k in kept:
@@ -418,11 +413,10 @@ def _blend(idx: index.Index, query: str, pool: _Pool, extra_docs: list[index.Doc
         return LEXICAL_WEIGHT * pool.scores.get(k, 0.0) / top + (1 - LEXICAL_WEIGHT) * cosine
 
     # A note the budget left without vectors is ranked by its words alone, on the blend's scale: as if its
-    # cosine matched its share of the best BM25. 2026-12-02, LoCoMo dev observations with the newest 25 /
-    # 50 / 75 % embedded: hit@5 0.628 / 0.626 / 0.649 (ranked alone 0.630, all embedded 0.679); its blend
-    # with a cosine of 0 gave 0.239 / 0.374 / 0.512 (the embedded notes crowded out the rest), with the
-    # mean cosine of the embedded candidates 0.612 / 0.618 / 0.637. An index with every vector never
-    # takes this branch: its scores are the same as before budgets.
+    # cosine matched its share of the best BM25: so a partly embedded index answers about as well as ranked
+    # search. Its blend with a cosine of 0 let the embedded notes crowd out the rest, and with the embedded
+    # candidates' mean cosine it did a little worse (docs/benchmarks.md, "Hybrid search embedding within a
+    # budget"). An index with every vector never takes this branch: its scores are the same as before budgets.
     final = {k: blend(k, sims[k]) if k in sims else pool.scores.get(k, 0.0) / top for k in keys}
     # The candidates come from exact int8 scores (ties at the cut included), so they are the same notes
     # for an updated and a rebuilt index, and their rescoring is exact (INV index-derived).

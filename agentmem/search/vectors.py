@@ -7,13 +7,14 @@ note, its passages' line spans, scales and int8 components). Each note is
 encoded on its own, so its vectors do not depend on which other notes were
 encoded with it: an updated index and a rebuilt one hold the same bytes.
 
-Embedding costs ~30 ms a one-line note and ~0.6 s a checkpoint (2026-12-03), so
-a hybrid search embeds within a budget of seconds (`[search] embed_budget`):
-this machine's pending notes first, then the index's notes without vectors,
-newest first, committed a few at a time, so the next search goes on where this
-one stopped. A note still without vectors is scored by its words alone (see
-ranked.py) and counted in `Similarity.done`/`total`. `fill` with no budget
-(`agentmem sync --embed`, setup) embeds every note, telling a progress callback.
+Embedding is slow beside a search (docs/benchmarks.md, "Hybrid search
+embedding within a budget"), so a hybrid search embeds within a budget of
+seconds (`[search] embed_budget`): this machine's pending notes first, then
+the index's notes without vectors, newest first, committed a few at a time, so
+the next search goes on where this one stopped. A note still without vectors is
+scored by its words alone (see ranked.py) and counted in `Similarity.done`/
+`total`. `fill` with no budget (`agentmem sync --embed`, setup) embeds every
+note, telling a progress callback.
 
 Scores are exact whatever the order of the rows: components and the query are
 both stored as integers (int8, with a float scale per vector), so every dot
@@ -60,7 +61,7 @@ _MAGIC = "agentmem-vectors-1"
 _HEADER = 256  # bytes: one JSON line, padded with spaces
 _FILL_NOTES = 32  # notes encoded per transaction: a killed first search keeps what it finished
 # int8 rows converted to float32 at a time, into one reused 6 MB buffer: about half the time of larger
-# blocks or a fresh array per block (2026-12-01; figures: docs/benchmarks.md, "Figures behind choices").
+# blocks or a fresh array per block (figures: docs/benchmarks.md, "Figures behind choices").
 _ROWS_PER_PRODUCT = 4096
 _LEVELS = 127  # int8 components: -127..127; 384 * 127 * 127 < 2**24 keeps dot products exact in float32
 # The residual plane: a component is (coarse * _FINE + residual) / _FINE in units of the int8 scale, |residual| <= 127.
@@ -204,7 +205,8 @@ class Similarity:
     def above(self, floor: float, depth: int, allowed: set[Key] | None = None) -> dict[Key, float]:
         """key -> similarity of the notes at `floor` or above (those in `allowed` only, if given): the
         `depth` best and any tied with the last, so the cut never depends on storage order. Selected in
-        numpy: a dict of every note's similarity cost ~1.5 ms a search at 10k notes (2026-12-01)."""
+        numpy: a dict of every note's similarity cost more than the rescoring it pays for
+        (docs/benchmarks.md, "Closing the gap on short notes")."""
         import numpy as np
 
         keep = self.best.astype(np.float64) >= floor  # compared as the Python floats they become

@@ -22,7 +22,7 @@ ENTRYPOINT = "SKILL.md"
 MAX_NAME = 64  # Agent Skills format: the name is the folder name, at most 64 characters
 MAX_DESCRIPTION = 1024  # Agent Skills format
 
-# Size limits (2026-11-30): a skill is Markdown instructions plus small scripts and
+# Size limits: a skill is Markdown instructions plus small scripts and
 # references; these leave ample room for that while keeping one installation well
 # inside the 20 s network budget of an invocation on a slow (~1 MB/s) link (each file
 # is one transfer; figures: docs/benchmarks.md, "Figures behind choices in the code").

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 _SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._@+-]{0,199}$")
 MAX_PATH_LENGTH = 1024
 # Bytes. The most `get` reads unless told less: agentmem writes nothing larger than 1 MiB
-# (a skill file; notes are <= 64 KiB), so anything far beyond is not ours (2026-12-01).
+# (a skill file; notes are <= 64 KiB), so anything far beyond is not ours.
 MAX_OBJECT = 16 * 1024 * 1024
 
 

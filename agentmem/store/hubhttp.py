@@ -33,14 +33,15 @@ if TYPE_CHECKING:
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 # Seconds without a byte from a stream (the events feed) before it counts as stalled (the replay
-# streams at once; the server pings only every ~30 s once live, and `ready` comes before that), so
-# a stalled feed falls back to a listing inside the budget (2026-12-01).
+# streams at once; the server's pings once live are far apart, and `ready` comes before them), so
+# a stalled feed falls back to a listing inside the budget (docs/benchmarks.md).
 FEED_IDLE_SECONDS = 5.0
 # Bytes. The most one answer may carry, so a misbehaving Hub (or anything answering on its port)
 # cannot grow memory without bound. Bucket info is a few hundred bytes. A feed line is one event's
 # data: a `changes` batch of about 250 bytes a change, so 4 MiB holds a batch of 16k changes; the
 # whole replay is bounded by 64 MiB (about 250k changes). Past either, the feed counts as unusable
-# and the refresh lists instead (2026-12-01, an endless line grew a search to 3.4 GB in 33 s).
+# and the refresh lists instead: an endless line once grew a search's memory without bound
+# (docs/benchmarks.md, "A misbehaving Hub").
 MAX_INFO_BYTES = 1024 * 1024
 MAX_LINE_BYTES = 4 * 1024 * 1024
 MAX_FEED_BYTES = 64 * 1024 * 1024

@@ -40,22 +40,22 @@ if TYPE_CHECKING:
     import httpx2
 
 # http_backoff sleeps up to 8 s between retries; it may start another sleep only
-# while more than this is left, so the next attempt still fits (2026-11-30,
-# huggingface_hub 2.4.0 max_wait_time=8).
+# while more than this is left, so the next attempt still fits (max_wait_time=8,
+# checked with huggingface_hub 2.4.0, 2026-11-30).
 _RETRY_HEADROOM = 10.0
 _RETRY_STATUSES = (408, 429, 500, 502, 503, 504)
 # Bytes. The most one answer read through huggingface_hub may carry: a tree page or a paths-info
-# answer of 1000 entries is about 300 KB, and the events feed read this way is bounded by its own
-# 64 MiB; past this the answer is refused rather than held in memory (2026-12-01).
+# answer of 1000 entries is a small fraction of this (docs/benchmarks.md), and the events feed read
+# this way is bounded by its own 64 MiB; past this the answer is refused rather than held in memory.
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 
 # agentmem's calls send no usage telemetry unless the user asked for it: with telemetry on,
 # huggingface_hub 2.4.0 fetches /api/agent-harnesses once a day to build its user agent (one
 # more request, up to 3 s, on some save) and caches it under HF_HOME. Must precede its import.
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
-# huggingface_hub 2.4.0 draws hf_xet uploads' progress bars (tqdm, XetUploadProgressReporter: about
-# 1 KB of terminal codes a save) on stderr whether or not stderr is a terminal, and agents read
-# stderr. Off unless stderr is a terminal or the user chose (2026-12-01). Read at its import; and
+# huggingface_hub 2.4.0 draws hf_xet uploads' progress bars (tqdm, XetUploadProgressReporter: terminal
+# codes on every save; docs/benchmarks.md) on stderr whether or not stderr is a terminal, and agents read
+# stderr. Off unless stderr is a terminal or the user chose. Read at its import; and
 # set again through its API in `install`, in case it was imported first.
 _PROGRESS_VAR = "HF_HUB_DISABLE_PROGRESS_BARS"
 
@@ -124,7 +124,8 @@ class spending:  # noqa: N801 - used like the function it replaced: `with spendi
     """Charge huggingface_hub requests made on this thread to `budget`, for the duration.
 
     A class rather than a contextlib generator: the folder store's per-search path
-    imports this module, and contextlib costs ~0.7 ms to import (2026-12-01).
+    imports this module, and contextlib's import is a measurable share of that path
+    (docs/benchmarks.md).
     """
 
     def __init__(self, budget: Budget):

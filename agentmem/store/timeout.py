@@ -11,8 +11,8 @@ import os
 
 from agentmem.errors import InvalidInput
 
-# Seconds. A save is 4 Hub requests plus one Xet transfer (measured on the stand-in,
-# 2026-11-30), a few seconds on a slow link; 20 s leaves room for two backoff retries
+# Seconds. A save is a few Hub requests plus one Xet transfer (docs/benchmarks.md),
+# a few seconds on a slow link; 20 s leaves room for two backoff retries
 # of a 5xx while an offline save still returns well inside an agent's turn.
 DEFAULT_NETWORK_TIMEOUT = 20.0
 ENV_NETWORK_TIMEOUT = "AGENTMEM_NETWORK_TIMEOUT"  # overrides [network] timeout

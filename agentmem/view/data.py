@@ -66,7 +66,7 @@ class Redactor:
     def fields(self, values: dict) -> dict:
         """Several fields of one note ({name: str or [str]}): checked as one text first, joined by line
         breaks (the detectors work line by line), then field by field only when that text holds a
-        credential: at 10k notes half the time of a check per field (2026-12-01, bench/view.py)."""
+        credential, which halves the time of a check per field (bench/view.py; docs/benchmarks.md)."""
         joined = "\n".join(v if isinstance(v, str) else "\n".join(v) for v in values.values())
         if not screening.withhold(joined, self.known)[1]:
             return values
