@@ -42,15 +42,15 @@ ROOT = Path(__file__).resolve().parent.parent
 PROJECT = "app"
 BUCKET = "alice/agent-memory"
 # Seconds per upload attempt. Below store.network's 10 s retry headroom, so an injected 5xx
-# surfaces as a failed save instead of being retried inside the client (2026-11-30).
+# surfaces as a failed save instead of being retried inside the client.
 ATTEMPT_TIMEOUT = 4.0
-# Folder store fault odds per upload (2026-11-30: about one upload in five fails,
+# Folder store fault odds per upload (together about one upload in five fails,
 # enough that every writer meets every kind; a kill costs a process restart).
 FOLDER_ODDS = {"refused": 0.08, "http-500": 0.05, "reply-lost-after-apply": 0.06}
 KILLS_PER_FOLDER_WRITER = 1
 BUCKET_KILLS = 3
 # Bucket store: the next armed fault fires on one of the next FAULT_SPACING matching requests
-# (2026-11-30: about one save in four then fails), and connections are refused for 0.05-0.2 s
+# (a fair share of saves then fail; docs/benchmarks.md), and connections are refused for 0.05-0.2 s
 # OUTAGE_RATE times a second.
 FAULT_SPACING = 8
 OUTAGE_RATE = 0.5

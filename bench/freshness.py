@@ -46,12 +46,11 @@ def main(argv=None) -> int:
     ap.add_argument("--new", default="1,10,100", help="how many new notes each round adds, per case")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    from search_latency import Generator, folder_machine, ripgrep
+    from search_latency import Generator, folder_machine, ripgrep, settle
 
     from agentmem.machine import helper_venv
     from agentmem.memory import cache
     from agentmem.search import follow, ranked
-    from agentmem.store import dirwatch
     from agentmem.store.base import StoreDescription
     from agentmem.store.folder import create_store
 
@@ -100,7 +99,7 @@ def main(argv=None) -> int:
                 count += 1
             ranked.rebuild(str(pdir))
             cache.refresh(home, desc, "big", index=follow.update)  # this machine sees the folder's signature
-            time.sleep(dirwatch.RACY_SECONDS + 0.2)
+            settle(sdir, cdir)
             cache.refresh(home, desc, "big", index=follow.update)  # a listing a granule later: from now on the signature is trusted
             if cache.refresh(home, desc, "big", index=follow.update).how != "unchanged (one stat)":
                 failures.append(f"{size}: the signature did not settle")
@@ -128,7 +127,7 @@ def main(argv=None) -> int:
                     if out["stale"]:
                         failures.append(f"search after {k} new: stale ({out['stale_reason']})")
                     times.append(seconds)
-                    time.sleep(dirwatch.RACY_SECONDS + 0.2)  # settle again before the next round
+                    settle(sdir, cdir)  # before the next round
                     search(query)
                 row["after_new_s"][k] = statistics.median(times)
             count_cached = len(os.listdir(cdir))

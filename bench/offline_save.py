@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="bench-hf-home-")
 os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
 
-# Process start-up and imports of the CLI on this machine are well under this (2026-11-30: ~0.6 s).
+# Process start-up and imports of the CLI on this machine are well under this (docs/benchmarks.md).
 STARTUP_ALLOWANCE = 3.0
 
 

@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    from search_latency import Generator, folder_machine
+    from search_latency import Generator, folder_machine, settle
 
     from agentmem import config
     from agentmem.memory import notes, review
@@ -109,7 +109,7 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     cli("search", query)  # first sync and index build
     first_sync = time.perf_counter() - started
-    time.sleep(3.5)  # past the folder signature's racy window (dirwatch.RACY_SECONDS): nothing new is one stat
+    settle(folder)  # from here on, nothing new is one stat
     cli("search", query)
     report: dict = {"notes": args.notes, "first_sync_s": round(first_sync, 2)}
     report["search_nothing_new_no_records_s"] = median(fresh_search)
@@ -119,7 +119,7 @@ def main(argv=None) -> int:
         if n < 20:
             store.put(*_record("pin", ids[7 + 100 * n]))
     cli("search", query)  # the records arrive
-    time.sleep(3.5)
+    settle(folder)
     cli("search", query)
     report["search_nothing_new_with_records_s"] = median(fresh_search)
     report["records"] = len(ids[5::100]) + 20

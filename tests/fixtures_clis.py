@@ -31,7 +31,7 @@ from tests.fixtures_core import missing_prerequisite
 from tests.modelstub import ModelStub
 
 ROOT = Path(__file__).resolve().parent.parent
-# Seconds per CLI run; a healthy scripted run takes 2-10 s here (2026-12-01). OpenCode with a
+# Seconds per CLI run, many times what a healthy scripted run takes (docs/benchmarks.md). OpenCode with a
 # plugin and no pre-seeded dependency folder waits ~70 s for npm offline: that would show as slow.
 CLI_TIMEOUT = 120
 ALL_CLIS = ("codex", "claude", "gemini", "opencode", "copilot")

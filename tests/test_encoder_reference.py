@@ -36,7 +36,7 @@ KNOWN_BUGS = {
     "greek_final_sigma": "str.lower() writes a word-final capital sigma as ς; the reference lower-cases each "
     "character alone (σ), so 'ΟΔΟΣ' gives other pieces",
 }
-# 2026-12-01: ours is within 6e-7 of the goldens (their 6-decimal rounding is 5e-7). These bounds
+# Ours differs from the goldens by about their own 6-decimal rounding (docs/benchmarks.md). These bounds
 # still catch a tanh GELU (3e-4), a layer-norm epsilon of 1e-5 (1e-4) and fp16 weights (9e-5).
 MAX_ABS_DIFF = 1e-5
 MIN_COSINE = 0.999999

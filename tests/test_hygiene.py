@@ -322,7 +322,7 @@ def test_a_refresh_never_downloads_a_note_a_purge_record_names(tmp_path, store_d
     assert cache.cached_ids(tmp_path / "machine", StoreDescription("folder", str(store_dir)), "app") == []
 
 
-@pytest.mark.slow  # the real encoder embeds the notes: about 2 minutes on the shared machine (2026-12-01)
+@pytest.mark.slow  # the real encoder embeds the notes
 def test_where_hybrid_vectors_exist_notes_alike_in_meaning_are_near_duplicates(laptop):
     from agentmem.search import encoder
     from tests.fixtures_core import missing_prerequisite

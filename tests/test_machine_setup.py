@@ -1,6 +1,6 @@
 """Setting machines up with real copier runs from a tagged template repo, as a user would.
 
-A test of the copy itself runs copier for real (about 1-3.5 s each on this 2-core box, 2026-11-30), so
+A test of the copy itself runs copier for real (a few seconds at most each; docs/benchmarks.md), so
 none is marked slow; a test of what comes after the copy (an update, setup rerun) starts from
 `copied_laptop`, one real copy per session put back fresh for each test (tests/fixtures_machines.py).
 """
@@ -34,6 +34,7 @@ def _verification_notes(store):
     return sorted(p.name for p in store.rglob("setup-verification-*.md"))
 
 
+@pytest.mark.slow  # a copier copy
 def test_copy_keeps_the_users_files_and_installs_blocks_and_skill(template_repo, tmp_path):
     # INV outside-untouched
     m = make_machine(tmp_path, "laptop")
@@ -69,6 +70,7 @@ def test_copy_keeps_the_users_files_and_installs_blocks_and_skill(template_repo,
     assert found.returncode == 0 and json.loads(found.stdout)["results"][0]["title"] == "Memory setup verification"
 
 
+@pytest.mark.slow  # a copier update
 def test_update_changes_block_and_skill_and_keeps_local_edits(copied_laptop):
     m, template_repo, store = copied_laptop.m, copied_laptop.template_repo, copied_laptop.store
 
@@ -101,6 +103,7 @@ def test_update_changes_block_and_skill_and_keeps_local_edits(copied_laptop):
     assert "v2.0.0" in (m.folder / ".copier-answers.yml").read_text()
 
 
+@pytest.mark.slow  # a copier copy
 def test_a_second_machine_connects_to_the_same_store_without_replacing_anything(copied_laptop, tmp_path):
     # INV setup-rerun
     store, template_repo = copied_laptop.store, copied_laptop.template_repo  # the first machine: the copied laptop
@@ -154,7 +157,7 @@ def test_an_edited_core_skill_is_kept_until_the_owner_asks_to_replace_it(copied_
     assert list((m.folder / "backups").glob("agent-memory-codex-*/SKILL.md"))[0].read_bytes() == edited
 
 
-@pytest.mark.slow  # three copier runs: about 6 s (2026-11-30)
+@pytest.mark.slow  # three copier runs
 def test_a_copy_interrupted_before_the_helper_was_installed_completes_when_rerun(template_repo, tmp_path):
     # INV setup-rerun
     m = make_machine(tmp_path, "laptop")
@@ -174,6 +177,7 @@ def test_a_copy_interrupted_before_the_helper_was_installed_completes_when_rerun
     assert git(m.folder, "status", "--porcelain") == ""
 
 
+@pytest.mark.slow  # copier copies
 def test_listed_shared_skill_revisions_are_installed_and_a_rerun_leaves_them(template_repo, tmp_path):
     from agentmem.skills import publish as skills
     from agentmem.store.base import StoreDescription
@@ -198,6 +202,7 @@ def test_listed_shared_skill_revisions_are_installed_and_a_rerun_leaves_them(tem
     assert f"shared skill {wanted}: ok - unchanged" in rerun.stdout and rerun.returncode == 0
 
 
+@pytest.mark.slow  # a copier copy
 def test_a_relative_destination_still_installs_and_records_absolute_paths(template_repo, tmp_path):
     m = make_machine(tmp_path, "laptop")
     proc = m.copier("copy", "--trust", "--defaults", "-r", "v1.0.0", f"--data=bucket={tmp_path / 'store'}",
@@ -207,6 +212,7 @@ def test_a_relative_destination_still_installs_and_records_absolute_paths(templa
     assert cfg["helper"]["command"] == [str(m.helper)] and cfg["projects"] == {str(m.user): "laptop"}
 
 
+@pytest.mark.slow  # a copier update
 def test_a_mapping_added_later_is_committed_so_the_next_update_runs_and_keeps_it(copied_laptop):
     m, project, template_repo = copied_laptop.m, copied_laptop.project, copied_laptop.template_repo
     other = m.user / "work" / "other"
@@ -223,7 +229,7 @@ def test_a_mapping_added_later_is_committed_so_the_next_update_runs_and_keeps_it
     assert git(m.folder, "status", "--porcelain") == ""
 
 
-@pytest.mark.slow  # a copy and a conflicting update: about 6 s (2026-12-01)
+@pytest.mark.slow  # a copy and a conflicting update
 def test_a_conflicting_update_of_config_toml_keeps_the_machine_working_until_resolved(copied_laptop):
     # INV stale-config-said
     import re

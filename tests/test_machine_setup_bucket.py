@@ -28,7 +28,7 @@ def _project(machine, name="app"):
     return path
 
 
-@pytest.mark.slow  # two copier runs through the Hub stand-in: about 6 s (2026-11-30)
+@pytest.mark.slow  # two copier runs through the Hub stand-in
 def test_a_first_machine_creates_the_bucket_and_a_second_connects_without_creating_another(template_repo, hub, tmp_path):
     # INV setup-rerun
     token = hub.add_user("alice")
@@ -58,6 +58,7 @@ def test_a_first_machine_creates_the_bucket_and_a_second_connects_without_creati
     assert len(found) == 2  # the first machine's note too, read through the bucket
 
 
+@pytest.mark.slow  # a copier copy through the Hub stand-in
 def test_a_public_bucket_stops_setup_and_stays_public(template_repo, hub, tmp_path):
     token = hub.add_user("alice")
     hub.add_bucket("alice/open", private=False)
@@ -72,6 +73,7 @@ def test_a_public_bucket_stops_setup_and_stays_public(template_repo, hub, tmp_pa
     assert not (m.user / ".codex").exists()  # nothing installed on top of an unusable store
 
 
+@pytest.mark.slow  # a copier copy through the Hub stand-in
 def test_without_credentials_setup_explains_the_login_and_never_asks_for_a_token(template_repo, hub, tmp_path):
     hub.add_user("alice")
     m = _on_hub(make_machine(tmp_path, "laptop"), hub)

@@ -13,7 +13,7 @@ USER_CODEX_HOOKS = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command":
 USER_CLAUDE_SETTINGS = {"theme": "dark", "permissions": {"allow": ["Bash(ls:*)"]}}
 
 
-@pytest.mark.slow  # a copy and an update with hooks: about 5 s (2026-11-30)
+@pytest.mark.slow  # a copy and an update with hooks
 def test_hooks_on_are_merged_into_the_users_files_and_an_update_to_off_takes_only_ours_out(tmp_path):
     # INV outside-untouched
     template_repo = make_template_repo(tmp_path)
@@ -45,7 +45,7 @@ def test_hooks_on_are_merged_into_the_users_files_and_an_update_to_off_takes_onl
     assert json.loads(claude_settings.read_text()) == with_helper_rule
 
 
-@pytest.mark.slow  # an update: about 3 s (2026-12-01)
+@pytest.mark.slow  # an update
 def test_hooks_installed_by_hand_outlast_setup_and_copier_update(copied_laptop):
     # `hooks install` records [hooks] enabled and commits it, so neither undoes it.
     from tests.template_kit import git
@@ -63,7 +63,7 @@ def test_hooks_installed_by_hand_outlast_setup_and_copier_update(copied_laptop):
     assert len(ours) == 3 and all(c.startswith(str(m.helper)) for c in ours)
 
 
-@pytest.mark.slow  # a copy, hooks commands and an update: about 10 s (2026-12-01)
+@pytest.mark.slow  # a copy, hooks commands and an update
 def test_the_reflect_answer_reports_where_it_is_on_and_hooks_install_turns_it_off_and_on_for_good(tmp_path):
     from agentmem.runtimes.registry import runtime
     from tests.template_kit import git

@@ -442,7 +442,7 @@ def test_without_the_sdk_the_command_says_the_one_command_that_adds_it(laptop, t
     assert "unrecognized arguments: --json" in wrong.stderr  # mcp --help offers no --json either
 
 
-@pytest.mark.slow  # pip installs the SDK from the package index: about 10 s (2026-12-01)
+@pytest.mark.slow  # pip installs the SDK from the package index (docs/benchmarks.md)
 def test_the_command_named_for_a_missing_sdk_runs_as_printed_and_then_the_server_serves(laptop, tmp_path):
     python = _bare_python(tmp_path)
     printed = _mcp_command(python, laptop).stderr.split("(add it with: ", 1)[1].rstrip(")\n")

@@ -69,6 +69,7 @@ def _machine_folder(tmp_path, mcp: bool):
     return home
 
 
+@pytest.mark.slow  # builds a venv
 def test_beside_a_copier_that_has_the_pinned_sdk_the_helper_venv_uses_it_and_installs_nothing(tmp_path):
     import subprocess
 
@@ -83,11 +84,11 @@ def test_beside_a_copier_that_has_the_pinned_sdk_the_helper_venv_uses_it_and_ins
     assert record["dependencies"] == "copied"  # from beside Copier: nothing was downloaded
 
 
-@pytest.mark.slow  # pip installs the runtime dependencies and the SDK from the package index: about 20 s (2026-12-01)
+@pytest.mark.slow  # pip installs the runtime dependencies and the SDK from the package index (docs/benchmarks.md)
 def test_without_the_sdk_beside_copier_the_helper_venv_gets_it_when_the_answer_is_yes(tmp_path):
     # The answer "no" from a bare Copier, the same install with `enabled = false`, is checked by
     # tests/test_helper_venv.py::test_without_the_dependencies_beside_copier_the_venv_gets_its_own_pinned_copies,
-    # which ran that very install apart from the answer (2026-12-03: one pip run of ~20 s, not two).
+    # which ran that very install apart from the answer (one slow pip run, not two).
     import subprocess
     import sys
 

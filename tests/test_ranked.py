@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import random
 import sqlite3
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -456,9 +455,10 @@ def test_excerpt_matching_stems_only_likely_words_and_agrees_with_the_full_term_
 
 
 def test_after_a_change_the_index_and_the_corrections_list_the_cache_folder_once(pdir, monkeypatch):
-    # INV index-derived: on a filesystem with fine times a listing begun a moment after the change settles
-    # the folder time, so the searches after it (offline ones too) stat the folder instead of listing it;
-    # the corrections are read from the index, so a search's ranking and corrections share one listing
+    # INV index-derived: on a filesystem with fine times a search right after a change waits until the
+    # folder time is FINE_SECONDS old and lists once, which settles it, so the searches after it (offline
+    # ones too) stat the folder instead of listing it; the corrections are read from the index, so a
+    # search's ranking and corrections share that one listing
     from agentmem.search import corrections
     from agentmem.store import dirwatch
 
@@ -471,8 +471,7 @@ def test_after_a_change_the_index_and_the_corrections_list_the_cache_folder_once
     listed = []
     real_listdir = os.listdir
     monkeypatch.setattr(os, "listdir", lambda path=".": listed.append(os.fspath(path)) or real_listdir(path))
-    time.sleep(dirwatch.FINE_SECONDS + 0.05)
-    assert [h.id for h in ranked.rank(pdir, "second")] == [fixed]  # this search lists the folder once
+    assert [h.id for h in ranked.rank(pdir, "second")] == [fixed]  # at once: this search lists the folder once
     assert corrections.cached_pairs(str(pdir)) == {fixed: first}  # from the index: no listing of its own
     assert listed == [str(pdir / "notes")]
     mtime = str(os.stat(pdir / "notes").st_mtime_ns)

@@ -19,7 +19,7 @@ CLAUDE_JSON = '{\n  "numStartups": 7,\n  "mcpServers": {}\n}\n'
 HELPER = ["/opt/agentmem home/.venv/bin/agentmem"]
 
 
-@pytest.mark.slow  # a copy and two updates: about 10 s (2026-12-01)
+@pytest.mark.slow  # a copy and two updates
 def test_an_update_that_adds_gemini_opencode_and_copilot_sets_them_up_and_one_that_drops_them_takes_ours_out(
         tmp_path):
     # INV outside-untouched

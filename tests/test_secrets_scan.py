@@ -227,7 +227,7 @@ def test_pathological_input_is_scanned_quickly():
     start = time.perf_counter()
     for text in ('token="' * 9000, "a=" * 32000, "-----BEGIN PRIVATE KEY-----\n" * 2000, " " * 64000 + "x"):
         credentials.scan(text)
-    # 2026-11-30: about 0.3 s in total on the 2-core CI box; 5 s means a regex went quadratic.
+    # Far above what these take (docs/benchmarks.md); 5 s means a regex went quadratic.
     assert time.perf_counter() - start < 5
 
 
@@ -241,8 +241,8 @@ def test_pathological_input_for_the_everyday_forms_is_scanned_quickly():
     start = time.process_time()
     for text in texts:
         credentials.scan(text)
-    # 2026-12-01: about 0.5 s of CPU in total on the shared 2-core box (the command forms cost most: each
-    # `mysql` looks up to 400 characters ahead for its -p); 5 s means a regex went quadratic.
+    # Far above the CPU these take (docs/benchmarks.md; the command forms cost most: each `mysql` looks up to
+    # 400 characters ahead for its -p); 5 s means a regex went quadratic.
     assert time.process_time() - start < 5
 
 

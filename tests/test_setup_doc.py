@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from tests.template_kit import REPO, git, make_machine, make_template_repo
 
 
@@ -18,6 +20,7 @@ def _documented_copy_command() -> str:
     return line[line.index(".venv/bin/copier copy"):]
 
 
+@pytest.mark.slow  # a copier copy
 def test_the_documented_setup_command_completes_and_prints_the_verification(tmp_path):
     checkout = make_template_repo(tmp_path, files=["copier.yml", "template", "agentmem", "pyproject.toml", "README.md"])
     m = make_machine(tmp_path, "fresh")

@@ -32,6 +32,7 @@ def _failed_copy(m, template_repo, project):
     return proc
 
 
+@pytest.mark.slow  # two copier runs through the Hub stand-in
 def test_a_copy_whose_setup_fails_exits_non_zero_and_the_printed_rerun_completes_it(template_repo, hub, tmp_path):
     # INV setup-rerun
     m, project = _without_a_token(tmp_path, hub)
@@ -45,7 +46,7 @@ def test_a_copy_whose_setup_fails_exits_non_zero_and_the_printed_rerun_completes
     assert list(hub.buckets) == ["alice/agent-memory"]
 
 
-@pytest.mark.slow  # two copier runs through the Hub stand-in: about 6 s (2026-12-01)
+@pytest.mark.slow  # two copier runs through the Hub stand-in
 def test_after_a_failed_setup_the_same_copy_command_completes_the_machine(template_repo, hub, tmp_path):
     m, project = _without_a_token(tmp_path, hub)
     _failed_copy(m, template_repo, project)

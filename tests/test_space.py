@@ -33,6 +33,7 @@ def test_the_space_card_and_page_name_the_pinned_revision(space_repo):
     assert "huggingface.co/spaces/owner/agentmem/blob/v0.1.0/bootstrap.md" in page
 
 
+@pytest.mark.slow  # a copier copy
 def test_a_full_copier_copy_from_the_tagged_space_sets_up_a_machine(space_repo, tmp_path):
     m = make_machine(tmp_path, "fresh")
     project = m.user / "src" / "webapp"
@@ -43,7 +44,7 @@ def test_a_full_copier_copy_from_the_tagged_space_sets_up_a_machine(space_repo, 
     assert "_commit: v0.1.0" in (m.folder / ".copier-answers.yml").read_text()
 
 
-@pytest.mark.slow  # pip fetches the build backend (setuptools) from the package index: about 4 s
+@pytest.mark.slow  # pip fetches the build backend (setuptools) from the package index
 def test_pip_builds_the_helper_from_the_tagged_space(space_repo, tmp_path):
     # What `pip install git+<space URL>@v0.1.0` does first: clone the tag and build a wheel.
     out = tmp_path / "wheels"

@@ -52,14 +52,14 @@ def _sh(m, line):
     return subprocess.run(["bash", "-c", line], cwd=m.user, env=m.env, capture_output=True, text=True, timeout=300)
 
 
-@pytest.mark.slow  # a copier copy and a copier update: about 15 s on 2 busy cores (2026-12-01)
+@pytest.mark.slow  # a copier copy and a copier update
 def test_the_upgrade_command_printed_after_the_copy_runs_as_printed(edited_machine):
     m = edited_machine
     [line] = re.findall(r"Upgrade later .* with `([^`]+)`", m.copy_output)
     _upgraded(m, _sh(m, line))  # no --vcs-ref: the newest tag
 
 
-@pytest.mark.slow  # a copier copy and a copier update each: about 15 s on 2 busy cores (2026-12-01)
+@pytest.mark.slow  # a copier copy and a copier update each
 @pytest.mark.parametrize("doc", ["README.md", "bootstrap.md"])
 def test_the_documented_upgrade_command_works_as_written(edited_machine, doc):
     m = edited_machine
@@ -75,6 +75,7 @@ def test_the_copier_an_upgrade_falls_back_to_is_the_one_pyproject_pins():
     assert helper_venv._pinned(REPO, ["copier"]) == [f"copier=={upgrade.COPIER_VERSION}"]
 
 
+@pytest.mark.slow  # a copier copy (the fixture)
 def test_an_upgrade_without_a_copier_anywhere_says_what_to_install_and_changes_nothing(edited_machine):
     m = edited_machine
     record = m.folder / ".venv" / "agentmem-install.json"

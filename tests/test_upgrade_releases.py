@@ -9,7 +9,7 @@ import pytest
 
 from tests.template_kit import git, make_machine, make_template_repo, release
 
-pytestmark = pytest.mark.slow  # real copier copies and updates: 10-20 s each on 2 busy cores (2026-12-01)
+pytestmark = pytest.mark.slow  # real copier copies and updates
 
 
 def _machine(tmp_path, ref="v1.0.0", dirty=False):

@@ -18,6 +18,8 @@ from tests import browserkit
 from tests.fixtures_core import missing_prerequisite, save_pending
 from tests.test_view import saved, two_projects
 
+pytestmark = pytest.mark.slow  # a real Chromium
+
 PWNED = "window.__agentmem_pwned"
 HOSTILE_BODY = (
     "Hostile text, shown as text:\n"
@@ -245,7 +247,6 @@ def test_a_pending_note_and_a_stale_store_are_shown(offline_machine, visit):
     assert "may be stale" in v.page.inner_text("#store-view")
 
 
-@pytest.mark.slow
 def test_ten_thousand_notes_load_and_filter_within_budget(tmp_path, chromium):
     """The goal is usable < 1 s and a keystroke < 100 ms (bench/view.py measures them); this box is shared
     by several test runs, so the test allows 5 times that and checks the page is correct at that size."""
