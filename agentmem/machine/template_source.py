@@ -15,9 +15,14 @@ checks it out again to merge. Two things make that record lie:
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from pathlib import Path
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from typing import Any
 
 ANSWERS = ".copier-answers.yml"
 _DESCRIBE = re.compile(r"^(?P<tag>.+)-(?P<count>\d+)-g(?P<sha>[0-9a-f]{4,40})$")
@@ -83,18 +88,67 @@ def repair(machine: Path) -> str | None:
             f"uncommitted or untracked files); recorded {name}, the commit it was made from, so upgrades work")
 
 
-def _newest_tag(src: str) -> str | None:
+def _versions(tags: list[str]) -> list[tuple[Any, str]]:
+    """(version, tag) of each tag that is a PEP 440 release (pre-releases aside), oldest first."""
     from packaging.version import InvalidVersion, Version
 
-    best: tuple[Version, str] | None = None
-    for tag in (_git(src, "tag", "--list") or "").split():
+    out = []
+    for tag in tags:
         try:
             version = Version(tag)
         except InvalidVersion:
             continue
-        if not version.is_prerelease and (best is None or version > best[0]):
-            best = (version, tag)
-    return best[1] if best else None
+        if not version.is_prerelease:
+            out.append((version, tag))
+    return sorted(out)
+
+
+def release_tags(src: str) -> list[str]:
+    """The template's release tags, oldest first: a local checkout's, else the remote's (`git ls-remote`)."""
+    if is_local_repo(src):
+        return [tag for _, tag in _versions((_git(src, "tag", "--list") or "").split())]
+    refs = remote_refs(src)
+    return [tag for _, tag in _versions([r[len("refs/tags/"):] for r in refs or () if r.startswith("refs/tags/")])]
+
+
+def _newest_tag(src: str) -> str | None:
+    found = _versions((_git(src, "tag", "--list") or "").split())
+    return found[-1][1] if found else None
+
+
+def is_local_repo(src: str) -> bool:
+    return os.path.isdir(src) and _git(src, "rev-parse", "--git-dir") is not None
+
+
+def remote_refs(src: str) -> set[str] | None:
+    """The tag and branch names (`refs/tags/v1.0.0`, `refs/heads/main`) a remote template offers, or None
+    when it cannot be asked (offline, not a git URL)."""
+    try:
+        done = subprocess.run(["git", "ls-remote", "--tags", "--heads", "--", src], capture_output=True, text=True,
+                              timeout=60, stdin=subprocess.DEVNULL, env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return {line.split("\t", 1)[1].removesuffix("^{}") for line in done.stdout.splitlines() if "\t" in line}
+
+
+def has_revision(src: str, ref: str) -> bool | None:
+    """Does the template at `src` have the revision `ref`? None when that cannot be told here (a remote
+    that does not answer, a commit ID only a clone would know, a source that is no git repository)."""
+    if is_local_repo(src):
+        return resolve(src, ref) is not None
+    if os.path.exists(src):
+        return None
+    refs = remote_refs(src)
+    if refs is None or re.fullmatch(r"[0-9a-f]{4,40}", ref):
+        return None
+    return bool({ref, f"refs/tags/{ref}", f"refs/heads/{ref}"} & refs)
+
+
+def file_at(src: str, commit: str, rel: str) -> str | None:
+    """The text of `rel` at `commit` in a local template checkout, or None."""
+    return _git(src, "show", f"{commit}:{rel}") if is_local_repo(src) else None
 
 
 def target(src: str, ref: str | None) -> tuple[str, str, str] | None:
