@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 ANSWERS = ".copier-answers.yml"
+RENDERED = ("copier.yml", "template")  # what Copier renders a machine folder from (copier.yml: _subdirectory)
+HELPER = ("agentmem", "pyproject.toml")  # what the installer (helper_venv.py) builds the helper from
+MAX_LISTED = 5  # changed files a message names
 _DESCRIBE = re.compile(r"^(?P<tag>.+)-(?P<count>\d+)-g(?P<sha>[0-9a-f]{4,40})$")
 
 
@@ -68,15 +71,63 @@ def describe(src: str, commit: str) -> str:
     return _git(src, "describe", "--tags", "--always", commit) or commit
 
 
-def repair(machine: Path) -> str | None:
-    """Replace a recorded `_commit` that exists nowhere with the commit it was made from; what was done,
-    in one line, or None when the record is sound (or cannot be checked: no answers, no source repo)."""
+def _draft(machine: Path) -> tuple[str, str, str] | None:
+    """(template checkout, the recorded `_commit`, the real commit it was made from) when the recorded one
+    exists nowhere (Copier's commit of a checkout's uncommitted files); None when the record is sound or
+    cannot be checked (no answers, no source repository)."""
     src, commit = recorded(machine)
     if not src or not commit or _git(src, "rev-parse", "--git-dir") is None or resolve(src, commit):
         return None
     base = _made_from(src, commit) or _git(src, "rev-parse", "HEAD")
-    if base is None:
+    return (src, commit, base) if base is not None else None
+
+
+def _changed(src: str, base: str, paths: tuple[str, ...]) -> list[str]:
+    """The files under `paths` in which the checkout's working tree differs from `base`, new ones included."""
+    tracked = (_git(src, "diff", "--name-only", base, "--", *paths) or "").splitlines()
+    new = (_git(src, "ls-files", "--others", "--exclude-standard", "--", *paths) or "").splitlines()
+    return sorted({p for p in tracked + new if p})
+
+
+def _listed(paths: list[str]) -> str:
+    return ", ".join(paths[:MAX_LISTED]) + (f" and {len(paths) - MAX_LISTED} more" if len(paths) > MAX_LISTED else "")
+
+
+def check_copy(machine: Path) -> str | None:
+    """A copy Copier made from a checkout with uncommitted changes (its `_commit` exists nowhere): refused
+    (InvalidInput) when they touch what Copier renders, since the folder then holds files its recorded
+    revision lacks, which the first upgrade takes for the owner's own edits and conflicts on; else what
+    the helper took from them (a warning), or None. Setup runs it first; `repair` then records the base."""
+    found = _draft(machine)
+    if found is None:
         return None
+    src, commit, base = found
+    name = describe(src, base)
+    rendered = _changed(src, base, RENDERED)
+    if rendered:
+        from agentmem.errors import InvalidInput
+
+        raise InvalidInput(
+            f"this machine folder was copied from uncommitted changes in the template checkout {src} "
+            f"({_listed(rendered)}); it holds them but would record {name}, which lacks them, so the first "
+            "upgrade would take them for your own edits and conflict in files you never touched; nothing "
+            "else was set up",
+            hint=f"commit those changes in {src} (or undo them), then run the same copy again, adding --overwrite "
+                 "(the folder's cache and pending notes stay)")
+    helper = _changed(src, base, HELPER)
+    if not helper:
+        return None
+    return (f"the helper was installed from uncommitted changes in the template checkout {src} ({_listed(helper)}); "
+            f"this machine records {name}, which lacks them; `upgrade` installs a committed revision")
+
+
+def repair(machine: Path) -> str | None:
+    """Replace a recorded `_commit` that exists nowhere with the commit it was made from; what was done,
+    in one line, or None when the record is sound (or cannot be checked: no answers, no source repo)."""
+    found = _draft(machine)
+    if found is None:
+        return None
+    src, commit, base = found
     name = describe(src, base)
     path = machine / ANSWERS
     text = path.read_text(encoding="utf-8")
