@@ -1,4 +1,4 @@
-"""The machine commands: setup, map, where, bucket."""
+"""The machine commands: setup, map, unmap, where, bucket, upgrade."""
 
 from __future__ import annotations
 
@@ -35,6 +35,23 @@ def run_map(args: argparse.Namespace) -> Result:
     if done.commit_problem:
         out["commit_problem"] = done.commit_problem
         text += (f"\nthe mapping is saved but was not committed ({done.commit_problem}); commit config.toml "
+                 "before the next `copier update`")
+    return Result(out, text)
+
+
+def add_unmap(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("directory", help="a mapped directory, as mapped or any spelling of it (it need not exist)")
+
+
+def run_unmap(args: argparse.Namespace) -> Result:
+    from agentmem import config_edit
+
+    done = config_edit.unmap_directory(common.machine_path(), args.directory, commit=True)
+    out = {"directory": done.root, "project": done.project, "changed": done.changed, "committed": done.committed}
+    text = f"unmapped {done.root} (was project {done.project}; its notes stay in the store)"
+    if done.commit_problem:
+        out["commit_problem"] = done.commit_problem
+        text += (f"\nthe change is saved but was not committed ({done.commit_problem}); commit config.toml "
                  "before the next `copier update`")
     return Result(out, text)
 

@@ -156,6 +156,12 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "committed": "whether the change was committed in the machine folder's git",
         "commit_problem?": "why it was not committed",
     }),
+    "unmap": ("ok", {
+        "directory": "the canonical directory unmapped", "project": "the project it was mapped to",
+        "changed": "whether config.toml changed (always true)",
+        "committed": "whether the change was committed in the machine folder's git",
+        "commit_problem?": "why it was not committed",
+    }),
     "where": ("ok", {
         "home": "the machine folder", "project": "the current directory's project",
         "store": "{kind, location}", "agent": "the identity written into notes",
