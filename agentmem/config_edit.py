@@ -217,9 +217,11 @@ def unmap_directory(machine: str | os.PathLike, directory: str | os.PathLike, *,
 
         def look(doc: TOMLDocument) -> None:
             table = doc.get("projects")
-            keys = [k for k in table.keys() if isinstance(k, str)] if isinstance(table, dict) else []
-            key = _mapping_key(table, root) if isinstance(table, dict) else None
-            found.append((table.get(key) if key is not None else None, keys))
+            if not isinstance(table, dict):
+                found.append((None, []))
+                return
+            key = _mapping_key(table, root)
+            found.append((table.get(key) if key is not None else None, [k for k in table if isinstance(k, str)]))
 
         _edited(machine, look)
         project, keys = found[0]
@@ -232,7 +234,7 @@ def unmap_directory(machine: str | os.PathLike, directory: str | os.PathLike, *,
         def change(doc: TOMLDocument) -> None:
             table = doc.get("projects")
             key = _mapping_key(table, root) if isinstance(table, dict) else None
-            if key is not None:
+            if isinstance(table, dict) and key is not None:
                 del table[key]
 
         message = f"Unmap {root} (was project {project})"

@@ -7,7 +7,10 @@ checks it out again to merge. Two things make that record lie:
   throwaway clone and records *that* commit (`v1.0.0-1-g<sha>`), which exists nowhere else, so every
   later update fails ("Unknown revision"). `repair` replaces it with the real commit it was made from
   (its parent: the tag plus one fewer commit) and says so; setup runs it on every copy, and
-  `agentmem upgrade` before updating, so a machine that already has one is mended too.
+  `agentmem upgrade` before updating, so a machine that already has one is mended too. When those
+  changes touch what Copier renders (`copier.yml`, `template/`), mending would record a revision
+  whose files the folder does not hold, and the first upgrade would take the difference for the
+  owner's edits: setup refuses such a copy first (`check_copy`, INV clean-template-copy).
 - Releases: Copier updates to the newest PEP 440 tag (pre-releases aside) unless given a ref; without
   tags, to the checkout's HEAD. `target` computes the same, so `upgrade` can say where it goes, or
   "already at" it without running Copier at all.

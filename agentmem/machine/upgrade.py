@@ -5,13 +5,19 @@ with uncommitted edits ("Destination repository is dirty"), `copier` is usually 
 PATH (it ran from a checkout's venv or a throwaway `uvx`), and without `--defaults` it
 stops asking questions where there is no terminal. So the upgrade:
 
+0. checks first, committing nothing when either fails: that the template has the revision asked for
+   (else it names the release tags it has), and that each `--data` answer names a question of that
+   revision's copier.yml and fits its type (Copier would ignore an unknown name and take any word
+   for yes);
 1. commits the machine folder's own edits (config.toml, the block, the skill copy: the
    only files git tracks there), with a local identity if git has none (`repo.identity`);
 2. runs `copier update --trust --defaults [--vcs-ref REF] [--data K=V ...] FOLDER` with
    the Copier that set the folder up (its interpreter is recorded in
    `.venv/agentmem-install.json`), else `uvx` or `pipx` running the pinned Copier, else
    a `copier` on PATH. Copier merges the new template with the folder's edits and its
-   "after" migrations reinstall the helper, rerun setup and commit.
+   "after" migrations reinstall the helper, rerun setup and commit. A Python traceback Copier prints
+   is kept back and only its message said, in one line; when Copier fails having changed nothing,
+   the commit of step 1 is taken back, so the folder's edits are uncommitted again, as they were.
 """
 
 from __future__ import annotations
@@ -221,7 +227,8 @@ class _Tracebacks:
     """Lines passed on, except from a `Traceback (most recent call last):` line on: kept back."""
 
     def __init__(self, echo: Callable[[str], object]):
-        self.echo, self.held = echo, []  # type: list[str]
+        self.echo = echo
+        self.held: list[str] = []
 
     def feed(self, line: str) -> None:
         if self.held or line.startswith("Traceback (most recent call last):"):
