@@ -67,6 +67,16 @@ def canonical(path: str | os.PathLike) -> str:
     return os.path.realpath(os.path.expanduser(os.fspath(path)))
 
 
+def too_broad(root: str) -> str | None:
+    """Why the canonical directory `root` cannot be a project's (it would claim every directory below it, the
+    whole disk or the user's whole home), or None."""
+    if os.path.dirname(root) == root:
+        return "the filesystem root"
+    if os.path.normcase(root) == os.path.normcase(canonical("~")):
+        return "your home directory"
+    return None
+
+
 def _quoted(key: str) -> str:
     """A TOML key as written in the file (a basic string), for messages."""
     return '"' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'

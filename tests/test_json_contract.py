@@ -71,6 +71,7 @@ def test_memory_commands_have_their_documented_shapes(desk):
     other = cwd.parent / "other"
     other.mkdir()
     check_shape("map", *m.run("map", str(other), "other", "--json", cwd=cwd)[:2])
+    check_shape("unmap", *m.run("unmap", str(other), "--json", cwd=cwd)[:2])
     check_shape("doctor", *m.run("doctor", "--json", cwd=cwd)[:2], errors.EXIT_ATTENTION)  # claude enabled, never set up
     check_shape("export", *m.run("export", str(cwd.parent / "exported"), "--json", cwd=cwd)[:2])
     check_shape("import", *m.run("import", "--from", "agentmem", str(cwd.parent / "exported"), "--json", cwd=cwd)[:2])
@@ -148,6 +149,7 @@ FAILURES = [
     (["review"], "not-configured"),
     (["purge", "20261130T000000000Z-aaaaaaaa", "--project", "app"], "invalid-input"),  # no terminal, no --yes
     (["map", "/nonexistent/folder", "p"], "invalid-input"),
+    (["unmap", "/nonexistent/folder"], "not-found"),
     (["export"], "invalid-input"),
     (["doctor", "--bogus"], "invalid-input"),
     (["import", "--from", "cline"], "not-configured"),

@@ -52,6 +52,7 @@ COMMANDS = {
     "doctor": ("doctor", "check this machine's memory: store, pending notes, index, helper and each agent CLI's "
                "wiring, each with its fix"),
     "map": ("machine", "map a directory (and its subdirectories) to a project"),
+    "unmap": ("machine", "remove a directory's mapping to a project (its notes stay in the store)"),
     "setup": ("machine", "check and complete this machine's setup, then verify the store"),
     "bucket": ("machine", "connect to, create or verify the Hugging Face bucket (private only)"),
     "view": ("view", "write this machine's memory as one HTML page to search in a browser (no server)"),

@@ -113,7 +113,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     }),
     "audit": ("clean | found (then the exit status is 12) | fixed (--fix purged every note found)", {
         "store": "{kind, location}", "projects": "the projects scanned", "scanned": "notes read from the store",
-        "findings": "[{project, id, path, withheld: [{where, kind, line?}], redacted_copy, purge}]: `redacted_copy` "
+        "findings": "[{project, id, path, title, withheld: [{where, kind, line?}], redacted_copy, purge}]: `title` as "
+                    "every output shows it (each credential redacted; null for a note named by one); `redacted_copy` "
                     "is the ID of a copy a fix saved (or null), `purge` the command that deletes the original "
                     "(null when the note's ID itself holds the credential: then id and path are shown redacted)",
         "unreadable": "[{id, project, error, message}] notes that could not be read (not scanned)",
@@ -153,6 +154,12 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "directory": "the canonical directory mapped", "project": "its project",
         "changed": "whether config.toml changed",
         "replaced": "the project it was mapped to before (--replace), or null",
+        "committed": "whether the change was committed in the machine folder's git",
+        "commit_problem?": "why it was not committed",
+    }),
+    "unmap": ("ok", {
+        "directory": "the canonical directory unmapped", "project": "the project it was mapped to",
+        "changed": "whether config.toml changed (always true)",
         "committed": "whether the change was committed in the machine folder's git",
         "commit_problem?": "why it was not committed",
     }),

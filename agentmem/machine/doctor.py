@@ -170,35 +170,102 @@ def hybrid_check(machine: str, cfg: Config, project: str) -> Check | None:
                  Command("sync", "--embed", "--project", project))
 
 
-def helper_check(machine: str) -> Check:
-    """The running helper against the one the template installed into the machine folder's venv."""
+def helper_check(machine: str, cfg: Config) -> Check:
+    """The helper agents run (the command setup recorded) against the one the template installed into the
+    machine folder's venv (`machine/helper_venv.py`: the package's own folder and a launcher, no
+    dist-info) and the one running this check. Each warning's fix is the command that clears it."""
+    from agentmem.paths import helper_command
+    from agentmem.shell import join
+    from agentmem.version import __version__
+
+    answers = _answers(machine)
+    where = f"template {answers['_commit']}" if answers.get("_commit") else "no template revision recorded"
+    launcher = _launcher(machine)
+    installed = _installed_version(machine) if os.path.isfile(launcher) else None
+    venv_helper = [launcher] if installed is not None else None
+    raw = (cfg.data.get("helper") or {}).get("command")
+    recorded = [str(w) for w in raw] if isinstance(raw, list) and raw else None
+    running = helper_command()
+    runs_venv = venv_helper is not None and recorded is not None and _same(recorded, venv_helper)
+    if recorded is None:
+        return Check("helper", "warn", f"agentmem {__version__}; setup has not recorded the helper agents run "
+                     "([helper] command in config.toml)", "run setup", Command("setup", helper=venv_helper))
+    if _same(recorded, [launcher]) and venv_helper is None:  # the launcher or the package it starts is gone
+        reinstall = _reinstall(machine, answers)
+        what = "is missing" if not os.path.isfile(launcher) else "has lost its package (agentmem/version.py)"
+        return Check("helper", "fail", f"the helper agents run, {launcher}, {what} ({where})",
+                     "install it again from the template checkout" if reinstall else
+                     "set this machine up again from the template (bootstrap.md)", reinstall)
+    if os.path.isabs(recorded[0]) and not os.path.isfile(recorded[0]):
+        return Check("helper", "fail", f"the helper agents run, {join(recorded)}, is missing",
+                     "let setup record " + ("the machine folder's helper" if venv_helper else "this helper"),
+                     Command("setup", helper=venv_helper))
+    if venv_helper is not None and not runs_venv:
+        return Check("helper", "warn", f"agents run {join(recorded)}, not the machine folder's helper {launcher} "
+                     f"(agentmem {installed}, {where})", "let setup record the machine folder's helper",
+                     Command("setup", helper=venv_helper))
+    if runs_venv and installed != __version__:
+        return Check("helper", "warn", f"this is agentmem {__version__} ({join(running)}), but agents run the machine "
+                     f"folder's helper, agentmem {installed} ({where})", "check with the helper agents run",
+                     Command("doctor", helper=venv_helper))
+    if runs_venv:
+        return Check("helper", "ok", f"agentmem {installed}: {launcher}, installed from {where}")
+    return Check("helper", "ok", f"agents run {join(recorded)} (no helper venv in the machine folder: "
+                 f"set up without the template's installer); this is agentmem {__version__}")
+
+
+def _same(command: list[str], other: list[str]) -> bool:
+    """Do two helper commands name the same program (one word each, compared as real paths)?"""
+    return len(command) == len(other) == 1 and os.path.realpath(command[0]) == os.path.realpath(other[0])
+
+
+def _answers(machine: str) -> dict[str, str]:
+    """The scalar answers Copier recorded in the machine folder (`_commit`, `_src_path`, `hybrid`...)."""
+    import re
+
+    try:
+        with open(os.path.join(machine, ".copier-answers.yml"), encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return {}
+    return {k: v.strip().strip("'\"") for k, v in re.findall(r"^([A-Za-z_]\w*):[ \t]*(\S.*)$", text, re.M)}
+
+
+def _launcher(machine: str) -> str:
+    """Where the installer puts the helper's launcher (helper_venv.launcher_path, without importing it)."""
+    return os.path.join(machine, ".venv", *(("Scripts", "agentmem.cmd") if os.name == "nt" else ("bin", "agentmem")))
+
+
+def _installed_version(machine: str) -> str | None:
+    """The version of the package the template installed into the machine folder's venv (its `version.py`:
+    the installer copies the package folder itself, so there is no dist-info), or None."""
     import glob
     import re
 
-    from agentmem.version import __version__
+    found = (glob.glob(os.path.join(machine, ".venv", "lib", "python*", "site-packages", "agentmem", "version.py"))
+             + glob.glob(os.path.join(machine, ".venv", "Lib", "site-packages", "agentmem", "version.py")))
+    for path in found:
+        try:
+            with open(path, encoding="utf-8") as f:
+                got = re.search(r"^__version__\s*=\s*[\"']([^\"']+)[\"']", f.read(), re.M)
+        except OSError:
+            continue
+        if got:
+            return got.group(1)
+    return None
 
-    answers = os.path.join(machine, ".copier-answers.yml")
-    template = None
-    try:
-        with open(answers, encoding="utf-8") as f:
-            found = re.search(r"^_commit:\s*(\S+)", f.read(), re.M)
-        template = found.group(1) if found else None
-    except OSError:
-        pass
-    installed = None
-    for meta in glob.glob(os.path.join(machine, ".venv", "lib", "python*", "site-packages",
-                                       "agentmem-*.dist-info", "METADATA")):
-        with open(meta, encoding="utf-8", errors="replace") as f:
-            line = next((x for x in f if x.startswith("Version:")), "")
-        installed = line.split(":", 1)[1].strip() or None
-    where = f"template {template}" if template else "no template answers in the machine folder"
-    if installed is None:
-        return Check("helper", "warn", f"agentmem {__version__}; {where}; no helper installed in "
-                     f"{os.path.join(machine, '.venv')}", "rerun setup from the machine folder", Command("setup"))
-    if installed != __version__:
-        return Check("helper", "warn", f"agentmem {__version__} runs, but the machine folder's helper is "
-                     f"{installed} ({where})", "run the machine folder's helper, or upgrade it", Command("upgrade"))
-    return Check("helper", "ok", f"agentmem {__version__}, installed from {where}")
+
+def _reinstall(machine: str, answers: dict[str, str]) -> Command | None:
+    """The installer Copier's first task runs (`machine/helper_venv.py`), from the template checkout the
+    machine folder records, when that checkout is on this machine; else None."""
+    import sys
+
+    src = answers.get("_src_path")
+    if not src or not os.path.isfile(os.path.join(src, "agentmem", "machine", "helper_venv.py")):
+        return None
+    hybrid = "true" if answers.get("hybrid", "").lower() == "true" else "false"
+    script = os.path.join(src, "agentmem", "machine", "helper_venv.py")
+    return Command(os.path.abspath(machine), src, f"--hybrid={hybrid}", helper=[sys.executable, "-I", script])
 
 
 def run(machine: str, cfg: Config, *, timeout: float | None = None,
@@ -215,7 +282,7 @@ def run(machine: str, cfg: Config, *, timeout: float | None = None,
         hybrid = hybrid_check(machine, cfg, project)
         if hybrid is not None:
             checks.append(hybrid)
-    checks.append(helper_check(machine))
+    checks.append(helper_check(machine, cfg))
     if runtime_checks is not None:
         checks += runtime_checks
     return checks

@@ -386,7 +386,8 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     cfg = config.load(machine, allow_stale=False)  # setup never acts on a config it cannot read
     if not cfg.data:
         raise NotConfigured(f"no agentmem config in {machine}", hint=config.SETUP_HINT)
-    _template_step(report, machine)
+    if not _template_step(report, machine):
+        return report
     names = enabled_names(cfg.data)
     for unknown in sorted(set(listed_names(cfg.data)) - set(names)):
         report.add(f"runtime {unknown}", "warning", f"unknown runtime; expected one of {', '.join(NAMES)}")
@@ -446,14 +447,24 @@ def _wiring_step(report: SetupReport, machine: Path, env: Mapping[str, str] | No
             report.add(f"check {check.name}", "warning", check.detail)
 
 
-def _template_step(report: SetupReport, machine: Path) -> None:
+def _template_step(report: SetupReport, machine: Path) -> bool:
     """A template revision recorded that exists nowhere (copied from a checkout with untracked files) is
-    replaced by the one it was made from, so `upgrade` works (INV real-template-commit)."""
+    replaced by the one it was made from, so `upgrade` works (INV real-template-commit); unless the
+    checkout's changes are in what Copier renders: then setup stops (INV clean-template-copy)."""
     from agentmem.machine import template_source
 
+    try:
+        warning = template_source.check_copy(machine)
+    except AgentmemError as exc:
+        report.add("template", "failed", exc.one_line())
+        report.exit_code = exc.exit_code
+        return False
+    if warning:
+        report.add("template helper", "warning", warning)
     repaired = template_source.repair(machine)
     if repaired:
         report.add("template", "changed", repaired)
+    return True
 
 
 def _commit_step(report: SetupReport, machine: Path) -> None:

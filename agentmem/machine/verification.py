@@ -43,7 +43,9 @@ def setup_note_prefix(machine: Path, store: StoreDescription, project: str) -> s
     """`setup-verification-<12 hex>` from the store, project and machine folder: what every setup
     note of this triple starts with (and the whole ID an earlier agentmem used)."""
     key = f"{store.kind}:{store.location}|{project}|{Path(machine).expanduser().resolve()}"
-    return "setup-verification-" + hashlib.sha256(key.encode()).hexdigest()[:12]
+    from agentmem.memory.ids import SETUP_PREFIX
+
+    return SETUP_PREFIX + hashlib.sha256(key.encode()).hexdigest()[:12]
 
 
 def _new_id(prefix: str) -> str:

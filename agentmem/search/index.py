@@ -232,6 +232,11 @@ class Index:
         """{correcting note ID: the note ID it corrects} over the indexed notes (search/corrections.py)."""
         return dict(self.conn.execute("SELECT docs.id, corrects.target FROM corrects JOIN docs USING(num)"))
 
+    def starting(self, prefix: str) -> set[str]:
+        """The indexed note IDs that start with `prefix` (a range of the ID's own index, not a scan)."""
+        upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        return {r[0] for r in self.conn.execute("SELECT id FROM docs WHERE id >= ? AND id < ?", (prefix, upper))}
+
     def holding(self, note_ids: Iterable[str]) -> set[str]:
         """Those of `note_ids` that are indexed."""
         out: set[str] = set()
