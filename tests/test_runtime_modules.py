@@ -71,14 +71,14 @@ def test_the_name_check_catches_the_branches_it_is_meant_to():
 
 
 def test_every_runtime_module_is_registered_under_its_file_name():
-    modules = {p.stem for p in (PACKAGE / "runtimes").glob("*.py")} - {"__init__", "base", "registry"}
+    modules = {p.stem for p in (PACKAGE / "runtimes").glob("*.py")} - {"__init__", "base", "registry", "spec"}
     assert modules == set(registry.NAMES)
     for name in registry.NAMES:
-        assert dispatch.runtime_module(name).NAME == name  # what the per-turn hook imports alone
+        assert dispatch.runtime_spec(name).name == name  # what the per-turn hook imports alone
         assert registry.runtime(name, {"HOME": "/h"}).name == name
 
 
-@pytest.mark.parametrize("name", ["base", "registry", "__init__", "nope", "../codex", "Codex", ""])
+@pytest.mark.parametrize("name", ["base", "registry", "spec", "__init__", "nope", "../codex", "Codex", ""])
 def test_a_hook_for_anything_but_a_registered_runtime_is_a_usage_error(name):
     from agentmem.errors import InvalidInput
 
@@ -100,7 +100,7 @@ def test_a_reminder_is_printed_in_a_form_that_carries_the_text_whole(name):
     text = 'Memory: "quoted" \\ and\ttabs'
     out = dispatch.reminder_output(name, "start", text)
     assert out.endswith("\n") and out.count("\n") == 1
-    shape = dispatch.runtime_module(name).reminder_shape("start", text)
+    shape = dispatch.runtime_spec(name).reminder_shape("start", text)
     if isinstance(shape, str):
         assert out == text + "\n"
     else:
