@@ -103,6 +103,17 @@ def aider(monkeypatch):
     return runtime_aider
 
 
+def test_the_interface_tests_every_runtime_passes_hold_for_the_sixth_cli_too(aider, tmp_path):
+    from tests import test_runtime_modules as every_runtime
+
+    every_runtime.test_a_runtime_keeps_its_files_under_the_home_it_is_given("aider")
+    every_runtime.test_a_reminder_is_printed_in_a_form_that_carries_the_text_whole("aider")
+    every_runtime.test_every_part_of_a_runtime_goes_in_and_comes_out_leaving_the_users_files_byte_equal(
+        "aider", tmp_path)
+    assert registry.reflection(["codex", "aider"], on=True, hooked={"codex", "aider"}) == {
+        "codex": "on", "aider": aider.SPEC.no_reflection}
+
+
 @pytest.mark.slow  # a copier copy
 def test_a_sixth_cli_with_no_hooks_or_skills_is_set_up_checked_and_withdrawn_by_the_same_code(
         aider, template_repo, tmp_path, monkeypatch, capsys):
