@@ -180,6 +180,8 @@ def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str
 def _check_skills(report: SetupReport, cfg_data: dict, env: Mapping[str, str] | None) -> None:
     """The installed core skill has its entry point and the checkpoint outline an agent follows."""
     for rt in configured(cfg_data, env):
+        if rt.skills_root is None:
+            continue  # a CLI that reads no skill folder
         name, skill = rt.name, rt.skills_root / CORE_SKILL
         entry = skill / "SKILL.md"
         text = entry.read_text("utf-8") if entry.is_file() else ""

@@ -286,6 +286,8 @@ def install(store: Store, name: str, revision: str, runtimes: list, *, machine: 
         report: list[dict] = []
         differing: list[str] = []
         for rt in runtimes:
+            if rt.skills_root is None:
+                continue  # a CLI that reads no skill folder
             userfiles.prepare_folder(rt.skills_root)  # INV user-files, checked for all before any write
             target = Path(rt.skills_root) / name
             if any(item["target"] == str(target) for item in report):
