@@ -72,9 +72,12 @@ class Folder:
         try:
             data = confined.read(self.root, rel, MAX_FILE)
         except confined.Refused as exc:
-            self.refuse(rel, exc.reason, home)
+            self.refuse(exc.rel, exc.reason, home)
             return None
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:  # unreadable (permissions): said, not a traceback
+            self.refuse(rel, f"cannot be read ({exc.strerror})", home)
             return None
         if len(data) > MAX_FILE:
             self.refuse(rel, "larger than 1 MiB: not a memory file", home)
@@ -89,6 +92,8 @@ class Folder:
             self.refuse(exc.rel, exc.reason, home)
         except (FileNotFoundError, NotADirectoryError):
             pass
+        except OSError as exc:
+            self.refuse(rel, f"cannot be listed ({exc.strerror})", home)
         return []
 
     def markdown(self, rel: str = "", home: str | Hashed | None = HERE) -> list[str]:
