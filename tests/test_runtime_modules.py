@@ -27,6 +27,7 @@ NOT_RUNTIME_NAMES = {
     # `agentmem import --from codex|gemini|claude-code|cline`: formats of other tools' memories (two of
     # them not runtimes at all), read from files no runtime part of agentmem writes.
     "exchange/native.py",
+    "exchange/sources.py",
 }
 HELPER = ["/opt/me/.config/agentmem/.venv/bin/agentmem"]
 

@@ -125,6 +125,7 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     }),
     "export": ("ok", {
         "path": "the export folder (absolute)", "projects": "{project: notes exported}", "notes": "notes exported",
+        "records": "retract, pin, unpin and purge records exported (the notes' states)",
         "written": "files written (new or changed)", "unchanged": "files left as they were",
         "removed": "files an earlier export wrote whose note is gone", "stale": "true when a project's store "
         "could not be checked: the export may miss notes", "stale_projects": "{project: why}",
@@ -132,9 +133,11 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     }),
     "import": ("ok | pending", {
         "format": "agentmem | claude-code | codex | gemini | cline", "path": "what was read",
-        "counts": "{save, present, refused}", "items": "[{action: save | present | refused, project, title, source, "
-        "id?, reason?}] in the source's order", "applied": "whether --apply saved the items",
-        "saved": "[save outcomes] with --apply (status pending: the upload is not confirmed)",
+        "counts": "{save, present, refused}", "items": "[{action: save | present | refused, project (null: none "
+        "to go to), title, source, id?, kind? and note? (a record: its kind and the note it names), reason?}], the "
+        "notes in the source's order, then an export's records", "applied": "whether --apply saved the items",
+        "saved": "[save outcomes] with --apply (status pending: the upload is not confirmed; a purge not finished "
+        "carries `next`, the command that finishes it)",
         "stale": "true when the store could not be checked (an item reported new may be there)",
         "stale_projects": "{project: why}",
     }),

@@ -34,14 +34,17 @@ class Saved:
 
 def save(machine: str, cfg: Config, project: str, body: str, *, title: str | None = None, kind: str = "note",
          tags: Iterable[str] = (), sources: Iterable[str] = (), session: str | None = None, corrects: str | None = None,
-         review_by: str | None = None, redact: bool = False, timeout: float | None = None) -> Saved:
-    """Save one note of `project` to the configured store; a failed upload leaves it pending."""
+         review_by: str | None = None, redact: bool = False, timeout: float | None = None,
+         agent: str | None = None) -> Saved:
+    """Save one note of `project` to the configured store; a failed upload leaves it pending. `agent`: who
+    wrote it, when not this machine's configured agent (an imported memory names the tool it came from)."""
     from agentmem.safety import credentials, screening
 
+    agent = agent or cfg.agent
     # Every field that reaches the note or its pending entry; identifiers are refused, never redacted.
     fields, redacted = screening.screen(
         {"body": body, "title": title, "tag": list(tags), "source": list(sources), "session": session,
-         "corrects": corrects, "kind": kind, "project": project, "agent": cfg.agent, "review_by": review_by},
+         "corrects": corrects, "kind": kind, "project": project, "agent": agent, "review_by": review_by},
         redact_found=redact,
         known=credentials.env_secrets(),
         fixed=("corrects", "kind", "project", "agent", "review_by"),
@@ -51,7 +54,7 @@ def save(machine: str, cfg: Config, project: str, body: str, *, title: str | Non
         title=fields["title"],
         kind=kind,
         project=project,
-        agent=cfg.agent,
+        agent=agent,
         sources=fields["source"],
         tags=fields["tag"],
         session=fields["session"],
