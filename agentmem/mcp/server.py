@@ -164,18 +164,24 @@ class _Lines:
             yield without_lone_surrogates(line)
 
 
-def _claim_stdin() -> tuple[Any, int]:
+def _claim_stdin() -> tuple[Any, int | None]:
     """The wire as a text stream, read from a private copy of fd 0, with fd 0 pointed at the null device
     while serving (as the SDK does with its own stdin), so nothing the tools run reads the client's bytes.
     Returns (the stream, the private descriptor to put back)."""
     import io
 
-    private = os.dup(0)
-    null = os.open(os.devnull, os.O_RDONLY)
     try:
-        os.dup2(null, 0)
-    finally:
-        os.close(null)
+        private = os.dup(0)
+    except OSError:  # no descriptor 0 to divert (an embedding host): read sys.stdin as it is
+        return anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")), None
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            os.dup2(null, 0)
+        finally:
+            os.close(null)
+    except OSError:
+        pass  # served in place: the tools never read stdin themselves
     wire = io.TextIOWrapper(os.fdopen(private, "rb", closefd=False), encoding="utf-8", errors="replace")
     return anyio.wrap_file(wire), private
 
@@ -187,7 +193,11 @@ async def _serve() -> None:
         async with stdio_server(stdin=_Lines(stdin)) as (read_stream, write_stream):  # type: ignore[arg-type]
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
-        os.dup2(private, 0)
+        if private is not None:
+            try:
+                os.dup2(private, 0)
+            except OSError:
+                pass
 
 
 def _only_pipe_errors(exc: BaseException) -> bool:
