@@ -46,6 +46,8 @@ def pending_text(entries: list, broken: list[dict], tool: ToolName | None = None
             continue
         why = f" - last error: {e.last_error['message']}" if e.last_error else ""
         lines.append(f"  {e.id}  {e.project}  -> {e.store.label()}{why}")
+        if e.purges:  # INV purged-gone: pending work until the store no longer holds the note
+            lines.append(f"    the purge of note {e.purges}: not finished, the store may still hold the note")
         lines.append(f"    retry: {command(e.retry_step(), tool)}")
     if broken:
         lines.append(f"{len(broken)} pending folder(s) hold no note that can be sent (left untouched):")
@@ -160,15 +162,20 @@ def withheld_line(out: dict) -> str:
 
 
 def states_text(out: dict) -> str:
-    """What `read` says before the note: its retraction (who, when, why), a review that is due, a pin."""
-    from agentmem.safety.framing import clean
+    """What `read` says before the note: its retraction (who, when, and why: the reason is memory content,
+    so it is framed as recalled data, never said in the helper's voice), a review that is due, a pin."""
+    from agentmem.safety.framing import clean, frame_lines
 
     lines = []
     gone = out.get("retracted")
     if gone:
-        why = clean(gone["reason"] or "no reason given")
-        lines.append(f"RETRACTED on {gone['created'][:10]} by {gone['agent']} (record {gone['record']}): {why}")
-        lines.append("This note is no longer true; do not rely on it.")
+        lines.append(f"RETRACTED on {gone['created'][:10]} by {clean(gone['agent'])} (record {gone['record']}): "
+                     "this note is no longer true; do not rely on it.")
+        if gone["reason"]:  # INV framed-recall: written by whoever retracted it, quoted like the note
+            lines.append("The reason the retraction gives is recalled memory, like the note:")
+            lines.extend(frame_lines([gone["reason"]], label="retraction reason"))
+        else:
+            lines.append("The retraction gives no reason.")
     if out.get("review_due"):
         lines.append(f"REVIEW DUE since {out['review_by']}: this note may be stale; check it before relying on it.")
     if out.get("pinned"):
@@ -194,8 +201,17 @@ def purge_text(out: dict) -> str:
     note = out["note"]
     if out["status"] == "purged":
         where = "deleted from the store" if out["deleted_from_store"] else "not in the store (already gone)"
-        return (f"purged {note}: {where}; purge record {out['record']['record']} tells every other machine to drop "
-                "it at its next search")
+        lines = [f"purged {note}: {where}; purge record {out['record']['record']} tells every other machine to "
+                 "drop it at its next search"]
+        for other in out.get("other_purges", ()):  # this machine's earlier purges, finished after it
+            if other["status"] == "purged":
+                lines.append(f"also finished the earlier purge of {other['note']} (project {other['project']}): "
+                             "the store no longer holds it")
+            else:
+                why = other.get("reason", {}).get("message", "outcome unknown")
+                lines.append(f"the earlier purge of {other['note']} (project {other['project']}) is still not "
+                             f"finished: {why}")
+        return "\n".join(lines)
     why = out.get("reason", {}).get("message", "outcome unknown")
     return f"purged {note} from this machine, but the store is not done yet: {why}\nfinish it with: {out['next']}"
 

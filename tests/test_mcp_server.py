@@ -188,7 +188,7 @@ BAD_CALLS = [
     ("memory_save", {"body": "  \n"}, "note body is empty"),
     ("memory_save", {"body": "x", "corrects": "../up"}, "invalid note ID '../up'"),
     ("memory_save", {"body": "x", "project": "nowhere"}, "project 'nowhere' is not configured on this machine"),
-    ("memory_read", {"id": "20261130T000000000Z-aaaaaaaa"}, "projects/app/notes/20261130T000000000Z-aaaaaaaa.md is not"),
+    ("memory_read", {"id": "20261130T000000000Z-aaaaaaaa"}, "no note 20261130T000000000Z-aaaaaaaa in project app"),
     ("memory_read", {"id": "../../etc/passwd"}, "invalid note ID '../../etc/passwd'"),
     ("memory_read", {"id": ["a"]}, "memory_read: `id` must be a string, not an array"),
     ("memory_retry", {"id": "20261130T000000000Z-aaaaaaaa"},
@@ -454,3 +454,43 @@ def test_the_command_named_for_a_missing_sdk_runs_as_printed_and_then_the_server
 
     names, _ = session(laptop.env, laptop.checkout, steps, server=[python, "-m", "agentmem", "mcp"])
     assert names == TOOLS
+
+
+def _answer(proc, seconds: float = 60) -> dict | None:
+    """The server's next message, or None if it sent nothing within `seconds`."""
+    import select
+
+    ready, _, _ = select.select([proc.stdout], [], [], seconds)
+    return json.loads(proc.stdout.readline()) if ready else None
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="select on a pipe")
+def test_a_call_holding_a_lone_surrogate_is_answered_and_the_server_keeps_serving(laptop, store_dir):
+    # INV mcp-keeps-serving: "\ud83d" is half an emoji, what a JavaScript client sends for a cut string; the
+    # SDK's JSON parser refuses the whole message over it, so without care the call is never answered
+    proc = _raw_server(laptop)
+    proc.stdin.write(_message(INITIALIZE) + _message({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+    proc.stdin.flush()
+    assert _answer(proc)["id"] == 1
+    calls = [("memory_search", {"query": "half an emoji \ud83d"}), ("memory_save", {"body": "cut \ud800 here"}),
+             ("memory_read", {"id": "\udc00"}), ("memory_search", {"query": "x", "\ud800": "y"}),
+             ("memory_retract", {"id": "20261130T000000000Z-aaaaaaaa", "reason": "\udfff"})]
+    for i, (tool, args) in enumerate(calls, start=2):
+        proc.stdin.write(_message({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                                   "params": {"name": tool, "arguments": args}}))
+        proc.stdin.flush()
+        answer = _answer(proc, 30)
+        assert answer is not None, f"no answer to {tool} {args!r}"
+        assert answer["id"] == i and answer["result"]["isError"] is True, answer
+        assert "not valid Unicode text" in answer["result"]["content"][0]["text"] or "unknown argument" in \
+            answer["result"]["content"][0]["text"]
+    proc.stdin.write(_message({"jsonrpc": "2.0", "id": 99, "method": "tools/call",
+                               "params": {"name": "memory_save", "arguments": {"body": "a whole emoji \U0001f600"}}}))
+    proc.stdin.flush()
+    saved = _answer(proc)
+    assert saved["id"] == 99 and saved["result"]["isError"] is False  # a surrogate pair is a character
+    assert len(store_notes(store_dir)) == 1 and pending.count(laptop.home) == 0
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0
+    err = proc.stderr.read().decode()
+    assert err == "", err

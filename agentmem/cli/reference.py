@@ -31,10 +31,12 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "already_confirmed?": "a retry of a note another retry confirmed first: true",
         "confirmed_at?": "with already_confirmed: when it was confirmed",
         "repaired?": "--retry ID --repair of a damaged entry: {problem, store, label}",
+        "purges?": "--retry of a purge record: {note, deleted_from_store}; saved only once the store no longer "
+                   "holds the note",
     }),
     "pending": ("ok", {
-        "pending": "[{id, store, project, path, created, attempts, last_error, retry, damaged?}], oldest first; "
-                   "a damaged entry has store null",
+        "pending": "[{id, store, project, path, created, attempts, last_error, retry, damaged?, purges?}], oldest "
+                   "first; a damaged entry has store null; `purges`: an unfinished purge's record, naming its note",
         "unreadable?": "[{id, problem}] pending folders without a readable note",
     }),
     "search": ("ok", {
@@ -80,7 +82,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "meta": "the frontmatter", "body": "the Markdown body",
         "withheld": "[{where: title | tags | sources | body | <key>, kind, line?}] credentials the note holds, "
                     "each shown as [REDACTED:<kind>] (the audit command finds them in the store)",
-        "stale": "true when the store could not be asked", "stale_reason": "why (null when fresh)",
+        "stale": "true when the store could not be asked what changed (a retraction or purge made elsewhere "
+                 "may be missing)", "stale_reason": "why (null when fresh)",
         "stale_error": "the error kind (null when fresh)", "refreshed": "whether the cache was refreshed",
         "checked_at": "when this machine last checked the store, or null",
         "retracted": "the note's retraction {record, kind, agent, created, reason}, or null",
@@ -107,9 +110,11 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "note": "the purged note's ID", "project": "its project",
         "record": "the purge record {record, kind, agent, created, reason}",
         "deleted_from_store": "true: deleted now; false: the store did not hold it; null: not asked yet",
-        "removed_here": "[cache, index, pending]: where this machine held its bytes (all gone now)",
+        "removed_here": "[cache, index, pending, view]: where this machine held its bytes (all gone now)",
         "reason?": "pending only: {error, message}, what the store did not do",
         "next?": "pending only: the command that finishes the purge",
+        "other_purges?": "[{note, project, record, status: purged | pending, reason?}] this machine's earlier "
+                         "unfinished purges, finished after this one",
     }),
     "audit": ("clean | found (then the exit status is 12) | fixed (--fix purged every note found)", {
         "store": "{kind, location}", "projects": "the projects scanned", "scanned": "notes read from the store",

@@ -57,6 +57,9 @@ def run_view(args: argparse.Namespace) -> Result:
         if progress is not None:
             progress.finish()
     size = page.write(path, shown)
+    from agentmem.view import written
+
+    written.remember(machine, path)  # a purge deletes every page holding the note (INV purged-gone)
     out: dict = {"path": path, "notes": len(shown["notes"]), "projects": [p["name"] for p in shown["projects"]],
                  "bytes": size, "stale": shown["stale"], "stale_reasons": shown["stale_reasons"]}
     lines = [f"wrote the memory view of {out['notes']} note(s) in {len(out['projects'])} project(s) to {path}"]

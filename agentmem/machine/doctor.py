@@ -65,6 +65,17 @@ def pending_check(machine: str, now: float | None = None) -> Check:
     return Check("pending", status, detail, "retry once the store answers (the Stop hook retries too)", command)
 
 
+def purge_checks(machine: str, cfg: Config, projects: list[str], timeout: float | None) -> list[Check]:
+    """INV purged-gone: a purge is pending work until the store no longer holds the note; each unfinished
+    one fails, with the command that finishes it."""
+    from agentmem.memory import hygiene
+
+    return [Check(f"purge {p['project']}", "fail", f"the purge of note {p['note']} (record {p['record']}) is not "
+                  f"finished: {p['problem']}; the store may still hold the note's full text",
+                  "finish it once the store answers", Command(*p["command"]))
+            for p in hygiene.unfinished_purges(machine, cfg, projects, timeout=timeout)]
+
+
 def store_checks(machine: str, cfg: Config, projects: list[str], timeout: float | None) -> list[Check]:
     """Ask the store what changed for each project, as search does: reachable, the right store, when checked."""
     from agentmem.memory import cache
@@ -277,6 +288,7 @@ def run(machine: str, cfg: Config, *, timeout: float | None = None,
     projects = sorted(cfg.project_names())
     checks += store_checks(machine, cfg, projects, timeout)
     checks.append(pending_check(machine))
+    checks += purge_checks(machine, cfg, projects, timeout)
     for project in projects:
         checks.append(index_check(machine, cfg, project))
         hybrid = hybrid_check(machine, cfg, project)

@@ -151,11 +151,19 @@ def _json_type(value: object) -> str:
     return next((label for kind, label in _JSON_TYPES if isinstance(value, kind)), type(value).__name__)
 
 
+# What the server reads in place of a lone surrogate escape (`\ud800`, half an emoji from a JavaScript
+# client), which the SDK's JSON parser refuses along with the whole call (server.without_lone_surrogates):
+# a noncharacter, never text, refused here like the surrogate it stands for.
+LONE_SURROGATE = "\uffff"
+
+
 def _encodable(value: object) -> bool:
     try:
         for text in value if isinstance(value, list) else [value]:
             if isinstance(text, str):
                 text.encode("utf-8")
+                if LONE_SURROGATE in text:
+                    return False
     except UnicodeEncodeError:
         return False
     return True
@@ -299,7 +307,8 @@ def failure(exc: errors.AgentmemError) -> Reply:
 
 def _outcome_reply(out: dict) -> Reply:
     if out["status"] == "saved":
-        return Reply(f"saved {out['id']} to shared memory ({out['path']})", out)
+        done = f"; the purge of note {out['purges']['note']} is finished" if out.get("purges") else ""
+        return Reply(f"saved {out['id']} to shared memory ({out['path']}){done}", out)
     out["retry_tool"] = retry_call(out["id"])
     reason = out.get("reason", {}).get("message", "outcome unknown")
     return Reply(f"saved locally, NOT confirmed in the shared store: {reason}\n"
@@ -374,7 +383,8 @@ def _pending(machine: str, args: dict[str, Any]) -> Reply:
     from agentmem.render import pending_text
 
     entries, broken = pending.list_entries(machine), pending.unreadable(machine)
-    items = [e.to_json() | {"retry": e.retry_command(), "retry_tool": retry_call(e.id)} for e in entries]
+    items = [e.to_json() | {"retry": e.retry_command(), "retry_tool": retry_call(e.id)}
+             | ({"purges": e.purges} if e.purges else {}) for e in entries]
     data: dict = {"status": "ok", "pending": items} | ({"unreadable": broken} if broken else {})
     return Reply(pending_text(entries, broken, tool_name), data)
 

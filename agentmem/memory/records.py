@@ -231,12 +231,51 @@ def with_pending(pdir: str, pending_records: Iterable[bytes]) -> States:
 
 
 def add_cached(pdir: str, record: Record, data: bytes) -> bool:
-    """Place a record in the cache (one the store confirmed); False if it was there already."""
+    """Place a record in the cache (one the store confirmed), cleaned (`clean`); False if it was there already."""
     target = os.path.join(records_dir(pdir), record.file)
     if os.path.exists(target):
         return False
-    write_atomic(target, data)
+    write_atomic(target, clean(record, data))
     return True
+
+
+def clean(record: Record, data: bytes) -> bytes:
+    """The bytes the cache keeps of a record: `data` itself, unless its reason or agent holds a credential
+    (a record another tool wrote: `retract` refuses one). INV no-credentials: the reason then keeps each
+    credential as `[REDACTED:<kind>]`, and an agent holding one is `redacted`."""
+    from agentmem.safety import credentials, screening
+
+    known = credentials.env_secrets()
+    reason, held = screening.withhold(record.reason, known) if record.reason else (record.reason, [])
+    agent_held = screening.withhold(record.agent, known)[1]
+    if not held and not agent_held:
+        return data
+    shown = Record(id=record.id, kind=record.kind, note=record.note, project=record.project,
+                   agent="redacted" if agent_held else record.agent, created=record.created, reason=reason)
+    return shown.render()
+
+
+def rescreen(pdir: str) -> bool:
+    """Clean every cached record again (a cache written before records were cleaned, or by an older scanner);
+    True if any changed (the states file is then rebuilt: the folder's mtime moved)."""
+    folder = records_dir(pdir)
+    changed = False
+    for name in sorted(cached_files(pdir)):
+        try:
+            data = read_bytes(os.path.join(folder, name), MAX_RECORD_BYTES + 1)
+        except OSError:
+            continue
+        record = parse(data, name)
+        shown = clean(record, data) if record is not None else data
+        if shown != data:
+            write_atomic(os.path.join(folder, name), shown)
+            changed = True
+    if changed:
+        try:
+            os.unlink(os.path.join(pdir, STATES_FILE))
+        except FileNotFoundError:
+            pass
+    return changed
 
 
 # -- following the store (what a refresh calls, before it fetches notes) ---------------------------

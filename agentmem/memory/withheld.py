@@ -198,12 +198,16 @@ def ensure_screened(pdir: str) -> bool:
 
 
 def rescreen(pdir: str) -> bool:
-    """Clean every cached note of the project again; discard the index if any changed. True if any did."""
+    """Clean every cached note and record of the project again; discard the index if a note changed. True
+    if any did."""
+    from agentmem.memory import records
+
+    cleaned = records.rescreen(pdir)
     ndir = os.path.join(pdir, "notes")
     try:
         names = os.listdir(ndir)
     except FileNotFoundError:
-        return False
+        return cleaned
     changed = False
     for note_id in ids.note_ids(names):
         try:
@@ -222,4 +226,4 @@ def rescreen(pdir: str) -> bool:
         from agentmem.search import index
 
         index.discard(pdir)
-    return changed
+    return changed or cleaned
