@@ -114,3 +114,25 @@ def test_a_purge_record_in_an_export_purges_the_note_from_a_store_that_still_hol
     assert not (dst / f"{gone}.md").exists()
     status, _, err = desk.run("read", gone, cwd=desk.checkout)
     assert status != 0 and "purged" in err
+
+
+# INV purged-stays-gone
+def test_a_purged_memory_from_another_tool_is_not_imported_again_under_a_new_id(laptop):
+    bank = laptop.checkout / "memory-bank"
+    bank.mkdir()
+    (bank / "home.md").write_text("# Customer\nThe customer's home address is 1 Main Street.\n")
+    (bank / "tools.md").write_text("# Tools\nUse pnpm.\n")
+    saved = _run_ok(laptop, "import", "--from", "cline", "--apply")
+    (leaked,) = [i["id"] for i in saved["items"] if "home" in i["source"]]
+    _run_ok(laptop, "purge", leaked, "--yes")
+    record = next((laptop.user_home.parent.parent / "shared-store" / "projects" / "app" / "notes")
+                  .glob("*.purge.json"))
+    assert "Main Street" not in record.read_text()  # the record names the text by a digest, holds none of it
+    (bank / "home.md").write_text("# Customer\n\nthe customer's HOME address   is 1 Main Street.\n")  # reflowed
+    for extra in ([], ["--apply"]):
+        out = _run_ok(laptop, "import", "--from", "cline", *extra)
+        by_source = {i["source"].rpartition("/")[2]: i for i in out["items"]}
+        assert by_source["home.md"]["action"] == "refused" and "purged" in by_source["home.md"]["reason"], out
+        assert by_source["tools.md"]["action"] == "present"
+    status, out, _ = laptop.json("search", "Main Street", cwd=laptop.checkout)
+    assert status == 0 and out["results"] == []

@@ -27,7 +27,7 @@ from agentmem import errors
 from agentmem.config import check_project_name
 from agentmem.errors import InvalidInput
 from agentmem.exchange import carried, confined, export, native, sources
-from agentmem.memory import ids, notes
+from agentmem.memory import ids, notes, records
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -132,7 +132,6 @@ def _note(folder: str, entry: dict) -> Planned:
 
 
 def _record(folder: str, entry: dict) -> Planned:
-    from agentmem.memory import records
 
     record_file = ids.record_file(entry["id"], entry["kind"])
     rel = f"{entry['project']}/{carried.FOLDER}/{record_file}"
@@ -212,7 +211,10 @@ def plan(machine: str, cfg: Config, fmt: str, path: str, project: str | None = N
     else:
         planned = _native_items(fmt, path, cfg, project, here)
     purged_by_export = {p.record.note for p in held if p.record is not None and p.record.kind == "purge"}
+    digests_by_export = {p.record.digest for p in held
+                         if p.record is not None and p.record.kind == "purge" and p.record.digest}
     known: dict[str, tuple[set[str], set[str], States]] = {}
+    purged_texts: dict[str, set[str]] = {}
     stale: dict[str, str] = {}
 
     def refreshed(proj: str) -> tuple[set[str], set[str], States]:
@@ -224,6 +226,7 @@ def plan(machine: str, cfg: Config, fmt: str, path: str, project: str | None = N
             if status.stale:
                 stale[proj] = status.reason or "the store could not be checked"
             known[proj] = (*_known(machine, cfg, proj), project_states(machine, cfg.store, proj))
+            purged_texts[proj] = _purged_digests(machine, cfg, proj) | digests_by_export
         return known[proj]
 
     for p in planned:
@@ -236,6 +239,8 @@ def plan(machine: str, cfg: Config, fmt: str, path: str, project: str | None = N
         if purge is not None or p.note_id in purged_by_export:
             when = f" on {purge['created'][:10]}" if purge else " by a record in the export"
             p.action, p.reason = "refused", f"purged{when}: a purged note never comes back"
+        elif {records.content_digest(item.body), records.content_digest(shown(item.body))} & purged_texts[p.project]:
+            p.action, p.reason = "refused", "a note with this text was purged: a purged note never comes back"
         elif len(item.body.encode("utf-8", errors="replace")) > notes.MAX_NOTE_BYTES:
             p.action, p.reason = "refused", f"larger than a note may be ({notes.MAX_NOTE_BYTES} bytes)"
         elif p.note_id in have_ids or (p.note_id is None and {_key(item.body), _saved_key(item.body)} & have_texts):
@@ -258,6 +263,14 @@ def plan(machine: str, cfg: Config, fmt: str, path: str, project: str | None = N
             p.action = "present"
         record_ids[p.project].add(p.record.id)
     return {"format": fmt, "path": path, "items": planned + held, "stale": bool(stale), "stale_projects": stale}
+
+
+def _purged_digests(machine: str, cfg: Config, project: str) -> set[str]:
+    """The texts (content digests) the project's purge records name, cached and pending here."""
+    from agentmem.memory import cache, pending
+
+    return records.purged_digests(cache.project_dir(machine, cfg.store, project),
+                                  pending.project_records(machine, project).values())
 
 
 def _known(machine: str, cfg: Config, project: str) -> tuple[set[str], set[str]]:

@@ -184,7 +184,8 @@ def purge(machine: str, cfg: Config, project: str, note_id: str, *, reason: str 
     unsent = waiting.get(note_id)  # a purge record still pending here
     summary = states.purged.get(note_id)  # cached, or pending here
     if summary is None:
-        record = records.build("purge", note_id, project, cfg.agent, reason)
+        digest = _digest_of(machine, cfg, project, note_id, deadline)
+        record = records.build("purge", note_id, project, cfg.agent, reason, digest=digest)
         summary, unsent = record.summary(), record.id
         entry = pending.Entry(id=record.id, store=store_desc, project=project, path=record.path(),
                               created=record.created)
@@ -231,6 +232,26 @@ def title_of(machine: str, cfg: Config, project: str, note_id: str, *, timeout: 
                 return None
             raise _elsewhere(machine, cfg, project, note_id, deadline) from None
     return notes.parse(withheld.clean(data)[0]).title
+
+
+def _digest_of(machine: str, cfg: Config, project: str, note_id: str, deadline: Deadline) -> str | None:
+    """The content digest the purge record keeps of the note's body (INV purged-stays-gone: an import of the
+    same memory is refused), read from this machine or the store; None when no copy can be read in time."""
+    from agentmem.memory import cache
+    from agentmem.store import identity
+
+    data = pending.project_notes(machine, project).get(note_id) or cache.read_cached(machine, cfg.store, project,
+                                                                                      note_id)
+    if data is None:
+        try:
+            store = identity.open_known(machine, cfg.store, timeout=deadline.left())
+            data = store.get(notes.note_path(project, note_id), cache.MAX_CACHED_OBJECT)
+        except errors.AgentmemError:
+            return None
+    try:
+        return records.content_digest(notes.parse(data).body)
+    except errors.AgentmemError:
+        return None
 
 
 def _waiting_purges(machine: str, project: str) -> dict[str, str]:
