@@ -2,9 +2,9 @@
 
 - `.netrc`: `machine HOST login USER password SECRET`, on one line or spread over several (curl, git, pip
   and Go read it), so `password` after a `machine` entry holds a password with no `=` or `:` before it.
-- `.pgpass`: `host:port:database:user:password`, one line per server (PostgreSQL's clients read it): a line
-  of five colon-separated fields whose first is a host name (letters or dots, or `*`) and second a port (or
-  `*`) ends in a password. `/etc/passwd` lines, times, IPv6 addresses and `host:port/path` do not have
+- `.pgpass`: `host:port:database:user:password`, one line per server (PostgreSQL's clients read it): five
+  colon-separated fields ending a line, whose first is a host name (letters or dots, or `*`) and second a
+  port (or `*`), end in a password. `/etc/passwd` lines, times, IPv6 addresses and `host:port/path` do not have
   this shape.
 
 Other formats are covered by the credential names they use (`assignments.py`): INI `password =` and
@@ -37,7 +37,8 @@ def _netrc(m: re.Match) -> bool:
 def _pgpass(m: re.Match) -> bool:
     text = m.string
     line_start = text.rfind("\n", 0, m.start()) + 1
-    host = text[line_start : m.start()].strip()
+    # The host is the last word before the port: the line may begin with other words (`pasted: db:5432:...`).
+    host = re.split(r"[\s`'\"(>]", text[line_start : m.start()])[-1]
     if not host or len(host) > 253 or not re.fullmatch(r"[A-Za-z0-9.*_\[\]-]+", host):
         return False
     if host != "*" and not any(c.isalpha() or c == "." for c in host):
