@@ -32,6 +32,10 @@ from agentmem.safety.placeholders import (
     rx,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the scanner is on the save path)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 KIND = "password-assignment"
 COMMAND_KIND = "command-password"  # `API_TOKEN=... ./deploy.sh`: a variable set for the command that follows
 
@@ -88,7 +92,7 @@ def credential_class(name: str) -> str | None:
     return None
 
 
-def find(text: str, lowered: str, holds) -> list[tuple[int, int, str]]:
+def find(text: str, lowered: str, holds: Callable[[str], bool]) -> list[tuple[int, int, str]]:
     """(start, end, kind) of each credential value assigned to a credential name in `text`."""
     out: list[tuple[int, int, str]] = []
     if len(lowered) != len(text):  # `İ` lower-cases to two characters: positions must be the text's own
@@ -199,7 +203,8 @@ def _value(text: str, at: int) -> tuple[int, int, int]:
             return m.start(1), m.end(1), 1
         at += 1
     # Bare: up to a blank or a quote, and before a `,`, `;` or `&` (list items, connection-string fields).
-    end = rx("bare", r"[^\s\"'`,;&]*+").match(text, at).end()
+    bare = rx("bare", r"[^\s\"'`,;&]*+").match(text, at)
+    end = bare.end() if bare else at
     # A closing bracket with no opener inside the value closes the code around it: `connect(password=...)`.
     while end > at and text[end - 1] in _CLOSERS and _CLOSERS[text[end - 1]] not in text[at : end - 1]:
         end -= 1

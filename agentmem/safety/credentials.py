@@ -58,11 +58,11 @@ def _check_url_password(m: re.Match) -> bool:
     return not names_no_password(m.group("value"))
 
 
-def _tokens(text: str, lowered: str, holds) -> list[tuple[int, int, str]]:
+def _tokens(text: str, lowered: str, holds: _Anchors | _Direct) -> list[tuple[int, int, str]]:
     return tokens.find(text, holds.has_char)
 
 
-def _assignments(text: str, lowered: str, holds) -> list[tuple[int, int, str]]:
+def _assignments(text: str, lowered: str, holds: _Anchors | _Direct) -> list[tuple[int, int, str]]:
     return assignments.find(text, lowered, holds)
 
 

@@ -19,6 +19,10 @@ import re
 
 from agentmem.safety.placeholders import has_letter_and_digit, is_placeholder, rx
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the scanner is on the save path)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 KIND_NAMES = {
     "hf-token": "a Hugging Face token",
     "github-token": "a GitHub token",
@@ -242,7 +246,7 @@ def _pass_pattern(sep: str) -> str:
 PASSES = ("_", "-", ".", ":", "~", "A")
 
 
-def find(text: str, has_char) -> list[tuple[int, int, str]]:
+def find(text: str, has_char: Callable[[str], bool]) -> list[tuple[int, int, str]]:
     """(start, end, kind) of every prefixed or shaped token in `text`; `has_char(c)`: whether it holds c."""
     out: list[tuple[int, int, str]] = []
     for sep in PASSES:
