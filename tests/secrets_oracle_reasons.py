@@ -40,8 +40,8 @@ MISSED = {
         "Slack refresh token"],
     "its Artifactory rule wants a blank, a quote, `=` or `:` before the key: in backticks or glued onto a word "
     "it is not seen": ["Artifactory API key"],
-    "a password given to a command (curl -u, mysql -p, sshpass -p, docker login -p, redis-cli -a, a variable "
-    "set for the command): no rule reads command lines": [
+    "a password given on a command line (to curl, mysql, sshpass, docker login, redis-cli, or a variable set "
+    "for the command): no rule reads command lines": [
         "curl -u", "curl --user, quoted", "curl --user=", "curl -u glued", "curl -u on a continued line",
         "mysql -p glued", "mysql -p quoted", "mysqldump --password= short", "mysql --password= in a script",
         "sshpass, the password quoted", "sshpass, the password glued on", "MYSQL_PWD before mysql",
