@@ -193,3 +193,12 @@ def test_a_retried_purge_record_says_the_purge_is_finished(tmp_path):
     status, text, _ = w.run("save", "--retry", waiting["id"])
     assert status == 0 and f"the purge of note {w.leak} is finished: deleted from the store" in text
     assert not os.path.exists(w.root / "projects" / "app" / "notes" / f"{w.leak}.md")
+
+
+def test_the_stop_hook_reports_a_finished_purge_as_a_purge_not_an_uploaded_note(tmp_path):
+    w = World(tmp_path)
+    w.interrupt("store-away")
+    hook_input = json.dumps({"session_id": "s", "hook_event_name": "Stop", "stop_hook_active": False})
+    status, _, err = w.run("hook", "stop", "--runtime", "claude", stdin=hook_input)
+    assert status == 0 and "finished 1 purge(s): the store no longer holds the note" in err, err
+    assert "uploaded" not in err and not w.in_store(w.leak)
