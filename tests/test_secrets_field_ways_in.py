@@ -89,7 +89,7 @@ def test_import_refuses_each_memory_holding_a_field_form(laptop):
     gemini.mkdir()
     bullets = "".join(f"- pasted {s.text}\n" for s in ONE_EACH)
     (gemini / "GEMINI.md").write_text(f"## Gemini Added Memories\n- Use pnpm.\n{bullets}")
-    status, out, err = laptop.json("import", "--from", "gemini", "--apply", cwd=laptop.checkout)
+    status, out, err = laptop.json("import", "--from", "gemini", "--apply", "--project", "app", cwd=laptop.checkout)
     assert out["counts"]["refused"] == len(ONE_EACH) and len(out["saved"]) == 1, out["counts"]
     assert not any(v in json.dumps(out) + err for v in _values(ONE_EACH))
 
