@@ -13,7 +13,16 @@ from __future__ import annotations
 import os
 import re
 
-from agentmem.errors import AgentmemError, Command, InvalidInput, NextStep, NotConfigured
+from agentmem.errors import (
+    AgentmemError,
+    BadSetting,
+    Command,
+    InvalidInput,
+    NextStep,
+    NotConfigured,
+    Option,
+    StaleConfig,
+)
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.paths import config_path
 from agentmem.store.base import StoreDescription
@@ -202,11 +211,13 @@ class Config:
             if explicit not in self.project_names():
                 names = ", ".join(sorted(self.project_names())) or "none"
                 first = min(self.project_names()) if self.project_names() else None
-                use = f"name a configured one (--project {first}), or " if first else ""
+                use: list[str | Option] = []
+                if first:
+                    use = ["name a configured one (", Option("project", first), "), or "]
                 raise NotConfigured(
                     f"project {explicit!r} is not configured on this machine (configured: {names})",
-                    hint=NextStep(f"{use}map a directory of it first: {{}} (DIRECTORY: the checkout that "
-                                  "belongs to it)", Command("map", "DIRECTORY", explicit)),
+                    hint=NextStep.of(*use, "map a directory of it first: ", Command("map", "DIRECTORY", explicit),
+                                     " (DIRECTORY: the checkout that belongs to it)"),
                 )
             return explicit
         here = canonical(cwd if cwd is not None else os.getcwd())
@@ -249,7 +260,7 @@ def load(machine: str | os.PathLike, *, allow_stale: bool = True) -> Config:
             problem = conflict_error(path, line, machine, previous)
             if previous is None:
                 raise problem
-            return Config(path, previous, warnings=[problem.one_line()])
+            return Config(path, previous, warnings=[StaleConfig(problem.one_line(), hint=problem.hint)])
         import tomllib
 
         try:
@@ -339,7 +350,8 @@ def timeout_or_default(cfg: Config) -> tuple[float, str | None]:
     try:
         return cfg.network_timeout, None
     except AgentmemError as exc:
-        return DEFAULT_NETWORK_TIMEOUT, f"{exc.one_line()}; using {DEFAULT_NETWORK_TIMEOUT:g} s"
+        return DEFAULT_NETWORK_TIMEOUT, BadSetting(f"{exc.one_line()}; using {DEFAULT_NETWORK_TIMEOUT:g} s",
+                                                   hint=exc.hint)
 
 
 def require(machine: str | os.PathLike, *, allow_stale: bool = True) -> Config:

@@ -16,7 +16,13 @@ from agentmem.errors import Command, NextStep
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agentmem.errors import AgentmemError, ToolName
+
+    # The MCP server's tool call for a helper command ({name, arguments}), or None: it has no tool for it.
+    ToolCall = Callable[[Command], dict | None]
+    Offered = Callable[[NextStep], bool]
 
 
 def command(step: Command, tool: ToolName | None = None) -> str:
@@ -25,13 +31,57 @@ def command(step: Command, tool: ToolName | None = None) -> str:
     return step.line() if named is None else named
 
 
-def error_line(exc: AgentmemError, tool: ToolName | None = None) -> str:
+def error_line(exc: AgentmemError, tool: ToolName | None = None, offered: Offered | None = None) -> str:
     """An error as one line, fit to print: its next step spelt for the front end, and any credential
     it echoes (a mistyped ID, a project) replaced by `[REDACTED:<kind>]` (INV no-credentials). Failures
     only: the scanner is not imported otherwise."""
     from agentmem.safety import credentials, screening
 
-    return screening.withhold(exc.one_line(tool), credentials.env_secrets())[0]
+    return screening.withhold(exc.one_line(tool, offered), credentials.env_secrets())[0]
+
+
+def next_data(steps: list[NextStep], tool: ToolName | None = None, call: ToolCall | None = None,
+              offered: Offered | None = None) -> list[dict]:
+    """An error's or a warning's next steps as JSON (docs/cli.md, "Next steps"): each {text} with, when
+    the step runs one helper command, the CLI's {argv, command} (its arguments and its line to run), or,
+    with `call` (the MCP server), {tool: {name, arguments}} where a tool does it, else {argv}. A step the
+    front end does not offer is left out (`offered`); credentials are withheld as in `error_line`.
+    Off the per-turn path: only an error or a warning renders steps."""
+    from agentmem.safety import credentials, screening
+
+    known = credentials.env_secrets()
+
+    def shown(text: str) -> str:
+        return screening.withhold(text, known)[0]
+
+    out = []
+    for step in steps:
+        if offered is not None and not offered(step):
+            continue
+        item: dict = {"text": shown(" ".join(step.text(tool).split()))}
+        commands = step.commands
+        if len(commands) == 1:
+            argv = [shown(a) for a in commands[0].args]
+            made = call(commands[0]) if call is not None else None
+            if made is not None:
+                item["tool"] = made
+            elif call is not None or any(a != b for a, b in zip(argv, commands[0].args)):
+                item["argv"] = argv
+            else:
+                item |= {"argv": argv, "command": commands[0].line()}
+        out.append(item)
+    return out
+
+
+def warning_details(warnings: list, tool: ToolName | None = None, call: ToolCall | None = None,
+                    offered: Offered | None = None) -> list[dict]:
+    """`warnings` (lines) as {warning: its class, message: the line, next: [steps]}, in the same order; a
+    plain line is of class "warning" with no steps."""
+    from agentmem.errors import AgentmemWarning
+
+    return [{"warning": w.kind if isinstance(w, AgentmemWarning) else "warning", "message": str(w),
+             "next": next_data(w.next, tool, call, offered) if isinstance(w, AgentmemWarning) else []}
+            for w in warnings]
 
 
 def pending_text(entries: list, broken: list[dict], tool: ToolName | None = None) -> str:

@@ -35,7 +35,10 @@ def check_shape(command: str, status: int, out: str, expect_status: int = errors
 
 def check_error(status: int, out: str, err: str, kind: str) -> None:
     data = json.loads(out)
-    assert data == {"status": "error", "error": kind, "message": data["message"]}
+    assert data == {"status": "error", "error": kind, "message": data["message"], "next": data["next"]}
+    for step in data["next"]:  # docs/cli.md: each step {text, argv?, command?}
+        assert set(step) <= set(reference.STEP_SHAPE) | {k.rstrip("?") for k in reference.STEP_SHAPE}, step
+        assert step["text"] and ("command" in step) <= ("argv" in step)
     assert status == KINDS[kind]
     assert err.startswith("agentmem: ") and err.count("\n") == 1
 

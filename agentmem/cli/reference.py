@@ -233,9 +233,20 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
 COMMAND_NOTES = {
     "view": ["", "![The memory view: notes of two projects, a correction, a pin and a pending upload](view.png)"],
 }
-ERROR_SHAPE = {"status": "error", "error": "the error kind (below)", "message": "one line, also on stderr"}
-# Any command's JSON may also carry `warnings`: [lines], e.g. while config.toml holds conflict markers.
-COMMON_KEYS = {"status", "warnings"}
+ERROR_SHAPE = {"status": "error", "error": "the error kind (below)", "message": "one line, also on stderr",
+               "next": "what to do, as steps (below; empty when there is nothing to suggest)"}
+# Any command's JSON may also carry `warnings`: [lines], e.g. while config.toml holds conflict markers,
+# and then `warning_details`: each one's class and next steps.
+COMMON_KEYS = {"status", "warnings", "warning_details"}
+# A next step, in an error's `next` and a warning's (render.next_data); the MCP server's tool errors carry the same.
+STEP_SHAPE = {
+    "text": "the step in words, its command spelt as a line to run",
+    "argv?": "when the step runs one helper command: its arguments (without the helper's path)",
+    "command?": "with argv: the line to run (the absolute helper, quoted for a POSIX shell)",
+}
+WARNING_SHAPE = {"warning": "its class: " + ", ".join(f"`{cls.kind}`" for cls in (
+    errors.AgentmemWarning, errors.StaleConfig, errors.BadSetting, errors.PublicStore)),
+    "message": "the line, as in `warnings`", "next": "[steps], as an error's"}
 
 # config.toml: (table, key, default, meaning). Defaults come from the code that applies them.
 CONFIG_KEYS = [
@@ -313,6 +324,15 @@ def render() -> str:
         "(lines also printed on stderr, e.g. while config.toml holds conflict markers). A failure prints "
         + "`{" + ", ".join(f'"{k}"' for k in ERROR_SHAPE) + "}` "
         + "on stdout with `--json`, and one line on stderr either way.",
+        "",
+        "An error's `next` and each warning's lists what to do as steps: `{"
+        + ", ".join(f'"{k.rstrip("?")}"' for k in STEP_SHAPE) + "}`, " + "; ".join(
+            f"`{k.rstrip('?')}`{' (sometimes)' if k.endswith('?') else ''}: {v}" for k, v in STEP_SHAPE.items())
+        + ". With `warnings`, `warning_details` holds each warning, in the same order, as `{"
+        + ", ".join(f'"{k}"' for k in WARNING_SHAPE) + "}`: " + "; ".join(
+            f"`{k}`: {v}" for k, v in WARNING_SHAPE.items()) + ". The MCP server's tool errors carry the same "
+        "`next`, a step it runs as a tool call as `tool`: `{name, arguments}` instead of `argv` and `command`, "
+        "and leave out a step that needs a flag its tools lack.",
         "",
         "## Commands",
         "",

@@ -25,7 +25,7 @@ import os
 
 from agentmem import errors
 from agentmem.config import check_project_name
-from agentmem.errors import InvalidInput
+from agentmem.errors import InvalidInput, NextStep, Option
 from agentmem.exchange import carried, confined, export, native, sources
 from agentmem.memory import ids, notes, records
 
@@ -41,7 +41,7 @@ class Planned:
 
     __slots__ = ("item", "project", "action", "reason", "note_id", "data", "record")
 
-    def __init__(self, item: native.Item, project: str | None, action: str, reason: str | None = None,
+    def __init__(self, item: native.Item, project: str | None, action: str, reason: str | NextStep | None = None,
                  note_id: str | None = None, data: bytes | None = None, record: Record | None = None):
         self.item, self.project, self.action, self.reason = item, project, action, reason
         self.note_id, self.data, self.record = note_id, data, record  # an agentmem note's ID and bytes; a record
@@ -54,7 +54,7 @@ class Planned:
         if self.record is not None:
             out |= {"id": self.record.id, "kind": self.record.kind, "note": self.record.note}
         if self.reason:
-            out["reason"] = shown(self.reason)
+            out["reason"] = shown(str(self.reason))  # an option it names, as the CLI spells it
         return out
 
 
@@ -163,19 +163,22 @@ def _native_items(fmt: str, path: str, cfg: Config, project: str | None, here: s
 
 
 def _destination(cfg: Config, item: native.Item, project: str | None, here: str | None,
-                 fmt: str) -> tuple[str | None, str | None]:
+                 fmt: str) -> tuple[str | None, str | NextStep | None]:
     """(the project the item goes to, None), or (its project if known, why it goes nowhere)."""
     from agentmem.config import canonical
 
     home = item.home
     if home == native.HERE:
-        return (here, None) if here else (None, "pass --project PROJECT (or run import inside a mapped folder)")
+        return (here, None) if here else (None, NextStep("pass {} (or run import inside a mapped folder)",
+                                                         Option("project", "PROJECT")))
     if home is None:
         if project is not None:
             return project, None
-        return None, f"a global {fmt} memory, of no project: pass --project PROJECT to import it into one"
+        return None, NextStep.of(f"a global {fmt} memory, of no project: pass ", Option("project", "PROJECT"),
+                                 " to import it into one")
     if home == native.UNKNOWN:
-        return None, f"{fmt} recorded no project folder for it: import its folder as PATH with --project PROJECT"
+        return None, NextStep.of(f"{fmt} recorded no project folder for it: import its folder as PATH with ",
+                                 Option("project", "PROJECT"))
     owner: str | None = None
     if isinstance(home, native.Hashed):
         for directory, name in cfg.projects.items():
@@ -190,7 +193,8 @@ def _destination(cfg: Config, item: native.Item, project: str | None, here: str 
         except errors.NotConfigured:
             return None, f"it belongs to {home}, which is not mapped to a project on this machine"
     if project is not None and owner != project:
-        return owner, f"it belongs to project {owner}, not {project}: run import without --project to import it"
+        return owner, NextStep.of(f"it belongs to project {owner}, not {project}: run import without ",
+                                  Option("project"), " to import it")
     return owner, None
 
 
@@ -246,8 +250,9 @@ def plan(machine: str, cfg: Config, fmt: str, path: str, project: str | None = N
         elif p.note_id in have_ids or (p.note_id is None and {_key(item.body), _saved_key(item.body)} & have_texts):
             p.action = "present"
         elif (found := credentials.scan(text, credentials.env_secrets())) and (p.data is not None or not redact):
-            why = "cannot be redacted: its bytes are kept" if p.data else "pass --redact to save it redacted"
-            p.action, p.reason = "refused", f"holds a credential ({found[0].kind}); {why}"
+            why = "cannot be redacted: its bytes are kept" if p.data else NextStep("pass {} to save it redacted",
+                                                                                   Option("redact"))
+            p.action, p.reason = "refused", NextStep.of(f"holds a credential ({found[0].kind}); ", why)
         else:
             have_texts.update({_key(item.body), _saved_key(item.body)})  # the same memory twice in a source: once
             if p.note_id:

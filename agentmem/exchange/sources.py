@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 
-from agentmem.errors import InvalidInput
+from agentmem.errors import InvalidInput, NextStep, Option
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ def default_path(fmt: str, cwd: str | None = None) -> str:
         return os.path.join(home, ".gemini")
     if fmt == "cline":
         return os.path.join(cwd, "memory-bank")
-    raise InvalidInput(f"import --from {fmt} needs PATH (an agentmem export folder)")
+    raise InvalidInput(NextStep.of("import ", Option("from", fmt), " needs PATH (an agentmem export folder)"))
 
 
 def read_items(fmt: str, path: str) -> list[Item]:

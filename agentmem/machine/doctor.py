@@ -16,7 +16,7 @@ import os
 import time
 
 from agentmem import errors
-from agentmem.errors import Command
+from agentmem.errors import Command, NextStep, Option
 from agentmem.memory.overdue import PENDING_TOO_LONG, age_text, created_at
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
@@ -108,7 +108,8 @@ def _store_fix(kind: str | None) -> str:
         "offline": "check the network or the drive that holds the store; searches answer from the cache meanwhile",
         "not-authenticated": "log in to Hugging Face (hf auth login) or set HF_TOKEN",
         "no-access": "ask the bucket's owner for access, or configure a bucket you can write",
-        "not-found": "the store is gone or moved: restore it, or accept a new one with setup --new-store",
+        "not-found": str(NextStep("the store is gone or moved: restore it, or accept a new one with setup {}",
+                                  Option("new-store"))),
     }.get(kind or "", "see the reason; searches answer from the cache and say they may be stale")
 
 

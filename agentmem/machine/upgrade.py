@@ -28,7 +28,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from agentmem.errors import Command, InvalidInput, NextStep, NotConfigured, NotFound
+from agentmem.errors import Command, InvalidInput, NextStep, NotConfigured, NotFound, Option
 from agentmem.machine.answers import ANSWERS_FILE
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
@@ -141,10 +141,10 @@ def _check_revision(src: str, ref: str) -> None:
     shown = ", ".join(tags[-MAX_TAGS_SHOWN:]) + (f" and {len(tags) - MAX_TAGS_SHOWN} older" if
                                                  len(tags) > MAX_TAGS_SHOWN else "")
     raise NotFound(f"the template {src} has no revision {ref!r}; nothing was changed or committed",
-                   hint=NextStep(f"its release tags: {shown}; name one with --vcs-ref, or run `{{}}` for the newest",
-                                 Command("upgrade")) if tags
-                   else NextStep("it has no release tags; name a branch or commit of it with --vcs-ref, or run "
-                                 "`{}` for its HEAD", Command("upgrade")))
+                   hint=NextStep.of(f"its release tags: {shown}; name one with ", Option("vcs-ref"), ", or run `",
+                                    Command("upgrade"), "` for the newest") if tags
+                   else NextStep("it has no release tags; name a branch or commit of it with {}, or run "
+                                 "`{}` for its HEAD", Option("vcs-ref"), Command("upgrade")))
 
 
 def _check_answers(src: str, commit: str | None, data: Sequence[str]) -> None:
@@ -169,8 +169,9 @@ def _check_answers(src: str, commit: str | None, data: Sequence[str]) -> None:
         key, _, value = item.partition("=")
         key = key.strip()
         if key not in questions:
-            raise InvalidInput(f"--data {key}=...: the template asks no question {key!r} (its questions: "
-                               f"{', '.join(questions)}); nothing was changed or committed")
+            raise InvalidInput(NextStep.of(Option("data", f"{key}=..."), f": the template asks no question {key!r} "
+                                           f"(its questions: {', '.join(questions)}); nothing was changed or "
+                                           "committed"))
         kind = questions[key].get("type", "yaml")
         problem = None
         if kind == "bool" and value.strip().lower() not in BOOLEAN_WORDS:
@@ -186,7 +187,8 @@ def _check_answers(src: str, commit: str | None, data: Sequence[str]) -> None:
             except ValueError:
                 problem = f"it is a number ({kind})"
         if problem:
-            raise InvalidInput(f"--data {key}={value}: {problem}; nothing was changed or committed")
+            raise InvalidInput(NextStep.of(Option("data", f"{key}={value}"), f": {problem}; nothing was changed or "
+                                           "committed"))
 
 
 def _yaml_problem(exc: Exception) -> str:

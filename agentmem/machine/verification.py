@@ -94,7 +94,7 @@ class Verification:
     upload: str  # "saved" | "already-saved" | "pending"
     read_back: bool
     found_by_search: bool
-    problem: str | None = None
+    problem: str | errors.NextStep | None = None  # a step with the command to run, spelt for the CLI in to_json
 
     @property
     def ok(self) -> bool:
@@ -108,7 +108,7 @@ class Verification:
             "upload": self.upload,
             "read_back": self.read_back,
             "found_by_search": self.found_by_search,
-            "problem": self.problem,
+            "problem": None if self.problem is None else str(self.problem),
         }
 
 
@@ -163,8 +163,9 @@ def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str
         wanted = hashlib.sha256(data).hexdigest()
     path = notes.note_path(project, note_id)
     if upload == "pending":
-        return Verification(note_id, path, upload, False, False, "the upload is pending; retry with "
-                            f"`{errors.Command('save', '--retry', note_id).line()}`")
+        return Verification(note_id, path, upload, False, False,
+                            errors.NextStep("the upload is pending; retry with `{}`",
+                                            errors.Command("save", "--retry", note_id)))
 
     raw = store.get(path)  # straight from the store, not the cache; failures raise as what they are
     read_back = notes.parse(raw).title == TITLE and hashlib.sha256(raw).hexdigest() == wanted
@@ -215,7 +216,7 @@ def verification_step(report: SetupReport, machine: Path, env: Mapping[str, str]
         return "failed"
     report.add("verify read", "ok", "read back from the store, bypassing the cache")
     if not result.found_by_search:
-        report.add("verify search", "failed", result.problem or "search did not find the note")
+        report.add("verify search", "failed", str(result.problem or "search did not find the note"))
         return "failed"
     report.add("verify search", "ok", f"search for {TITLE!r} found it")
     return "confirmed"

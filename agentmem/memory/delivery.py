@@ -24,7 +24,7 @@ import os
 import time
 
 from agentmem import errors
-from agentmem.errors import InvalidInput, NotFound
+from agentmem.errors import InvalidInput, NextStep, NotFound
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.memory import pending, records
 from agentmem.memory.notes import check_id, note_path
@@ -101,7 +101,7 @@ def _unknown_destination(entry: pending.Entry, configured: StoreDescription | No
     return InvalidInput(
         f"pending note {entry.id} (project {entry.project}) is intact, but {entry.damaged}, so its destination "
         "store is unknown; nothing was sent",
-        hint=f"to send it to {where}, run `{entry.retry_command()}`",
+        hint=NextStep.of(f"to send it to {where}, run `", entry.retry_step(), "`"),
     )
 
 

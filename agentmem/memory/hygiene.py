@@ -72,7 +72,9 @@ def _screen_reason(reason: str | None, action: str) -> str | None:
     try:
         screening.screen({"reason": reason}, known=credentials.env_secrets())
     except errors.SecretFound as exc:
-        raise errors.SecretFound(exc.message.replace("refusing to save", f"refusing to {action}"),
+        said = exc.words or errors.NextStep.of(exc.message)
+        raise errors.SecretFound(errors.NextStep.of(*(p.replace("refusing to save", f"refusing to {action}")
+                                                      if isinstance(p, str) else p for p in said.pieces)),
                                  hint="write the reason without the credential") from None
     return reason
 
@@ -100,7 +102,8 @@ def retract(machine: str, cfg: Config, project: str, note_id: str, reason: str |
     """Retract a note: hidden from every machine's search from its next search on, still readable, marked."""
     note_id = _checked_id(note_id, "retract")
     if not isinstance(reason, str) or not reason.strip():
-        raise InvalidInput("a retraction needs a reason (--reason TEXT): say why the note is no longer true")
+        raise InvalidInput(errors.NextStep("a retraction needs a reason ({}): say why the note is no longer true",
+                                           errors.Option("reason", "TEXT")))
     reason = _screen_reason(reason, "retract")
     deadline = Deadline(timeout)  # INV bounded-network: the read's check and the record's upload share one
     _existing_note(machine, cfg, project, note_id, deadline.left(),

@@ -42,7 +42,9 @@ def search(machine: str, cfg: Config, project: str, query: str, *, limit: int = 
     from agentmem.search import find
 
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1 or limit > MAX_LIMIT:
-        raise InvalidInput(f"--limit must be between 1 and {MAX_LIMIT}")
+        from agentmem.errors import NextStep, Option
+
+        raise InvalidInput(NextStep.of(Option("limit"), f" must be between 1 and {MAX_LIMIT}"))
     shown, withheld = _withhold(query)
     screened = withheld_notes.ensure_screened(cache.project_dir(machine, cfg.store, project))
     status = freshen(machine, cfg, project, refresh=refresh, offline=offline, timeout=timeout, progress=progress)

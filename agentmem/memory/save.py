@@ -100,8 +100,8 @@ def _check_corrects(machine: str, cfg: Config, project: str, corrects: str, dead
                                                                                  corrects) is not None:
         return
     if corrects in project_states(machine, cfg.store, project).purged:
-        raise errors.InvalidInput(f"--corrects {corrects}: that note of project {project} was purged; nothing "
-                                  "was written")
+        raise errors.InvalidInput(errors.NextStep.of(errors.Option("corrects", corrects), f": that note of project "
+                                                     f"{project} was purged; nothing was written"))
     try:
         store = identity.open_known(machine, cfg.store, timeout=deadline.left())
         if store.info(notes.note_path(project, corrects)) is not None:
@@ -110,7 +110,9 @@ def _check_corrects(machine: str, cfg: Config, project: str, corrects: str, dead
         return
     other = locate.project_of(machine, cfg, corrects, but=project, timeout=deadline.left())
     if other is not None:
-        raise errors.InvalidInput(f"--corrects {corrects}: that is a note of project {other}, not {project}; a "
-                                  f"correction is saved in its note's project (--project {other}); nothing was written")
-    raise errors.InvalidInput(f"--corrects {corrects}: no note with that ID in project {project}, on this machine "
-                              "or in the store; nothing was written")
+        raise errors.InvalidInput(errors.NextStep.of(
+            errors.Option("corrects", corrects), f": that is a note of project {other}, not {project}; a correction "
+            "is saved in its note's project (", errors.Option("project", other), "); nothing was written"))
+    raise errors.InvalidInput(errors.NextStep.of(errors.Option("corrects", corrects), f": no note with that ID in "
+                                                 f"project {project}, on this machine or in the store; nothing was "
+                                                 "written"))

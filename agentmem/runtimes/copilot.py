@@ -179,9 +179,12 @@ class Copilot:
 
     def grant_permissions(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
                           ) -> tuple[bool, str]:
-        return False, ("Copilot CLI has no setting that pre-approves a command: an interactive session asks; "
-                       f"`copilot -p` needs both {flags(helper)}, unless [trust] projects is on "
-                       "(setup's `--trust-projects`: a hook approves the helper in the mapped folders)")
+        from agentmem.errors import NextStep, Option
+
+        return False, str(NextStep.of("Copilot CLI has no setting that pre-approves a command: an interactive "
+                                      f"session asks; `copilot -p` needs both {flags(helper)}, unless [trust] "
+                                      "projects is on (setup's `", Option("trust-projects"), "`: a hook approves "
+                                      "the helper in the mapped folders)"))
 
     def withdraw_permissions(self, machine: "Path") -> bool:
         return False

