@@ -7,7 +7,7 @@ copied), for this checkout and, with `--against`, for another one (its code on P
 interpreter); each command a fresh `python -m agentmem` process.
 
 doctor: a first run (no record of an earlier check) and reruns with nothing changed, each both cold (the
-index file dropped from the page cache first, posix_fadvise) and warm.
+index file dropped from the page cache first, posix_fadvise) and warm (the file read through first).
 
 Screening: a search (the reference: nothing changed); then the package copied elsewhere, every file
 written anew with the same bytes, as an upgrade or a reinstall that leaves `safety/` as it was, and a
@@ -59,6 +59,13 @@ def _evict(path: Path) -> None:
         os.close(fd)
 
 
+def _warm(path: Path) -> None:
+    """Read a file through, so its pages are in the page cache (what a run soon after another finds)."""
+    with open(path, "rb") as fh:
+        while fh.read(1 << 20):
+            pass
+
+
 def _reinstalled(code: Path, dest: Path) -> Path:
     """A copy of `code`'s package with the same bytes and new file times, compiled (what pip leaves after an
     upgrade)."""
@@ -83,8 +90,7 @@ def measure(name: str, code: Path, base: Path, root: Path, repeat: int) -> dict:
         for key in ("first_cold", "rerun_cold", "first_warm", "rerun_warm"):
             if key.startswith("first") and checked.exists():
                 checked.unlink()
-            if key.endswith("cold"):
-                _evict(index)
+            (_evict if key.endswith("cold") else _warm)(index)
             wall, report = _run(code, home, work, "doctor")
             rows[key].append(wall)
             [check] = [c for c in report["checks"] if c["name"] == f"index {big_store.PROJECT}"]
