@@ -102,7 +102,7 @@ def _store_fix(kind: str | None) -> str:
 
 
 # Beside the index: what doctor found when the index's integrity check last passed (the index file as it
-# was, and how many notes the cache then held). The check reads every page (2.5 s cold at 100k notes,
+# was, and how many notes the cache then held). The check reads every page (seconds at 100k notes, cold:
 # docs/benchmarks.md), so a rerun with nothing changed takes the record's word instead; any write to the
 # index (a search that added a note, a rebuild, damage done through the file system) changes the file's
 # identity, and the check runs again.

@@ -280,7 +280,7 @@ class _Encoder:
 
 
 # Rows of the intermediate layer (1536 wide) whose GELU is worked out together: the temporaries of a block
-# stay in the core's cache. 64-256 were alike here; the whole batch at once took 1.6x as long.
+# stay in the core's cache, which made it faster than the whole batch at once (docs/benchmarks.md).
 _GELU_ROWS = 128
 
 
