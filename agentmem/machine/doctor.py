@@ -113,31 +113,97 @@ def _store_fix(kind: str | None) -> str:
     }.get(kind or "", "see the reason; searches answer from the cache and say they may be stale")
 
 
+# Beside the index: what doctor found when the index's integrity check last passed (the index file as it
+# was, and how many notes the cache then held). The check reads every page (seconds at 100k notes, cold:
+# docs/benchmarks.md), so a rerun with nothing changed takes the record's word instead; any write to the
+# index (a search that added a note, a rebuild, damage done through the file system) changes the file's
+# identity, and the check runs again.
+CHECKED = "checked.json"
+
+
 def index_check(machine: str, cfg: Config, project: str) -> Check:
-    """The project's ranked index: present, of this version, holding every cached note."""
+    """The project's ranked index: present, of this version, sound, holding every cached note."""
     import sqlite3
 
     from agentmem.memory import cache
     from agentmem.search import index
 
     pdir = cache.project_dir(machine, cfg.store, project)
-    cached = len(cache.cached_ids(machine, cfg.store, project))
+    ndir = cache.notes_dir(machine, cfg.store, project)
     path = index.index_path(pdir)
     if not os.path.exists(path):
+        cached = len(cache.cached_ids(machine, cfg.store, project))
         return Check(f"index {project}", "ok", f"no index yet for {cached} cached note(s): the next search builds it")
+    record = _checked(path)
+    began = time.time_ns()  # before the stats: see store/dirwatch.py
+    identity, notes_time = _identity(path), _mtime(ndir)
     try:
-        valid, indexed, integrity = _read_only(path, lambda conn: index._valid(conn), "SELECT COUNT(*) FROM docs",
-                                               "PRAGMA quick_check")
+        valid, indexed = _read_only(path, lambda conn: index._valid(conn), "SELECT COUNT(*) FROM docs")
         if not valid:
             return Check(f"index {project}", "warn", "written by another version", "the next search rebuilds it")
+        unchanged = identity is not None and record.get("index") == identity
+        integrity = "ok" if unchanged else _read_only(path, "PRAGMA quick_check")[0]
     except sqlite3.DatabaseError as exc:
         return Check(f"index {project}", "warn", f"unreadable ({exc})", "the next search rebuilds it")
     if integrity != "ok":
         return Check(f"index {project}", "warn", f"damaged ({integrity})", "the next search rebuilds it")
+    same_notes = notes_time and record.get("notes") == notes_time and isinstance(record.get("cached"), int)
+    cached = record["cached"] if same_notes else len(cache.cached_ids(machine, cfg.store, project))
+    if identity is not None and _identity(path) == identity:  # nothing wrote the index while it was checked
+        from agentmem.store import dirwatch
+
+        trusted = dirwatch.trusted_mtime(began, notes_time, ndir, int(dirwatch.RACY_SECONDS * 1e9)) if notes_time else 0
+        _record_checked(path, {"index": identity, "notes": trusted or None, "cached": cached})
     if indexed != cached:
         return Check(f"index {project}", "ok", f"{indexed} of {cached} cached note(s) indexed",
                      "the next search brings it up to date")
     return Check(f"index {project}", "ok", f"{indexed} note(s) indexed")
+
+
+def _identity(path: str) -> list[int] | None:
+    """The index file as the file system tells it apart: device, inode, size, modification and change times
+    (the change time moves with any write, and no one can set it back). None while a rollback journal lies
+    beside it: a write was under way, or was cut off and is undone by the next open."""
+    if os.path.exists(path + "-journal"):
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _mtime(folder: str) -> int:
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:
+        return 0
+
+
+def _checked(path: str) -> dict:
+    import json
+
+    from agentmem.fsutil import read_bytes
+
+    try:
+        found = json.loads(read_bytes(os.path.join(os.path.dirname(path), CHECKED), 65536))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _record_checked(path: str, record: dict) -> None:
+    """Write the record if it says something new; skipped where the folder cannot be written (a sandbox)."""
+    import json
+
+    from agentmem.fsutil import write_atomic
+
+    if _checked(path) == record:
+        return
+    try:
+        write_atomic(os.path.join(os.path.dirname(path), CHECKED), json.dumps(record).encode(), durable=False)
+    except OSError:
+        pass
 
 
 def _read_only(path: str, *asks: str | Callable[[sqlite3.Connection], Any]) -> list[Any]:
