@@ -115,4 +115,4 @@ def test_each_cli_with_no_flags_saves_and_searches_exactly_as_its_default_mode_s
     status, out, err = _helper(a, "setup", "--trust-projects")
     assert status == 0, (out, err)
     saved, found, said = _turn(world, runtime, "trusted")
-    assert (saved, found) == (mode["trusted_saves"], mode["trusted_searches"]), said
+    assert (saved, found) == (mode.trusted_saves, mode.trusted_searches), said
