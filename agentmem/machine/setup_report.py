@@ -28,7 +28,7 @@ class SetupReport:
     helper: list[str] | None = None  # the helper command setup records, which the report's commands name
 
     def add(self, name: str, status: Status, detail: str = "") -> Step:
-        step = Step(name, status, detail)
+        step = Step(name, Status(status), detail)  # a word outside the vocabulary is a mistake: ValueError
         self.steps.append(step)
         return step
 
