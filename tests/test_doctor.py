@@ -7,6 +7,7 @@ import os
 import time
 
 from agentmem.errors import EXIT_ATTENTION
+from agentmem.status import Status
 from tests.fixtures_core import laptop, machines, offline_machine, save_pending, store_dir  # noqa: F401
 
 
@@ -153,7 +154,7 @@ def test_an_index_damaged_after_a_passed_check_is_found_damaged(laptop, monkeypa
         fh.seek((root - 1) * size)
         fh.write(b"\xff" * 64)  # its page header: the notes' table and the meta still read
     check, ran = _index_check(laptop, monkeypatch)
-    assert check.status == "warn" and "malformed" in check.detail and ran == 1, (check.detail, ran)
+    assert check.status == Status.WARNING and "malformed" in check.detail and ran == 1, (check.detail, ran)
     status, out, _ = laptop.json("doctor", cwd=laptop.checkout)
     assert _checks(out)["index app"]["status"] == "warn"
 

@@ -9,6 +9,7 @@ import stat
 
 from agentmem import config
 from agentmem.machine import setup, wiring
+from agentmem.status import Status
 from tests.test_runtimes_update import _machine as copied
 from tests.test_runtimes_update import template_repo  # noqa: F401 - the module's template fixture
 
@@ -48,7 +49,7 @@ def test_each_part_taken_away_fails_its_check_and_setup_puts_it_back(template_re
     found = _checks(folder)
     broken = {n: c for n, c in found.items() if c.status != "ok"}
     assert set(broken) == {"instructions claude", "permissions gemini", "permissions claude"}, broken
-    assert all(c.status == "fail" and c.command.args == ("setup",) for c in broken.values())
+    assert all(c.status == Status.FAILED and c.command.args == ("setup",) for c in broken.values())
     setup.run_setup(folder, helper_command=HELPER)
     assert all(c.status == "ok" for c in _checks(folder).values())
     assert claude_md.read_text().startswith("# mine only\n")

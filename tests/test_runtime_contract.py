@@ -13,6 +13,7 @@ import yaml
 
 from agentmem.runtimes import registry
 from agentmem.runtimes.spec import DefaultMode, Reflection, Spec
+from agentmem.status import Status
 from tests.fixtures_core import REPO
 
 SPEC_MEMBERS = ("name", "title", "runtime", "default_mode", "reminder_shape", "reflection", "no_reflection",
@@ -145,7 +146,7 @@ def test_a_sixth_cli_with_no_hooks_or_skills_is_set_up_checked_and_withdrawn_by_
     assert {c.name: c.status for c in checks if c.name.endswith(" aider")} == {"instructions aider": "ok"}
     # The helper check is left out: HELPER is a placeholder path here (tests/test_setup_doc.py checks a real one).
     failed = [(c.name, c.detail) for c in doctor.run(str(folder), cfg, runtime_checks=checks)
-              if c.status == "fail" and c.name != "helper"]
+              if c.status == Status.FAILED and c.name != "helper"]
     assert failed == []
     assert catalog.installed_revisions("review", [aider.Aider({"HOME": str(user)})]) == []
 

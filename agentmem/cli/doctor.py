@@ -5,12 +5,13 @@ from __future__ import annotations
 from agentmem.cli import common
 from agentmem.cli.result import Result
 from agentmem.errors import EXIT_ATTENTION, EXIT_OK
+from agentmem.status import FAILED, OK, WARNING
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
     import argparse
 
-MARKS = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
+MARKS = {OK: "ok  ", WARNING: "WARN", FAILED: "FAIL"}  # a check's word, the bad ones shouted
 
 
 def add_doctor(sp: argparse.ArgumentParser) -> None:
@@ -32,13 +33,13 @@ def run_doctor(args: argparse.Namespace) -> Result:
         data["command"] = render.command(c.command) if c.command else None
         rows.append(data)
     lines = []
-    for row in rows:
-        lines.append(f"{MARKS[row['status']]}  {row['name']}: {row['detail']}")
-        if row["status"] != "ok" and (row["fix"] or row["command"]):
+    for check, row in zip(checks, rows, strict=True):
+        lines.append(f"{MARKS[check.status]}  {row['name']}: {row['detail']}")
+        if check.status != OK and (row["fix"] or row["command"]):
             fix = row["fix"] or ""
             lines.append(f"      fix: {fix}{': ' if fix and row['command'] else ''}{row['command'] or ''}")
-    failed = sum(1 for r in rows if r["status"] == "fail")
-    warned = sum(1 for r in rows if r["status"] == "warn")
+    failed = sum(1 for c in checks if c.status == FAILED)
+    warned = sum(1 for c in checks if c.status == WARNING)
     lines.append(f"{len(rows)} check(s): {failed} failed, {warned} to look at" if failed or warned
                  else f"{len(rows)} check(s): all ok")
     out = {"status": "broken" if failed else "ok", "checks": rows, "failed": failed, "warned": warned}

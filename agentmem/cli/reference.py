@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from agentmem import config, errors
+from agentmem import config, errors, status
 from agentmem.cli import main
 
 _RECORD_SHAPE = ("saved | pending | unchanged", {
@@ -147,7 +147,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "stale_projects": "{project: why}",
     }),
     "doctor": ("ok | broken", {
-        "checks": "[{name, status: ok | warn | fail, detail, fix, command}] in the order to fix them; command: "
+        "checks": f"[{{name, status: {' | '.join(map(status.check_word, status.CHECK_STATUSES))}, detail, fix, "
+                  "command}] in the order to fix them (each status spelt as a check: see Statuses above); command: "
                   "the helper command that fixes it, or null",
         "failed": "checks that failed (then the exit status is 12)", "warned": "checks that need a look",
     }),
@@ -176,7 +177,9 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "store": "{kind, location}", "agent": "the identity written into notes",
     }),
     "setup": ("confirmed | pending | failed", {
-        "home": "the machine folder", "steps": "[{name, status, detail}] in order",
+        "home": "the machine folder",
+        "steps": f"[{{name, status: {' | '.join(status.Status)}, detail}}] in order (each status spelt as a step: "
+                 "see Statuses above)",
         "store?": "the store chosen and who can reach it",
     }),
     "upgrade": ("updated | current (a failure is the error envelope)", {
@@ -333,6 +336,13 @@ def render() -> str:
             f"`{k}`: {v}" for k, v in WARNING_SHAPE.items()) + ". The MCP server's tool errors carry the same "
         "`next`, a step it runs as a tool call as `tool`: `{name, arguments}` instead of `argv` and `command`, "
         "and leave out a step that needs a flag its tools lack.",
+        "",
+        "Statuses: every report of checks or steps takes its `status` from one vocabulary, "
+        + ", ".join(f"`{s}`" for s in status.Status) + " (`agentmem/status.py`), spelt by one rule: a step "
+        "(setup's `steps`) as the word, a check (doctor's `checks`) as its first four letters, "
+        + ", ".join(f"`{status.check_word(s)}`" for s in status.CHECK_STATUSES) + " (a check is never "
+        "changed, skipped or pending). A command's own `status` is its verdict or an operation's outcome "
+        "(listed with each command), not a check's.",
         "",
         "## Commands",
         "",

@@ -5,9 +5,11 @@ setup's report shows the same ones, and the session-start reminder asks the chea
 store silent too long) without running the rest. `fix` is words and `command` a helper command
 (`errors.Command`), which each front end spells (the CLI as a quoted shell line, render.command).
 
-Statuses: `ok`; `warn` (works, but something needs a look: a note pending, an index to rebuild on the
-next search); `fail` (broken: the store unreachable, a runtime's wiring missing). `doctor` exits non-zero
-when any check fails.
+Statuses come from the one vocabulary (`agentmem/status.py`): OK; WARNING (works, but something needs a
+look: a note pending, an index to rebuild on the next search); FAILED (broken: the store unreachable, a
+runtime's wiring missing). `to_json` spells them as doctor always has, `ok`, `warn`, `fail`
+(`status.check_word`). `doctor` exits non-zero when any check fails. A config warning's detail is the
+`errors.AgentmemWarning` itself, so a caller matches its class.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from agentmem import errors
 from agentmem.errors import Command, NextStep, Option
 from agentmem.memory.overdue import PENDING_TOO_LONG, age_text, created_at
+from agentmem.status import FAILED, OK, WARNING, Status, check_word
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -31,13 +34,14 @@ if TYPE_CHECKING:
 class Check:
     __slots__ = ("name", "status", "detail", "fix", "command")
 
-    def __init__(self, name: str, status: str, detail: str, fix: str | None = None,
+    def __init__(self, name: str, status: Status, detail: str, fix: str | None = None,
                  command: Command | None = None):
+        check_word(status)  # a check is ok, warning or failed: anything else is a mistake here
         self.name, self.status, self.detail = name, status, detail
         self.fix, self.command = fix, command  # words, and/or the helper command that fixes it
 
     def to_json(self) -> dict:
-        return {"name": self.name, "status": self.status, "detail": self.detail, "fix": self.fix,
+        return {"name": self.name, "status": check_word(self.status), "detail": self.detail, "fix": self.fix,
                 "command": list(self.command.args) if self.command else None}
 
 
@@ -48,7 +52,7 @@ def pending_check(machine: str, now: float | None = None) -> Check:
     entries = pending.list_entries(machine)
     broken = pending.unreadable(machine)
     if not entries and not broken:
-        return Check("pending", "ok", "no note waits for upload")
+        return Check("pending", OK, "no note waits for upload")
     now = time.time() if now is None else now
     oldest = min(entries, key=lambda e: e.id) if entries else None
     age = now - created_at(oldest) if oldest is not None else 0.0
@@ -60,7 +64,7 @@ def pending_check(machine: str, now: float | None = None) -> Check:
         detail += f", the oldest {oldest.id} for {age_text(age)}{why}"
     if broken:
         detail += f"; {len(broken)} pending folder(s) hold no note that can be sent"
-    status = "fail" if age > PENDING_TOO_LONG or broken else "warn"
+    status = FAILED if age > PENDING_TOO_LONG or broken else WARNING
     command = Command("save", "--retry", oldest.id) if oldest is not None else Command("pending")
     return Check("pending", status, detail, "retry once the store answers (the Stop hook retries too)", command)
 
@@ -70,7 +74,7 @@ def purge_checks(machine: str, cfg: Config, projects: list[str], timeout: float 
     one fails, with the command that finishes it."""
     from agentmem.memory import hygiene
 
-    return [Check(f"purge {p['project']}", "fail", f"the purge of note {p['note']} (record {p['record']}) is not "
+    return [Check(f"purge {p['project']}", FAILED, f"the purge of note {p['note']} (record {p['record']}) is not "
                   f"finished: {p['problem']}; the store may still hold the note's full text",
                   "finish it once the store answers", Command(*p["command"]))
             for p in hygiene.unfinished_purges(machine, cfg, projects, timeout=timeout)]
@@ -88,17 +92,17 @@ def store_checks(machine: str, cfg: Config, projects: list[str], timeout: float 
     for project in projects or []:
         status = cache.refresh(machine, cfg.store, project, timeout=timeout, index=follow.update)
         if status.stale:
-            out.append(Check(f"store {project}", "fail", f"{label}: {status.reason}",
+            out.append(Check(f"store {project}", FAILED, f"{label}: {status.reason}",
                              _store_fix(status.error), Command("setup") if status.error == "not-found" else None))
         else:
             marker = f"identity {known}" if known else "no identity recorded yet"
-            out.append(Check(f"store {project}", "ok", f"{label} answered ({status.how or 'checked'}; {marker})"))
+            out.append(Check(f"store {project}", OK, f"{label} answered ({status.how or 'checked'}; {marker})"))
         if status.unreadable:
-            out.append(Check(f"unreadable {project}", "warn",
+            out.append(Check(f"unreadable {project}", WARNING,
                              f"{len(status.unreadable)} object(s) in the store are not readable notes (skipped)",
                              "look at them in the store; a note agentmem wrote is never one"))
     if not projects:
-        out.append(Check("projects", "warn", "no project is mapped on this machine", "map a directory",
+        out.append(Check("projects", WARNING, "no project is mapped on this machine", "map a directory",
                          Command("map", os.getcwd(), os.path.basename(os.getcwd()) or "project")))
     return out
 
@@ -133,20 +137,20 @@ def index_check(machine: str, cfg: Config, project: str) -> Check:
     path = index.index_path(pdir)
     if not os.path.exists(path):
         cached = len(cache.cached_ids(machine, cfg.store, project))
-        return Check(f"index {project}", "ok", f"no index yet for {cached} cached note(s): the next search builds it")
+        return Check(f"index {project}", OK, f"no index yet for {cached} cached note(s): the next search builds it")
     record = _checked(path)
     began = time.time_ns()  # before the stats: see store/dirwatch.py
     identity, notes_time = _identity(path), _mtime(ndir)
     try:
         valid, indexed = _read_only(path, lambda conn: index._valid(conn), "SELECT COUNT(*) FROM docs")
         if not valid:
-            return Check(f"index {project}", "warn", "written by another version", "the next search rebuilds it")
+            return Check(f"index {project}", WARNING, "written by another version", "the next search rebuilds it")
         unchanged = identity is not None and record.get("index") == identity
         integrity = "ok" if unchanged else _read_only(path, "PRAGMA quick_check")[0]
     except sqlite3.DatabaseError as exc:
-        return Check(f"index {project}", "warn", f"unreadable ({exc})", "the next search rebuilds it")
-    if integrity != "ok":
-        return Check(f"index {project}", "warn", f"damaged ({integrity})", "the next search rebuilds it")
+        return Check(f"index {project}", WARNING, f"unreadable ({exc})", "the next search rebuilds it")
+    if integrity != "ok":  # SQLite's answer, not a status
+        return Check(f"index {project}", WARNING, f"damaged ({integrity})", "the next search rebuilds it")
     same_notes = notes_time and record.get("notes") == notes_time and isinstance(record.get("cached"), int)
     cached = record["cached"] if same_notes else len(cache.cached_ids(machine, cfg.store, project))
     if identity is not None and _identity(path) == identity:  # nothing wrote the index while it was checked
@@ -155,9 +159,9 @@ def index_check(machine: str, cfg: Config, project: str) -> Check:
         trusted = dirwatch.trusted_mtime(began, notes_time, ndir, int(dirwatch.RACY_SECONDS * 1e9)) if notes_time else 0
         _record_checked(path, {"index": identity, "notes": trusted or None, "cached": cached})
     if indexed != cached:
-        return Check(f"index {project}", "ok", f"{indexed} of {cached} cached note(s) indexed",
+        return Check(f"index {project}", OK, f"{indexed} of {cached} cached note(s) indexed",
                      "the next search brings it up to date")
-    return Check(f"index {project}", "ok", f"{indexed} note(s) indexed")
+    return Check(f"index {project}", OK, f"{indexed} note(s) indexed")
 
 
 def _identity(path: str) -> list[int] | None:
@@ -232,16 +236,16 @@ def hybrid_check(machine: str, cfg: Config, project: str) -> Check | None:
 
         vectors.require()
     except errors.AgentmemError as exc:
-        return Check(f"hybrid {project}", "fail", exc.one_line(), str(exc.hint or "install the hybrid extra"))
+        return Check(f"hybrid {project}", FAILED, exc.one_line(), str(exc.hint or "install the hybrid extra"))
     path = index.index_path(cache.project_dir(machine, cfg.store, project))
     if not os.path.exists(path):
-        return Check(f"hybrid {project}", "ok", "no index yet", "the next search builds it")
+        return Check(f"hybrid {project}", OK, "no index yet", "the next search builds it")
     try:
         total, embedded = _read_only(path, "SELECT COUNT(*) FROM docs", "SELECT COUNT(DISTINCT num) FROM vectors")
     except sqlite3.DatabaseError as exc:
-        return Check(f"hybrid {project}", "warn", f"index unreadable ({exc})", "the next search rebuilds it")
-    status = "ok" if embedded >= total else "warn"
-    if status == "ok":
+        return Check(f"hybrid {project}", WARNING, f"index unreadable ({exc})", "the next search rebuilds it")
+    status = OK if embedded >= total else WARNING
+    if status == OK:
         return Check(f"hybrid {project}", status, f"{embedded} of {total} note(s) embedded")
     return Check(f"hybrid {project}", status, f"{embedded} of {total} note(s) embedded (the rest are ranked by their "
                  "words alone)", "each hybrid search embeds a few; this embeds them all now",
@@ -266,29 +270,29 @@ def helper_check(machine: str, cfg: Config) -> Check:
     running = helper_command()
     runs_venv = venv_helper is not None and recorded is not None and _same(recorded, venv_helper)
     if recorded is None:
-        return Check("helper", "warn", f"agentmem {__version__}; setup has not recorded the helper agents run "
+        return Check("helper", WARNING, f"agentmem {__version__}; setup has not recorded the helper agents run "
                      "([helper] command in config.toml)", "run setup", Command("setup", helper=venv_helper))
     if _same(recorded, [launcher]) and venv_helper is None:  # the launcher or the package it starts is gone
         reinstall = _reinstall(machine, answers)
         what = "is missing" if not os.path.isfile(launcher) else "has lost its package (agentmem/version.py)"
-        return Check("helper", "fail", f"the helper agents run, {launcher}, {what} ({where})",
+        return Check("helper", FAILED, f"the helper agents run, {launcher}, {what} ({where})",
                      "install it again from the template checkout" if reinstall else
                      "set this machine up again from the template (bootstrap.md)", reinstall)
     if os.path.isabs(recorded[0]) and not os.path.isfile(recorded[0]):
-        return Check("helper", "fail", f"the helper agents run, {join(recorded)}, is missing",
+        return Check("helper", FAILED, f"the helper agents run, {join(recorded)}, is missing",
                      "let setup record " + ("the machine folder's helper" if venv_helper else "this helper"),
                      Command("setup", helper=venv_helper))
     if venv_helper is not None and not runs_venv:
-        return Check("helper", "warn", f"agents run {join(recorded)}, not the machine folder's helper {launcher} "
+        return Check("helper", WARNING, f"agents run {join(recorded)}, not the machine folder's helper {launcher} "
                      f"(agentmem {installed}, {where})", "let setup record the machine folder's helper",
                      Command("setup", helper=venv_helper))
     if runs_venv and installed != __version__:
-        return Check("helper", "warn", f"this is agentmem {__version__} ({join(running)}), but agents run the machine "
+        return Check("helper", WARNING, f"this is agentmem {__version__} ({join(running)}), but agents run the machine "
                      f"folder's helper, agentmem {installed} ({where})", "check with the helper agents run",
                      Command("doctor", helper=venv_helper))
     if runs_venv:
-        return Check("helper", "ok", f"agentmem {installed}: {launcher}, installed from {where}")
-    return Check("helper", "ok", f"agents run {join(recorded)} (no helper venv in the machine folder: "
+        return Check("helper", OK, f"agentmem {installed}: {launcher}, installed from {where}")
+    return Check("helper", OK, f"agents run {join(recorded)} (no helper venv in the machine folder: "
                  f"set up without the template's installer); this is agentmem {__version__}")
 
 
@@ -349,9 +353,9 @@ def _reinstall(machine: str, answers: dict[str, str]) -> Command | None:
 def run(machine: str, cfg: Config, *, timeout: float | None = None,
         runtime_checks: list[Check] | None = None) -> list[Check]:
     """Every check, in the order a person fixes them: config, store, pending, index, helper, runtimes."""
-    checks = [Check("config", "ok", f"{os.path.join(machine, 'config.toml')} ({cfg.store.label()})")]
+    checks = [Check("config", OK, f"{os.path.join(machine, 'config.toml')} ({cfg.store.label()})")]
     for line in getattr(cfg, "warnings", ()) or ():
-        checks.append(Check("config", "warn", line))
+        checks.append(Check("config", WARNING, line))
     projects = sorted(cfg.project_names())
     checks += store_checks(machine, cfg, projects, timeout)
     checks.append(pending_check(machine))
@@ -368,4 +372,4 @@ def run(machine: str, cfg: Config, *, timeout: float | None = None,
 
 
 def broken(checks: list[Check]) -> bool:
-    return any(c.status == "fail" for c in checks)
+    return any(c.status == FAILED for c in checks)

@@ -18,17 +18,19 @@ import re
 import shlex
 import socket
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentmem.errors import EXIT_UNEXPECTED, AgentmemError, Command, InvalidInput, NotConfigured
+from agentmem.errors import AgentmemError, Command, InvalidInput, NotConfigured
 from agentmem.machine import blocks, core_skill
 from agentmem.machine.reach import store_reach
+from agentmem.machine.setup_report import SetupReport, Step  # noqa: F401  (Step: setup.Step, as before)
 from agentmem.paths import helper_command
 from agentmem.runtimes import registry
 from agentmem.runtimes.base import hooked
 from agentmem.runtimes.registry import enabled_names, listed_names, runtime
+from agentmem.status import CHANGED, FAILED, OK, SKIPPED, WARNING, Status
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,51 +39,6 @@ if TYPE_CHECKING:
     from agentmem.store.base import StoreDescription
 
 BLOCK_SOURCE = "instructions-block.md"
-
-
-@dataclass
-class Step:
-    name: str
-    status: str  # ok | changed | skipped | warning | pending | failed
-    detail: str = ""
-
-
-@dataclass
-class SetupReport:
-    machine: str
-    outcome: str = "failed"  # confirmed | pending | failed
-    steps: list[Step] = field(default_factory=list)
-    exit_code: int = EXIT_UNEXPECTED  # the exit status of the failure that stopped setup
-    store: dict | None = None  # which store was chosen and who can reach it (store_reach)
-    helper: list[str] | None = None  # the helper command setup records, which the report's commands name
-
-    def add(self, name: str, status: str, detail: str = "") -> Step:
-        step = Step(name, status, detail)
-        self.steps.append(step)
-        return step
-
-    def to_dict(self) -> dict:
-        out: dict = {"status": self.outcome, "home": self.machine, "steps": [asdict(s) for s in self.steps]}
-        if self.store is not None:
-            out["store"] = self.store
-        return out
-
-    def text(self) -> str:
-        lines = [f"{s.name}: {s.status}" + (f" - {s.detail}" if s.detail else "") for s in self.steps]
-        if self.store is not None:
-            lines.append(f"Store: {self.store['summary']}")
-        rerun = Command("setup", helper=self.helper).line()
-        verdict = {
-            "confirmed": "Setup verified: the note was saved, read back from the store and found by search.",
-            "pending": "Setup incomplete: the verification note is saved on this machine only (upload pending); "
-                       f"run `{rerun}` again once the store is reachable.",
-            "failed": f"Setup FAILED: see the failed step above; fix its cause, then run `{rerun}` "
-                      "(it resumes; nothing is duplicated).",
-        }[self.outcome]
-        warned = [s.name for s in self.steps if s.status == "warning"]
-        if warned:
-            verdict += f" Needs attention: {', '.join(warned)} (see above)."
-        return "\n".join([*lines, verdict])
 
 
 def default_helper_command() -> list[str]:
@@ -99,11 +56,11 @@ def _store_step(report: SetupReport, machine: Path, cfg: Config, timeout: float,
     raw = cfg.data.get("store") or {}
     if raw.get("kind") == "bucket":
         return _bucket_step(report, machine, str(raw.get("location") or ""), timeout, new_store)
-    report.add("auth", "skipped", "folder store: no account needed")
+    report.add("auth", SKIPPED, "folder store: no account needed")
     try:
         step = _folder_store(machine, cfg.store, new_store)
     except AgentmemError as exc:
-        report.add("store", "failed", exc.one_line())
+        report.add("store", FAILED, exc.one_line())
         report.exit_code = exc.exit_code
         return False
     report.add("store", *step)
@@ -116,7 +73,7 @@ def _pending_stores(machine: Path) -> list:
     return [entry.store for entry in pending.list_entries(machine)]
 
 
-def _folder_store(machine: Path, desc: StoreDescription, new_store: bool) -> tuple[str, str]:
+def _folder_store(machine: Path, desc: StoreDescription, new_store: bool) -> tuple[Status, str]:
     """Connect to, mark or create the folder store; (status, detail) for the report."""
     import os
 
@@ -130,7 +87,7 @@ def _folder_store(machine: Path, desc: StoreDescription, new_store: bool) -> tup
                           "this machine used a store there before, so no new one was created",
                           hint=folder.new_store_hint())
         _accept(machine, desc, folder.create_store(root))
-        return "changed", f"created folder store {root}"
+        return CHANGED, f"created folder store {root}"
     if not os.path.isdir(root):
         raise InvalidInput(f"{root} exists and is not a folder")
     found = folder.read_marker(root)
@@ -142,9 +99,9 @@ def _folder_store(machine: Path, desc: StoreDescription, new_store: bool) -> tup
             raise Offline(f"folder store {root} has no {folder.MARKER} marker any more: the folder was replaced "
                           "or is not the store this machine used", hint=folder.new_store_hint())
         _accept(machine, desc, folder.write_marker(root))
-        return "changed", f"connected to folder {root} and marked it as an agentmem store ({folder.MARKER})"
+        return CHANGED, f"connected to folder {root} and marked it as an agentmem store ({folder.MARKER})"
     _accept(machine, desc, found)
-    return "ok", f"connected to folder {root}"
+    return OK, f"connected to folder {root}"
 
 
 def _accept(machine: Path, desc: StoreDescription, found: str) -> None:
@@ -179,11 +136,11 @@ def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: fl
         if store.identity is not None:
             _accept(machine, desc, store.identity)
     except AgentmemError as exc:
-        report.add("auth" if exc.kind == "not-authenticated" else "store", "failed", exc.one_line())
+        report.add("auth" if exc.kind == "not-authenticated" else "store", FAILED, exc.one_line())
         report.exit_code = exc.exit_code
         return False
-    report.add("auth", "ok", f"Hugging Face user {done.user}")
-    report.add("store", "changed" if done.action == "created" else "ok", done.text())
+    report.add("auth", OK, f"Hugging Face user {done.user}")
+    report.add("store", CHANGED if done.action == "created" else OK, done.text())
     return True
 
 
@@ -215,7 +172,7 @@ def _runtime_steps(report: SetupReport, plan: _Plan, names: list[str], env: Mapp
 
         problem = extra.problem()
         if problem is not None:
-            report.add("mcp server", "warning", f"{problem}; add it with: {extra.install_command(str(plan.machine))}")
+            report.add("mcp server", WARNING, f"{problem}; add it with: {extra.install_command(str(plan.machine))}")
 
 
 def _enable(report: SetupReport, plan: _Plan, rt: Runtime) -> None:
@@ -227,9 +184,9 @@ def _enable(report: SetupReport, plan: _Plan, rt: Runtime) -> None:
     try:
         changed = blocks.apply_block(rt.instructions, plan.block_body)
     except AgentmemError as exc:  # malformed markers, a dangling link, a read-only file
-        report.add(f"instructions {name}", "warning", exc.one_line())
+        report.add(f"instructions {name}", WARNING, exc.one_line())
     else:
-        report.add(f"instructions {name}", "changed" if changed else "ok", str(rt.instructions))
+        report.add(f"instructions {name}", CHANGED if changed else OK, str(rt.instructions))
         follow = rt.after_instructions(plan.machine, existed)
         if follow is not None:
             report.add(f"instructions {name}: {follow[0]}", follow[1], follow[2])
@@ -252,9 +209,9 @@ def _skill_step(report: SetupReport, plan: _Plan, rt: Runtime, skills_root: Path
         result = core_skill.install_core_skill(plan.skill_files, skills_root / core_skill.CORE_SKILL,
                                                plan.machine, rt.name, replace=plan.replace)
     except AgentmemError as exc:  # a dangling link or a read-only folder (INV user-files)
-        report.add(f"skill {rt.name}", "warning", exc.one_line())
+        report.add(f"skill {rt.name}", WARNING, exc.one_line())
     else:
-        status = {"installed": "changed", "updated": "changed", "unchanged": "ok"}.get(result.status, "warning")
+        status = {"installed": CHANGED, "updated": CHANGED, "unchanged": OK}.get(result.status, WARNING)
         report.add(f"skill {rt.name}", status, result.detail or f"{result.status}: {result.path}")
 
 
@@ -263,9 +220,9 @@ def _permissions_step(report: SetupReport, plan: _Plan, rt: Runtime) -> None:
     try:
         changed, detail = rt.grant_permissions(plan.machine, plan.helper, plan.store)
     except AgentmemError as exc:
-        report.add(f"permissions {rt.name}", "warning", exc.one_line())
+        report.add(f"permissions {rt.name}", WARNING, exc.one_line())
         return
-    status = "changed" if changed else ("ok" if rt.permission_setting else "skipped")
+    status = CHANGED if changed else (OK if rt.permission_setting else SKIPPED)
     report.add(f"permissions {rt.name}", status, detail)
 
 
@@ -275,14 +232,14 @@ def _trust_step(report: SetupReport, plan: _Plan, rt: Runtime) -> None:
     try:
         if plan.trust is None:
             if rt.untrust_projects(plan.machine):
-                report.add(f"trust {rt.name}", "changed", "removed the trust entries agentmem had written "
+                report.add(f"trust {rt.name}", CHANGED, "removed the trust entries agentmem had written "
                            "([trust] projects is off)")
             return
         changed, detail = rt.trust_projects(plan.machine, plan.trust, plan.helper)
     except AgentmemError as exc:
-        report.add(f"trust {rt.name}", "warning", exc.one_line())
+        report.add(f"trust {rt.name}", WARNING, exc.one_line())
         return
-    report.add(f"trust {rt.name}", "changed" if changed else "ok", detail)
+    report.add(f"trust {rt.name}", CHANGED if changed else OK, detail)
 
 
 def _entry_step(report: SetupReport, label: str, on: bool, apply: Callable[[], Any], note: str = "") -> None:
@@ -290,10 +247,10 @@ def _entry_step(report: SetupReport, label: str, on: bool, apply: Callable[[], A
     try:
         change = apply()
     except AgentmemError as exc:
-        report.add(label, "warning", exc.one_line())
+        report.add(label, WARNING, exc.one_line())
         return
     if on or change.changed:
-        report.add(label, "changed" if change.changed else "ok",
+        report.add(label, CHANGED if change.changed else OK,
                    f"{change.detail}: {change.path}{' ' + note if on and note else ''}")
 
 
@@ -310,29 +267,29 @@ def _withdraw(report: SetupReport, plan: _Plan, rt: Runtime, enabled: list[Runti
         _withdraw_entries(report, f"hooks {name}", lambda: rt.remove_hooks(machine))
     try:
         if rt.untrust_projects(machine):
-            report.add(f"trust {name}", "changed", "removed the trust entries agentmem had written (runtime disabled)")
+            report.add(f"trust {name}", CHANGED, "removed the trust entries agentmem had written (runtime disabled)")
     except AgentmemError as exc:
-        report.add(f"trust {name}", "warning", exc.one_line())
+        report.add(f"trust {name}", WARNING, exc.one_line())
     try:
         if rt.withdraw_permissions(machine):
-            report.add(f"permissions {name}", "changed", "removed the entries agentmem had added (runtime disabled)")
+            report.add(f"permissions {name}", CHANGED, "removed the entries agentmem had added (runtime disabled)")
     except AgentmemError as exc:
-        report.add(f"permissions {name}", "warning", exc.one_line())
+        report.add(f"permissions {name}", WARNING, exc.one_line())
     if all(other.instructions != rt.instructions for other in enabled):
         try:
             if blocks.remove_block(rt.instructions):
-                report.add(f"instructions {name}", "changed",
+                report.add(f"instructions {name}", CHANGED,
                            f"removed agentmem's block (runtime disabled): {rt.instructions}")
         except AgentmemError as exc:
-            report.add(f"instructions {name}", "warning", exc.one_line())
+            report.add(f"instructions {name}", WARNING, exc.one_line())
     if rt.skills_root is not None and all(other.skills_root != rt.skills_root for other in enabled):
         try:
             gone = core_skill.remove_core_skill(rt.skills_root / core_skill.CORE_SKILL, machine, name)
         except AgentmemError as exc:
-            report.add(f"skill {name}", "warning", exc.one_line())
+            report.add(f"skill {name}", WARNING, exc.one_line())
         else:
             if gone.status != "absent":
-                report.add(f"skill {name}", "changed" if gone.status == "removed" else "warning",
+                report.add(f"skill {name}", CHANGED if gone.status == "removed" else WARNING,
                            gone.detail or f"removed {gone.path} (runtime disabled)")
 
 
@@ -342,7 +299,7 @@ def _withdraw_entries(report: SetupReport, label: str, remove: Callable[[], Any]
     except AgentmemError:
         return  # a file of a runtime this machine does not use: not ours to report on
     if change.changed:
-        report.add(label, "changed", f"{change.detail} (runtime disabled): {change.path}")
+        report.add(label, CHANGED, f"{change.detail} (runtime disabled): {change.path}")
 
 
 def _reflect_step(report: SetupReport, cfg: Config, names: list[str], env: Mapping[str, str] | None) -> None:
@@ -353,12 +310,12 @@ def _reflect_step(report: SetupReport, cfg: Config, names: list[str], env: Mappi
         return
     for name, state in _reflection(cfg, names).items():
         if state == "on":
-            report.add(f"reflect {name}", "ok", f"on: once per session ({registry.reflection_how(name)})")
+            report.add(f"reflect {name}", OK, f"on: once per session ({registry.reflection_how(name)})")
         elif state == "needs hooks":
-            report.add(f"reflect {name}", "warning", "[hooks] reflect is on but needs the hooks, which are off "
+            report.add(f"reflect {name}", WARNING, "[hooks] reflect is on but needs the hooks, which are off "
                        f"for {name}: `{Command('hooks', 'install', '--runtime', name, helper=report.helper).line()}`")
         else:
-            report.add(f"reflect {name}", "skipped", state)
+            report.add(f"reflect {name}", SKIPPED, state)
 
 
 def _shared_skill_steps(report: SetupReport, machine: Path, cfg: Config, wanted: list[str], names: list[str],
@@ -376,10 +333,10 @@ def _shared_skill_steps(report: SetupReport, machine: Path, cfg: Config, wanted:
             store = open_store(cfg.store, timeout=cfg.network_timeout)
             out = install.install(store, name, revision, rts, machine=machine)
         except AgentmemError as exc:
-            report.add(f"shared skill {item}", "warning", exc.one_line())
+            report.add(f"shared skill {item}", WARNING, exc.one_line())
             continue
         actions = sorted({r["action"] for r in out["runtimes"]})
-        report.add(f"shared skill {item}", "ok" if actions == ["unchanged"] else "changed", ", ".join(actions))
+        report.add(f"shared skill {item}", OK if actions == ["unchanged"] else CHANGED, ", ".join(actions))
 
 
 def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: bool = False,
@@ -400,7 +357,7 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
         return report
     names = enabled_names(cfg.data)
     for unknown in sorted(set(listed_names(cfg.data)) - set(names)):
-        report.add(f"runtime {unknown}", "warning", f"unknown runtime; expected one of {', '.join(registry.NAMES)}")
+        report.add(f"runtime {unknown}", WARNING, f"unknown runtime; expected one of {', '.join(registry.NAMES)}")
     helper_cmd = helper_command or default_helper_command()
     report.helper = helper_cmd
     helper = shlex.join(helper_cmd)
@@ -415,7 +372,7 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     report.store = store_reach(cfg.store)
     agent = settings.agent_name(cfg) or default_agent(names)
     changed = settings.complete(machine, cfg, agent=agent, helper_command=helper_cmd)
-    report.add("config", "changed" if changed else "ok", f"{machine / 'config.toml'} (helper: {helper})")
+    report.add("config", CHANGED if changed else OK, f"{machine / 'config.toml'} (helper: {helper})")
     plan = _Plan(machine, helper_cmd, cfg.store, replace_core_skill, settings.hooks_runtimes(cfg, names),
                  settings.mcp_enabled(cfg), settings.trusted_folders(cfg),
                  core_skill.render_files(core_skill.skill_source(machine), helper),
@@ -440,10 +397,10 @@ def _embed_step(report: SetupReport, machine: Path,
     for project, got in sync.embed_cached(machine, config.load(machine, allow_stale=False), progress=progress):
         name = f"embed {project}" if project else "embed"
         if isinstance(got, str):
-            report.add(name, "warning", got)
+            report.add(name, WARNING, got)
             continue
         now = f" ({got['embedded']} embedded now)" if got["embedded"] else ""
-        report.add(name, "changed" if got["embedded"] else "ok",
+        report.add(name, CHANGED if got["embedded"] else OK,
                    f"{got['done']} of {got['total']} note(s) have sentence vectors for hybrid search{now}")
 
 
@@ -453,8 +410,8 @@ def _wiring_step(report: SetupReport, machine: Path, env: Mapping[str, str] | No
     from agentmem.machine import wiring
 
     for check in wiring.checks(str(machine), config.load(machine, allow_stale=False), env):
-        if check.status != "ok":
-            report.add(f"check {check.name}", "warning", check.detail)
+        if check.status != OK:
+            report.add(f"check {check.name}", WARNING, check.detail)
 
 
 def _template_step(report: SetupReport, machine: Path) -> bool:
@@ -466,14 +423,14 @@ def _template_step(report: SetupReport, machine: Path) -> bool:
     try:
         warning = template_source.check_copy(machine)
     except AgentmemError as exc:
-        report.add("template", "failed", exc.one_line())
+        report.add("template", FAILED, exc.one_line())
         report.exit_code = exc.exit_code
         return False
     if warning:
-        report.add("template helper", "warning", warning)
+        report.add("template helper", WARNING, warning)
     repaired = template_source.repair(machine)
     if repaired:
-        report.add("template", "changed", repaired)
+        report.add("template", CHANGED, repaired)
     return True
 
 
@@ -484,7 +441,7 @@ def _commit_step(report: SetupReport, machine: Path) -> None:
 
     if (machine / ".git").exists() and repo.commit(
             machine, "agentmem setup"):
-        report.add("machine folder", "changed", f"committed {machine} (git)")
+        report.add("machine folder", CHANGED, f"committed {machine} (git)")
 
 
 def default_agent(runtime_names: list[str]) -> str:

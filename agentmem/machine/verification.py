@@ -27,13 +27,14 @@ from pathlib import Path
 from agentmem import errors
 from agentmem.runtimes.registry import configured
 from agentmem.skills.spec import CORE_SKILL
+from agentmem.status import FAILED, OK, PENDING, WARNING
 from agentmem.store.base import StoreDescription
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from agentmem.machine.setup import SetupReport
+    from agentmem.machine.setup_report import SetupReport
 
 TITLE = "Memory setup verification"
 RECORD = "setup-verification.json"  # in the machine folder: {"<store>|<project>": {"id", "sha256"}}
@@ -187,7 +188,7 @@ def _check_skills(report: SetupReport, cfg_data: dict, env: Mapping[str, str] | 
         entry = skill / "SKILL.md"
         text = entry.read_text("utf-8") if entry.is_file() else ""
         if f"name: {CORE_SKILL}" not in text or not (skill / "references" / "checkpoint.md").is_file():
-            report.add(f"skill check {name}", "warning", f"{skill} lacks SKILL.md or references/checkpoint.md")
+            report.add(f"skill check {name}", WARNING, f"{skill} lacks SKILL.md or references/checkpoint.md")
 
 
 def verification_step(report: SetupReport, machine: Path, env: Mapping[str, str] | None = None) -> str:
@@ -197,26 +198,26 @@ def verification_step(report: SetupReport, machine: Path, env: Mapping[str, str]
     cfg = config.require(machine)
     projects = list(cfg.projects.values())
     if not projects:
-        report.add("verify", "failed", "no project is mapped in config.toml ([projects])")
+        report.add("verify", FAILED, "no project is mapped in config.toml ([projects])")
         return "failed"
     _check_skills(report, cfg.data, env)
     project = config.check_project_name(projects[0])
     try:
         result = verify(machine, cfg.store, project, cfg.agent, timeout=cfg.network_timeout)
     except errors.AgentmemError as exc:
-        report.add("verify", "failed", f"{exc.kind}: {exc.one_line()}")
+        report.add("verify", FAILED, f"{exc.kind}: {exc.one_line()}")
         report.exit_code = exc.exit_code
         return "failed"
     if result.upload == "pending":
-        report.add("verify save", "pending", f"note {result.id} kept on this machine: {result.problem}")
+        report.add("verify save", PENDING, f"note {result.id} kept on this machine: {result.problem}")
         return "pending"
-    report.add("verify save", "ok", f"note {result.id} in project {project} ({result.upload})")
+    report.add("verify save", OK, f"note {result.id} in project {project} ({result.upload})")
     if not result.read_back:
-        report.add("verify read", "failed", f"the store holds something else at {result.path}")
+        report.add("verify read", FAILED, f"the store holds something else at {result.path}")
         return "failed"
-    report.add("verify read", "ok", "read back from the store, bypassing the cache")
+    report.add("verify read", OK, "read back from the store, bypassing the cache")
     if not result.found_by_search:
-        report.add("verify search", "failed", str(result.problem or "search did not find the note"))
+        report.add("verify search", FAILED, str(result.problem or "search did not find the note"))
         return "failed"
-    report.add("verify search", "ok", f"search for {TITLE!r} found it")
+    report.add("verify search", OK, f"search for {TITLE!r} found it")
     return "confirmed"

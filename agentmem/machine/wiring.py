@@ -13,6 +13,7 @@ from pathlib import Path
 
 from agentmem.errors import AgentmemError, Command
 from agentmem.machine.doctor import Check
+from agentmem.status import FAILED, OK, WARNING, Status
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -27,9 +28,9 @@ SETUP = Command("setup")
 FIX = "rerun setup, which puts it back"
 
 
-def _check(name: str, problem: str | None, ok: str, *, status: str = "fail") -> Check:
+def _check(name: str, problem: str | None, ok: str, *, status: Status = FAILED) -> Check:
     if problem is None:
-        return Check(name, "ok", ok)
+        return Check(name, OK, ok)
     return Check(name, status, problem, FIX, SETUP)
 
 
@@ -42,11 +43,11 @@ def _skill(machine: Path, rt: Runtime, helper: str) -> Check | None:
     try:
         wanted = core_skill.render_files(core_skill.skill_source(machine), helper)
     except (OSError, AgentmemError) as exc:
-        return Check(f"skill {rt.name}", "fail", f"the machine folder's core skill cannot be read ({exc})", FIX, SETUP)
+        return Check(f"skill {rt.name}", FAILED, f"the machine folder's core skill cannot be read ({exc})", FIX, SETUP)
     state = core_skill.compare(wanted, dest)
     problem = {"missing": f"{dest} is missing", "different": f"{dest} differs from the skill setup installs "
                "(edited, or from an older template)"}.get(state)
-    return _check(f"skill {rt.name}", problem, str(dest), status="fail" if state == "missing" else "warn")
+    return _check(f"skill {rt.name}", problem, str(dest), status=FAILED if state == "missing" else WARNING)
 
 
 def _block(machine: Path, rt: Runtime, helper: str) -> Check:
@@ -68,7 +69,7 @@ def _block(machine: Path, rt: Runtime, helper: str) -> Check:
     if where is None:
         return _check(name, f"{rt.instructions} holds no agentmem block", "")
     return _check(name, None if current else f"{rt.instructions}: the agentmem block is out of date",
-                  f"{rt.instructions}: block current", status="warn")
+                  f"{rt.instructions}: block current", status=WARNING)
 
 
 def _permissions(machine: Path, rt: Runtime, helper: list[str], store: StoreDescription | None) -> Check | None:
@@ -125,6 +126,6 @@ def checks(machine: str, cfg: Config, env: Mapping[str, str] | None = None) -> l
                  _mcp(folder, rt, helper_cmd) if mcp_on else None]
         out += [check for check in found if check is not None]  # None: nothing to check there
     if not names:
-        out.append(Check("runtimes", "warn", "no agent CLI is enabled in config.toml", "enable one and rerun setup",
+        out.append(Check("runtimes", WARNING, "no agent CLI is enabled in config.toml", "enable one and rerun setup",
                          SETUP))
     return out

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Protocol, TypeGuard
 if TYPE_CHECKING:
     from agentmem.hooks.config_files import Change as HookChange
     from agentmem.machine.userfiles import Change as FileChange
+    from agentmem.status import Status
     from agentmem.store.base import StoreDescription
 
 
@@ -105,7 +106,7 @@ class Runtime(Protocol):
         """Whether what `grant_permissions` adds is there and current: (ok, what was found); None when its
         default mode needs nothing or nothing can be configured. Reads only."""
 
-    def after_instructions(self, machine: Path, existed: bool) -> tuple[str, str, str] | None:
+    def after_instructions(self, machine: Path, existed: bool) -> tuple[str, Status, str] | None:
         """What follows writing our block into its instruction file, which `existed` before or not:
         (what the step concerns, status, detail), a failure reported as a warning; None for nothing."""
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from agentmem.hooks.config_files import Change as HookChange
     from agentmem.machine.userfiles import Change as FileChange
+    from agentmem.status import Status
     from agentmem.store.base import StoreDescription
 
 NAME = "claude"
@@ -156,7 +157,7 @@ class Claude:
             return False, f"{self.hooks_file}: {ALLOW} lacks {rule}"
         return True, f"{self.hooks_file}: {ALLOW} has {rule}"
 
-    def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
+    def after_instructions(self, machine: "Path", existed: bool) -> "tuple[str, Status, str] | None":
         return None
 
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from agentmem.hooks.config_files import Change as HookChange
     from agentmem.machine.userfiles import Change as FileChange
+    from agentmem.status import Status
     from agentmem.store.base import StoreDescription
 
 NAME = "codex"
@@ -236,7 +237,7 @@ class Codex:
             return False, f"{path}: {WRITABLE_ROOTS} lacks {', '.join(missing)}"
         return True, f"{path}: {WRITABLE_ROOTS} has the machine folder and the store"
 
-    def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
+    def after_instructions(self, machine: "Path", existed: bool) -> "tuple[str, Status, str] | None":
         return None
 
 

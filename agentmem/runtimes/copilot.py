@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agentmem.hooks.config_files import Change as HookChange
+    from agentmem.status import Status
     from agentmem.store.base import StoreDescription
 
 NAME = "copilot"
@@ -207,7 +208,7 @@ class Copilot:
                            ) -> tuple[bool, str] | None:
         return None  # nothing to configure (see permission_setting)
 
-    def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
+    def after_instructions(self, machine: "Path", existed: bool) -> "tuple[str, Status, str] | None":
         return None
 
 

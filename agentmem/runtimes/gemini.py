@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agentmem.hooks.config_files import Change as HookChange
+    from agentmem.status import Status
     from agentmem.store.base import StoreDescription
 
 NAME = "gemini"
@@ -184,7 +185,7 @@ class Gemini:
             return False, f"{self.policy_file} is not the policy setup writes"
         return True, f"{self.policy_file} allows the helper's commands"
 
-    def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
+    def after_instructions(self, machine: "Path", existed: bool) -> "tuple[str, Status, str] | None":
         return None
 
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agentmem.hooks.config_files import Change as HookChange
+    from agentmem.status import Status
     from agentmem.store.base import StoreDescription
 
 NAME = "opencode"
@@ -143,20 +144,22 @@ class OpenCode:
                            ) -> tuple[bool, str] | None:
         return None  # nothing to configure (see permission_setting)
 
-    def after_instructions(self, machine: "Path", existed: bool) -> tuple[str, str, str] | None:
+    def after_instructions(self, machine: "Path", existed: bool) -> "tuple[str, Status, str] | None":
         """Keep OpenCode reading the user's `~/.claude/CLAUDE.md` once our AGENTS.md exists."""
         from agentmem.errors import AgentmemError
+        from agentmem.status import WARNING
 
         try:
             outcome = self.keep_claude_md(machine, agents_md_existed=existed)
         except AgentmemError as exc:
-            return "CLAUDE.md", "warning", exc.one_line()
+            return "CLAUDE.md", WARNING, exc.one_line()
         return None if outcome is None else ("CLAUDE.md", *outcome)
 
-    def keep_claude_md(self, machine: "Path", *, agents_md_existed: bool) -> tuple[str, str] | None:
+    def keep_claude_md(self, machine: "Path", *, agents_md_existed: bool) -> "tuple[Status, str] | None":
         """(step status, detail), or None when there is nothing to keep."""
         from agentmem.fsutil import read_bytes
         from agentmem.machine import blocks, json_items
+        from agentmem.status import CHANGED, OK, WARNING
 
         config = self.config_dir / "opencode.json"
         ours_before = json_items.recorded(machine, config, INSTRUCTIONS_KEY)
@@ -169,10 +172,10 @@ class OpenCode:
         if not user_text:
             return None
         if (self.config_dir / "opencode.jsonc").exists() and not config.exists():
-            return "warning", (f"OpenCode no longer reads {self.claude_md} now that {self.instructions} exists; "
+            return WARNING, (f"OpenCode no longer reads {self.claude_md} now that {self.instructions} exists; "
                                f'add it to "instructions" in {self.config_dir / "opencode.jsonc"} to keep it')
         changed = json_items.add_items(machine, config, INSTRUCTIONS_KEY, [str(self.claude_md)])
-        return "changed" if changed else "ok", f"{config}: instructions has {self.claude_md} (OpenCode still reads it)"
+        return CHANGED if changed else OK, f"{config}: instructions has {self.claude_md} (OpenCode still reads it)"
 
 
 SPEC = Spec(
