@@ -124,9 +124,11 @@ def helper(*args: str) -> list[str]:
 KEYSTROKE = """async (text) => {
   const q = document.getElementById("q"); const out = [];
   q.value = ""; q.dispatchEvent(new Event("input"));
+  await window.agentmemView.settled();
   for (let i = 1; i <= text.length; i++) {
     const t = performance.now();
     q.value = text.slice(0, i); q.dispatchEvent(new Event("input"));
+    await window.agentmemView.settled();  // a search reads its term files first
     const handler = performance.now() - t;
     await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
     out.push([handler, performance.now() - t]);
