@@ -79,6 +79,8 @@ class Postings:
     """
 
     def __init__(self) -> None:
+        if not _DIGITS:
+            _DIGITS.extend(b36(n).encode() for n in range(_SMALL))
         self.text: dict[str, bytearray] = {}
         self.last: dict[str, int] = {}
         self.size = 0
@@ -86,24 +88,39 @@ class Postings:
     def add(self, row: int, title_terms: list[str], body_terms: list[str]) -> None:
         places: dict[str, list[int]] = {}
         for place, term in enumerate(title_terms + body_terms):
-            places.setdefault(term, []).append(place)
-        titled = len(title_terms)
-        for term, where in places.items():
-            tf = len(where) + (TITLE_WEIGHT - 1) * sum(1 for p in where if p < titled)
-            entry = _b36(row - self.last.get(term, -1))
-            if tf != len(where):
-                entry += "/" + _b36(tf)
-            entry += "".join("." + _b36(p) for p in where)
-            held = self.text.get(term)
-            if held is None:
-                self.text[term] = bytearray(entry, "ascii")
+            seen = places.get(term)
+            if seen is None:
+                places[term] = [place]
             else:
-                held += b"," + entry.encode("ascii")
-            self.last[term] = row
-            self.size += len(entry) + 1
+                seen.append(place)
+        titled, text, last, digits, size = len(title_terms), self.text, self.last, _DIGITS, 0
+        for term, where in places.items():
+            step = row - last.get(term, -1)
+            last[term] = row
+            entry = [digits[step] if step < _SMALL else b36(step).encode()]
+            if where[0] < titled:  # a title term counts TITLE_WEIGHT times
+                tf = len(where) + (TITLE_WEIGHT - 1) * sum(1 for p in where if p < titled)
+                entry += (b"/", digits[tf] if tf < _SMALL else b36(tf).encode())
+            entry.append(b".")
+            entry.append(b".".join([digits[p] for p in where] if where[-1] < _SMALL else
+                                   [b36(p).encode() for p in where]))
+            done = b"".join(entry)
+            size += len(done) + 1
+            held = text.get(term)
+            if held is None:
+                text[term] = bytearray(done)
+            else:
+                held += b","
+                held += done
+        self.size += size
 
 
-def _b36(n: int) -> str:
+_SMALL = 36 ** 3
+_DIGITS: list[bytes] = []  # b36(n) for n < _SMALL, as ASCII bytes, made on first use
+
+
+def b36(n: int) -> str:
+    """`n` (0 or more) in base 36, lower case: how the page's columns and postings write numbers."""
     if n < 36:
         return "0123456789abcdefghijklmnopqrstuvwxyz"[n]
     digits = []

@@ -1,11 +1,12 @@
-"""What the memory view shows, gathered as plain data (`page.py` turns it into the HTML file).
+"""What the memory view shows, gathered as plain data (`page.py` and `files.py` write it).
 
 `gather` refreshes each project exactly as a search does (`recall.freshen`: INV read-your-writes,
-with the same `[cache] max_age` and offline rules), then collects every cached and pending note of
-those projects with its metadata, its correction links both ways (`search/corrections.py`), and the
-states this machine knows of it (`states`: a pending upload and why it waits, and what the project's
-records say: retracted, review due, pinned; a purged note is not shown), the shared skills with
-their revisions, the store, and how current each project is. Whatever could not be checked is said
+with the same `[cache] max_age` and offline rules), then reads every cached and pending note of
+those projects, one at a time, into a `collect.Collector` with the states this machine knows of it
+(`note_states`: a pending upload, how to retry it and why it waits, and what the project's records
+say: retracted, review due, pinned; a purged note is not shown), and gathers the commands that act
+on notes (`commands.py`), the shared skills with their revisions, the store, and how current each
+project is. Whatever could not be checked is said
 (`stale`, `stale_reasons`), never hidden: a view of a store that did not answer is not a view of an
 empty store.
 

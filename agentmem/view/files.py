@@ -5,7 +5,7 @@ per word).
 
 Opened from disk, the page may not `fetch()` a file beside it (Chromium refuses file:// fetches), but
 it may run a script from there: each file is one call, `agentmemViewFile(generation, kind, number,
-data)`, with `data` as inert JSON (`page.inert_json`: no `</script>`, U+2028/2029 escaped), so note
+data)`, with `data` as inert JSON (`inert_json`: no `</script>`, U+2028/2029 escaped), so note
 text is data in these files as in the page (INV view-inert). Its policy lets the page run scripts
 from files only (`'self'` of a file:// page), never from a network.
 
@@ -17,6 +17,7 @@ and the older generations are removed after; a page and the files it names alway
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import shutil
@@ -52,9 +53,18 @@ def term_file(term: str, count: int) -> int:
     return h % count
 
 
-def _script(generation: str, kind: str, number: int, data: object) -> bytes:
-    from agentmem.view.page import inert_json
+# What JSON keeps raw but an HTML parser or an old JavaScript engine would read: written as escapes
+# (the same characters JSON.parse reads back).
+_INERT = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
+
+def inert_json(data: object) -> str:
+    """`data` as JSON that is safe as the content of a `<script type="application/json">` element, and as a
+    value in a script file: no `</script>`, comment or line separator can come of note text."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).translate(_INERT)
+
+
+def _script(generation: str, kind: str, number: int, data: object) -> bytes:
     return f"{CALLBACK}({inert_json(generation)},{inert_json(kind)},{number},{inert_json(data)});\n".encode()
 
 

@@ -20,18 +20,16 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import os
 from importlib import resources
+
+from agentmem.view.files import inert_json
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from agentmem.view.collect import Collector
     from agentmem.view.data import Gathered
 
-# What JSON keeps raw but an HTML parser or an old JavaScript engine would read: written as escapes
-# (the same characters JSON.parse reads back).
-_INERT = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 _TITLE = "agentmem: what your agents remember"
 
 
@@ -41,11 +39,6 @@ SCRIPTS = ("markdown.js", "search.js", "panels.js", "page.js")  # one script ele
 def asset(name: str) -> str:
     """One of the page's own files (`page.css` and the `SCRIPTS`), shipped beside this module."""
     return resources.files("agentmem.view").joinpath(name).read_text(encoding="utf-8")
-
-
-def inert_json(data: object) -> str:
-    """`data` as JSON that is safe as the content of a `<script type="application/json">` element."""
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).translate(_INERT)
 
 
 def _digest(text: str) -> str:
@@ -125,7 +118,7 @@ def columns(notes: Collector) -> dict:
     `tags`: {row: [tag index]}; `corrects`: {row: row, or the ID when the page lacks it}; `corrected_by`:
     {row: [rows, newest first]}.
     """
-    from agentmem.view.collect import STATE_CODES, _b36
+    from agentmem.view.collect import STATE_CODES, b36
 
     rows = notes.rows
     tables: dict[str, list[str]] = {"projects": [], "kinds": [], "agents": [], "tags": []}
@@ -155,9 +148,9 @@ def columns(notes: Collector) -> dict:
         "count": len(rows),
         "id": "\n".join(r.id for r in rows),
         "title": "\n".join(r.title for r in rows),
-        "attr": ",".join(_b36((index["agents"][r.agent] * nk + index["kinds"][r.kind]) * np
+        "attr": ",".join(b36((index["agents"][r.agent] * nk + index["kinds"][r.kind]) * np
                               + index["projects"][r.project]) for r in rows),
-        "dl": ",".join(_b36(r.dl) for r in rows),
+        "dl": ",".join(b36(r.dl) for r in rows),
         "states": ",".join(r.states for r in rows),
         "created": created, "tags": tags, "corrects": corrects, "corrected_by": corrected_by,
         "tables": tables | {"states": [{"code": c, "name": n} for n, c in STATE_CODES.items()]},
