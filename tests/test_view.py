@@ -65,9 +65,10 @@ def shown_notes(html_path: Path) -> list[dict]:
         fixes = cols["corrects"].get(str(i))
         out.append({
             "id": ids[i], "project": t["projects"][attr % np], "kind": t["kinds"][attr // np % nk],
-            "agent": t["agents"][attr // (np * nk)], "title": d["title"], "short_title": cols["title"].split("\n")[i],
-            "tags": [t["tags"][x] for x in cols["tags"].get(str(i), [])], "sources": d["sources"], "body": d["body"],
-            "session": d["session"], "review_by": d["review_by"], "states": d["states"],
+            "agent": t["agents"][attr // (np * nk)], "title": d.get("title", cols["title"].split("\n")[i]),
+            "short_title": cols["title"].split("\n")[i], "tags": [t["tags"][x] for x in cols["tags"].get(str(i), [])],
+            "sources": d.get("sources", []), "body": d["body"], "session": d.get("session"),
+            "review_by": d.get("review_by"), "states": d.get("states", []),
             "state_codes": [names[c] for c in cols["states"].split(",")[i]],
             "corrects": ids[fixes] if isinstance(fixes, int) else fixes,
             "corrected_by": [ids[r] for r in cols["corrected_by"].get(str(i), [])],

@@ -158,6 +158,7 @@ class Collector:
         corrects = meta.get("corrects")
         detail = {"title": text["title"], "tags": text["tags"], "sources": text["sources"], "body": text["body"],
                   "session": text["session"], "states": states, "review_by": review_by}
+        detail = {k: v for k, v in detail.items() if v}  # what a note lacks is left out: 100k notes lack much
         line = json.dumps(detail, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
         at = self.spool.tell()
         self.spool.write(line)
@@ -191,20 +192,27 @@ class Collector:
         fd = self.spool.fileno()
         for i, row in enumerate(self.rows):
             detail = json.loads(os.pread(fd, row.size, row.at))
-            title, tags, sources, body = detail["title"], detail["tags"], detail["sources"], detail["body"]
+            title, body = detail.get("title", ""), detail.get("body", "")
+            tags, sources = detail.get("tags", []), detail.get("sources", [])
             # search/words.py `note_fields`: title text is the title and tags, body text the body and sources
             title_terms = words.terms(f"{title} {' '.join(tags)}".strip())
             body_terms = words.terms(f"{body}\n{' '.join(sources)}" if sources else body)
             row.dl = TITLE_WEIGHT * len(title_terms) + len(body_terms)
             self.postings.add(i, title_terms, body_terms)
-            yield {
-                "title": one_line(title or row.id),
-                "body": shown_body(body),
-                "sources": [one_line(s) for s in sources],
-                "session": one_line(detail["session"]) or None,
-                "states": [dict(s, detail=shown_body(s["detail"])) for s in detail["states"]],
-                "review_by": detail["review_by"],
-            }
+            # as the page shows it; what the note lacks, or the row already says (a whole short title), is left out
+            shown: dict = {"body": shown_body(body)}
+            whole = one_line(title or row.id)
+            if whole != row.title:
+                shown["title"] = whole
+            if sources:
+                shown["sources"] = [one_line(s) for s in sources]
+            if detail.get("session"):
+                shown["session"] = one_line(detail["session"])
+            if detail.get("states"):
+                shown["states"] = [dict(s, detail=shown_body(s["detail"])) for s in detail["states"]]
+            if detail.get("review_by"):
+                shown["review_by"] = detail["review_by"]
+            yield shown
 
 
 def _str(value: object) -> str:

@@ -240,7 +240,8 @@
       if (state.selected === i) detail.replaceChildren(h("h2", { text: TITLES[i] }), h("p", { class: "notice", text: err.message }));
     });
   }
-  function showNote(i, n) {
+  function showNote(i, given) {
+    const n = Object.assign({ title: TITLES[i], sources: [], states: [], session: null }, given); // view/collect.py
     const pname = T.projects[project[i]];
     const facts = [["ID", IDS[i]], ["Project", pname], ["Kind", T.kinds[kind[i]]], ["Created", when(created(i)) + " UTC"],
       ["Agent", T.agents[agent[i]]]];

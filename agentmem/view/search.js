@@ -162,20 +162,36 @@ const AgentmemSearch = (function () {
   }
 
   // --- postings: view/collect.py Postings --------------------------------
+  // One pass over the text: each entry's row and term count; its positions are read only when the pair
+  // bonus asks for them (a common word's postings are tens of thousands of entries).
+  function digit(c) {
+    return c <= 57 ? c - 48 : c - 87;
+  }
   function parse(text) {
-    const rows = [], tfs = [], places = [];
-    let row = -1;
-    for (const entry of text.split(",")) {
-      const parts = entry.split(".");
-      const head = parts[0].split("/");
-      row += parseInt(head[0], 36);
-      const at = new Int32Array(parts.length - 1);
-      for (let i = 1; i < parts.length; i++) at[i - 1] = parseInt(parts[i], 36);
-      rows.push(row);
-      tfs.push(head.length > 1 ? parseInt(head[1], 36) : at.length);
-      places.push(at);
+    let n = 1;
+    for (let i = text.indexOf(","); i >= 0; i = text.indexOf(",", i + 1)) n++;
+    const rows = new Int32Array(n), tfs = new Int32Array(n), starts = new Int32Array(n), ends = new Int32Array(n);
+    const len = text.length;
+    let row = -1, i = 0;
+    for (let k = 0; k < n; k++) {
+      let v = 0, c = text.charCodeAt(i);
+      while (i < len && c !== 47 && c !== 46 && c !== 44) { v = v * 36 + digit(c); c = text.charCodeAt(++i); }
+      row += v;
+      let tf = -1;
+      if (c === 47) { // "/": the term count, when not the number of positions
+        tf = 0;
+        c = text.charCodeAt(++i);
+        while (i < len && c !== 46 && c !== 44) { tf = tf * 36 + digit(c); c = text.charCodeAt(++i); }
+      }
+      let count = 0;
+      starts[k] = i;
+      while (i < len && c !== 44) { if (c === 46) count++; c = text.charCodeAt(++i); }
+      ends[k] = i;
+      rows[k] = row;
+      tfs[k] = tf >= 0 ? tf : count;
+      i++;
     }
-    return { rows: Int32Array.from(rows), tfs: Int32Array.from(tfs), places: places };
+    return { rows: rows, tfs: tfs, places: (k) => text.slice(starts[k] + 1, ends[k]).split(".").map((p) => parseInt(p, 36)) };
   }
   const parsed = new Map(); // term -> postings (or null: in no note)
   let S = null, N = null;
@@ -253,7 +269,7 @@ const AgentmemSearch = (function () {
     let lo = 0, hi = post.rows.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1, v = post.rows[mid];
-      if (v === r) return post.places[mid];
+      if (v === r) return post.places(mid);
       if (v < r) lo = mid + 1;
       else hi = mid - 1;
     }
