@@ -41,7 +41,7 @@
   const has = (i, code) => STATES[i].includes(code);
   const NOTES = {
     count: COUNT, project: project, dl: dl, projectCount: NP, termFiles: DATA.files.term_files,
-    id: (i) => IDS[i], created: (i) => created(i) || "", due: (i) => has(i, "d"),
+    due: (i) => has(i, "d"),
     stats: (() => {
       let cached = null;
       return () => {

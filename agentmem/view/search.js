@@ -210,8 +210,16 @@ const AgentmemSearch = (function () {
   }
 
   // --- ranking: search/ranked.py _search, per project as each project's search scores ----------
+  let last = { key: null, found: null }; // a keystroke that changes no term (a space) ranks nothing again
   async function rank(query) {
     const qterms = terms(query.replace(/"/g, " "));
+    const key = qterms.join(" ");
+    if (key === last.key) return last.found;
+    const found = await ranked(qterms);
+    last = { key: key, found: found };
+    return found;
+  }
+  async function ranked(qterms) {
     const distinct = [...new Set(qterms)].slice(0, S.max_terms);
     if (!distinct.length) return { rows: [], every: [], terms: 0 };
     const held = await Promise.all(distinct.map(postings));
@@ -234,7 +242,7 @@ const AgentmemSearch = (function () {
     // the pair bonus goes to each project's best `depth` notes (and those tied with the last), as there
     const pairs = new Map();
     for (let i = 0; i + 1 < qterms.length; i++) pairs.set(qterms[i] + " " + qterms[i + 1], [qterms[i], qterms[i + 1]]);
-    const floor = floors(touched, scores, np);
+    const floor = pairs.size ? floors(touched, scores, np) : null;
     const final = new Float64Array(N.count);
     const where = new Map(distinct.map((t, i) => [t, held[i]]));
     for (const r of touched) {
@@ -242,17 +250,16 @@ const AgentmemSearch = (function () {
       if (pairs.size && score >= floor[N.project[r]]) score += S.pair_bonus * pairsIn(r, pairs, where);
       final[r] = N.due(r) ? score * S.review_demotion : score;
     }
-    touched.sort((a, b) => final[b] - final[a] || cmp(N.created(b), N.created(a)) || cmp(N.id(b), N.id(a)));
-    const every = touched.filter((r) => hits[r] === distinct.length);
-    return { rows: touched, every: every, terms: distinct.length };
+    // best first, then newest, then the highest ID: the page lists rows in that order of (created, ID), so
+    // among equal scores the lower row comes first (rows in order, then a stable sort by score)
+    const order = Array.from(Int32Array.from(touched).sort()).sort((a, b) => final[b] - final[a]);
+    const every = order.filter((r) => hits[r] === distinct.length);
+    return { rows: order, every: every, terms: distinct.length };
   }
-  function cmp(a, b) {
-    return a < b ? -1 : a > b ? 1 : 0;
-  }
-  function floors(touched, scores, np) {
+  function floors(touched, scores, np) { // each project's `depth`-th best score (search/ranked.py _top)
     const per = Array.from({ length: np }, () => []);
     for (const r of touched) per[N.project[r]].push(scores[r]);
-    return per.map((s) => (s.length <= S.depth ? -Infinity : s.sort((a, b) => b - a)[S.depth - 1]));
+    return per.map((s) => (s.length <= S.depth ? -Infinity : Float64Array.from(s).sort()[s.length - S.depth]));
   }
   function pairsIn(r, pairs, where) {
     let found = 0;
