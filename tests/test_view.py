@@ -352,8 +352,13 @@ def test_the_search_postings_are_the_terms_and_lengths_the_search_index_scores(l
           "--title", "Redis latency", "--tag", "redis", "--source", "https://example.com/redis-latency")
     saved(laptop, laptop.checkout, "Deploys wait for the schema migration; latency is fine", "--tag", "deploy")
     saved(laptop, laptop.checkout, "Ünïcödé wörds and naïve café stay whole; running runs ran")
-    laptop.json("view", cwd=laptop.user_home)
     html_path = laptop.home / "view" / "index.html"
+    terms = []
+    for _ in ("made by the view", "taken from the search index"):
+        laptop.json("view", cwd=laptop.user_home)
+        terms.append({p.name: note_file(p)[3] for p in view_files(html_path) if p.name.startswith("t")})
+        assert laptop.json("search", "latency", cwd=laptop.checkout)[0] == 0  # builds the index
+    assert terms[0] == terms[1]
     data = page_data(html_path.read_bytes())
     ids = data["notes"]["id"].split("\n")
     dls = [int(x, 36) for x in data["notes"]["dl"].split(",")]

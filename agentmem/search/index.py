@@ -426,6 +426,35 @@ def _valid(conn: sqlite3.Connection) -> bool:
     return got == {"schema": SCHEMA, "textproc": words.VERSION, "layout": _LAYOUT}
 
 
+def stored_terms(pdir: str | os.PathLike[str]) -> Callable[[str], tuple[list[str], list[str]] | None] | None:
+    """A look-up of what an existing index holds of a note: `(title terms, body terms)` by note ID, or None
+    when it holds no such note; None when there is no valid index. Read-only: it never builds, syncs or
+    writes the index (the memory view ranks with the terms search ranks with, without making them again)."""
+    path = index_path(pdir)
+    if not os.path.isfile(path):
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=_BUSY_MS / 1000, check_same_thread=False)
+        if not _valid(conn):
+            conn.close()
+            return None
+    except sqlite3.Error:
+        return None
+
+    def look(note_id: str) -> tuple[list[str], list[str]] | None:
+        try:
+            row = conn.execute("SELECT dl, terms FROM docs WHERE id=?", (note_id,)).fetchone()
+        except sqlite3.Error:
+            return None
+        if row is None:
+            return None
+        terms = row[1].split(" ") if row[1] else []
+        titled = (row[0] - len(terms)) // (TITLE_WEIGHT - 1)  # dl counts each title term TITLE_WEIGHT times
+        return terms[:titled], terms[titled:]
+
+    return look
+
+
 def discard(pdir: str | os.PathLike[str]) -> None:
     target = index_path(pdir)
     for path in (target, target + "-journal", target + "-wal", target + "-shm"):

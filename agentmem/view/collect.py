@@ -28,7 +28,7 @@ from agentmem.search.index import TITLE_WEIGHT
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from agentmem.memory.notes import Parsed
     from agentmem.view.data import Redactor
@@ -43,13 +43,14 @@ class Row:
     """What the page's list knows of one note; its details wait in the spool (`at`, `size`)."""
 
     __slots__ = ("id", "project", "kind", "created", "agent", "tags", "states", "corrects", "title", "dl", "at",
-                 "size", "corrected_by", "corrects_row")
+                 "size", "corrected_by", "corrects_row", "indexed")
 
     def __init__(self, note_id: str, project: str, kind: str, created: str, agent: str, tags: list[str],
                  states: str, corrects: str | None, title: str, at: int, size: int):
         self.id, self.project, self.kind, self.created, self.agent = note_id, project, kind, created, agent
         self.tags, self.states, self.corrects, self.title = tags, states, corrects, title
         self.at, self.size = at, size
+        self.indexed = False  # its search terms are the index's (a cached note the redaction left as it was)
         self.dl = 0  # the note's length in search terms (title terms count TITLE_WEIGHT times): set by `details`
         self.corrected_by: list[int] = []  # rows of the notes correcting this one, newest first
         self.corrects_row: int | None = None  # the row of the note this one corrects, when the page holds it
@@ -138,6 +139,14 @@ class Collector:
         self.rows: list[Row] = []
         self.spool = tempfile.TemporaryFile(prefix="agentmem-view-")
         self.postings = Postings()
+        self.indexes: dict[str, Callable[[str], tuple[list[str], list[str]] | None] | None] = {}
+
+    def use_index(self, project: str, pdir: str) -> None:
+        """Take the search terms of the project's cached notes from its search index, where there is one
+        (`index.stored_terms`): the same terms, without making them again."""
+        from agentmem.search import index
+
+        self.indexes[project] = index.stored_terms(pdir)
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -145,16 +154,19 @@ class Collector:
     def close(self) -> None:
         self.spool.close()
 
-    def add(self, note_id: str, project: str, parsed: Parsed, states: list[dict], review_by: str | None) -> None:
-        """One note; `states`: what this machine knows of it (`data.note_states`), already redacted."""
+    def add(self, note_id: str, project: str, parsed: Parsed, states: list[dict], review_by: str | None,
+            cached: bool = False) -> None:
+        """One note; `states`: what this machine knows of it (`data.note_states`), already redacted; `cached`:
+        in the project's cache (so in its index, if it has one), not only pending here."""
         from agentmem.memory import ids
 
         meta = parsed.meta
-        text = self.shown.fields({
+        given = {
             "title": parsed.title, "created": parsed.created, "agent": _str(meta.get("agent")),
             "session": _str(meta.get("session")), "tags": _strs(meta.get("tags")),
             "sources": _strs(meta.get("sources")), "body": parsed.body,
-        })
+        }
+        text = self.shown.fields(given)
         corrects = meta.get("corrects")
         detail = {"title": text["title"], "tags": text["tags"], "sources": text["sources"], "body": text["body"],
                   "session": text["session"], "states": states, "review_by": review_by}
@@ -167,6 +179,7 @@ class Collector:
             [one_line(t) for t in text["tags"]], "".join(STATE_CODES[s["name"]] for s in states),
             corrects if isinstance(corrects, str) and ids.ID.match(corrects) else None,
             short(one_line(text["title"] or note_id)), at, len(line)))
+        self.rows[-1].indexed = cached and text is given  # `fields` returns what it was given when nothing is withheld
 
     def finish(self) -> None:
         """Order the rows as the page lists them (newest first) and link corrections both ways, within
@@ -194,9 +207,13 @@ class Collector:
             detail = marshal.loads(os.pread(fd, row.size, row.at))
             title, body = detail.get("title", ""), detail.get("body", "")
             tags, sources = detail.get("tags", []), detail.get("sources", [])
-            # search/words.py `note_fields`: title text is the title and tags, body text the body and sources
-            title_terms = words.terms(f"{title} {' '.join(tags)}".strip())
-            body_terms = words.terms(f"{body}\n{' '.join(sources)}" if sources else body)
+            look = self.indexes.get(row.project) if row.indexed else None
+            known = look(row.id) if look is not None else None
+            if known is not None:
+                title_terms, body_terms = known
+            else:  # search/words.py `note_fields`: title text is the title and tags, body text the body and sources
+                title_terms = words.terms(f"{title} {' '.join(tags)}".strip())
+                body_terms = words.terms(f"{body}\n{' '.join(sources)}" if sources else body)
             row.dl = TITLE_WEIGHT * len(title_terms) + len(body_terms)
             self.postings.add(i, title_terms, body_terms)
             # as the page shows it; what the note lacks, or the row already says (a whole short title), is left out

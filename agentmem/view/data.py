@@ -214,6 +214,7 @@ def _project_notes(machine: str, cfg: Config, project: str, waiting: dict[str, E
     ndir = cache.notes_dir(machine, cfg.store, project)
     recorded = withheld.recorded_ids(pdir)  # cached notes arrive redacted; their record says what was withheld
     cached = cache.cached_ids(machine, cfg.store, project)
+    found.use_index(project, pdir)
     for note_id in cached:
         if note_id in states.purged:
             continue
@@ -225,7 +226,7 @@ def _project_notes(machine: str, cfg: Config, project: str, waiting: dict[str, E
             shown.withheld += len(withheld.withheld_of(pdir, note_id))
         parsed = notes.parse(data)
         known = recall.note_states(states, note_id, parsed.meta, review_after)
-        found.add(note_id, project, parsed, note_states(None, shown, known), known.get("review_by"))
+        found.add(note_id, project, parsed, note_states(None, shown, known), known.get("review_by"), cached=True)
     here = set(cached)
     for note_id, data in pending.project_notes(machine, project).items():
         if note_id in here or note_id in states.purged:
