@@ -33,7 +33,8 @@ const AgentmemFiles = (function () {
       };
       el.onerror = () => {
         el.remove();
-        fail("the note file " + key + ".js is missing: run `agentmem view` again");
+        fail("the note file " + key + ".js is missing: a newer view replaced this page's files (reload the page), " +
+          "or they were removed (run agentmem view again)");
       };
       document.head.append(el);
     });
