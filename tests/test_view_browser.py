@@ -421,6 +421,7 @@ def test_a_command_copied_from_the_page_runs_as_copied(laptop, visit):
     v = visit(view(laptop), permissions=("clipboard-read", "clipboard-write"))
     v.open(note)
     actions = v.page.locator("#detail .actions")
+    actions.locator("summary").click()  # folded away until asked for
     shown = actions.locator(".cmd").all_text_contents()
     assert [shlex.split(c)[1] for c in shown] == ["retract", "pin", "purge"]
     actions.locator(".action-pin button.copy").click()

@@ -94,7 +94,8 @@
   }
 
   // --- the page ----------------------------------------------------------
-  const q = h("input", { type: "search", id: "q", placeholder: "Search notes as agentmem search does, or paste an ID",
+  const q = h("input", { type: "search", id: "q", placeholder: "Search notes, or paste an ID",
+    title: "Ranked as agentmem search ranks: its first results are search's; then every note holding all the words",
     "aria-label": "Search notes", autocomplete: "off", spellcheck: "false", oninput: apply });
   const fFrom = h("input", { type: "date", id: "f-from", "aria-label": "From date", onchange: apply });
   const fTo = h("input", { type: "date", id: "f-to", "aria-label": "To date", onchange: apply });

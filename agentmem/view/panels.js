@@ -42,7 +42,8 @@ const AgentmemPanels = (function () {
   ];
   // The commands that act on note `id` of project `name` (`given`: the project's lines, view/commands.py).
   function actions(given, id, retracted, pinned, name) {
-    const box = h("section", { class: "actions" }, h("h3", { text: "Act on this note" }));
+    const box = h("details", { class: "actions" }, h("summary", { text: "Act on this note: " +
+      (given && given.lines ? (retracted ? "" : "retract, ") + (pinned ? "unpin" : "pin") + ", purge" : "how") }));
     if (!given || !given.lines) {
       box.append(h("p", { class: "empty", text: "Project " + name + " is not mapped on this machine, so no command " +
         "can act on its notes here" + (given && given.map ? ": map a checkout of it first (" + given.map +
