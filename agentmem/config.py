@@ -13,7 +13,16 @@ from __future__ import annotations
 import os
 import re
 
-from agentmem.errors import AgentmemError, Command, InvalidInput, NextStep, NotConfigured
+from agentmem.errors import (
+    AgentmemError,
+    BadSetting,
+    Command,
+    InvalidInput,
+    NextStep,
+    NotConfigured,
+    Option,
+    StaleConfig,
+)
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.paths import config_path
 from agentmem.store.base import StoreDescription
@@ -65,6 +74,16 @@ def check_project_name(name: str) -> str:
 def canonical(path: str | os.PathLike) -> str:
     """The canonical absolute form of a directory: user-expanded, symlinks resolved."""
     return os.path.realpath(os.path.expanduser(os.fspath(path)))
+
+
+def too_broad(root: str) -> str | None:
+    """Why the canonical directory `root` cannot be a project's (it would claim every directory below it, the
+    whole disk or the user's whole home), or None."""
+    if os.path.dirname(root) == root:
+        return "the filesystem root"
+    if os.path.normcase(root) == os.path.normcase(canonical("~")):
+        return "your home directory"
+    return None
 
 
 def _quoted(key: str) -> str:
@@ -192,11 +211,13 @@ class Config:
             if explicit not in self.project_names():
                 names = ", ".join(sorted(self.project_names())) or "none"
                 first = min(self.project_names()) if self.project_names() else None
-                use = f"name a configured one (--project {first}), or " if first else ""
+                use: list[str | Option] = []
+                if first:
+                    use = ["name a configured one (", Option("project", first), "), or "]
                 raise NotConfigured(
                     f"project {explicit!r} is not configured on this machine (configured: {names})",
-                    hint=NextStep(f"{use}map a directory of it first: {{}} (DIRECTORY: the checkout that "
-                                  "belongs to it)", Command("map", "DIRECTORY", explicit)),
+                    hint=NextStep.of(*use, "map a directory of it first: ", Command("map", "DIRECTORY", explicit),
+                                     " (DIRECTORY: the checkout that belongs to it)"),
                 )
             return explicit
         here = canonical(cwd if cwd is not None else os.getcwd())
@@ -239,7 +260,7 @@ def load(machine: str | os.PathLike, *, allow_stale: bool = True) -> Config:
             problem = conflict_error(path, line, machine, previous)
             if previous is None:
                 raise problem
-            return Config(path, previous, warnings=[problem.one_line()])
+            return Config(path, previous, warnings=[StaleConfig(problem.one_line(), hint=problem.hint)])
         import tomllib
 
         try:
@@ -329,7 +350,8 @@ def timeout_or_default(cfg: Config) -> tuple[float, str | None]:
     try:
         return cfg.network_timeout, None
     except AgentmemError as exc:
-        return DEFAULT_NETWORK_TIMEOUT, f"{exc.one_line()}; using {DEFAULT_NETWORK_TIMEOUT:g} s"
+        return DEFAULT_NETWORK_TIMEOUT, BadSetting(f"{exc.one_line()}; using {DEFAULT_NETWORK_TIMEOUT:g} s",
+                                                   hint=exc.hint)
 
 
 def require(machine: str | os.PathLike, *, allow_stale: bool = True) -> Config:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import os
 
-from agentmem.config import canonical, check_no_conflict, check_project_name, helper_words
-from agentmem.errors import InvalidInput
+from agentmem.config import canonical, check_no_conflict, check_project_name, helper_words, too_broad
+from agentmem.errors import Command, InvalidInput, NextStep
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.paths import config_path
 
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from tomlkit import TOMLDocument
 
+MAX_LISTED = 10  # mapped directories an "is not mapped" error names
 LOCK_FILE = ".config.lock"  # Windows only: there a folder cannot be locked, so a file beside config.toml is
 _lock_depth: dict[str, int] = {}
 _lock_fds: dict[str, int] = {}
@@ -177,6 +178,10 @@ def map_directory(machine: str | os.PathLike, directory: str | os.PathLike, proj
     root = canonical(directory)
     if not os.path.isdir(root):
         raise InvalidInput(f"{root} is not a directory")
+    broad = too_broad(root)
+    if broad:
+        raise InvalidInput(f"{root} is {broad}: a project mapped there would claim every directory below it; "
+                           "nothing was changed", hint="map the project's own checkout, e.g. ~/src/app")
     with locked(machine):
         found: list[str | None] = []
         _edited(machine, lambda doc: found.append(_mapped(machine, doc, root)[1]))
@@ -186,8 +191,8 @@ def map_directory(machine: str | os.PathLike, directory: str | os.PathLike, proj
         if previous is not None and not replace:
             raise InvalidInput(
                 f"{root} is already mapped to project {previous}; nothing was changed",
-                hint=f"to map it to {project} instead, run "
-                f"`{_shell([*helper_words(_current_data(machine)), 'map', root, project, '--replace'])}`",
+                hint=NextStep(f"to map it to {project} instead, run `{{}}`",
+                              Command("map", root, project, "--replace", helper=helper_words(_current_data(machine)))),
             )
 
         def change(doc: TOMLDocument) -> None:
@@ -198,6 +203,44 @@ def map_directory(machine: str | os.PathLike, directory: str | os.PathLike, proj
         if commit:
             return Mapping(root, project, previous, *update_and_commit(machine, change, message))
         return Mapping(root, project, previous, update(machine, change))
+
+
+def unmap_directory(machine: str | os.PathLike, directory: str | os.PathLike, *, commit: bool = False) -> Mapping:
+    """Remove the mapping of `directory` (canonicalised; it need not exist any more) from config.toml; with
+    `commit`, the change is committed alone (see `update_and_commit`). NotFound when it is not mapped.
+    The project's notes stay in the store, and its other directories stay mapped."""
+    from agentmem.errors import NotFound
+
+    root = canonical(directory)
+    with locked(machine):
+        found: list[tuple[str | None, list[str]]] = []
+
+        def look(doc: TOMLDocument) -> None:
+            table = doc.get("projects")
+            if not isinstance(table, dict):
+                found.append((None, []))
+                return
+            key = _mapping_key(table, root)
+            found.append((table.get(key) if key is not None else None, [k for k in table if isinstance(k, str)]))
+
+        _edited(machine, look)
+        project, keys = found[0]
+        if project is None:
+            listed = ", ".join(keys[:MAX_LISTED]) + (f" and {len(keys) - MAX_LISTED} more" if len(keys) > MAX_LISTED
+                                                      else "")
+            raise NotFound(f"{root} is not mapped to a project on this machine; nothing was changed",
+                           hint=f"mapped: {listed}" if keys else "no directory is mapped")
+
+        def change(doc: TOMLDocument) -> None:
+            table = doc.get("projects")
+            key = _mapping_key(table, root) if isinstance(table, dict) else None
+            if isinstance(table, dict) and key is not None:
+                del table[key]
+
+        message = f"Unmap {root} (was project {project})"
+        if commit:
+            return Mapping(root, str(project), None, *update_and_commit(machine, change, message))
+        return Mapping(root, str(project), None, update(machine, change))
 
 
 def _mapped(machine: str | os.PathLike, doc: TOMLDocument, root: str) -> tuple[dict, str | None, str | None]:
@@ -223,9 +266,3 @@ def _current_data(machine: str | os.PathLike) -> dict:
         return config.load(machine).data
     except InvalidInput:
         return {}
-
-
-def _shell(words: list[str]) -> str:
-    import shlex
-
-    return shlex.join(words)

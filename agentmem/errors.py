@@ -14,6 +14,12 @@ tool call where it has one). For example::
     raise NotFound(f"no pending note with ID {note_id} on this machine",
                    hint=NextStep("see `{}`", Command("pending")))
 
+One of a command's options is data too (`Option("redact")`: the CLI says `--redact`, the
+MCP server names its tool's argument, and leaves out a step its tools do not offer), and
+a message may name one: `InvalidInput(NextStep.of(Option("limit"), " must be between 1 and 200"))`.
+An error's `next` is its steps as a list; the front ends put them in their JSON and tool
+errors (`render.next_data`). A warning is an `AgentmemWarning`: its line, its class, its `next`.
+
 An OS error becomes one of these in one place, `from_os_error`.
 """
 
@@ -58,8 +64,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    # A front end's own name for a helper command (the MCP server's tool call), or None: the command line.
-    ToolName = Callable[["Command"], str | None]
+    # A front end's own name for a helper command or option (the MCP server's tool call, its tool's
+    # argument), or None: the command line, the flag.
+    ToolName = Callable[["Command | Option"], str | None]
 
 
 class Command:
@@ -91,26 +98,71 @@ class Command:
         return f"Command{self.args!r}"
 
 
+class Option:
+    """One of a helper command's options, as data: `Option("redact")`, `Option("mode", "ranked")`.
+
+    The CLI spells it as its flag (`line()`: `--mode ranked`); the MCP server as its tool's argument of
+    that name, where a tool takes one. `value` is shown as given (a placeholder such as PROJECT, or a value).
+    """
+
+    __slots__ = ("name", "value")
+
+    def __init__(self, name: str, value: str | None = None):
+        self.name = name
+        self.value = value
+
+    def line(self) -> str:
+        flag = "-" * 2 + self.name
+        return flag if self.value is None else f"{flag} {self.value}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Option) and (self.name, self.value) == (other.name, other.value)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.value))
+
+    def __repr__(self) -> str:
+        return f"Option({self.name!r}, {self.value!r})"
+
+
 class NextStep:
-    """What to do next: `words` with `{}` where each of `commands` goes, in order.
+    """What to do next: `words` with `{}` where each of `commands` (Commands or Options) goes, in order.
 
     `text(tool)` spells each command: as the front end's own name for it when `tool` gives one
     (dropping the backticks the words put around a command line), else as its command line.
+    `NextStep.of(*pieces)` builds one from its pieces (words and commands in order), for words that
+    hold someone's values, where a `{}` must stay as written.
     """
 
     __slots__ = ("pieces",)
 
-    def __init__(self, words: str, *commands: Command):
+    def __init__(self, words: str, *commands: Command | Option):
         parts = words.split("{}")
         if len(parts) != len(commands) + 1:
             raise ValueError(f"{words!r} has room for {len(parts) - 1} commands, not {len(commands)}")
-        self.pieces: list[str | Command] = [parts[0]]
+        self.pieces: list[str | Command | Option] = [parts[0]]
         for command, after in zip(commands, parts[1:]):
             self.pieces += [command, after]
+
+    @classmethod
+    def of(cls, *pieces: str | Command | Option | NextStep) -> NextStep:
+        step = cls("")
+        for piece in pieces:
+            if isinstance(piece, NextStep):  # another step's words, in its place
+                step = cls.of(*step.pieces, *piece.pieces)
+            elif isinstance(piece, str) and isinstance(step.pieces[-1], str):
+                step.pieces[-1] += piece
+            else:
+                step.pieces += [piece] if isinstance(piece, str) else [piece, ""]
+        return step
 
     @property
     def commands(self) -> list[Command]:
         return [p for p in self.pieces if isinstance(p, Command)]
+
+    @property
+    def options(self) -> list[Option]:
+        return [p for p in self.pieces if isinstance(p, Option)]
 
     def text(self, tool: ToolName | None = None) -> str:
         out: list[str] = []
@@ -143,25 +195,93 @@ class NextStep:
         return self.text()
 
 
+# What to do about an error or a warning: words, a step, or several of them in order.
+Hint = str | NextStep | list[str | NextStep] | None
+
+
+def steps(hint: Hint) -> list[NextStep]:
+    """A hint as its list of steps (words alone become a step without commands)."""
+    items = hint if isinstance(hint, list) else [hint]
+    return [h if isinstance(h, NextStep) else NextStep.of(h) for h in items if h]
+
+
+def steps_line(next_steps: list[NextStep], tool: ToolName | None = None,
+               offered: Callable[[NextStep], bool] | None = None) -> str:
+    """Steps as words in one line: `; ` between them, `, ` before an alternative (a step starting "or ").
+    `offered`: whether the front end offers a step (the MCP server leaves out a flag its tools lack)."""
+    out = ""
+    for step in next_steps:
+        if offered is not None and not offered(step):
+            continue
+        said = step.text(tool)
+        out += (", " if said.startswith("or ") else "; ") + said if out else said
+    return out
+
+
 class AgentmemError(Exception):
     """Base class. `kind` is the stable machine-readable name used in --json output.
 
-    `hint`: what to do about it, as words or a `NextStep` (commands as data).
+    `message`: what failed, as words or a `NextStep` (a message that names an option, `Option`).
+    `hint`: what to do about it, as words, a `NextStep` (commands as data) or a list of them: `next`.
     """
 
     exit_code = EXIT_UNEXPECTED
     kind = "error"
 
-    def __init__(self, message: str, *, hint: str | NextStep | None = None):
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str | NextStep, *, hint: Hint = None):
+        self.words = message if isinstance(message, NextStep) else None
+        super().__init__(str(message))
+        self.message = str(message)
         self.hint = hint
 
-    def one_line(self, tool: ToolName | None = None) -> str:
-        """Message and hint as one line; `tool`: the front end's names for commands (see NextStep.text)."""
-        hint = self.hint.text(tool) if isinstance(self.hint, NextStep) else self.hint
-        text = self.message if not hint else f"{self.message} ({hint})"
+    @property
+    def next(self) -> list[NextStep]:
+        """What to do next, as steps in order (empty: nothing to suggest)."""
+        return steps(self.hint)
+
+    def one_line(self, tool: ToolName | None = None, offered: Callable[[NextStep], bool] | None = None) -> str:
+        """Message and hint as one line; `tool`: the front end's names for commands (see NextStep.text),
+        `offered`: which steps it offers (see `steps_line`)."""
+        message = self.words.text(tool) if self.words is not None else self.message
+        hint = steps_line(self.next, tool, offered)
+        text = message if not hint else f"{message} ({hint})"
         return " ".join(text.split())
+
+
+class AgentmemWarning(str):
+    """A warning: its line (a `str`, as `warnings` in every JSON has always held), its class (`kind`, stable,
+    for a caller to match) and what to do (`hint`, as an error's; `next`: its steps). Subclasses name each
+    kind of warning; the front ends render them (cli/main.py, mcp/tools.py)."""
+
+    kind = "warning"
+    hint: Hint
+
+    def __new__(cls, message: str, *, hint: Hint = None) -> AgentmemWarning:
+        self = super().__new__(cls, message)
+        self.hint = hint
+        return self
+
+    @property
+    def next(self) -> list[NextStep]:
+        return steps(self.hint)
+
+
+class StaleConfig(AgentmemWarning):
+    """config.toml cannot be read as it stands (conflict markers): the last working copy is in use."""
+
+    kind = "stale-config"
+
+
+class BadSetting(AgentmemWarning):
+    """A setting in config.toml is malformed: its default is in use."""
+
+    kind = "bad-setting"
+
+
+class PublicStore(AgentmemWarning):
+    """The store became public: its notes can be read by anyone."""
+
+    kind = "public-store"
 
 
 class InvalidInput(AgentmemError):

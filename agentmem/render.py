@@ -16,7 +16,13 @@ from agentmem.errors import Command, NextStep
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agentmem.errors import AgentmemError, ToolName
+
+    # The MCP server's tool call for a helper command ({name, arguments}), or None: it has no tool for it.
+    ToolCall = Callable[[Command], dict | None]
+    Offered = Callable[[NextStep], bool]
 
 
 def command(step: Command, tool: ToolName | None = None) -> str:
@@ -25,13 +31,57 @@ def command(step: Command, tool: ToolName | None = None) -> str:
     return step.line() if named is None else named
 
 
-def error_line(exc: AgentmemError, tool: ToolName | None = None) -> str:
+def error_line(exc: AgentmemError, tool: ToolName | None = None, offered: Offered | None = None) -> str:
     """An error as one line, fit to print: its next step spelt for the front end, and any credential
     it echoes (a mistyped ID, a project) replaced by `[REDACTED:<kind>]` (INV no-credentials). Failures
     only: the scanner is not imported otherwise."""
     from agentmem.safety import credentials, screening
 
-    return screening.withhold(exc.one_line(tool), credentials.env_secrets())[0]
+    return screening.withhold(exc.one_line(tool, offered), credentials.env_secrets())[0]
+
+
+def next_data(steps: list[NextStep], tool: ToolName | None = None, call: ToolCall | None = None,
+              offered: Offered | None = None) -> list[dict]:
+    """An error's or a warning's next steps as JSON (docs/cli.md, "Next steps"): each {text} with, when
+    the step runs one helper command, the CLI's {argv, command} (its arguments and its line to run), or,
+    with `call` (the MCP server), {tool: {name, arguments}} where a tool does it, else {argv}. A step the
+    front end does not offer is left out (`offered`); credentials are withheld as in `error_line`.
+    Off the per-turn path: only an error or a warning renders steps."""
+    from agentmem.safety import credentials, screening
+
+    known = credentials.env_secrets()
+
+    def shown(text: str) -> str:
+        return screening.withhold(text, known)[0]
+
+    out = []
+    for step in steps:
+        if offered is not None and not offered(step):
+            continue
+        item: dict = {"text": shown(" ".join(step.text(tool).split()))}
+        commands = step.commands
+        if len(commands) == 1:
+            argv = [shown(a) for a in commands[0].args]
+            made = call(commands[0]) if call is not None else None
+            if made is not None:
+                item["tool"] = made
+            elif call is not None or any(a != b for a, b in zip(argv, commands[0].args)):
+                item["argv"] = argv
+            else:
+                item |= {"argv": argv, "command": commands[0].line()}
+        out.append(item)
+    return out
+
+
+def warning_details(warnings: list, tool: ToolName | None = None, call: ToolCall | None = None,
+                    offered: Offered | None = None) -> list[dict]:
+    """`warnings` (lines) as {warning: its class, message: the line, next: [steps]}, in the same order; a
+    plain line is of class "warning" with no steps."""
+    from agentmem.errors import AgentmemWarning
+
+    return [{"warning": w.kind if isinstance(w, AgentmemWarning) else "warning", "message": str(w),
+             "next": next_data(w.next, tool, call, offered) if isinstance(w, AgentmemWarning) else []}
+            for w in warnings]
 
 
 def pending_text(entries: list, broken: list[dict], tool: ToolName | None = None) -> str:
@@ -46,6 +96,8 @@ def pending_text(entries: list, broken: list[dict], tool: ToolName | None = None
             continue
         why = f" - last error: {e.last_error['message']}" if e.last_error else ""
         lines.append(f"  {e.id}  {e.project}  -> {e.store.label()}{why}")
+        if e.purges:  # INV purged-gone: pending work until the store no longer holds the note
+            lines.append(f"    the purge of note {e.purges}: not finished, the store may still hold the note")
         lines.append(f"    retry: {command(e.retry_step(), tool)}")
     if broken:
         lines.append(f"{len(broken)} pending folder(s) hold no note that can be sent (left untouched):")
@@ -160,15 +212,20 @@ def withheld_line(out: dict) -> str:
 
 
 def states_text(out: dict) -> str:
-    """What `read` says before the note: its retraction (who, when, why), a review that is due, a pin."""
-    from agentmem.safety.framing import clean
+    """What `read` says before the note: its retraction (who, when, and why: the reason is memory content,
+    so it is framed as recalled data, never said in the helper's voice), a review that is due, a pin."""
+    from agentmem.safety.framing import clean, frame_lines
 
     lines = []
     gone = out.get("retracted")
     if gone:
-        why = clean(gone["reason"] or "no reason given")
-        lines.append(f"RETRACTED on {gone['created'][:10]} by {gone['agent']} (record {gone['record']}): {why}")
-        lines.append("This note is no longer true; do not rely on it.")
+        lines.append(f"RETRACTED on {gone['created'][:10]} by {clean(gone['agent'])} (record {gone['record']}): "
+                     "this note is no longer true; do not rely on it.")
+        if gone["reason"]:  # INV framed-recall: written by whoever retracted it, quoted like the note
+            lines.append("The reason the retraction gives is recalled memory, like the note:")
+            lines.extend(frame_lines([gone["reason"]], label="retraction reason"))
+        else:
+            lines.append("The retraction gives no reason.")
     if out.get("review_due"):
         lines.append(f"REVIEW DUE since {out['review_by']}: this note may be stale; check it before relying on it.")
     if out.get("pinned"):
@@ -194,8 +251,17 @@ def purge_text(out: dict) -> str:
     note = out["note"]
     if out["status"] == "purged":
         where = "deleted from the store" if out["deleted_from_store"] else "not in the store (already gone)"
-        return (f"purged {note}: {where}; purge record {out['record']['record']} tells every other machine to drop "
-                "it at its next search")
+        lines = [f"purged {note}: {where}; purge record {out['record']['record']} tells every other machine to "
+                 "drop it at its next search"]
+        for other in out.get("other_purges", ()):  # this machine's earlier purges, finished after it
+            if other["status"] == "purged":
+                lines.append(f"also finished the earlier purge of {other['note']} (project {other['project']}): "
+                             "the store no longer holds it")
+            else:
+                why = other.get("reason", {}).get("message", "outcome unknown")
+                lines.append(f"the earlier purge of {other['note']} (project {other['project']}) is still not "
+                             f"finished: {why}")
+        return "\n".join(lines)
     why = out.get("reason", {}).get("message", "outcome unknown")
     return f"purged {note} from this machine, but the store is not done yet: {why}\nfinish it with: {out['next']}"
 

@@ -1,6 +1,7 @@
 """Retrieval quality on LoCoMo, through the real save and search path, at two note lengths.
 
-    python bench/locomo.py [DATA] [--modes literal,ranked,hybrid] [--granularity observations,sessions] [--json]
+    python bench/locomo.py [DATA] [--modes literal,ranked,hybrid] [--granularity observations,sessions]
+                           [--embed-budget SECONDS] [--json]
 
 DATA defaults to ../shared/bench/locomo-dev.json (relative to the repository
 root); any file in LoCoMo's format works. For each conversation and
@@ -18,6 +19,11 @@ Granularities:
 - sessions: each session is a note (20-30 turns, 1-5 KB: the length of an
   agent's checkpoint or handoff), titled with its date ("8 May 2023"), each
   turn a line `speaker: text`; it covers every turn's dia_id.
+
+Hybrid searches embed notes within `[search] embed_budget` (1 s by default), so the first questions of a
+conversation are answered with part of its notes embedded, and how many depends on the machine's speed
+and load at the time. `--embed-budget 1e9` gives the first search the time to embed every note: the
+figures of the vectors alone, the same on any machine.
 
 `--json` prints the observations' figures at the top level (`modes`) and the
 sessions' under `sessions` in the same shape.
@@ -106,7 +112,8 @@ def _cli(*args: str) -> dict:
     return out
 
 
-def run_conversation(sample: dict, modes: list[str], root: Path, granularity: str = "observations") -> dict:
+def run_conversation(sample: dict, modes: list[str], root: Path, granularity: str = "observations",
+                     embed_budget: float | None = None) -> dict:
     """Save one conversation's notes, ask its questions; per-mode ranks of the first hit."""
     project = re.sub(r"[^A-Za-z0-9_-]", "-", str(sample.get("sample_id", "conv")))
     base = root / granularity / project
@@ -115,6 +122,7 @@ def run_conversation(sample: dict, modes: list[str], root: Path, granularity: st
         d.mkdir(parents=True)
     (home / "config.toml").write_text(
         f'agent = "bench"\n\n[store]\nkind = "folder"\nlocation = "{store}"\n\n[projects]\n"{workdir}" = "{project}"\n'
+        + (f"\n[search]\nembed_budget = {embed_budget!r}\n" if embed_budget is not None else "")
     )
     os.environ["AGENTMEM_HOME"] = str(home)
     covers: dict[str, set] = {}
@@ -180,6 +188,7 @@ def main(argv=None) -> int:
     ap.add_argument("--modes", default=None, help="comma-separated; default: literal,ranked (+hybrid if installed)")
     ap.add_argument("--granularity", default=",".join(GRANULARITIES),
                     help="comma-separated: observations (one note each), sessions (one note each); default both")
+    ap.add_argument("--embed-budget", type=float, help="[search] embed_budget in seconds (default: the config's)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     from agentmem.search import encoder
@@ -195,7 +204,7 @@ def main(argv=None) -> int:
         for grain in grains:
             results = []
             for sample in data:
-                results.append(run_conversation(sample, modes, Path(tmp), grain))
+                results.append(run_conversation(sample, modes, Path(tmp), grain, args.embed_budget))
                 if not args.json:
                     print(f"{grain} {results[-1]['project']}: {results[-1]['notes']} notes saved", file=sys.stderr)
             reports[grain] = summary(results, modes)

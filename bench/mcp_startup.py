@@ -1,18 +1,22 @@
 """How long `agentmem mcp` takes to answer a client, beside a bare interpreter and a search.
 
-    python bench/mcp_startup.py [runs]
+    python bench/mcp_startup.py [runs] [--against CHECKOUT]
 
 Runs each case `runs` times (default 10) through the launcher of a helper venv built
 from this checkout, as setup installs it, in a throwaway AGENTMEM_HOME with one
 note. For the server, the time is from starting the process to its answer to
 `initialize` (when a client may list tools), then to the answer of a first
 `memory_search`; a client starts one server per session, not per turn.
+
+`--against CHECKOUT` builds a second helper venv from another checkout (an earlier commit's tree) on
+the same machine folder's notes and times its server too, the two servers taking turns.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -69,8 +73,22 @@ def run_once(argv, env, cwd) -> float:
     return (time.perf_counter() - start) * 1000
 
 
+def _helper(home: Path, checkout: Path) -> tuple[str, str]:
+    """(launcher, python) of a helper venv built from `checkout` in `home`, as setup builds it."""
+    from agentmem.machine import helper_venv
+
+    [launcher] = helper_venv.install(home, checkout)
+    return launcher, str(helper_venv.venv_python(home / ".venv"))
+
+
 def main() -> None:
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("runs", nargs="?", type=int, default=10)
+    ap.add_argument("--against", type=Path, help="another checkout whose server to time beside this one's")
+    args = ap.parse_args()
+    runs = args.runs
     with tempfile.TemporaryDirectory() as tmp:
         home, store, app = Path(tmp) / "agentmem", Path(tmp) / "store", Path(tmp) / "app"
         for d in (home, store, app):
@@ -78,10 +96,7 @@ def main() -> None:
         (home / "config.toml").write_text(f'agent = "bench@host"\n[store]\nkind = "folder"\nlocation = "{store}"\n'
                                           f'[projects]\n"{app}" = "app"\n'
                                           "[mcp]\nenabled = true\n")  # the answer mcp=true: the SDK goes into the venv
-        from agentmem.machine import helper_venv
-
-        [launcher] = helper_venv.install(home, ROOT)
-        py = str(helper_venv.venv_python(home / ".venv"))
+        launcher, py = _helper(home, ROOT)
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
         env["AGENTMEM_HOME"] = str(home)
         subprocess.run([launcher, "save", "--title", "Zebra cache"], input=b"The zebra cache is warm.\n", env=env,
@@ -91,10 +106,21 @@ def main() -> None:
                            ("agentmem search zebra", [launcher, "search", "zebra"])):
             times = [run_once(argv, env, app) for _ in range(runs)]
             print(f"{name:34s} median {statistics.median(times):7.1f} ms   worst {max(times):7.1f} ms")
-        served = [serve_once(launcher, env, app) for _ in range(runs)]
-        for i, name in enumerate(("agentmem mcp: initialize answered", "agentmem mcp: first search answered")):
-            times = [s[i] for s in served]
-            print(f"{name:34s} median {statistics.median(times):7.1f} ms   worst {max(times):7.1f} ms")
+        servers = {"agentmem mcp": launcher}
+        if args.against is not None:
+            other = Path(tmp) / "against"
+            other.mkdir()
+            shutil.copy(home / "config.toml", other / "config.toml")
+            servers[f"against {args.against.name}"] = _helper(other, args.against.resolve())[0]
+        served: dict[str, list] = {name: [] for name in servers}
+        for _ in range(runs):
+            for name, server in servers.items():  # taking turns: the same load for each
+                served[name].append(serve_once(server, env, app))
+        for server_name, rows in served.items():
+            for i, what in enumerate(("initialize answered", "first search answered")):
+                times = [s[i] for s in rows]
+                print(f"{server_name + ': ' + what:34s} median {statistics.median(times):7.1f} ms   "
+                      f"worst {max(times):7.1f} ms")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,10 @@ writes where a secret goes.
 
 A credential *form* is a way a credential reaches a note: a vendor token in each of the surroundings a note puts
 it in (a sentence, a shell export, JSON, a table, glued to a word, split by a backslash-newline), and each
-command, header, URL and config form of issue 25's everyday list.
+command, header, URL and config form of issue 25's everyday list; and the forms developers actually paste
+(issue V, tests/secrets_corpus_field.py): vendor prefixes, a credential name in every spelling and syntax,
+formats whose lines are secrets. `family` groups the samples one template made (tests/test_secrets_oracle.py
+gives each family where detect-secrets disagrees a reason).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ import string
 import uuid
 from dataclasses import dataclass, field
 from urllib.parse import quote
+
+from tests import secrets_corpus_field as field_forms
 
 SEED = 20261201
 
@@ -37,7 +42,7 @@ ALPHABETS = {
 _FILLER = re.compile(r"x{3}|0{6}|example|abcdefgh|1234567890|test|fake|dummy|sample|todo|pass|secret|token|key"
                      r"|your|my[_-]?|changeme|redacted|placeholder|vault|none|null|true|false",
                      re.IGNORECASE)
-SLOT = re.compile(r"\{(?:(" + "|".join(ALPHABETS) + r"):(\d+)|pw|basic|dockerauth|sas|uuid|sha|jwt)\}")
+SLOT = re.compile(r"\{(?:(" + "|".join(ALPHABETS) + r"):(\d+)|pw|basic|dockerauth|sas|uuid|sha|jwt|discord)\}")
 
 
 @dataclass
@@ -46,6 +51,14 @@ class Sample:
     kind: str | None  # the kind the scanner must report; None: benign, must have no finding
     text: str
     material: list[str] = field(default_factory=list)  # generated secret parts, which redaction must remove
+    family: str = ""  # the template it came from, e.g. "Docker personal access token" or "a YAML member"
+    # Kinds it may be reported as instead: a credential name that is also a header name (`apiKey: ...`) is
+    # found by whichever of the two detectors reads it first.
+    also: tuple[str, ...] = ()
+
+    @property
+    def kinds(self) -> set[str]:
+        return {self.kind, *self.also} if self.kind else set()
 
 
 class Material:
@@ -79,6 +92,9 @@ class Material:
             return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
         if name == "sha":
             return self.chars("hex", 40)
+        if name == "discord":  # the bot's numeric ID in base64, a timestamp, an HMAC
+            bot_id = base64.b64encode(str(self.rng.randrange(10**17, 10**18)).encode()).decode().rstrip("=")
+            return f"{bot_id}.{self.chars('b64url', 6)}.{self.chars('b64url', 38)}"
         assert name == "jwt"
         head = base64.urlsafe_b64encode(b'{"alg":"HS256","typ":"JWT"}').rstrip(b"=").decode()
         body = base64.urlsafe_b64encode(b'{"sub":"%d"}' % self.rng.randrange(10**9)).rstrip(b"=").decode()
@@ -152,7 +168,8 @@ EVERYDAY = [
     ("auth-header", "api-key (Azure OpenAI)", 'curl -H "api-key: {hex:32}" https://oai.invalid/openai'),
     ("auth-header", "X-Auth-Token", 'curl -H "X-Auth-Token: {alnum:32}" https://api.invalid'),
     ("auth-header", "Private-Token (GitLab)", "curl --header 'Private-Token: {b64url:20}' https://gitlab.invalid/api"),
-    ("auth-header", "X-Vault-Token", "curl -H 'X-Vault-Token: hvs.{alnum:24}' https://vault.invalid/v1/kv"),
+    # A Vault token is known by its prefix before the header it is in.
+    ("vault-token", "X-Vault-Token", "curl -H 'X-Vault-Token: hvs.{alnum:24}' https://vault.invalid/v1/kv"),
     ("auth-header", "Ocp-Apim-Subscription-Key", "Ocp-Apim-Subscription-Key: {hex:32}"),
     ("auth-header", "X-API-KEY in a Python dict", 'requests.get(url, headers={{"X-API-KEY": "{alnum:32}"}})'),
     ("auth-header", "Authorization: Token", "curl -H 'Authorization: Token {hex:40}' https://api.invalid"),
@@ -162,8 +179,8 @@ EVERYDAY = [
     ("command-password", "PGPASSWORD quoted before pg_dump", "PGPASSWORD='{pw}' pg_dump -h db app > app.sql"),
     ("command-password", "mysql -p glued", "mysql -u root -p{pw} app"),
     ("command-password", "mysql -p quoted", "mysql -h db -uroot -p'{pw}' -e 'select 1'"),
-    ("command-password", "mysqldump --password= short", "mysqldump --user=app --password={alnum:7} app"),
-    # A long value after `--password=` is a password assignment, as any command's option is.
+    # A value after `--password=`, short or long, is a password given to a credential-named option.
+    ("password-assignment", "mysqldump --password= short", "mysqldump --user=app --password={alnum:7} app"),
     ("password-assignment", "mysql --password= in a script", "mysql --password={pw} --execute 'show tables' app"),
     ("command-password", "sshpass, the password quoted", "sshpass -p '{pw}' ssh deploy@host.invalid"),
     ("command-password", "sshpass, the password glued on", "sshpass -p{pw} scp build.tgz host.invalid:/srv"),
@@ -171,7 +188,7 @@ EVERYDAY = [
     ("command-password", "docker login -p", "docker login -u ci -p {pw} registry.invalid"),
     ("command-password", "redis-cli -a", "redis-cli -h cache.internal -a {pw} ping"),
     ("command-password", "a token variable before a command", "DEPLOY_TOKEN={alnum:24} ./scripts/deploy.sh prod"),
-    ("command-password", "a short password variable at the end of a line", "export DB_PASSWORD={alnum:6}"),
+    ("password-assignment", "a short password variable at the end of a line", "export DB_PASSWORD={alnum:6}"),
     ("azure-key", "an Azure storage connection string",
      "DefaultEndpointsProtocol=https;AccountName=appstore;AccountKey={b64:86}==;EndpointSuffix=core.windows.net"),
     ("azure-key", "a connection string in appsettings.json",
@@ -206,16 +223,39 @@ def credentials(seed: int = SEED) -> list[Sample]:
     """Every credential form with fresh material (the same for the same seed)."""
     material = Material(random.Random(seed))
     out: list[Sample] = []
-    for kind, what, template, glues in TOKENS:
+    for kind, what, template, glues in TOKENS + field_forms.VENDORS:
         places = SURROUNDINGS + ([GLUED] if glues else [])
         for where, around in places:
             token, values = material.fill(template)
-            out.append(Sample(f"{what} {where}", kind, around.format(t=token), values))
+            out.append(Sample(f"{what} {where}", kind, around.format(t=token), values, what))
         text, values = _split(template, material)
-        out.append(Sample(f"{what} {SPLIT[0]}", kind, text, values))
+        out.append(Sample(f"{what} {SPLIT[0]}", kind, text, values, what))
     for kind, what, template in EVERYDAY:
         text, values = material.fill(template)
-        out.append(Sample(what, kind, text, values))
+        out.append(Sample(what, kind, text, values, what))
+    out += _named(material)
+    for kind, what, template in field_forms.FILES:
+        text, values = material.fill(template)
+        out.append(Sample(what, kind, text, values, what))
+    return out
+
+
+def _named(material: Material) -> list[Sample]:
+    """A credential name in each spelling given a value in each syntax (issue V): coverage as a property."""
+    from agentmem.safety import contexts
+
+    header = re.compile(contexts._HEADER_NAME)
+    out = []
+    for i, (spelling, name, password) in enumerate(field_forms.NAMES):
+        for j, (syntax, template, passwords_only) in enumerate(field_forms.SYNTAXES):
+            if passwords_only and not password:
+                continue
+            # Every third value is longer than 200 characters (real session tokens are).
+            slot = "{pw}" if password else ("{b64url:320}" if (i + j) % 3 == 0 else "{alnum:32}")
+            text, values = material.fill(template.replace("{v}", slot).replace("{n}", name))
+            also = ("auth-header",) if ":" in template and header.fullmatch(name) else ()
+            out.append(Sample(f"{spelling} name ({name}), {syntax}", "password-assignment", text, values, syntax,
+                              also))
     return out
 
 
@@ -224,6 +264,10 @@ def benign(seed: int = SEED) -> list[Sample]:
     material = Material(random.Random(seed + 1))
     out: list[Sample] = []
     for form, templates in BENIGN.items():
+        for template in templates:
+            text, _ = material.fill(template)
+            out.append(Sample(form, None, text))
+    for form, templates in field_forms.BENIGN.items():
         for template in templates:
             text, _ = material.fill(template)
             out.append(Sample(form, None, text))

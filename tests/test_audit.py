@@ -113,3 +113,33 @@ def test_a_note_whose_file_name_is_a_token_is_never_cached_or_named_and_audit_re
     assert finding["withheld"] == [{"where": "note ID", "kind": "github-token"}]
     assert "delete projects/app/notes/[REDACTED:github-token].md" in outs[3][1]
     assert sorted(p.name for p in folder.iterdir()) == [f"{TOKEN}.md"]  # --fix saved no copy of it
+
+
+def _fix_on_a_terminal(laptop, answer: bytes) -> tuple[int, str]:
+    """`audit --fix` with a terminal for stdin, given `answer`; (exit status, what it printed on stderr)."""
+    import os
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([*laptop.cli, "audit", "--fix"], cwd=laptop.checkout, env=laptop.env, stdin=slave,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(slave)
+    os.write(master, answer)
+    _, err = proc.communicate(timeout=120)
+    os.close(master)
+    return proc.returncode, err.decode()
+
+
+def test_the_fix_prompt_names_the_note_by_its_title_and_says_the_original_is_deleted_for_good(laptop, store_dir):
+    # INV no-credentials: the title shown is the redacted one
+    folder = store_dir / "projects" / "app" / "notes"
+    folder.mkdir(parents=True)
+    (folder / f"{NOTE_ID}.md").write_bytes(planted())
+    status, err = _fix_on_a_terminal(laptop, b"n\n")
+    assert TOKEN not in err
+    [prompt] = [ln for ln in err.splitlines() if "[y/N]" in ln]
+    assert f'app/{NOTE_ID} "Deploy with [REDACTED:github-token]"' in prompt
+    assert "DELETE the original for good" in prompt and "cannot be undone" in prompt
+    assert sorted(p.name for p in folder.iterdir()) == [f"{NOTE_ID}.md"]  # answered no: nothing done
+    status, out, _ = laptop.json("audit", cwd=laptop.checkout)
+    assert out["findings"][0]["title"] == "Deploy with [REDACTED:github-token]"

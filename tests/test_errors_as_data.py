@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import ast
 import errno
+import json
 from pathlib import Path
 
 import pytest
 
-from agentmem import errors, paths, shell
+from agentmem import errors, paths, render, shell
 from agentmem.cli import main as cli_main
+from agentmem.cli import result
 from agentmem.errors import Command, NextStep
 from agentmem.mcp import tools
-from agentmem.memory import delivery
+from agentmem.memory import delivery, recall
+from agentmem.safety import credentials
 
 PACKAGE = Path(__file__).resolve().parent.parent / "agentmem"
 
@@ -81,3 +84,61 @@ def test_no_library_module_imports_the_entry_point_or_the_cli_and_mcp_renders_wi
         if bad:
             found.append(f"{rel}: {sorted(bad)}")
     assert not found, found
+
+
+# -- the next step as data in --json and in MCP's tool errors (issue Y, item 1) ------------------------------
+
+
+def test_a_json_error_carries_its_next_step_with_the_commands_arguments_and_its_line(tmp_path, monkeypatch, capsys):
+    # INV printed-commands-run
+    monkeypatch.setenv("AGENTMEM_HOME", str(tmp_path / "machine"))
+    status = cli_main.run(["save", "--retry", "20261201T000000000Z-aaaaaaaa", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert status == errors.EXIT_NOT_FOUND and out["error"] == "not-found"
+    line = shell.line("pending")
+    assert out["next"] == [{"text": f"see `{line}`", "argv": ["pending"], "command": line}]
+    assert out["message"].endswith(f"(see `{line}`)")
+
+
+def test_an_mcp_tool_error_carries_the_same_step_as_its_tool_call():
+    failed = tools.failure(errors.NotFound("no pending note", hint=NextStep("see `{}`", Command("pending"))))
+    assert failed.data["next"] == [{"text": "see memory_pending", "tool": {"name": "memory_pending", "arguments": {}}}]
+    step = NextStep("run `{}`", Command("setup", "--new-store"))
+    assert tools.failure(errors.NotFound("gone", hint=step)).data["next"] == [
+        {"text": f"run `{shell.line('setup', '--new-store')}`", "argv": ["setup", "--new-store"]}]
+
+
+def test_an_option_a_message_names_is_the_clis_flag_and_the_mcp_tools_argument():
+    with pytest.raises(errors.InvalidInput) as caught:
+        recall.search("/nonexistent", None, "app", "x", limit=0)  # type: ignore[arg-type]
+    assert caught.value.one_line() == f"--limit must be between 1 and {recall.MAX_LIMIT}"
+    assert caught.value.one_line(tools.tool_name) == f"`limit` must be between 1 and {recall.MAX_LIMIT}"
+
+
+def test_a_step_naming_a_flag_mcp_lacks_is_left_out_there_and_kept_in_the_cli():
+    with pytest.raises(errors.SecretFound) as caught:
+        credentials.raise_for(["line 1: a GitHub token (github-token)"])
+    exc = caught.value
+    assert exc.one_line().endswith("(remove the credential, or pass --redact to replace it with [REDACTED:<kind>])")
+    assert [s["text"] for s in render.next_data(exc.next)] == [
+        "remove the credential", "or pass --redact to replace it with [REDACTED:<kind>]"]
+    assert [s["text"] for s in tools.failure(exc).data["next"]] == ["remove the credential"]
+    assert tools.failure(exc).data["message"].endswith("(remove the credential)")
+
+
+def test_a_credential_in_a_step_is_withheld_from_its_text_and_arguments(monkeypatch):
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    exc = errors.NotFound("gone", hint=NextStep("read it: `{}`", Command("read", token)))
+    [step] = render.next_data(exc.next)
+    assert token not in json.dumps(step) and "command" not in step and step["argv"][0] == "read"
+
+
+def test_a_warning_is_its_line_and_a_class_with_next_steps():
+    warning = errors.StaleConfig("config.toml holds conflict markers", hint=NextStep("run `{}`", Command("setup")))
+    assert warning == "config.toml holds conflict markers" and json.dumps([warning]) == json.dumps([str(warning)])
+    payload = result.with_warning_details({"status": "ok", "warnings": [warning, "a plain line"]})
+    assert payload["warning_details"] == [
+        {"warning": "stale-config", "message": str(warning),
+         "next": [{"text": f"run `{shell.line('setup')}`", "argv": ["setup"], "command": shell.line("setup")}]},
+        {"warning": "warning", "message": "a plain line", "next": []}]
+    assert result.with_warning_details({"status": "ok"}) == {"status": "ok"}

@@ -122,30 +122,32 @@ def test_claude_codes_auto_memory_imports_one_note_per_memory_once(laptop):
     assert again["counts"] == {"save": 0, "present": 2, "refused": 0}
 
 
-def test_codex_memories_import_a_note_per_task_group_and_ad_hoc_note(laptop):
+def test_codex_memories_import_a_note_per_task_group_and_ad_hoc_note(laptop):  # of no project: --project
     root = laptop.user_home / ".codex" / "memories"
     (root / "extensions" / "ad_hoc" / "notes").mkdir(parents=True)
     (root / "MEMORY.md").write_text(
         "# Task Group: app build\nscope: the build\n## Task 1: fix cache\n- keywords: cache\n"
         "# Task Group: app deploy\nscope: deploys\n## Reusable knowledge\n- the VPN is needed\n")
     (root / "extensions" / "ad_hoc" / "notes" / "vpn.md").write_text("# VPN\nUse the office VPN profile.\n")
-    status, out, err = laptop.json("import", "--from", "codex", cwd=laptop.checkout)
+    status, out, err = laptop.json("import", "--from", "codex", "--project", "app", cwd=laptop.checkout)
     assert status == 0, err
     assert [i["title"] for i in out["items"]] == ["app build", "app deploy", "VPN"]
     assert all(i["action"] == "save" for i in out["items"])
 
 
-def test_gemini_added_memories_and_clines_memory_bank_import_and_nothing_else(laptop):
+def test_gemini_global_memories_and_clines_memory_bank_import_and_nothing_else(laptop):
     gemini = laptop.user_home / ".gemini"
     gemini.mkdir()
-    (gemini / "GEMINI.md").write_text("# Mine\n- not a memory\n\n## Gemini Added Memories\n- Use pnpm.\n"
-                                      "- Tests use vitest.\n\n## Later\n- not one either\n")
-    status, out, _ = laptop.json("import", "--from", "gemini", "--apply", cwd=laptop.checkout)
+    (gemini / "GEMINI.md").write_text("# Mine\n- Use pnpm.\n\n## Gemini Added Memories\n- Tests use vitest.\n\n"
+                                      "```sh\n- not a memory: code\n```\n")
+    status, out, _ = laptop.json("import", "--from", "gemini", "--project", "app", "--apply", cwd=laptop.checkout)
     assert [i["title"] for i in out["items"]] == ["Use pnpm.", "Tests use vitest."]
     bank = laptop.checkout / "memory-bank"
     bank.mkdir()
     (bank / "projectbrief.md").write_text("# Project brief\nA small app.\n")
     (bank / "progress.md").write_text("# Progress\nLogin works.\n")
+    (bank / ".hidden.md").write_text("# Hidden\nnot one\n")
+    (bank / "notes.txt").write_text("not Markdown\n")
     status, out, _ = laptop.json("import", "--from", "cline", cwd=laptop.checkout)
     assert [i["title"] for i in out["items"]] == ["Progress", "Project brief"]
 
@@ -155,9 +157,10 @@ def test_a_credential_in_an_imported_memory_is_refused_or_redacted_as_save_does(
     gemini = laptop.user_home / ".gemini"
     gemini.mkdir()
     (gemini / "GEMINI.md").write_text(f"## Gemini Added Memories\n- deploy token is {token}\n")
-    status, out, err = laptop.json("import", "--from", "gemini", "--apply", cwd=laptop.checkout)
+    status, out, err = laptop.json("import", "--from", "gemini", "--project", "app", "--apply", cwd=laptop.checkout)
     assert out["counts"]["refused"] == 1 and out["saved"] == [] and token not in json.dumps(out) + err
-    status, out, err = laptop.json("import", "--from", "gemini", "--apply", "--redact", cwd=laptop.checkout)
+    status, out, err = laptop.json("import", "--from", "gemini", "--project", "app", "--apply", "--redact",
+                                   cwd=laptop.checkout)
     assert out["counts"]["save"] == 1 and token not in json.dumps(out) + err
     status, text, _ = laptop.run("read", out["saved"][0]["id"], cwd=laptop.checkout)
     assert "[REDACTED:" in text and token not in text

@@ -64,7 +64,8 @@ def test_reading_an_id_the_cache_lacks_first_brings_the_cache_up_to_date(machine
     status, out, _ = b.json("search", "--offline", cwd=checkout)
     assert {r["id"] for r in out["results"]} == {first["id"], second["id"]}  # what changed came with it
     status, out, _ = b.json("read", first["id"], cwd=checkout)
-    assert out["source"] == "cache" and out["refreshed"] is False and out["stale"] is False
+    assert out["source"] == "cache" and out["refreshed"] is False  # cached: within max_age, not asked
+    assert out["stale"] is True and out["stale_error"] == "not-checked"  # a retraction made since could be missing
 
 
 def _search_with_stderr_on_a_terminal(m, checkout, *args) -> str:

@@ -179,7 +179,7 @@ def test_the_prompt_names_the_absolute_helpers_save_form_without_a_heredoc():
 
 # -- the stop hook, run as a runtime runs it -------------------------------------------------------
 
-@pytest.mark.parametrize("runtime", [n for n in registry.NAMES if registry.runtime(n).reflection])
+@pytest.mark.parametrize("runtime", [n for n in registry.NAMES if registry.spec(n).reflection is not None])
 def test_with_reflection_on_the_first_stop_asks_once_and_the_stop_it_caused_does_not(offline_machine, runtime):
     # INV reflect-once
     m = offline_machine
@@ -197,7 +197,7 @@ def test_reflection_off_or_a_runtime_without_the_mechanism_prints_no_decision(of
     assert m.run("hook", "stop", "--runtime", "claude", input=stop_input()) == (0, "", "")  # off by default
     _reflect_on(m)
     for name in registry.NAMES:
-        if not registry.runtime(name).reflection:  # OpenCode
+        if registry.spec(name).reflection is None:  # OpenCode
             assert m.run("hook", "stop", "--runtime", name, input=stop_input()) == (0, "", "")
     assert not (m.home / reflect.STATE_FILE).exists()
 

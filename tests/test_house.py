@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import ast
 import io
 import re
 import tokenize
@@ -113,3 +115,69 @@ def test_the_dated_measurement_check_tells_a_measurement_from_provenance_and_dat
     found = _dated_figures([sample], tmp_path)
     assert found == ["pkg/sample.py: Measured 2026-11-30: 4.6 ms.",
                      "pkg/sample.py: Seconds. A save takes about 0.6 s (2026-11-30)."]
+
+
+# -- library code names no flag of ours: an option is data (errors.Option), spelt by the front end ----------
+
+# The front ends (and what documents them) spell flags; the hook entry parses its own arguments.
+_FRONT_ENDS = ("cli/", "mcp/", "render.py", "shell.py", "hooks/dispatch.py")
+# Where a flag in a string is the point: the exit-status table docs/cli.md shows, and the OpenCode plugin's
+# source, which runs the hook command (a command line in a file we write, not a message).
+_FLAG_ALLOWED = {("errors.py", "--replace"), ("runtimes/opencode.py", "--runtime")}
+
+
+def _our_flags() -> set[str]:
+    from agentmem.cli import main
+
+    found: set[str] = set()
+
+    def walk(parser: argparse.ArgumentParser) -> None:
+        for action in parser._actions:
+            found.update(o for o in action.option_strings if o.startswith("--"))
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    walk(sub)
+
+    walk(main.build_parser())
+    return found - {"--help", "--version"}
+
+
+def _flags_in_strings(path, flags: set[str]) -> list[tuple[int, str, str]]:
+    """(line, flag, text) of each string literal in `path` that names a flag inside words; a literal that
+    is the flag alone is an argument of a Command (data), and docstrings are documentation."""
+    pattern = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, sorted(flags, key=len, reverse=True)))
+                         + r")(?![\w-])")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)) or id(node) in docstrings:
+            continue
+        if re.fullmatch(r"--[\w-]+(=.*)?", node.value, re.S):
+            continue
+        found += [(node.lineno, flag, node.value) for flag in pattern.findall(node.value)]
+    return found
+
+
+def test_library_code_names_no_flag_of_ours_in_a_string():
+    # A flag baked into library words is one the MCP server cannot offer and the CLI cannot spell its own way:
+    # library code names an option as data (errors.Option), and the front ends spell it (issue Y, item 1).
+    flags = _our_flags()
+    assert {"--redact", "--project", "--reason", "--refresh", "--mode"} <= flags
+    named = [f"{rel}:{line}: {flag} in {text[:80]!r}" for p in _modules()
+             if not (rel := str(p.relative_to(PACKAGE))).startswith(_FRONT_ENDS)
+             for line, flag, text in _flags_in_strings(p, flags) if (rel, flag) not in _FLAG_ALLOWED]
+    assert named == [], "library strings naming a flag of ours:\n" + "\n".join(named)
+
+
+def test_the_flag_check_tells_words_naming_a_flag_from_a_command_argument(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        '"""Docs may say --redact."""\n'
+        'STEP = Command("search", "--mode", "ranked", "--project=app")\n'
+        'HINT = f"or search with --mode ranked in {project}"\n'
+        'OTHER = "pass --redaction-level, not ours"\n', encoding="utf-8")
+    assert [(line, flag) for line, flag, _ in _flags_in_strings(sample, {"--mode", "--redact", "--project"})] \
+        == [(3, "--mode")]

@@ -84,3 +84,23 @@ def test_the_check_deadline_bounds_only_the_check_and_the_hold_ends_when_it_has_
     new = another_machine_saves(hub, 2)
     status = cache.ensure_fresh(home, STORE, "app", max_age=0, timeout=8, check_timeout=0.5)
     assert not status.stale and sorted(status.added) == sorted(new)
+
+
+def test_a_read_against_a_hung_hub_spends_at_most_one_network_budget(hub, alice, alice_bucket, tmp_path):
+    # INV bounded-network: the change check and the note's own download share one budget
+    m = machine(tmp_path, hub, alice, budget=4, check=1)
+    [cached] = another_machine_saves(hub, 1)
+    assert m.run("read", cached, "--json").returncode == 0  # cached here
+    [fetched] = another_machine_saves(hub, 1)  # never here: only the Hub can answer for it
+    hub.inject("*", "hang")
+    started = time.monotonic()
+    done = m.run("read", fetched, "--json")
+    took = time.monotonic() - started
+    assert done.returncode != 0 and json.loads(done.stdout)["error"] == "offline", done.stdout
+    assert took < 4 + 2.5, took  # two budgets (the check's, then the download's) would be over 8 s
+    started = time.monotonic()
+    done = m.run("read", cached, "--json")
+    took = time.monotonic() - started
+    out = json.loads(done.stdout)
+    assert done.returncode == 0 and out["source"] == "cache" and out["stale"] is True, out
+    assert took < 2.5, took  # the hold after the hang: not asked again, answered from the cache, said so

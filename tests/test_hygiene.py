@@ -231,6 +231,28 @@ def test_purge_on_a_terminal_asks_and_only_yes_purges(laptop, store_dir, answer,
     assert (proc.returncode == 0) is purged and (f"{note_id}.md" in _store_files(store_dir)) is not purged
 
 
+def test_the_purge_question_names_the_notes_title_and_says_the_original_is_deleted_for_good(machines, tmp_path):
+    # A machine that never fetched the note reads its title from the store for the question, caching nothing
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    a, b = machines("a", {checkout: "app"}), machines("b", {checkout: "app"})
+    status, out, err = a.json("save", "--title", "Prod deploy key rotation", "--text", "The key is bilbyxyz.",
+                              cwd=checkout)
+    note_id = out["id"]
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "agentmem", "purge", note_id], cwd=checkout, env=b.env,
+                            stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(slave)
+    os.write(master, b"no\n")
+    out, err = proc.communicate(timeout=60)
+    os.close(master)
+    question = err.decode()
+    assert f'Purge note {note_id} of project app, titled "Prod deploy key rotation"?' in question
+    assert "The original is deleted from the shared store for good, with no copy kept anywhere" in question
+    assert proc.returncode == 2 and "not confirmed; nothing was done" in question
+    assert not any(b"bilbyxyz" in p.read_bytes() for p in b.home.rglob("*") if p.is_file())
+
+
 def test_a_pending_note_purged_leaves_the_pending_folder_at_once(offline_machine):
     m = offline_machine
     from tests.fixtures_core import save_pending

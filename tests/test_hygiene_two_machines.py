@@ -103,8 +103,8 @@ def test_a_retraction_made_on_a_hides_the_note_from_bs_very_next_search_and_bs_r
     assert shown["id"] == note_id and shown["retracted"]["reason"] == "it moved to port 9090"
     assert shown["retracted"]["agent"].startswith("codex@")
     status, text, _ = pair.run(1, "read", note_id)
-    assert status == 0 and text.startswith("RETRACTED on ") and ": it moved to port 9090\n" in text
-    assert text.index("RETRACTED") < text.index("port 8080")
+    assert status == 0 and text.startswith("RETRACTED on ") and "\n│ it moved to port 9090\n" in text  # framed
+    assert text.index("RETRACTED") < text.index("retraction reason") < text.index("port 9090") < text.index("port 8080")
     status, read = pair.json(1, "read", note_id)
     assert read["retracted"]["record"] == done["record"]["record"] and read["body"].startswith("The zebra")
     assert pair.stored(path) == before  # never rewritten

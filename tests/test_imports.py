@@ -113,10 +113,11 @@ def test_a_hook_reminder_imports_only_its_own_runtime_module_and_nothing_it_does
             proc = subprocess.run([sys.executable, "-S", "-c", probe, "hook", "reminder", "--event", event,
                                    "--runtime", name], capture_output=True, text=True, timeout=60, env=env)
             ours, unwanted = (ast.literal_eval(line) for line in proc.stdout.splitlines()[-2:])
-            assert [m for m in ours if m.startswith("agentmem.runtimes")] == ["agentmem.runtimes",
-                                                                               f"agentmem.runtimes.{name}"]
+            assert [m for m in ours if m.startswith("agentmem.runtimes")] == sorted([
+                "agentmem.runtimes", f"agentmem.runtimes.{name}", "agentmem.runtimes.spec"])
             if event == "prompt":
                 assert ours == sorted(["agentmem", "agentmem.launch", "agentmem.hooks", "agentmem.hooks.dispatch",
                                        "agentmem.hooks.actions", "agentmem.paths", "agentmem.runtimes",
-                                       f"agentmem.runtimes.{name}"]), (name, proc.stdout, proc.stderr)
+                                       f"agentmem.runtimes.{name}", "agentmem.runtimes.spec"]), (name, proc.stdout,
+                                                                                                 proc.stderr)
                 assert unwanted == [], (name, unwanted)

@@ -35,7 +35,10 @@ def check_shape(command: str, status: int, out: str, expect_status: int = errors
 
 def check_error(status: int, out: str, err: str, kind: str) -> None:
     data = json.loads(out)
-    assert data == {"status": "error", "error": kind, "message": data["message"]}
+    assert data == {"status": "error", "error": kind, "message": data["message"], "next": data["next"]}
+    for step in data["next"]:  # docs/cli.md: each step {text, argv?, command?}
+        assert set(step) <= set(reference.STEP_SHAPE) | {k.rstrip("?") for k in reference.STEP_SHAPE}, step
+        assert step["text"] and ("command" in step) <= ("argv" in step)
     assert status == KINDS[kind]
     assert err.startswith("agentmem: ") and err.count("\n") == 1
 
@@ -71,6 +74,7 @@ def test_memory_commands_have_their_documented_shapes(desk):
     other = cwd.parent / "other"
     other.mkdir()
     check_shape("map", *m.run("map", str(other), "other", "--json", cwd=cwd)[:2])
+    check_shape("unmap", *m.run("unmap", str(other), "--json", cwd=cwd)[:2])
     check_shape("doctor", *m.run("doctor", "--json", cwd=cwd)[:2], errors.EXIT_ATTENTION)  # claude enabled, never set up
     check_shape("export", *m.run("export", str(cwd.parent / "exported"), "--json", cwd=cwd)[:2])
     check_shape("import", *m.run("import", "--from", "agentmem", str(cwd.parent / "exported"), "--json", cwd=cwd)[:2])
@@ -148,6 +152,7 @@ FAILURES = [
     (["review"], "not-configured"),
     (["purge", "20261130T000000000Z-aaaaaaaa", "--project", "app"], "invalid-input"),  # no terminal, no --yes
     (["map", "/nonexistent/folder", "p"], "invalid-input"),
+    (["unmap", "/nonexistent/folder"], "not-found"),
     (["export"], "invalid-input"),
     (["doctor", "--bogus"], "invalid-input"),
     (["import", "--from", "cline"], "not-configured"),

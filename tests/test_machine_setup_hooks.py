@@ -65,7 +65,7 @@ def test_hooks_installed_by_hand_outlast_setup_and_copier_update(copied_laptop):
 
 @pytest.mark.slow  # a copy, hooks commands and an update
 def test_the_reflect_answer_reports_where_it_is_on_and_hooks_install_turns_it_off_and_on_for_good(tmp_path):
-    from agentmem.runtimes.registry import runtime
+    from agentmem.runtimes.registry import spec
     from tests.template_kit import git
 
     template_repo = make_template_repo(tmp_path)
@@ -76,14 +76,14 @@ def test_the_reflect_answer_reports_where_it_is_on_and_hooks_install_turns_it_of
                   data={"bucket": str(tmp_path / "store"), "runtimes": '["claude", "opencode"]', "hooks": "true",
                         "reflect": "true"})
     assert "reflect claude: ok - on: once per session (Stop hook, decision block)" in proc.stdout, proc.stdout
-    assert f"reflect opencode: skipped - {runtime('opencode').no_reflection}" in proc.stdout
+    assert f"reflect opencode: skipped - {spec('opencode').no_reflection}" in proc.stdout
     assert "reflect = true" in (m.folder / "config.toml").read_text()
 
     def status():
         out = json.loads(m.run("hooks", "status", "--json").stdout)
         return {h["runtime"]: h["reflect"] for h in out["hooks"]}
 
-    assert status() == {"claude": "on", "opencode": runtime('opencode').no_reflection}
+    assert status() == {"claude": "on", "opencode": spec('opencode').no_reflection}
     proc = m.run("hooks", "install", "--no-reflect")
     assert proc.returncode == 0 and "[hooks] reflect = false" in proc.stdout, proc.stderr
     assert git(m.folder, "status", "--porcelain") == ""  # the choice is committed alone

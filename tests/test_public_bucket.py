@@ -35,6 +35,9 @@ def test_a_bucket_turned_public_warns_on_search_stops_saves_and_the_printed_comm
     assert found.returncode == 0 and len(out["results"]) == 1
     [warning] = out["warnings"]
     assert f"bucket {BUCKET} is PUBLIC" in warning and "settings" in warning
+    [detail] = out["warning_details"]  # a class a caller can match, and what to do (not our command: no argv)
+    assert detail["warning"] == "public-store" and detail["message"] == warning
+    assert [set(step) for step in detail["next"]] == [{"text"}] and "settings" in detail["next"][0]["text"]
     text = m.run("search", "zebra")
     assert text.returncode == 0 and text.stdout.startswith(f"warning: bucket {BUCKET} is PUBLIC")
 

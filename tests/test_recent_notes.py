@@ -100,3 +100,26 @@ def test_recent_notes_without_a_usable_index_are_still_listed(laptop, store_dir)
     os.makedirs(index.index_path(pdir))  # not a file: the index cannot be opened or built
     found, total = find.recent(str(m.home), cfg.store, "app", 3)
     assert [r.id for r in found] == sorted(tied, reverse=True)[:3] and total == 4  # ties: the higher ID first
+
+
+def test_setup_verification_notes_stay_out_of_the_recent_list_and_its_count_and_a_search_still_finds_them(
+        machines, tmp_path):
+    # Three machines set up on one store: their verification notes once took 3 of the 5 places of `search ""`.
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    desks = [machines(name, {checkout: "app"}) for name in ("a", "b", "c")]
+    for m in desks:
+        m.checkout = checkout
+        status, out, err = m.json("bucket", "verify", cwd=checkout)
+        assert status == 0 and out["id"].startswith("setup-verification-"), (out, err)
+    m = desks[0]
+    mine = [_save(m, "the build cache lives in /var/cache/ci"), _save(m, "the deploy needs the release branch")]
+    assert m.run("sync", cwd=checkout)[0] == 0  # the other machines' setup notes in this one's cache too
+    listed = _recent(m, "--limit", "5")
+    assert [i for i, *_ in listed["ids"]] == mine[::-1] and listed["more"] == 0
+    for pdir in m.home.rglob("ranked.sqlite"):  # without an index: the scan answers the same
+        pdir.unlink()
+    scanned = _recent(m, "--limit", "5", "--mode", "literal")
+    assert [i for i, *_ in scanned["ids"]] == mine[::-1] and scanned["more"] == 0
+    status, out, _ = m.json("search", "Memory setup verification", "--offline", cwd=checkout)
+    assert status == 0 and sum(r["id"].startswith("setup-verification-") for r in out["results"]) == 3

@@ -25,7 +25,7 @@ FORMS = [
     ("auth-header", "Private-Token", "curl --header 'Private-Token: {b64url:20}' https://gitlab.invalid/api/v4"),
     ("command-password", "PGPASSWORD=... psql", "PGPASSWORD={pw} psql -h db.internal -U app app"),
     ("command-password", "mysql -pSECRET", "mysql -u root -p{pw} app"),
-    ("command-password", "mysql --password= (short)", "mysql --user=app --password={alnum:7} app"),
+    ("password-assignment", "mysql --password= (short)", "mysql --user=app --password={alnum:7} app"),
     ("password-assignment", "mysql --password= (long)", "mysql --user=app --password={alnum:14} app"),
     ("command-password", "sshpass -p", "sshpass -p '{pw}' ssh deploy@host.invalid"),
     ("azure-key", "Azure AccountKey=",

@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 
 from agentmem.safety import credentials
-from tests import secrets_corpus
+from tests import secrets_corpus, secrets_corpus_field
 
 CREDENTIALS = secrets_corpus.credentials()
 BENIGN = secrets_corpus.benign()
 
 
-def test_the_corpus_holds_at_least_150_credential_forms_and_150_benign_look_alikes():
-    assert len({s.form for s in CREDENTIALS}) == len(CREDENTIALS) >= 150
-    assert len({s.text for s in BENIGN}) == len(BENIGN) >= 150
+def test_the_corpus_holds_at_least_800_credential_forms_and_200_benign_look_alikes():
+    assert len({s.form for s in CREDENTIALS}) == len(CREDENTIALS) >= 800
+    assert len({s.text for s in BENIGN}) == len(BENIGN) >= 200
     forms = Counter(s.form for s in BENIGN)
     for wanted in ("lockfile integrity (sha512)", "UUIDs", "commit SHAs", "data: URI image", "ssh-ed25519 public key",
                    "PEM public key", "ARNs", "code that reads a secret from the environment",
@@ -41,7 +41,7 @@ def test_every_credential_form_is_found_with_its_kind_and_no_benign_look_alike_i
         kinds = {f.kind for f in credentials.scan(f"notes from the session\n{sample.text}\nmore notes")}
         if not kinds:
             missed.append(sample.form)
-        elif kinds != {sample.kind}:
+        elif not kinds <= sample.kinds:
             wrong.append((sample.form, sample.kind, sorted(kinds)))
     flagged = [(s.form, s.text, [f.kind for f in credentials.scan(s.text)]) for s in BENIGN
                if credentials.scan(s.text)]
@@ -55,7 +55,7 @@ def test_every_credential_form_is_found_with_its_kind_and_no_benign_look_alike_i
 def test_redaction_removes_every_generated_character_of_each_credential_form(sample):
     # INV no-credentials
     redacted = credentials.redact(f"before\n{sample.text}\nafter")
-    assert f"[REDACTED:{sample.kind}]" in redacted
+    assert any(f"[REDACTED:{kind}]" in redacted for kind in sample.kinds)
     assert credentials.scan(redacted) == []
     assert redacted.startswith("before\n") and redacted.endswith("\nafter")
     for value in sample.material:
@@ -83,13 +83,14 @@ def test_a_shell_continuation_between_words_is_left_as_it_is():
     assert credentials.scan(text) == []
 
 
-def test_the_corpus_module_holds_templates_not_secrets():
+@pytest.mark.parametrize("module", [secrets_corpus, secrets_corpus_field])
+def test_the_corpus_module_holds_templates_not_secrets(module):
     # Nothing committed looks like a credential: the material is generated when the tests run.
     # The scanner does see templates such as `"X-API-KEY": "{alnum:32}"`: each such finding covers a slot.
-    source = Path(secrets_corpus.__file__).read_text()
+    source = Path(module.__file__).read_text()
     slots = [m.span() for m in secrets_corpus.SLOT.finditer(source)]
     findings = credentials.scan(source)
-    assert findings and len(slots) > 100
+    assert len(slots) > 80
     assert [f for f in findings if not any(a < f.end and f.start < b for a, b in slots)] == []
 
 
@@ -138,6 +139,6 @@ def test_every_credential_form_is_found_inside_a_long_note_of_look_alikes():
         text = f"{head}\n{sample.text}\n{tail}"
         start = len(head) + 1
         found = [f for f in credentials.scan(text) if f.start < start + len(sample.text) and start < f.end]
-        if {f.kind for f in found} != {sample.kind}:
+        if not found or not {f.kind for f in found} <= sample.kinds:
             missed.append((sample.form, [f.kind for f in found]))
     assert missed == []

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 
 import pytest
 
+from agentmem.version import __version__
 from tests.template_kit import REPO, git, make_machine, make_template_repo
 
 
@@ -20,16 +24,79 @@ def _documented_copy_command() -> str:
     return line[line.index(".venv/bin/copier copy"):]
 
 
-@pytest.mark.slow  # a copier copy
-def test_the_documented_setup_command_completes_and_prints_the_verification(tmp_path):
-    checkout = make_template_repo(tmp_path, files=["copier.yml", "template", "agentmem", "pyproject.toml", "README.md"])
-    m = make_machine(tmp_path, "fresh")
+def _quick_start(root):
+    """A fresh machine as the README's quick start leaves it: its copy command run as written, from a checkout."""
+    checkout = make_template_repo(root, files=["copier.yml", "template", "agentmem", "pyproject.toml", "README.md"])
+    m = make_machine(root, "fresh")
     command = _documented_copy_command().replace(".venv/bin/copier", f"{sys.executable} -m copier", 1)
     proc = subprocess.run(["bash", "-c", command], cwd=checkout, env=m.env, capture_output=True, text=True, timeout=300)
+    return checkout, m, proc
+
+
+@pytest.fixture
+def quick_start(machine_snapshots):
+    """(checkout, machine, the copy's process): one real quick start per session, put back for each test."""
+    return machine_snapshots.restore("quick-start", _quick_start)
+
+
+@pytest.mark.slow  # a copier copy
+def test_the_documented_setup_command_completes_and_prints_the_verification(quick_start):
+    checkout, m, proc = quick_start
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Setup verified: the note was saved, read back from the store and found by search." in proc.stdout
     assert (m.user / "agent-memory" / "projects" / "template-repo" / "notes").is_dir()
     assert git(m.folder, "status", "--porcelain") == ""
+
+
+def _doctor(m, checkout, helper=None) -> dict:
+    proc = subprocess.run([str(helper or m.helper), "doctor", "--json"], cwd=checkout, env=m.env, capture_output=True,
+                          text=True, timeout=120)
+    out = json.loads(proc.stdout)
+    return {c["name"]: c for c in out["checks"]} | {"": {"status": "ok", "exit": proc.returncode}}
+
+
+@pytest.mark.slow  # a copier copy (the fixture)
+def test_a_machine_the_quick_start_made_passes_every_doctor_check(quick_start):
+    checkout, m, proc = quick_start
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    checks = _doctor(m, checkout)
+    assert {name: c["detail"] for name, c in checks.items() if c["status"] != "ok"} == {}
+    assert checks[""]["exit"] == 0 and checks["helper"]["detail"].startswith(f"agentmem {__version__}: {m.helper}")
+    done = m.run("doctor", cwd=checkout)
+    assert "WARN" not in done.stdout and done.stdout.rstrip().endswith("check(s): all ok"), done.stdout
+
+
+def _printed_fix(checks: dict) -> list[str]:
+    return shlex.split(checks["helper"]["command"])
+
+
+@pytest.mark.slow  # a copier copy (the fixture), a helper reinstalled
+def test_each_helper_warning_doctor_gives_is_cleared_by_running_its_fix_as_printed(quick_start):
+    checkout, m, _ = quick_start
+    cli = [sys.executable, "-m", "agentmem"]  # another helper: this checkout's, on the same machine folder
+    env = m.env | {"AGENTMEM_HOME": str(m.folder), "PYTHONPATH": str(REPO)}
+
+    def doctor_here() -> dict:
+        proc = subprocess.run([*cli, "doctor", "--json"], cwd=checkout, env=env, capture_output=True, text=True)
+        return {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
+
+    version = next((m.folder / ".venv").glob("lib/python*/site-packages/agentmem/version.py"))
+    version.write_text(version.read_text().replace(__version__, "0.0.1"))  # the machine's helper is older
+    check = doctor_here()["helper"]
+    assert check["status"] == "warn" and "agents run the machine folder's helper, agentmem 0.0.1" in check["detail"]
+    assert _printed_fix(doctor_here()) == [str(m.helper), "doctor"]
+    fixed = subprocess.run(_printed_fix(doctor_here()) + ["--json"], cwd=checkout, env=m.env, capture_output=True,
+                           text=True)
+    assert {c["name"]: c for c in json.loads(fixed.stdout)["checks"]}["helper"]["status"] == "ok", fixed.stdout
+
+    shutil.rmtree(m.folder / ".venv")  # the helper agents run is gone
+    check = doctor_here()["helper"]
+    assert check["status"] == "fail" and f"{m.helper}, is missing" in check["detail"]
+    again = subprocess.run(_printed_fix(doctor_here()), cwd=checkout, env=m.env, capture_output=True, text=True,
+                           timeout=300)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert doctor_here()["helper"]["status"] == "ok"
+    assert {name: c["detail"] for name, c in _doctor(m, checkout).items() if c["status"] != "ok"} == {}
 
 
 def test_bootstrap_says_which_store_a_copy_without_a_store_answer_gets():

@@ -56,7 +56,7 @@ def test_interrupted_publication_stays_undiscoverable_and_resume_completes_it(ma
     result = skills.publish(src, machine.home, FaultyStore(store, puts_ok=puts_ok))
     assert result["status"] == "pending"
     revision = result["revision"]
-    assert "--resume deploy-notes " + revision in result["message"]
+    assert "--resume deploy-notes " + revision in str(result["message"])
 
     assert catalog.discover(store) == []
     with pytest.raises(NotFound):

@@ -9,6 +9,7 @@ import pytest
 
 from agentmem.hooks import approve
 from agentmem.machine import json_members
+from agentmem.runtimes import copilot
 
 HELPER = ["/home/me/.config/agentmem/.venv/bin/agentmem"]
 
@@ -59,11 +60,15 @@ def _machine(tmp_path, trust: bool):
 def test_the_hook_approves_only_in_a_mapped_folder_and_only_with_trust_projects_on(tmp_path, trust):
     machine, project = _machine(tmp_path, trust)
     call = {"toolName": "bash", "toolArgs": {"command": f"{HELPER[0]} search zebra", "description": "d"}}
-    assert approve.allowed(str(machine), {**call, "cwd": str(project / "sub")}, ("bash",)) is trust
-    assert not approve.allowed(str(machine), {**call, "cwd": str(tmp_path)}, ("bash",))  # not mapped
-    assert not approve.allowed(str(machine), {**call, "cwd": str(project), "toolName": "edit"}, ("bash",))
+    # Copilot CLI reads its own hook input (runtimes/copilot.py); hooks/approve.py decides on what it read.
+    assert approve.allowed(str(machine), copilot.shell_call({**call, "cwd": str(project / "sub")})) is trust
+    assert not approve.allowed(str(machine), copilot.shell_call({**call, "cwd": str(tmp_path)}))  # not mapped
+    assert copilot.shell_call({**call, "cwd": str(project), "toolName": "edit"}) is None
+    assert not approve.allowed(str(machine), None)
+    assert copilot.shell_call({**call, "cwd": "relative/folder"}) is None
     as_text = {**call, "cwd": str(project), "toolArgs": json.dumps(call["toolArgs"])}
-    assert approve.allowed(str(machine), as_text, ("bash",)) is trust
+    assert copilot.shell_call(as_text) == (f"{HELPER[0]} search zebra", str(project))
+    assert approve.allowed(str(machine), copilot.shell_call(as_text)) is trust
 
 
 def test_members_are_added_beside_the_users_and_only_ours_come_out_again(tmp_path):

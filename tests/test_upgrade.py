@@ -85,3 +85,40 @@ def test_an_upgrade_without_a_copier_anywhere_says_what_to_install_and_changes_n
     assert proc.returncode == 3 and proc.stderr.count("\n") == 1, proc.stderr
     assert "no Copier to run the upgrade with" in proc.stderr and "pip install copier==9.19.1" in proc.stderr
     assert git(m.folder, "log", "--format=%H") == before  # nothing committed when nothing can follow
+
+
+def _untouched(m, before: str) -> None:
+    """The machine folder as the test found it: no new commit, its own edit to config.toml still uncommitted."""
+    assert git(m.folder, "log", "--format=%H") == before
+    assert git(m.folder, "status", "--porcelain").splitlines() == [" M config.toml"]
+
+
+@pytest.mark.slow  # a copier copy (the fixture)
+def test_an_upgrade_to_a_revision_the_template_lacks_names_it_lists_the_release_tags_and_commits_nothing(
+        edited_machine):
+    m = edited_machine
+    before = git(m.folder, "log", "--format=%H")
+    proc = m.run("upgrade", "--vcs-ref", "v9.9.9")
+    assert proc.returncode == 4 and proc.stderr.count("\n") == 1 and proc.stdout == "", (proc.stdout, proc.stderr)
+    assert "has no revision 'v9.9.9'" in proc.stderr and "its release tags: v1.0.0, v2.0.0" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    _untouched(m, before)
+
+
+@pytest.mark.slow  # a copier copy (the fixture), a copier update that stops
+@pytest.mark.parametrize(("answer", "said"), [
+    ("bucket=not a bucket", "Validation error for question 'bucket'"),  # Copier's own validator says no
+    ("runtimes=[\"nope\"]", "Invalid choice for 'runtimes'"),
+    ("hybrid=maybe", "--data hybrid=maybe: hybrid is yes or no"),  # Copier would have taken it for yes
+    ("projects={\"/a\": [", "--data projects={\"/a\": [: it is not YAML"),
+    ("nosuchquestion=1", "the template asks no question 'nosuchquestion'"),  # Copier would have ignored it
+])
+def test_a_bad_answer_stops_the_upgrade_with_one_line_and_no_traceback_and_commits_nothing(edited_machine, answer,
+                                                                                          said):
+    m = edited_machine
+    before = git(m.folder, "log", "--format=%H")
+    proc = m.run("upgrade", f"--data={answer}")
+    assert proc.returncode != 0 and "Traceback" not in proc.stdout + proc.stderr, (proc.stdout, proc.stderr)
+    [line] = [ln for ln in proc.stderr.splitlines() if ln.startswith("agentmem: ")]
+    assert said in line and proc.stderr.count("\n") <= 3, proc.stderr  # Copier's own lines, at most a couple
+    _untouched(m, before)

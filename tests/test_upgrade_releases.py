@@ -101,3 +101,42 @@ def test_a_conflicting_upgrade_prints_one_instruction_commits_no_markers_and_set
     proc = m.run("setup")
     assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
     assert git(m.folder, "status", "--porcelain") == "" and "timeout = 30" in config.read_text()
+
+
+def test_a_copy_from_uncommitted_changes_to_the_template_is_refused_and_once_committed_upgrades_cleanly(tmp_path):
+    # INV clean-template-copy: else the machine folder holds them as its owner's edits, and the first upgrade
+    # that touches the same lines conflicts in a file the owner never edited.
+    template = make_template_repo(tmp_path)
+    block = template / "template" / "instructions-block.md"
+    block.write_text(block.read_text() + "A draft line.\n")
+    m = make_machine(tmp_path, "laptop")
+    project = m.user / "src" / "app"
+    project.mkdir(parents=True)
+    data = {"bucket": str(tmp_path / "store")}
+    proc = m.copy(template, ref="HEAD", cwd=project, data=data, check=False, args=["--no-cleanup"])
+    assert proc.returncode != 0 and "Traceback" not in proc.stdout + proc.stderr
+    [line] = [ln for ln in proc.stdout.splitlines() if ln.startswith("template: failed")]
+    assert "uncommitted changes in the template checkout" in line and "(template/instructions-block.md)" in line
+    assert f"commit those changes in {template}" in line and "--overwrite" in line
+    assert not (m.user / ".codex" / "AGENTS.md").exists()  # nothing else was set up
+    git(template, "commit", "-qam", "the draft, committed")  # as the line says
+    m.copy(template, ref="HEAD", cwd=project, data=data, args=["--no-cleanup", "--overwrite"])
+    assert _exists(template, _recorded(m))
+    release(template, "v1.1.0", {"template/instructions-block.md": block.read_text() + "Release 1.1.\n"})
+    proc = m.run("upgrade")
+    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
+    text = (m.user / ".codex" / "AGENTS.md").read_text()
+    assert "A draft line.\nRelease 1.1.\n" in text and "<<<<<<<" not in text
+
+
+def test_a_copy_whose_helper_came_from_uncommitted_changes_says_so_in_the_setup_report(tmp_path):
+    template = make_template_repo(tmp_path)
+    answers = template / "agentmem" / "machine" / "answers.py"
+    answers.write_text(answers.read_text() + "# a local experiment\n")
+    m = make_machine(tmp_path, "laptop")
+    project = m.user / "src" / "app"
+    project.mkdir(parents=True)
+    proc = m.copy(template, ref="HEAD", cwd=project, data={"bucket": str(tmp_path / "store")})
+    [line] = [ln for ln in proc.stdout.splitlines() if ln.startswith("template helper: warning")]
+    assert "uncommitted changes in the template checkout" in line and "(agentmem/machine/answers.py)" in line
+    assert "Needs attention: template helper" in proc.stdout and _exists(template, _recorded(m))

@@ -148,7 +148,10 @@ def _interactive() -> bool:
 
 
 def _confirm(finding: Finding) -> bool:
-    sys.stderr.write(f"Save a redacted copy of {finding.project}/{finding.id} (it corrects the original)? [y/N] ")
+    """Ask before a fix: which note (its title, redacted as every output shows it), and that its original goes."""
+    title = f" \"{finding.title}\"" if finding.title else ""
+    sys.stderr.write(f"Replace {finding.project}/{finding.id}{title} by a redacted copy, and DELETE the original "
+                     "for good, from the store and every machine's cache (this cannot be undone)? [y/N] ")
     sys.stderr.flush()
     answer = sys.stdin.readline().strip().lower()
     return answer in ("y", "yes")

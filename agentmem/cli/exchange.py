@@ -23,8 +23,9 @@ def run_export(args: argparse.Namespace) -> Result:
     cfg = common.config()
     projects = [cfg.resolve_project(explicit=args.project)] if args.project else sorted(cfg.project_names())
     out = export.export(common.machine(), cfg, args.dir, projects, timeout=common.timeout(cfg))
-    lines = [f"exported {out['notes']} note(s) of {len(projects)} project(s) to {out['path']} "
-             f"({out['written']} file(s) written, {out['unchanged']} unchanged, {out['removed']} removed)"]
+    lines = [f"exported {out['notes']} note(s) and {out['records']} record(s) of {len(projects)} project(s) to "
+             f"{out['path']} ({out['written']} file(s) written, {out['unchanged']} unchanged, "
+             f"{out['removed']} removed)"]
     for project, count in out["projects"].items():
         lines.append(f"  {project}: {count} note(s), index {out['path']}/{project}/index.md")
     for w in out["withheld"]:
@@ -35,50 +36,57 @@ def run_export(args: argparse.Namespace) -> Result:
 
 
 def add_import(sp: argparse.ArgumentParser) -> None:
-    from agentmem.exchange.native import FORMATS
+    from agentmem.exchange.sources import FORMATS
 
     sp.epilog = (
-        "Formats, as each tool's own code or documentation describes them (checked 2026-12-01): claude-code, "
-        "Claude Code 2.1.332's auto memory (its binary's memory-file template: name, description, metadata.type; "
-        "MEMORY.md the index; the project folder named by the directory with non-alphanumerics as '-'); codex, "
-        "Codex 0.171.0's memories (its MEMORY.md format: blocks opened by '# Task Group:'; ad hoc notes under "
-        "extensions/ad_hoc/notes; the folder's location under CODEX_HOME is the documented one, not read from "
-        "the binary); gemini, the '## Gemini Added Memories' section save_memory wrote (Gemini CLI's docs; "
-        "0.61.0 keeps a private MEMORY.md folder instead, read when given as PATH); cline, the memory bank "
-        "convention of Cline's docs (Cline is not one of the five CLIs installed here).")
+        "Formats, as each tool's own code or documentation describes them (checked 2026-12-01; Gemini CLI and "
+        "Codex again 2026-12): claude-code, Claude Code 2.1.332's auto memory (its binary's memory-file "
+        "template: name, description, metadata.type; MEMORY.md the index; the project folder named by the "
+        "directory with non-alphanumerics as '-'); codex, Codex 0.171.0's memories (its memory prompts: "
+        "MEMORY.md blocks opened by '# Task Group:' with 'applies_to: cwd=', memory_summary.md's User Profile, "
+        "User preferences and General Tips, ad hoc notes under extensions/ad_hoc/notes; the folder under "
+        "CODEX_HOME is the documented one); gemini, Gemini CLI 0.61.0 (its bundle: no save_memory; the global "
+        "~/.gemini/GEMINI.md, and each project's private memory in ~/.gemini/tmp/<project id>/memory, "
+        "MEMORY.md and sibling notes or a legacy GEMINI.md, the id's folder named in .project_root and "
+        "projects.json); cline, the memory bank convention of Cline's docs (Cline is not one of the five CLIs "
+        "installed here). A memory goes to the project its folder is mapped to; a global one (Gemini's "
+        "GEMINI.md, Codex's summary and ad hoc notes) only to the project --project names.")
     sp.add_argument("--from", dest="fmt", required=True, choices=FORMATS,
                     help="what to read: an agentmem export, or another tool's own memory files")
     sp.add_argument("path", nargs="?", metavar="PATH",
                     help="the export folder, or the tool's memory folder/file (default: where that tool keeps "
                     "it for this user and directory; required for agentmem)")
-    sp.add_argument("--project", help="the configured project to save into (default: from the current directory; "
-                    "with --from agentmem: only that project's notes)")
+    sp.add_argument("--project", help="the configured project for the memories that belong to no mapped project "
+                    "(global ones; for claude-code and cline, default: from the current directory); memories of "
+                    "another project are refused. With --from agentmem: only that project's notes and records")
     sp.add_argument("--apply", action="store_true", help="save the items (default: a dry run that saves nothing)")
     sp.add_argument("--redact", action="store_true",
                     help="save an item that holds a credential with [REDACTED:<kind>] instead of refusing it")
 
 
 def run_import(args: argparse.Namespace) -> Result:
-    from agentmem.exchange import importing, native
-
-    cfg = common.config()
-    if args.project is not None:
-        project = cfg.resolve_project(explicit=args.project)
-    elif args.fmt == "agentmem":
-        project = None
-    else:
-        project = cfg.resolve_project()
-    if args.path is None and args.fmt == "agentmem":
-        from agentmem.errors import InvalidInput
-
-        raise InvalidInput("import --from agentmem needs PATH: the folder an export wrote")
-    path = args.path if args.path is not None else native.default_path(args.fmt)
     import os
 
+    from agentmem.errors import InvalidInput, NotConfigured
+    from agentmem.exchange import importing, sources
+
+    cfg = common.config()
+    project = common.project(cfg, args, "import") if args.project is not None else None
+    here = project
+    if here is None and args.fmt in ("claude-code", "cline"):  # their memories are the current directory's
+        here = cfg.resolve_project()
+    elif here is None and args.fmt != "agentmem":
+        try:
+            here = cfg.resolve_project()  # for a project memory folder given as PATH, whose tool names no owner
+        except NotConfigured:
+            here = None
+    if args.path is None and args.fmt == "agentmem":
+        raise InvalidInput("import --from agentmem needs PATH: the folder an export wrote")
+    path = args.path if args.path is not None else sources.default_path(args.fmt)
     path = os.path.abspath(os.path.expanduser(path))
-    result = importing.plan(common.machine(), cfg, args.fmt, path, project, redact=args.redact,
+    result = importing.plan(common.machine(), cfg, args.fmt, path, project, here=here, redact=args.redact,
                             timeout=common.timeout(cfg))
-    outcomes = importing.apply(common.machine(), cfg, result["items"], redact=args.redact,
+    outcomes = importing.apply(common.machine(), cfg, result["items"], fmt=args.fmt, redact=args.redact,
                                timeout=common.timeout(cfg)) if args.apply else []
     out = importing.summary(result) | {"applied": args.apply, "saved": outcomes}
     waiting = any(o.get("status") != "saved" for o in outcomes)
@@ -88,6 +96,8 @@ def run_import(args: argparse.Namespace) -> Result:
 
 
 def _import_text(out: dict) -> str:
+    from agentmem.errors import Command
+
     c = out["counts"]
     verb = "saved" if out["applied"] else "would save"
     lines = [f"{out['format']} memories in {out['path']}: {verb} {c['save']}, already present {c['present']}, "
@@ -96,7 +106,11 @@ def _import_text(out: dict) -> str:
         what = {"save": verb, "present": "present", "refused": "refused"}[item["action"]]
         why = f" - {item['reason']}" if item.get("reason") else ""
         ident = f" {item['id']}" if item.get("id") else ""
-        lines.append(f"  {what}{ident} [{item['project']}] {item['title']} ({item['source']}){why}")
+        where = item["project"] or "no project"
+        lines.append(f"  {what}{ident} [{where}] {item['title']} ({item['source']}){why}")
+    for done in out["saved"]:
+        if done.get("next"):
+            lines.append(f"finish the purge of {done['note']} with: {Command(*done['next']).line()}")
     if not out["applied"] and c["save"]:
         lines.append("dry run: nothing was saved; add --apply to save")
     for project, reason in out["stale_projects"].items():

@@ -30,7 +30,7 @@ def add_hooks(sp: argparse.ArgumentParser) -> None:
                     help="with install: turn the end-of-session reflection on (or off with --no-reflect): "
                     "once per session the stop hook asks the agent for one more turn to save durable "
                     "decisions and findings; recorded as [hooks] reflect in config.toml "
-                    "(Codex, Claude Code, Gemini CLI, Copilot CLI; not OpenCode)")
+                    "(Codex CLI, Claude Code, Gemini CLI, GitHub Copilot CLI; not OpenCode)")
 
 
 def _runtime_names(args: argparse.Namespace, config_data: dict) -> list[str]:
@@ -45,6 +45,7 @@ def run_hooks(args: argparse.Namespace) -> Result:
     from agentmem.errors import EXIT_OK, AgentmemError
     from agentmem.hooks import config_files
     from agentmem.machine import settings
+    from agentmem.runtimes.base import hooked
     from agentmem.runtimes.registry import enabled_names, runtime
 
     machine = common.machine()
@@ -65,6 +66,9 @@ def run_hooks(args: argparse.Namespace) -> Result:
     failure = None
     for name in names:  # each runtime's file on its own: one left alone does not stop the others
         rt = runtime(name)
+        if not hooked(rt):
+            lines.append(f"{name}: runs no hooks of ours, nothing to {args.action}")
+            continue
         try:
             c = rt.install_hooks(machine, helper) if helper is not None else rt.remove_hooks(machine)
         except AgentmemError as exc:
@@ -121,6 +125,7 @@ def _toml_value(value: bool | list[str]) -> str:
 def _status(names: list[str], cfg: Config) -> Result:
     from agentmem.errors import AgentmemError
     from agentmem.hooks import config_files
+    from agentmem.runtimes.base import hooked
     from agentmem.runtimes.registry import runtime
 
     data = cfg.data
@@ -129,7 +134,7 @@ def _status(names: list[str], cfg: Config) -> Result:
         helper = config_files.helper_command(data)
     except AgentmemError:  # no helper recorded yet: still report what is installed
         helper = None
-    found = [runtime(n).hooks_status(helper) for n in names]
+    found = [rt.hooks_status(helper) for rt in map(runtime, names) if hooked(rt)]  # none where it runs none
     reflection = _reflection(cfg, names)
     lines = []
     for s in found:
@@ -146,10 +151,10 @@ def _status(names: list[str], cfg: Config) -> Result:
 
 
 def _reflect_state(s: dict) -> str:
-    from agentmem.runtimes.registry import runtime
+    from agentmem.runtimes.registry import reflection_how
 
     if s["reflect"] == "on":
-        return f"on ({runtime(s['runtime']).reflection})"
+        return f"on ({reflection_how(s['runtime'])})"
     if s["reflect"] == "needs hooks":
         return f"on in config.toml, but it needs our hooks here: `{shell_line('hooks', 'install')}`"
     if s["reflect"] == "off":

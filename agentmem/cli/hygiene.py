@@ -71,10 +71,18 @@ def add_purge(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--project", help="a configured project name (default: from the current directory)")
 
 
-def _confirmed(note_id: str, project: str) -> bool:
-    """Ask on the terminal; anything but yes keeps the note."""
-    sys.stderr.write(f"Purge note {note_id} of project {project}? It is deleted from the store and from every "
-                     "machine's cache, for good. Type 'yes' to purge: ")
+def _confirmed(note_id: str, project: str, title: str | None) -> bool:
+    """Ask on the terminal, saying what is destroyed; anything but yes keeps the note."""
+    from agentmem.safety.framing import clean
+
+    if title is None:
+        named = "(no copy of it is left to name: this finishes an earlier purge)"
+    else:
+        shown = clean(" ".join(title.split()))
+        named = f"titled \"{shown[:100]}{'...' if len(shown) > 100 else ''}\""
+    sys.stderr.write(f"Purge note {note_id} of project {project}, {named}? The original is deleted from the shared "
+                     "store for good, with no copy kept anywhere, and from every machine's cache; this cannot be "
+                     "undone. Type 'yes' to purge: ")
     sys.stderr.flush()
     try:
         answer = sys.stdin.readline()
@@ -93,10 +101,14 @@ def run_purge(args: argparse.Namespace) -> Result:
     if not args.yes:
         interactive = sys.stdin is not None and sys.stdin.isatty()
         if not interactive:
+            from agentmem.safety.screening import refuse_argument
+
+            refuse_argument(args.id, "the note ID", "purge")  # the refusal below repeats the ID
             line = Command("purge", args.id, "--project", project, "--yes").line()
-            raise InvalidInput(f"purge deletes note {args.id} for good and asks first; without a terminal, run "
-                               f"`{line}`; nothing was done")
-        if not _confirmed(args.id, project):
+            raise InvalidInput(f"purge deletes note {args.id} for good (the original, from the shared store, with no "
+                               f"copy kept) and asks first; without a terminal, run `{line}`; nothing was done")
+        title = hygiene.title_of(common.machine(), cfg, project, args.id, timeout=common.timeout(cfg))
+        if not _confirmed(args.id, project, title):
             raise InvalidInput("purge not confirmed; nothing was done")
     done = hygiene.purge(common.machine(), cfg, project, args.id, reason=args.reason, timeout=common.timeout(cfg))
     out = done.to_json()

@@ -1,11 +1,10 @@
-"""The machine commands: setup, map, where, bucket."""
+"""The machine commands: setup, map, unmap, where, bucket, upgrade."""
 
 from __future__ import annotations
 
 from agentmem.cli import common
 from agentmem.cli.result import Result
-from agentmem.errors import EXIT_OK, EXIT_PENDING, EXIT_UNEXPECTED, AgentmemError, InvalidInput
-from agentmem.shell import line as shell_line
+from agentmem.errors import EXIT_OK, EXIT_PENDING, EXIT_UNEXPECTED, AgentmemError, Command, InvalidInput, NextStep
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -36,6 +35,23 @@ def run_map(args: argparse.Namespace) -> Result:
     if done.commit_problem:
         out["commit_problem"] = done.commit_problem
         text += (f"\nthe mapping is saved but was not committed ({done.commit_problem}); commit config.toml "
+                 "before the next `copier update`")
+    return Result(out, text)
+
+
+def add_unmap(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("directory", help="a mapped directory, as mapped or any spelling of it (it need not exist)")
+
+
+def run_unmap(args: argparse.Namespace) -> Result:
+    from agentmem import config_edit
+
+    done = config_edit.unmap_directory(common.machine_path(), args.directory, commit=True)
+    out = {"directory": done.root, "project": done.project, "changed": done.changed, "committed": done.committed}
+    text = f"unmapped {done.root} (was project {done.project}; its notes stay in the store)"
+    if done.commit_problem:
+        out["commit_problem"] = done.commit_problem
+        text += (f"\nthe change is saved but was not committed ({done.commit_problem}); commit config.toml "
                  "before the next `copier update`")
     return Result(out, text)
 
@@ -118,7 +134,6 @@ def add_upgrade(sp: argparse.ArgumentParser) -> None:
 
 
 def run_upgrade(args: argparse.Namespace) -> Result:
-    import subprocess
     import sys
 
     from agentmem.machine import upgrade
@@ -134,19 +149,27 @@ def run_upgrade(args: argparse.Namespace) -> Result:
         lines.append(f"already at {plan.target} ({plan.why}): nothing to upgrade")
         return Result(out, "\n".join(lines))
     sys.stdout.flush()  # Copier's output goes straight through; to stderr when stdout carries JSON
-    code = subprocess.run(plan.argv, stdout=sys.stderr if args.json else None).returncode
-    out = {"status": "updated" if code == 0 else "failed", "home": str(machine), **plan.to_json(),
-           "copier_exit_status": code}
-    if code:
+
+    def echo(line: str) -> None:
+        sys.stderr.write(line)
+        sys.stderr.flush()
+
+    ran = upgrade.run(machine, plan, echo, stdout=sys.stderr if args.json else None)
+    out = {"status": "updated" if ran.code == 0 else "failed", "home": str(machine), **plan.to_json(),
+           "copier_exit_status": ran.code}
+    if ran.code:
         from agentmem.machine import repo
 
         found = repo.conflicted(machine)
         if found:  # the one instruction that works (copier's and the migration's lines say the same)
             raise repo.conflicts_error(machine, found)
-        again = shell_line("upgrade", *(["--vcs-ref", args.vcs_ref] if args.vcs_ref else []),
-                           *[f"--data={item}" for item in args.data])
-        raise AgentmemError(f"upgrade FAILED: copier update exited with status {code} (its output is "
-                                   f"above); fix the cause, then run `{again}` again")
+        why = (f"copier update stopped: {ran.error}" if ran.error
+               else f"copier update exited with status {ran.code} (its output is above)")
+        kept = ("; nothing was changed (the folder's own edits are uncommitted again, as before)" if ran.undone
+                else " (the folder's own edits were committed first)" if plan.committed else "")
+        again = Command("upgrade", *(["--vcs-ref", args.vcs_ref] if args.vcs_ref else []),
+                        *[f"--data={item}" for item in args.data])
+        raise AgentmemError(f"upgrade FAILED: {why}{kept}", hint=NextStep("fix the cause, then run `{}` again", again))
     where = f" to {plan.target} ({plan.why})" if plan.target else ""
     lines.append(f"upgraded {machine}{where}" + (" (its local edits were committed first)" if plan.committed else ""))
     return Result(out, "\n".join(lines))

@@ -52,6 +52,7 @@ COMMANDS = {
     "doctor": ("doctor", "check this machine's memory: store, pending notes, index, helper and each agent CLI's "
                "wiring, each with its fix"),
     "map": ("machine", "map a directory (and its subdirectories) to a project"),
+    "unmap": ("machine", "remove a directory's mapping to a project (its notes stay in the store)"),
     "setup": ("machine", "check and complete this machine's setup, then verify the store"),
     "bucket": ("machine", "connect to, create or verify the Hugging Face bucket (private only)"),
     "view": ("view", "write this machine's memory as one HTML page to search in a browser (no server)"),
@@ -160,6 +161,10 @@ def run(argv: list[str]) -> int:
     payload = result.envelope() if want_json else result.text
     if warnings and want_json:
         payload = payload | {"warnings": payload.get("warnings", []) + warnings}
+    if want_json and payload.get("warnings"):
+        from agentmem.cli.result import with_warning_details
+
+        payload = with_warning_details(payload)
     _emit(payload, want_json)
     for line in result.problems:
         sys.stderr.write(f"agentmem: {line}\n")
@@ -199,11 +204,11 @@ def _warnings() -> list[str]:
 
 def _fail(exc: errors.AgentmemError, as_json: bool) -> int:
     from agentmem.cli.result import error_envelope
-    from agentmem.render import error_line
+    from agentmem.render import error_line, next_data
 
     _warnings()
     line = error_line(exc)
     if as_json:
-        _emit(error_envelope(exc.kind, line), True)
+        _emit(error_envelope(exc.kind, line, next_data(exc.next)), True)
     sys.stderr.write(f"agentmem: {line}\n")
     return exc.exit_code

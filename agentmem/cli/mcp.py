@@ -27,6 +27,9 @@ def run_mcp(args: argparse.Namespace) -> Result:
     problem = extra.problem()
     if problem is not None:
         raise NotConfigured(problem, hint=f"add it with: {extra.install_command(common.machine())}")
+    from agentmem.mcp import sdk_import
+
+    sdk_import.prepare()  # before the SDK's first import: only what a stdio server needs, before it answers
     from agentmem.mcp import server
 
     server.serve()

@@ -69,11 +69,17 @@ def _save_text(out: dict) -> str:
                 f"at {out['confirmed_at']}")
     if out["status"] == "saved":
         text = f"saved {out['id']} to shared memory ({out['path']})"
+        if out.get("purges"):  # a purge record: its delivery finished the purge
+            gone = "deleted from the store" if out["purges"]["deleted_from_store"] else "no longer in the store"
+            text += f"\nthe purge of note {out['purges']['note']} is finished: {gone}"
         if out.get("repaired"):
             text += (f"\nits pending entry was damaged ({out['repaired']['problem']}); it was sent to this machine's "
                      f"configured store {out['repaired']['label']}, as asked with --repair")
         return text
     reason = out.get("reason", {}).get("message", "outcome unknown")
+    if out.get("purges"):
+        return (f"the purge of note {out['purges']['note']} is NOT finished: the store may still hold the note "
+                f"({reason})\nits record {out['id']} is pending; retry with: {out['retry']}")
     return (
         f"saved locally, NOT confirmed in the shared store: {reason}\n"
         f"note {out['id']} is pending; retry with: {out['retry']}"
@@ -179,7 +185,8 @@ def run_pending(args: argparse.Namespace) -> Result:
 
     machine = common.machine()
     entries, broken = pending.list_entries(machine), pending.unreadable(machine)
-    out: dict = {"pending": [e.to_json() | {"retry": e.retry_command()} for e in entries]}
+    out: dict = {"pending": [e.to_json() | {"retry": e.retry_command()} | ({"purges": e.purges} if e.purges else {})
+                             for e in entries]}
     if broken:
         out["unreadable"] = broken
     return Result(out, pending_text(entries, broken))

@@ -31,10 +31,12 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "already_confirmed?": "a retry of a note another retry confirmed first: true",
         "confirmed_at?": "with already_confirmed: when it was confirmed",
         "repaired?": "--retry ID --repair of a damaged entry: {problem, store, label}",
+        "purges?": "--retry of a purge record: {note, deleted_from_store}; saved only once the store no longer "
+                   "holds the note",
     }),
     "pending": ("ok", {
-        "pending": "[{id, store, project, path, created, attempts, last_error, retry, damaged?}], oldest first; "
-                   "a damaged entry has store null",
+        "pending": "[{id, store, project, path, created, attempts, last_error, retry, damaged?, purges?}], oldest "
+                   "first; a damaged entry has store null; `purges`: an unfinished purge's record, naming its note",
         "unreadable?": "[{id, problem}] pending folders without a readable note",
     }),
     "search": ("ok", {
@@ -80,7 +82,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "meta": "the frontmatter", "body": "the Markdown body",
         "withheld": "[{where: title | tags | sources | body | <key>, kind, line?}] credentials the note holds, "
                     "each shown as [REDACTED:<kind>] (the audit command finds them in the store)",
-        "stale": "true when the store could not be asked", "stale_reason": "why (null when fresh)",
+        "stale": "true when the store could not be asked what changed (a retraction or purge made elsewhere "
+                 "may be missing)", "stale_reason": "why (null when fresh)",
         "stale_error": "the error kind (null when fresh)", "refreshed": "whether the cache was refreshed",
         "checked_at": "when this machine last checked the store, or null",
         "retracted": "the note's retraction {record, kind, agent, created, reason}, or null",
@@ -107,13 +110,16 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "note": "the purged note's ID", "project": "its project",
         "record": "the purge record {record, kind, agent, created, reason}",
         "deleted_from_store": "true: deleted now; false: the store did not hold it; null: not asked yet",
-        "removed_here": "[cache, index, pending]: where this machine held its bytes (all gone now)",
+        "removed_here": "[cache, index, pending, view]: where this machine held its bytes (all gone now)",
         "reason?": "pending only: {error, message}, what the store did not do",
         "next?": "pending only: the command that finishes the purge",
+        "other_purges?": "[{note, project, record, status: purged | pending, reason?}] this machine's earlier "
+                         "unfinished purges, finished after this one",
     }),
     "audit": ("clean | found (then the exit status is 12) | fixed (--fix purged every note found)", {
         "store": "{kind, location}", "projects": "the projects scanned", "scanned": "notes read from the store",
-        "findings": "[{project, id, path, withheld: [{where, kind, line?}], redacted_copy, purge}]: `redacted_copy` "
+        "findings": "[{project, id, path, title, withheld: [{where, kind, line?}], redacted_copy, purge}]: `title` as "
+                    "every output shows it (each credential redacted; null for a note named by one); `redacted_copy` "
                     "is the ID of a copy a fix saved (or null), `purge` the command that deletes the original "
                     "(null when the note's ID itself holds the credential: then id and path are shown redacted)",
         "unreadable": "[{id, project, error, message}] notes that could not be read (not scanned)",
@@ -124,6 +130,7 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     }),
     "export": ("ok", {
         "path": "the export folder (absolute)", "projects": "{project: notes exported}", "notes": "notes exported",
+        "records": "retract, pin, unpin and purge records exported (the notes' states)",
         "written": "files written (new or changed)", "unchanged": "files left as they were",
         "removed": "files an earlier export wrote whose note is gone", "stale": "true when a project's store "
         "could not be checked: the export may miss notes", "stale_projects": "{project: why}",
@@ -131,9 +138,11 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     }),
     "import": ("ok | pending", {
         "format": "agentmem | claude-code | codex | gemini | cline", "path": "what was read",
-        "counts": "{save, present, refused}", "items": "[{action: save | present | refused, project, title, source, "
-        "id?, reason?}] in the source's order", "applied": "whether --apply saved the items",
-        "saved": "[save outcomes] with --apply (status pending: the upload is not confirmed)",
+        "counts": "{save, present, refused}", "items": "[{action: save | present | refused, project (null: none "
+        "to go to), title, source, id?, kind? and note? (a record: its kind and the note it names), reason?}], the "
+        "notes in the source's order, then an export's records", "applied": "whether --apply saved the items",
+        "saved": "[save outcomes] with --apply (status pending: the upload is not confirmed; a purge not finished "
+        "carries `next`, the command that finishes it)",
         "stale": "true when the store could not be checked (an item reported new may be there)",
         "stale_projects": "{project: why}",
     }),
@@ -155,6 +164,12 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "directory": "the canonical directory mapped", "project": "its project",
         "changed": "whether config.toml changed",
         "replaced": "the project it was mapped to before (--replace), or null",
+        "committed": "whether the change was committed in the machine folder's git",
+        "commit_problem?": "why it was not committed",
+    }),
+    "unmap": ("ok", {
+        "directory": "the canonical directory unmapped", "project": "the project it was mapped to",
+        "changed": "whether config.toml changed (always true)",
         "committed": "whether the change was committed in the machine folder's git",
         "commit_problem?": "why it was not committed",
     }),
@@ -220,9 +235,20 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
 COMMAND_NOTES = {
     "view": ["", "![The memory view: notes of two projects, a correction, a pin and a pending upload](view.png)"],
 }
-ERROR_SHAPE = {"status": "error", "error": "the error kind (below)", "message": "one line, also on stderr"}
-# Any command's JSON may also carry `warnings`: [lines], e.g. while config.toml holds conflict markers.
-COMMON_KEYS = {"status", "warnings"}
+ERROR_SHAPE = {"status": "error", "error": "the error kind (below)", "message": "one line, also on stderr",
+               "next": "what to do, as steps (below; empty when there is nothing to suggest)"}
+# Any command's JSON may also carry `warnings`: [lines], e.g. while config.toml holds conflict markers,
+# and then `warning_details`: each one's class and next steps.
+COMMON_KEYS = {"status", "warnings", "warning_details"}
+# A next step, in an error's `next` and a warning's (render.next_data); the MCP server's tool errors carry the same.
+STEP_SHAPE = {
+    "text": "the step in words, its command spelt as a line to run",
+    "argv?": "when the step runs one helper command: its arguments (without the helper's path)",
+    "command?": "with argv: the line to run (the absolute helper, quoted for a POSIX shell)",
+}
+WARNING_SHAPE = {"warning": "its class: " + ", ".join(f"`{cls.kind}`" for cls in (
+    errors.AgentmemWarning, errors.StaleConfig, errors.BadSetting, errors.PublicStore)),
+    "message": "the line, as in `warnings`", "next": "[steps], as an error's"}
 
 # config.toml: (table, key, default, meaning). Defaults come from the code that applies them.
 CONFIG_KEYS = [
@@ -300,6 +326,15 @@ def render() -> str:
         "(lines also printed on stderr, e.g. while config.toml holds conflict markers). A failure prints "
         + "`{" + ", ".join(f'"{k}"' for k in ERROR_SHAPE) + "}` "
         + "on stdout with `--json`, and one line on stderr either way.",
+        "",
+        "An error's `next` and each warning's lists what to do as steps: `{"
+        + ", ".join(f'"{k.rstrip("?")}"' for k in STEP_SHAPE) + "}`, " + "; ".join(
+            f"`{k.rstrip('?')}`{' (sometimes)' if k.endswith('?') else ''}: {v}" for k, v in STEP_SHAPE.items())
+        + ". With `warnings`, `warning_details` holds each warning, in the same order, as `{"
+        + ", ".join(f'"{k}"' for k in WARNING_SHAPE) + "}`: " + "; ".join(
+            f"`{k}`: {v}" for k, v in WARNING_SHAPE.items()) + ". The MCP server's tool errors carry the same "
+        "`next`, a step it runs as a tool call as `tool`: `{name, arguments}` instead of `argv` and `command`, "
+        "and leave out a step that needs a flag its tools lack.",
         "",
         "## Commands",
         "",

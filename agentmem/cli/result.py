@@ -30,6 +30,17 @@ class Result:
         return {"status": "ok", **self.data}
 
 
-def error_envelope(kind: str, message: str) -> dict:
-    """What --json prints for a failure (the same for every command)."""
-    return {"status": "error", "error": kind, "message": message}
+def error_envelope(kind: str, message: str, next_steps: list[dict] | None = None) -> dict:
+    """What --json prints for a failure (the same for every command): `next`, what to do, as steps
+    (render.next_data)."""
+    return {"status": "error", "error": kind, "message": message, "next": next_steps or []}
+
+
+def with_warning_details(payload: dict) -> dict:
+    """A payload that carries `warnings` also carries each one's class and next steps, in `warning_details`
+    (render.warning_details); one without warnings is returned as it is, at no cost."""
+    if not payload.get("warnings"):
+        return payload
+    from agentmem.render import warning_details
+
+    return payload | {"warning_details": warning_details(payload["warnings"])}

@@ -32,6 +32,7 @@ def run_publish_skill(args: argparse.Namespace) -> Result:
         from pathlib import Path
 
         out = publish.publish(Path(args.directory), machine, common.store(common.config()))
+    out["message"] = str(out["message"])  # words with the command that resumes it, as a line to run
     text = out["message"] + (f"\nfrozen copy kept in {out['pending']}" if out["pending"] else "")
     return Result(out, text) if out["status"] == "published" else Result(out, text, EXIT_PENDING)
 

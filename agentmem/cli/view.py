@@ -57,12 +57,15 @@ def run_view(args: argparse.Namespace) -> Result:
         if progress is not None:
             progress.finish()
     try:
-        written = page.write(path, shown)
+        made = page.write(path, shown)
     finally:
         shown.close()
+    from agentmem.view import written
+
+    written.remember(machine, path)  # a purge deletes every page holding the note, and its note files (INV purged-gone)
     meta = shown.meta
     out: dict = {"path": path, "notes": len(shown.notes), "projects": [p["name"] for p in meta["projects"]],
-                 "bytes": written["bytes"], "files": written["files"], "files_bytes": written["files_bytes"],
+                 "bytes": made["bytes"], "files": made["files"], "files_bytes": made["files_bytes"],
                  "stale": meta["stale"], "stale_reasons": meta["stale_reasons"]}
     lines = [f"wrote the memory view of {out['notes']} note(s) in {len(out['projects'])} project(s) to {path}"]
     lines += [f"warning: the view may be stale - {reason}" for reason in meta["stale_reasons"]]

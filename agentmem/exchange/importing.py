@@ -2,12 +2,20 @@
 
 A dry run by default: every item is listed with what would happen (`save`, `present`, `refused`) and
 nothing is written. With `apply`, each item to save goes through the one save path (persisted as
-pending before its upload: INV nothing-lost), credentials refused or redacted as `save` does.
+pending before its upload: INV nothing-lost), credentials refused or redacted as `save` does; an
+imported memory's `agent` names the tool it came from (`codex@<host>`), its tags `imported-<tool>`.
+
+Each memory goes to the project it belongs to: a memory its tool tied to a project folder, to the
+project that folder is mapped to here (refused, saying so, when none is); one of the folder import
+runs for (Claude Code's, a memory bank), to that folder's project; a global memory (of no project),
+only to the project `--project` names (refused, asking for it, without). With `--project`, memories
+that belong to another project are refused.
 
 Idempotent by content: an item whose text a note of the project already holds (in the store, as the
-refreshed cache shows it, or pending on this machine) is `present`, so a second `--apply` saves nothing.
-An agentmem export keeps IDs and bytes: its notes are sent as they are, under their own IDs, and a note
-whose ID the project already has is `present`.
+refreshed cache shows it, or pending on this machine), as given or as `--redact` saves it, is `present`,
+so a second `--apply` saves nothing. An agentmem export keeps IDs and bytes: its notes and records are
+sent as they are, under their own IDs (`exchange/carried.py` for the records), and one whose ID the
+project already has is `present`. Nothing purged returns: a note a purge record names is refused.
 """
 
 from __future__ import annotations
@@ -17,126 +25,263 @@ import os
 
 from agentmem import errors
 from agentmem.config import check_project_name
-from agentmem.errors import InvalidInput
-from agentmem.exchange import export, native
-from agentmem.memory import ids, notes
+from agentmem.errors import InvalidInput, NextStep, Option
+from agentmem.exchange import carried, confined, export, native, sources
+from agentmem.memory import ids, notes, records
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from types import ModuleType
-
     from agentmem.config import Config
+    from agentmem.memory.records import Record, States
 
 
 class Planned:
-    """One item and what import does with it: `action` is save, present or refused (with `reason`)."""
+    """One item and what import does with it: `action` is save, present or refused (with `reason`).
+    `project` is None for an item that has no project to go to."""
 
-    __slots__ = ("item", "project", "action", "reason", "note_id", "data")
+    __slots__ = ("item", "project", "action", "reason", "note_id", "data", "record")
 
-    def __init__(self, item: native.Item, project: str, action: str, reason: str | None = None,
-                 note_id: str | None = None, data: bytes | None = None):
+    def __init__(self, item: native.Item, project: str | None, action: str, reason: str | NextStep | None = None,
+                 note_id: str | None = None, data: bytes | None = None, record: Record | None = None):
         self.item, self.project, self.action, self.reason = item, project, action, reason
-        self.note_id, self.data = note_id, data  # an agentmem note's own ID and bytes
+        self.note_id, self.data, self.record = note_id, data, record  # an agentmem note's ID and bytes; a record
 
     def to_json(self) -> dict:
-        from agentmem.safety import credentials, screening
-
-        title = screening.withhold(self.item.title, credentials.env_secrets())[0]  # INV no-credentials
-        out = {"action": self.action, "project": self.project, "title": title, "source": self.item.source}
+        out = {"action": self.action, "project": self.project, "title": shown(self.item.title),
+               "source": shown(self.item.source)}
         if self.note_id:
             out["id"] = self.note_id
+        if self.record is not None:
+            out |= {"id": self.record.id, "kind": self.record.kind, "note": self.record.note}
         if self.reason:
-            out["reason"] = self.reason
+            out["reason"] = shown(str(self.reason))  # an option it names, as the CLI spells it
         return out
+
+
+def shown(text: str) -> str:
+    """Text fit to print (INV no-credentials): a memory's title, or a file name, may hold a token."""
+    from agentmem.safety import credentials, screening
+
+    return screening.withhold(text, credentials.env_secrets())[0]
 
 
 def _key(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-Source = tuple[native.Item, str, "str | None", "bytes | None"]  # item, project, own ID and bytes (agentmem)
+def _saved_key(text: str) -> str:
+    """The key of the text as `--redact` saves it (each credential as `[REDACTED:<kind>]`)."""
+    return _key(shown(text))
 
 
-def agentmem_notes(folder: str, only: str | None) -> list[Source]:
-    """An export's notes as (item, project, ID, bytes), checked against its manifest."""
-    manifest = export.read_manifest(folder)
+def agentmem_items(folder: str, only: str | None) -> tuple[list[Planned], list[Planned]]:
+    """An export's notes and records, each checked against its manifest entry: (notes, records), planned
+    `save` (or refused, with the reason) before the store is consulted."""
+    manifest = export.read_manifest(folder, "nothing was imported")
     if manifest is None:
         raise InvalidInput(f"{folder} holds no {export.MANIFEST}: not an agentmem export")
-    out: list[Source] = []
+    found: list[Planned] = []
     for entry in manifest["notes"]:
         if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str)
                                                  for k in ("id", "project", "path", "sha256")):
             raise InvalidInput(f"{folder}/{export.MANIFEST} has a malformed entry; nothing was imported")
-        if only is not None and entry["project"] != only:
-            continue
-        note_id = ids.check_id(entry["id"])
-        if not export._inside(entry["path"]):
-            raise InvalidInput(f"{folder}/{export.MANIFEST} names a path outside the export: {entry['path']!r}")
-        path = os.path.join(folder, entry["path"])
-        from agentmem import fsutil
+        if only is None or entry["project"] == only:
+            found.append(_note(folder, entry))
+    held: list[Planned] = []
+    for entry in manifest.get("records") or []:
+        try:
+            entry = carried.check_entry(entry)
+        except (ValueError, InvalidInput):
+            raise InvalidInput(f"{folder}/{export.MANIFEST} has a malformed record entry; nothing was imported") \
+                from None
+        if only is None or entry["project"] == only:
+            held.append(_record(folder, entry))
+    return found, held
 
-        data = fsutil.read_bytes(path, notes.MAX_NOTE_BYTES + 1)
-        parsed = notes.parse(data)
-        item = native.Item(parsed.title, parsed.body, [], path)
-        if hashlib.sha256(data).hexdigest() != entry["sha256"]:
-            out.append((item, entry["project"], note_id, b""))  # edited since export: refused below
-        else:
-            out.append((item, entry["project"], note_id, data))
+
+def _read(folder: str, rel: str, limit: int) -> tuple[bytes | None, str | None]:
+    """(bytes, None), or (None, why the file is not read): confined to the export (INV confined-read)."""
+    try:
+        data = confined.read(folder, rel, limit)
+    except confined.Refused as exc:
+        return None, exc.reason
+    except FileNotFoundError:
+        return None, "its file is missing from the export"
+    except OSError as exc:
+        return None, f"its file cannot be read ({exc.strerror})"
+    return data, None
+
+
+def _note(folder: str, entry: dict) -> Planned:
+    note_id, project = ids.check_id(entry["id"]), entry["project"]
+    rel = f"{project}/{ids.note_file(note_id)}"
+    item = native.Item(note_id, "", [], os.path.join(folder, *rel.split("/")))
+    if entry["path"] != rel:
+        return Planned(item, project, "refused", f"the manifest names it at {entry['path']!r}, not {rel!r}", note_id)
+    data, why = _read(folder, rel, notes.MAX_NOTE_BYTES + 1)
+    if data is None:
+        return Planned(item, project, "refused", why, note_id)
+    parsed = notes.parse(data)
+    item = native.Item(parsed.title or note_id, parsed.body, [], item.source)
+    if len(data) > notes.MAX_NOTE_BYTES:
+        return Planned(item, project, "refused", f"larger than a note may be ({notes.MAX_NOTE_BYTES} bytes)", note_id)
+    if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+        return Planned(item, project, "refused", "its file changed since the export (SHA-256 differs from the "
+                       "manifest), so its ID no longer names these bytes", note_id)
+    return Planned(item, project, "save", None, note_id, data)
+
+
+def _record(folder: str, entry: dict) -> Planned:
+
+    record_file = ids.record_file(entry["id"], entry["kind"])
+    rel = f"{entry['project']}/{carried.FOLDER}/{record_file}"
+    item = native.Item(f"{entry['kind']} {entry['note']}", "", [], os.path.join(folder, *rel.split("/")))
+    planned = Planned(item, entry["project"], "refused", note_id=None)
+    if entry["path"] != rel:
+        planned.reason = f"the manifest names it at {entry['path']!r}, not {rel!r}"
+        return planned
+    data, why = _read(folder, rel, records.MAX_RECORD_BYTES + 1)
+    record = carried.parsed(entry, data) if data is not None else None
+    if data is not None and hashlib.sha256(data).hexdigest() != entry["sha256"]:
+        why = "its file changed since the export (SHA-256 differs from the manifest)"
+    elif data is not None and record is None:
+        why = "not a record agentmem wrote, or not the one the manifest names"
+    if record is None or why:
+        planned.reason = why
+        return planned
+    planned.action, planned.record = "save", record
+    return planned
+
+
+def _native_items(fmt: str, path: str, cfg: Config, project: str | None, here: str | None) -> list[Planned]:
+    """Another tool's memories, each planned `save` into the project it belongs to, or refused."""
+    out = []
+    for item in sources.read_items(fmt, path):
+        dest, why = _destination(cfg, item, project, here, fmt)
+        out.append(Planned(item, dest, "refused" if why or item.problem else "save", item.problem or why))
     return out
 
 
-def plan(machine: str, cfg: Config, fmt: str, path: str, project: str | None, *, redact: bool = False,
-         timeout: float | None = None) -> dict:
-    """What importing `path` would do, item by item, after refreshing each project as search does."""
-    from agentmem.memory import cache, pending
+def _destination(cfg: Config, item: native.Item, project: str | None, here: str | None,
+                 fmt: str) -> tuple[str | None, str | NextStep | None]:
+    """(the project the item goes to, None), or (its project if known, why it goes nowhere)."""
+    from agentmem.config import canonical
+
+    home = item.home
+    if home == native.HERE:
+        return (here, None) if here else (None, NextStep("pass {} (or run import inside a mapped folder)",
+                                                         Option("project", "PROJECT")))
+    if home is None:
+        if project is not None:
+            return project, None
+        return None, NextStep.of(f"a global {fmt} memory, of no project: pass ", Option("project", "PROJECT"),
+                                 " to import it into one")
+    if home == native.UNKNOWN:
+        return None, NextStep.of(f"{fmt} recorded no project folder for it: import its folder as PATH with ",
+                                 Option("project", "PROJECT"))
+    owner: str | None = None
+    if isinstance(home, native.Hashed):
+        for directory, name in cfg.projects.items():
+            forms = {os.path.expanduser(directory), os.path.expanduser(directory).rstrip(os.sep), canonical(directory)}
+            if any(hashlib.sha256(f.encode()).hexdigest() == home.sha256 for f in forms):
+                owner = check_project_name(name)
+        if owner is None:
+            return None, f"its project folder ({fmt} knows it only by a hash of its path) is not mapped here"
+    else:
+        try:
+            owner = cfg.resolve_project(cwd=home)
+        except errors.NotConfigured:
+            return None, f"it belongs to {home}, which is not mapped to a project on this machine"
+    if project is not None and owner != project:
+        return owner, NextStep.of(f"it belongs to project {owner}, not {project}: run import without ",
+                                  Option("project"), " to import it")
+    return owner, None
+
+
+def plan(machine: str, cfg: Config, fmt: str, path: str, project: str | None = None, *, here: str | None = None,
+         redact: bool = False, timeout: float | None = None) -> dict:
+    """What importing `path` would do, item by item, after refreshing each project as search does.
+    `project`: the one --project names; `here`: the project of the directory import runs for."""
+    from agentmem.memory import cache
+    from agentmem.memory.states import project_states
     from agentmem.safety import credentials
     from agentmem.search import follow
 
-    if fmt not in native.FORMATS:
-        raise InvalidInput(f"unknown import format {fmt!r}: one of {', '.join(native.FORMATS)}")
-    raw: list[Source]
+    if fmt not in sources.FORMATS:
+        raise InvalidInput(f"unknown import format {fmt!r}: one of {', '.join(sources.FORMATS)}")
+    held: list[Planned] = []
     if fmt == "agentmem":
-        raw = agentmem_notes(path, project)
+        planned, held = agentmem_items(path, project)
     else:
-        if project is None:
-            raise InvalidInput("import needs the project to save into: pass --project or run it inside a "
-                               "mapped directory")
-        raw = [(item, project, None, None) for item in native.read_items(fmt, path)]
-    known: dict[str, tuple[set[str], set[str]]] = {}
+        planned = _native_items(fmt, path, cfg, project, here)
+    purged_by_export = {p.record.note for p in held if p.record is not None and p.record.kind == "purge"}
+    digests_by_export = {p.record.digest for p in held
+                         if p.record is not None and p.record.kind == "purge" and p.record.digest}
+    known: dict[str, tuple[set[str], set[str], States]] = {}
+    purged_texts: dict[str, set[str]] = {}
     stale: dict[str, str] = {}
-    planned = []
-    for item, proj, note_id, data in raw:
-        check_project_name(proj)
+
+    def refreshed(proj: str) -> tuple[set[str], set[str], States]:
+        """What the project holds (note IDs, texts, states), once refreshed as search refreshes it."""
         if proj not in known:
+            check_project_name(proj)
             status = cache.ensure_fresh(machine, cfg.store, proj, max_age=cfg.cache_max_age, timeout=timeout,
                                         index=follow.update)
             if status.stale:
                 stale[proj] = status.reason or "the store could not be checked"
-            known[proj] = _known(machine, cfg, proj, cache, pending)
-        have_ids, have_texts = known[proj]
-        text = f"{item.title}\n{item.body}"
-        if len(item.body.encode("utf-8", errors="replace")) > notes.MAX_NOTE_BYTES:
-            planned.append(Planned(item, proj, "refused", f"larger than a note may be ({notes.MAX_NOTE_BYTES} "
-                                   "bytes)", note_id))
-        elif data == b"":
-            planned.append(Planned(item, proj, "refused", "its file changed since the export (SHA-256 differs "
-                                   "from the manifest), so its ID no longer names these bytes", note_id))
-        elif note_id in have_ids or (note_id is None and _key(item.body) in have_texts):
-            planned.append(Planned(item, proj, "present", None, note_id))
-        elif (found := credentials.scan(text, credentials.env_secrets())) and (data is not None or not redact):
-            why = "cannot be redacted: its bytes are kept" if data is not None else "pass --redact to save it redacted"
-            planned.append(Planned(item, proj, "refused", f"holds a credential ({found[0].kind}); {why}", note_id))
+            known[proj] = (*_known(machine, cfg, proj), project_states(machine, cfg.store, proj))
+            purged_texts[proj] = _purged_digests(machine, cfg, proj) | digests_by_export
+        return known[proj]
+
+    for p in planned:
+        if p.action != "save" or p.project is None:
+            continue
+        have_ids, have_texts, states = refreshed(p.project)
+        item = p.item
+        text = f"{item.title}\n{item.body}" + (f"\n{item.source}" if p.data is None else "")  # a file name too
+        purge = states.purged.get(p.note_id) if p.note_id else None
+        if purge is not None or p.note_id in purged_by_export:
+            when = f" on {purge['created'][:10]}" if purge else " by a record in the export"
+            p.action, p.reason = "refused", f"purged{when}: a purged note never comes back"
+        elif {records.content_digest(item.body), records.content_digest(shown(item.body))} & purged_texts[p.project]:
+            p.action, p.reason = "refused", "a note with this text was purged: a purged note never comes back"
+        elif len(item.body.encode("utf-8", errors="replace")) > notes.MAX_NOTE_BYTES:
+            p.action, p.reason = "refused", f"larger than a note may be ({notes.MAX_NOTE_BYTES} bytes)"
+        elif p.note_id in have_ids or (p.note_id is None and {_key(item.body), _saved_key(item.body)} & have_texts):
+            p.action = "present"
+        elif (found := credentials.scan(text, credentials.env_secrets())) and (p.data is not None or not redact):
+            why = "cannot be redacted: its bytes are kept" if p.data else NextStep("pass {} to save it redacted",
+                                                                                   Option("redact"))
+            p.action, p.reason = "refused", NextStep.of(f"holds a credential ({found[0].kind}); ", why)
         else:
-            planned.append(Planned(item, proj, "save", None, note_id, data))
-            have_texts.add(_key(item.body))  # the same memory twice in one source is saved once
-            if note_id:
-                have_ids.add(note_id)
-    return {"format": fmt, "path": path, "items": planned, "stale": bool(stale), "stale_projects": stale}
+            have_texts.update({_key(item.body), _saved_key(item.body)})  # the same memory twice in a source: once
+            if p.note_id:
+                have_ids.add(p.note_id)
+    record_ids: dict[str, set[str]] = {}
+    for p in held:
+        if p.action != "save" or p.record is None or p.project is None:
+            continue
+        states = refreshed(p.project)[2]
+        if p.project not in record_ids:
+            record_ids[p.project] = carried.held_ids(machine, cfg, p.project)
+        if carried.already(p.record, states, record_ids[p.project]):
+            p.action = "present"
+        record_ids[p.project].add(p.record.id)
+    return {"format": fmt, "path": path, "items": planned + held, "stale": bool(stale), "stale_projects": stale}
 
 
-def _known(machine: str, cfg: Config, project: str, cache: ModuleType,
-           pending: ModuleType) -> tuple[set[str], set[str]]:
+def _purged_digests(machine: str, cfg: Config, project: str) -> set[str]:
+    """The texts (content digests) the project's purge records name, cached and pending here."""
+    from agentmem.memory import cache, pending
+
+    return records.purged_digests(cache.project_dir(machine, cfg.store, project),
+                                  pending.project_records(machine, project).values())
+
+
+def _known(machine: str, cfg: Config, project: str) -> tuple[set[str], set[str]]:
     """The IDs and the body texts (normalised) the project already holds, cached or pending."""
+    from agentmem.memory import cache, pending
+
     found: dict[str, bytes] = dict(pending.project_notes(machine, project))
     for note_id in cache.cached_ids(machine, cfg.store, project):
         if note_id not in found:
@@ -146,32 +291,45 @@ def _known(machine: str, cfg: Config, project: str, cache: ModuleType,
     return set(found), {_key(notes.parse(data).body) for data in found.values()}
 
 
-def apply(machine: str, cfg: Config, planned: list[Planned], *, redact: bool = False,
+def tool_agent(agent: str, fmt: str) -> str:
+    """The `agent` an imported memory carries: the tool it came from, on this machine's host."""
+    host = agent.partition("@")[2]
+    return f"{fmt}@{host}"[:64] if host else fmt
+
+
+def apply(machine: str, cfg: Config, planned: list[Planned], *, fmt: str, redact: bool = False,
           timeout: float | None = None) -> list[dict]:
-    """Save every item planned `save`; returns one outcome a saved item (`saved` or `pending`)."""
+    """Save every item planned `save`, notes first, then records oldest first; returns one outcome a
+    saved item (`saved` or `pending`)."""
     from agentmem.memory import delivery, pending, save
     from agentmem.search import follow
 
     outcomes = []
-    for p in planned:
-        if p.action != "save":
+    for p in sorted((p for p in planned if p.action == "save"), key=lambda p: p.record is not None):
+        if p.project is None:  # never: an item is planned `save` only with a project to go to
+            continue
+        if p.record is not None:
+            outcome = carried.apply(machine, cfg, p.record, timeout=timeout)
+            outcomes.append(outcome)
+            if outcome["status"] != "saved":
+                p.reason = "recorded locally, upload not confirmed (pending)"
             continue
         if p.data is not None and p.note_id is not None:  # an agentmem note: its own bytes under its own ID
             entry = pending.Entry(id=p.note_id, store=cfg.store, project=p.project,
-                                  path=notes.note_path(p.project, p.note_id),
-                                  created=notes.parse(p.data).created)
+                                  path=notes.note_path(p.project, p.note_id), created=notes.parse(p.data).created)
             pending.persist(machine, entry, p.data)
-            outcome = delivery.deliver(machine, entry, p.data, timeout=timeout, index=follow.update)
+            done = delivery.deliver(machine, entry, p.data, timeout=timeout, index=follow.update)
         else:
             try:
-                outcome = save.save(machine, cfg, p.project, p.item.body, title=p.item.title, tags=p.item.tags,
-                                    sources=[p.item.source], redact=redact, timeout=timeout).outcome
+                done = save.save(machine, cfg, p.project, p.item.body, title=p.item.title, tags=p.item.tags,
+                                 sources=[p.item.source], redact=redact, timeout=timeout,
+                                 agent=tool_agent(cfg.agent, fmt)).outcome
             except (errors.SecretFound, InvalidInput) as exc:
                 p.action, p.reason = "refused", exc.one_line()
                 continue
-        p.note_id = outcome.entry.id
-        outcomes.append(outcome.to_json())
-        if outcome.status != "saved":
+        p.note_id = done.entry.id
+        outcomes.append(done.to_json())
+        if done.status != "saved":
             p.reason = "saved locally, upload not confirmed (pending)"
     return outcomes
 
@@ -180,6 +338,6 @@ def summary(result: dict) -> dict:
     """The JSON of a plan (and what was applied)."""
     items = result["items"]
     counts = {a: sum(1 for p in items if p.action == a) for a in ("save", "present", "refused")}
-    return {"format": result["format"], "path": result["path"], "counts": counts,
+    return {"format": result["format"], "path": shown(result["path"]), "counts": counts,
             "items": [p.to_json() for p in items], "stale": result["stale"],
             "stale_projects": result["stale_projects"]}

@@ -120,6 +120,7 @@ def pins_text(machine: str | os.PathLike, cwd: str | None = None, waiting: list[
 class StopReport:
     def __init__(self) -> None:
         self.saved: list[str] = []
+        self.purged: list[str] = []  # purge records delivered: each its whole purge (INV purged-gone)
         self.pending: list[str] = []  # tried and still pending, or never tried
         self.errors: list[str] = []  # one line each, no credentials
         self.skipped = ""  # why nothing was tried
@@ -131,11 +132,13 @@ class StopReport:
         """One short line for stderr, or "" when there is nothing worth telling."""
         if self.paused:
             return f"agentmem stop hook: notes still pending; {self.skipped}"
-        if self.skipped or not (self.pending or self.errors or self.saved):
+        if self.skipped or not (self.pending or self.errors or self.saved or self.purged):
             return ""
         parts = []
         if self.saved:
             parts.append(f"uploaded {len(self.saved)} pending note(s)")
+        if self.purged:
+            parts.append(f"finished {len(self.purged)} purge(s): the store no longer holds the note")
         if self.pending:
             parts.append(f"{len(self.pending)} still pending, kept on this machine")
         if self.timed_out:
@@ -216,7 +219,7 @@ def stop(machine: str | os.PathLike, hook_input: dict, *, budget: float = STOP_B
     outcomes, untried = box["result"]
     for outcome in outcomes:
         if outcome.status == "saved":
-            report.saved.append(outcome.entry.id)
+            (report.purged if outcome.entry.purges else report.saved).append(outcome.entry.id)
         else:
             report.pending.append(outcome.entry.id)
             if outcome.error is not None:

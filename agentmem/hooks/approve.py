@@ -8,8 +8,9 @@ with no flags: with `[trust] projects` on, setup installs a user-level `preToolU
 "allow"` as the approval, in `copilot -p` too (checked 2026-12-01).
 
 A command is allowed only when all of these hold:
-- the tool is the CLI's shell tool, and the folder it runs in is inside a folder mapped in
-  `[projects]`, and config.toml says `[trust] projects = true`;
+- the tool is the CLI's shell tool (the runtime reads that from its own hook input:
+  `Spec.approval.shell_call`, runtimes/copilot.py), and the folder it runs in is inside a folder
+  mapped in `[projects]`, and config.toml says `[trust] projects = true`;
 - the command is the helper's recorded absolute command (`[helper] command`, as setup wrote
   it) followed by arguments, and nothing else: no `;`, `&`, `|`, `<`, `>`, parentheses,
   line breaks, `$` or backquote outside single quotes, so nothing can ride along with it.
@@ -17,7 +18,6 @@ A command is allowed only when all of these hold:
 
 from __future__ import annotations
 
-import os
 import shlex
 
 REASON = "agentmem: the memory helper, in a project folder this machine trusts ([trust] projects)"
@@ -49,25 +49,16 @@ def plain_command(command: str, helper: list[str]) -> bool:
     return len(words) > len(helper) and words[:len(helper)] == helper
 
 
-def allowed(machine: str, hook_input: dict, shell_tools: tuple[str, ...]) -> bool:
-    """Whether the hook should answer "allow" for this tool call (`hook_input`: the CLI's stdin JSON)."""
+def allowed(machine: str, call: tuple[str, str] | None) -> bool:
+    """Whether the hook should answer "allow" for this tool call: `call` is the (command, working folder)
+    the runtime read from its hook input (its `Spec.approval.shell_call`), None for a call that is not
+    its shell tool's."""
     from agentmem import config
     from agentmem.errors import AgentmemError
 
-    if hook_input.get("toolName") not in shell_tools:
+    if call is None:
         return False
-    args = hook_input.get("toolArgs")
-    if isinstance(args, str):
-        import json
-
-        try:
-            args = json.loads(args)
-        except ValueError:
-            return False
-    command = args.get("command") if isinstance(args, dict) else None
-    cwd = hook_input.get("cwd")
-    if not isinstance(command, str) or not isinstance(cwd, str) or not os.path.isabs(cwd):
-        return False
+    command, cwd = call
     try:
         cfg = config.load(machine)
         if (cfg.data.get("trust") or {}).get("projects") is not True:

@@ -19,7 +19,7 @@ import threading
 import time
 from pathlib import Path
 
-from agentmem.errors import CodexTrustError, Command, InvalidInput, NotFound
+from agentmem.errors import CodexTrustError, Command, InvalidInput, NextStep, NotFound, Option
 
 # Seconds for the whole exchange: many times what app-server takes to answer (docs/benchmarks.md),
 # so only one that hangs reaches it.
@@ -37,7 +37,8 @@ def trust_hint(helper: list[str] | None = None) -> str:
 def find_codex(explicit: str | None = None) -> str:
     path = explicit or shutil.which("codex")
     if not path:
-        raise NotFound("codex is not on PATH; pass --codex /path/to/codex, or trust the hooks with /hooks in Codex")
+        raise NotFound(NextStep("codex is not on PATH; pass {}, or trust the hooks with /hooks in Codex",
+                                Option("codex", "/path/to/codex")))
     return path
 
 

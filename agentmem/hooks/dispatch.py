@@ -6,18 +6,21 @@ stopping. Problems go to stderr as one line. The one decision a hook ever prints
 is the optional reflection's (hooks/reflect.py): once per session, a stop hook
 asks to continue with a prompt, guarded so it cannot loop.
 
-`hook approve` is a pre-tool-use hook (Copilot CLI's, with `[trust] projects`): it prints the
-runtime's approval (`approval_shape`) for a plain helper command in a mapped folder and nothing
-otherwise (hooks/approve.py).
+Everything known about the runtime comes from its module's `SPEC` (runtimes/spec.py), and
+each capability is checked there, never the runtime's name.
+
+`hook approve` is a pre-tool-use hook (Copilot CLI's, with `[trust] projects`): the runtime
+reads its own hook input (`SPEC.approval.shell_call`), and this prints its approval
+(`SPEC.approval.shape`) for a plain helper command in a mapped folder and nothing otherwise
+(hooks/approve.py); a runtime with no such hook gets no answer.
 
 The reminder is printed in the form the runtime adds to the model's context:
-its module's `reminder_shape` (runtimes/<name>.py) gives plain text or a JSON
-object, written here.
+`SPEC.reminder_shape` gives plain text or a JSON object, written here.
 
 A reminder runs on every prompt, so that path imports as little as it can
-(tests/test_imports.py): that one runtime module (the registry would import all
-five), and not agentmem.errors (its classes cost about 0.7 ms; a failure is
-rare and imports it then) nor `__future__` (no module on that path uses it).
+(tests/test_imports.py): that one runtime module and runtimes/spec.py (the registry
+would import all five), and not agentmem.errors (its classes cost about 0.7 ms; a
+failure is rare and imports it then) nor `__future__` (no module on that path uses it).
 """
 
 import sys
@@ -27,7 +30,7 @@ HOOK_EXIT = 0  # errors.EXIT_OK: a hook exits 0 whatever happened (above)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from types import ModuleType
+    from agentmem.runtimes.spec import Spec
 
 
 def _usage(problem: str) -> Exception:
@@ -38,8 +41,8 @@ def _usage(problem: str) -> Exception:
                                       "[--event start|prompt]")
 
 
-def runtime_module(name: str) -> "ModuleType":
-    """runtimes/<name>.py, imported alone; a usage error for any name that is not a runtime's."""
+def runtime_spec(name: str) -> "Spec":
+    """The `SPEC` of runtimes/<name>.py, imported alone; a usage error for any name that is not a runtime's."""
     if name.isascii() and name.isidentifier() and not name.startswith("_"):
         module_name = "agentmem.runtimes." + name
         try:
@@ -47,9 +50,11 @@ def runtime_module(name: str) -> "ModuleType":
         except ModuleNotFoundError:
             pass
         else:
-            module = sys.modules[module_name]
-            if getattr(module, "NAME", None) == name:
-                return module
+            from agentmem.runtimes import spec as contract  # already imported by the runtime module
+
+            spec = getattr(sys.modules[module_name], "SPEC", None)
+            if isinstance(spec, contract.Spec) and spec.name == name:
+                return spec
     from agentmem.runtimes.registry import NAMES
 
     raise _usage(f"--runtime must be one of {', '.join(NAMES)}")
@@ -74,7 +79,7 @@ def parse_hook_args(argv: list[str]) -> tuple[str, str, str]:
             raise _usage(f"unknown option {key}")
         opts[key] = value
     runtime = opts["--runtime"] or ""
-    runtime_module(runtime)
+    runtime_spec(runtime)
     if opts["--event"] not in ("start", "prompt"):
         raise _usage("--event must be start or prompt")
     return argv[0], runtime, str(opts["--event"])
@@ -98,20 +103,23 @@ def _json(value: str | dict) -> str:
 
 def reminder_output(runtime: str, event: str, text: str) -> str:
     """What to print so that `runtime` puts `text` into the model's context."""
-    shape = runtime_module(runtime).reminder_shape(event, text)
+    reminder_shape = runtime_spec(runtime).reminder_shape
+    if reminder_shape is None:  # a runtime that runs no hooks of ours: nothing to print
+        return ""
+    shape = reminder_shape(event, text)
     return (shape if isinstance(shape, str) else _json(shape)) + "\n"
 
 
 def reflection_output(machine: str, runtime: str, hook_input: dict) -> str:
     """The stop hook's request for one more turn, when reflection is on, the runtime takes one, and
     the guard allows it (once per session, never on a stop a stop hook caused); else ""."""
-    module = runtime_module(runtime)
-    if not module.REFLECTION:
+    reflection = runtime_spec(runtime).reflection
+    if reflection is None:
         return ""
     from agentmem.hooks import reflect
 
     ask, _ = reflect.decide(machine, hook_input)
-    shape = module.continue_shape(reflect.prompt()) if ask else None
+    shape = reflection.continue_shape(reflect.prompt()) if ask else None
     return _json(shape) + "\n" if shape else ""
 
 
@@ -139,10 +147,10 @@ def run_hook(argv: list[str]) -> int:
         elif kind == "approve":  # a pre-tool-use hook: "allow" for a plain helper command, else no answer
             from agentmem.hooks import approve
 
-            module = runtime_module(runtime)
-            tools = getattr(module, "SHELL_TOOLS", ())  # a runtime without a pre-tool-use hook: no answer
-            if tools and approve.allowed(machine, actions.parse_hook_input(_read_stdin()), tools):
-                sys.stdout.write(_json(module.approval_shape(approve.REASON)) + "\n")
+            approval = runtime_spec(runtime).approval  # a runtime without a pre-tool-use hook: no answer
+            if approval is not None and approve.allowed(
+                    machine, approval.shell_call(actions.parse_hook_input(_read_stdin()))):
+                sys.stdout.write(_json(approval.shape(approve.REASON)) + "\n")
         else:
             hook_input = actions.parse_hook_input(_read_stdin())
             report = actions.stop(machine, hook_input)

@@ -12,6 +12,10 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from agentmem.errors import Command
+
 ANSWERS_FILE = ".copier-answers.yml"  # where Copier records the answers (its default name)
 
 
@@ -22,10 +26,10 @@ def set_up_by_copier(machine: str) -> bool:
     return os.path.isfile(answers) and os.path.realpath(sys.prefix) == os.path.realpath(venv)
 
 
-def turn_on(machine: str, answer: str) -> str | None:
+def turn_on(machine: str, answer: str) -> Command | None:
     """The helper command that sets the boolean Copier `answer` to true, or None off a Copier machine."""
     if not set_up_by_copier(machine):
         return None
     from agentmem.errors import Command
 
-    return Command("upgrade", "--vcs-ref=:current:", "--data", f"{answer}=true").line()
+    return Command("upgrade", "--vcs-ref=:current:", "--data", f"{answer}=true")

@@ -16,7 +16,7 @@ import os
 import time
 
 from agentmem import errors
-from agentmem.errors import Command
+from agentmem.errors import Command, NextStep, Option
 from agentmem.memory.overdue import PENDING_TOO_LONG, age_text, created_at
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
@@ -65,6 +65,17 @@ def pending_check(machine: str, now: float | None = None) -> Check:
     return Check("pending", status, detail, "retry once the store answers (the Stop hook retries too)", command)
 
 
+def purge_checks(machine: str, cfg: Config, projects: list[str], timeout: float | None) -> list[Check]:
+    """INV purged-gone: a purge is pending work until the store no longer holds the note; each unfinished
+    one fails, with the command that finishes it."""
+    from agentmem.memory import hygiene
+
+    return [Check(f"purge {p['project']}", "fail", f"the purge of note {p['note']} (record {p['record']}) is not "
+                  f"finished: {p['problem']}; the store may still hold the note's full text",
+                  "finish it once the store answers", Command(*p["command"]))
+            for p in hygiene.unfinished_purges(machine, cfg, projects, timeout=timeout)]
+
+
 def store_checks(machine: str, cfg: Config, projects: list[str], timeout: float | None) -> list[Check]:
     """Ask the store what changed for each project, as search does: reachable, the right store, when checked."""
     from agentmem.memory import cache
@@ -97,35 +108,102 @@ def _store_fix(kind: str | None) -> str:
         "offline": "check the network or the drive that holds the store; searches answer from the cache meanwhile",
         "not-authenticated": "log in to Hugging Face (hf auth login) or set HF_TOKEN",
         "no-access": "ask the bucket's owner for access, or configure a bucket you can write",
-        "not-found": "the store is gone or moved: restore it, or accept a new one with setup --new-store",
+        "not-found": str(NextStep("the store is gone or moved: restore it, or accept a new one with setup {}",
+                                  Option("new-store"))),
     }.get(kind or "", "see the reason; searches answer from the cache and say they may be stale")
 
 
+# Beside the index: what doctor found when the index's integrity check last passed (the index file as it
+# was, and how many notes the cache then held). The check reads every page (seconds at 100k notes, cold:
+# docs/benchmarks.md), so a rerun with nothing changed takes the record's word instead; any write to the
+# index (a search that added a note, a rebuild, damage done through the file system) changes the file's
+# identity, and the check runs again.
+CHECKED = "checked.json"
+
+
 def index_check(machine: str, cfg: Config, project: str) -> Check:
-    """The project's ranked index: present, of this version, holding every cached note."""
+    """The project's ranked index: present, of this version, sound, holding every cached note."""
     import sqlite3
 
     from agentmem.memory import cache
     from agentmem.search import index
 
     pdir = cache.project_dir(machine, cfg.store, project)
-    cached = len(cache.cached_ids(machine, cfg.store, project))
+    ndir = cache.notes_dir(machine, cfg.store, project)
     path = index.index_path(pdir)
     if not os.path.exists(path):
+        cached = len(cache.cached_ids(machine, cfg.store, project))
         return Check(f"index {project}", "ok", f"no index yet for {cached} cached note(s): the next search builds it")
+    record = _checked(path)
+    began = time.time_ns()  # before the stats: see store/dirwatch.py
+    identity, notes_time = _identity(path), _mtime(ndir)
     try:
-        valid, indexed, integrity = _read_only(path, lambda conn: index._valid(conn), "SELECT COUNT(*) FROM docs",
-                                               "PRAGMA quick_check")
+        valid, indexed = _read_only(path, lambda conn: index._valid(conn), "SELECT COUNT(*) FROM docs")
         if not valid:
             return Check(f"index {project}", "warn", "written by another version", "the next search rebuilds it")
+        unchanged = identity is not None and record.get("index") == identity
+        integrity = "ok" if unchanged else _read_only(path, "PRAGMA quick_check")[0]
     except sqlite3.DatabaseError as exc:
         return Check(f"index {project}", "warn", f"unreadable ({exc})", "the next search rebuilds it")
     if integrity != "ok":
         return Check(f"index {project}", "warn", f"damaged ({integrity})", "the next search rebuilds it")
+    same_notes = notes_time and record.get("notes") == notes_time and isinstance(record.get("cached"), int)
+    cached = record["cached"] if same_notes else len(cache.cached_ids(machine, cfg.store, project))
+    if identity is not None and _identity(path) == identity:  # nothing wrote the index while it was checked
+        from agentmem.store import dirwatch
+
+        trusted = dirwatch.trusted_mtime(began, notes_time, ndir, int(dirwatch.RACY_SECONDS * 1e9)) if notes_time else 0
+        _record_checked(path, {"index": identity, "notes": trusted or None, "cached": cached})
     if indexed != cached:
         return Check(f"index {project}", "ok", f"{indexed} of {cached} cached note(s) indexed",
                      "the next search brings it up to date")
     return Check(f"index {project}", "ok", f"{indexed} note(s) indexed")
+
+
+def _identity(path: str) -> list[int] | None:
+    """The index file as the file system tells it apart: device, inode, size, modification and change times
+    (the change time moves with any write, and no one can set it back). None while a rollback journal lies
+    beside it: a write was under way, or was cut off and is undone by the next open."""
+    if os.path.exists(path + "-journal"):
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _mtime(folder: str) -> int:
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:
+        return 0
+
+
+def _checked(path: str) -> dict:
+    import json
+
+    from agentmem.fsutil import read_bytes
+
+    try:
+        found = json.loads(read_bytes(os.path.join(os.path.dirname(path), CHECKED), 65536))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _record_checked(path: str, record: dict) -> None:
+    """Write the record if it says something new; skipped where the folder cannot be written (a sandbox)."""
+    import json
+
+    from agentmem.fsutil import write_atomic
+
+    if _checked(path) == record:
+        return
+    try:
+        write_atomic(os.path.join(os.path.dirname(path), CHECKED), json.dumps(record).encode(), durable=False)
+    except OSError:
+        pass
 
 
 def _read_only(path: str, *asks: str | Callable[[sqlite3.Connection], Any]) -> list[Any]:
@@ -170,35 +248,102 @@ def hybrid_check(machine: str, cfg: Config, project: str) -> Check | None:
                  Command("sync", "--embed", "--project", project))
 
 
-def helper_check(machine: str) -> Check:
-    """The running helper against the one the template installed into the machine folder's venv."""
+def helper_check(machine: str, cfg: Config) -> Check:
+    """The helper agents run (the command setup recorded) against the one the template installed into the
+    machine folder's venv (`machine/helper_venv.py`: the package's own folder and a launcher, no
+    dist-info) and the one running this check. Each warning's fix is the command that clears it."""
+    from agentmem.paths import helper_command
+    from agentmem.shell import join
+    from agentmem.version import __version__
+
+    answers = _answers(machine)
+    where = f"template {answers['_commit']}" if answers.get("_commit") else "no template revision recorded"
+    launcher = _launcher(machine)
+    installed = _installed_version(machine) if os.path.isfile(launcher) else None
+    venv_helper = [launcher] if installed is not None else None
+    raw = (cfg.data.get("helper") or {}).get("command")
+    recorded = [str(w) for w in raw] if isinstance(raw, list) and raw else None
+    running = helper_command()
+    runs_venv = venv_helper is not None and recorded is not None and _same(recorded, venv_helper)
+    if recorded is None:
+        return Check("helper", "warn", f"agentmem {__version__}; setup has not recorded the helper agents run "
+                     "([helper] command in config.toml)", "run setup", Command("setup", helper=venv_helper))
+    if _same(recorded, [launcher]) and venv_helper is None:  # the launcher or the package it starts is gone
+        reinstall = _reinstall(machine, answers)
+        what = "is missing" if not os.path.isfile(launcher) else "has lost its package (agentmem/version.py)"
+        return Check("helper", "fail", f"the helper agents run, {launcher}, {what} ({where})",
+                     "install it again from the template checkout" if reinstall else
+                     "set this machine up again from the template (bootstrap.md)", reinstall)
+    if os.path.isabs(recorded[0]) and not os.path.isfile(recorded[0]):
+        return Check("helper", "fail", f"the helper agents run, {join(recorded)}, is missing",
+                     "let setup record " + ("the machine folder's helper" if venv_helper else "this helper"),
+                     Command("setup", helper=venv_helper))
+    if venv_helper is not None and not runs_venv:
+        return Check("helper", "warn", f"agents run {join(recorded)}, not the machine folder's helper {launcher} "
+                     f"(agentmem {installed}, {where})", "let setup record the machine folder's helper",
+                     Command("setup", helper=venv_helper))
+    if runs_venv and installed != __version__:
+        return Check("helper", "warn", f"this is agentmem {__version__} ({join(running)}), but agents run the machine "
+                     f"folder's helper, agentmem {installed} ({where})", "check with the helper agents run",
+                     Command("doctor", helper=venv_helper))
+    if runs_venv:
+        return Check("helper", "ok", f"agentmem {installed}: {launcher}, installed from {where}")
+    return Check("helper", "ok", f"agents run {join(recorded)} (no helper venv in the machine folder: "
+                 f"set up without the template's installer); this is agentmem {__version__}")
+
+
+def _same(command: list[str], other: list[str]) -> bool:
+    """Do two helper commands name the same program (one word each, compared as real paths)?"""
+    return len(command) == len(other) == 1 and os.path.realpath(command[0]) == os.path.realpath(other[0])
+
+
+def _answers(machine: str) -> dict[str, str]:
+    """The scalar answers Copier recorded in the machine folder (`_commit`, `_src_path`, `hybrid`...)."""
+    import re
+
+    try:
+        with open(os.path.join(machine, ".copier-answers.yml"), encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return {}
+    return {k: v.strip().strip("'\"") for k, v in re.findall(r"^([A-Za-z_]\w*):[ \t]*(\S.*)$", text, re.M)}
+
+
+def _launcher(machine: str) -> str:
+    """Where the installer puts the helper's launcher (helper_venv.launcher_path, without importing it)."""
+    return os.path.join(machine, ".venv", *(("Scripts", "agentmem.cmd") if os.name == "nt" else ("bin", "agentmem")))
+
+
+def _installed_version(machine: str) -> str | None:
+    """The version of the package the template installed into the machine folder's venv (its `version.py`:
+    the installer copies the package folder itself, so there is no dist-info), or None."""
     import glob
     import re
 
-    from agentmem.version import __version__
+    found = (glob.glob(os.path.join(machine, ".venv", "lib", "python*", "site-packages", "agentmem", "version.py"))
+             + glob.glob(os.path.join(machine, ".venv", "Lib", "site-packages", "agentmem", "version.py")))
+    for path in found:
+        try:
+            with open(path, encoding="utf-8") as f:
+                got = re.search(r"^__version__\s*=\s*[\"']([^\"']+)[\"']", f.read(), re.M)
+        except OSError:
+            continue
+        if got:
+            return got.group(1)
+    return None
 
-    answers = os.path.join(machine, ".copier-answers.yml")
-    template = None
-    try:
-        with open(answers, encoding="utf-8") as f:
-            found = re.search(r"^_commit:\s*(\S+)", f.read(), re.M)
-        template = found.group(1) if found else None
-    except OSError:
-        pass
-    installed = None
-    for meta in glob.glob(os.path.join(machine, ".venv", "lib", "python*", "site-packages",
-                                       "agentmem-*.dist-info", "METADATA")):
-        with open(meta, encoding="utf-8", errors="replace") as f:
-            line = next((x for x in f if x.startswith("Version:")), "")
-        installed = line.split(":", 1)[1].strip() or None
-    where = f"template {template}" if template else "no template answers in the machine folder"
-    if installed is None:
-        return Check("helper", "warn", f"agentmem {__version__}; {where}; no helper installed in "
-                     f"{os.path.join(machine, '.venv')}", "rerun setup from the machine folder", Command("setup"))
-    if installed != __version__:
-        return Check("helper", "warn", f"agentmem {__version__} runs, but the machine folder's helper is "
-                     f"{installed} ({where})", "run the machine folder's helper, or upgrade it", Command("upgrade"))
-    return Check("helper", "ok", f"agentmem {__version__}, installed from {where}")
+
+def _reinstall(machine: str, answers: dict[str, str]) -> Command | None:
+    """The installer Copier's first task runs (`machine/helper_venv.py`), from the template checkout the
+    machine folder records, when that checkout is on this machine; else None."""
+    import sys
+
+    src = answers.get("_src_path")
+    if not src or not os.path.isfile(os.path.join(src, "agentmem", "machine", "helper_venv.py")):
+        return None
+    hybrid = "true" if answers.get("hybrid", "").lower() == "true" else "false"
+    script = os.path.join(src, "agentmem", "machine", "helper_venv.py")
+    return Command(os.path.abspath(machine), src, f"--hybrid={hybrid}", helper=[sys.executable, "-I", script])
 
 
 def run(machine: str, cfg: Config, *, timeout: float | None = None,
@@ -210,12 +355,13 @@ def run(machine: str, cfg: Config, *, timeout: float | None = None,
     projects = sorted(cfg.project_names())
     checks += store_checks(machine, cfg, projects, timeout)
     checks.append(pending_check(machine))
+    checks += purge_checks(machine, cfg, projects, timeout)
     for project in projects:
         checks.append(index_check(machine, cfg, project))
         hybrid = hybrid_check(machine, cfg, project)
         if hybrid is not None:
             checks.append(hybrid)
-    checks.append(helper_check(machine))
+    checks.append(helper_check(machine, cfg))
     if runtime_checks is not None:
         checks += runtime_checks
     return checks

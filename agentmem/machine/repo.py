@@ -46,6 +46,22 @@ def commit(machine: Path, message: str) -> bool:
     return True
 
 
+def head(machine: Path) -> str | None:
+    """The commit the folder's HEAD names, or None (no repository, no commit yet)."""
+    done = _git(machine, "rev-parse", "--verify", "--quiet", "HEAD", check=False)
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+def uncommit(machine: Path, commit: str) -> bool:
+    """Take back `commit`, the last one made here, when HEAD is still it and nothing changed since: its changes
+    stay in the files, uncommitted, as before it was made. True if it was taken back."""
+    if head(machine) != commit or _git(machine, "status", "--porcelain", check=False).stdout.strip():
+        return False
+    if _git(machine, "rev-parse", "--verify", "--quiet", f"{commit}~1", check=False).returncode != 0:
+        return False
+    return _git(machine, "reset", "-q", f"{commit}~1", check=False).returncode == 0
+
+
 def conflicted(machine: Path, *, staged: bool = False) -> list[tuple[str, int]]:
     """(file, line of its first conflict marker) for each file of the folder's that holds one: the staged
     changes with `staged`, else every tracked or new file."""

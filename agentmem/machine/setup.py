@@ -26,7 +26,9 @@ from agentmem.errors import EXIT_UNEXPECTED, AgentmemError, Command, InvalidInpu
 from agentmem.machine import blocks, core_skill
 from agentmem.machine.reach import store_reach
 from agentmem.paths import helper_command
-from agentmem.runtimes.registry import NAMES, enabled_names, listed_names, runtime
+from agentmem.runtimes import registry
+from agentmem.runtimes.base import hooked
+from agentmem.runtimes.registry import enabled_names, listed_names, runtime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -205,7 +207,7 @@ def _runtime_steps(report: SetupReport, plan: _Plan, names: list[str], env: Mapp
     enabled = [runtime(n, env) for n in names]
     for rt in enabled:
         _enable(report, plan, rt)
-    for name in NAMES:
+    for name in registry.NAMES:
         if name not in names:
             _withdraw(report, plan, runtime(name, env), enabled)
     if plan.mcp:
@@ -219,14 +221,8 @@ def _runtime_steps(report: SetupReport, plan: _Plan, names: list[str], env: Mapp
 def _enable(report: SetupReport, plan: _Plan, rt: Runtime) -> None:
     """Core skill, managed block, permissions, hooks and MCP registration for one enabled runtime."""
     name = rt.name
-    try:
-        result = core_skill.install_core_skill(plan.skill_files, rt.skills_root / core_skill.CORE_SKILL,
-                                               plan.machine, name, replace=plan.replace)
-    except AgentmemError as exc:  # a dangling link or a read-only folder (INV user-files)
-        report.add(f"skill {name}", "warning", exc.one_line())
-    else:
-        status = {"installed": "changed", "updated": "changed", "unchanged": "ok"}.get(result.status, "warning")
-        report.add(f"skill {name}", status, result.detail or f"{result.status}: {result.path}")
+    if rt.skills_root is not None:  # a CLI that reads no skill folder gets none
+        _skill_step(report, plan, rt, rt.skills_root)
     existed = rt.instructions.exists()
     try:
         changed = blocks.apply_block(rt.instructions, plan.block_body)
@@ -240,13 +236,26 @@ def _enable(report: SetupReport, plan: _Plan, rt: Runtime) -> None:
         _permissions_step(report, plan, rt)
     _trust_step(report, plan, rt)
     on = name in plan.hooks
-    _entry_step(report, f"hooks {name}", on, lambda: rt.install_hooks(plan.machine, plan.helper) if on
-                else rt.remove_hooks(plan.machine), rt.trust.hint(plan.helper) if rt.trust else "")
+    if hooked(rt):  # a CLI that runs no hooks of ours has none to install or remove
+        _entry_step(report, f"hooks {name}", on, lambda: rt.install_hooks(plan.machine, plan.helper) if on
+                    else rt.remove_hooks(plan.machine), rt.trust.hint(plan.helper) if rt.trust else "")
     if rt.mcp is not None:
         from agentmem.mcp import registration
 
         _entry_step(report, f"mcp {name}", plan.mcp, lambda: registration.register(plan.machine, rt, plan.helper)
                     if plan.mcp else registration.unregister(plan.machine, rt))
+
+
+def _skill_step(report: SetupReport, plan: _Plan, rt: Runtime, skills_root: Path) -> None:
+    """The core skill in the runtime's skill folder."""
+    try:
+        result = core_skill.install_core_skill(plan.skill_files, skills_root / core_skill.CORE_SKILL,
+                                               plan.machine, rt.name, replace=plan.replace)
+    except AgentmemError as exc:  # a dangling link or a read-only folder (INV user-files)
+        report.add(f"skill {rt.name}", "warning", exc.one_line())
+    else:
+        status = {"installed": "changed", "updated": "changed", "unchanged": "ok"}.get(result.status, "warning")
+        report.add(f"skill {rt.name}", status, result.detail or f"{result.status}: {result.path}")
 
 
 def _permissions_step(report: SetupReport, plan: _Plan, rt: Runtime) -> None:
@@ -297,7 +306,8 @@ def _withdraw(report: SetupReport, plan: _Plan, rt: Runtime, enabled: list[Runti
         from agentmem.mcp import registration
 
         _withdraw_entries(report, f"mcp {name}", lambda: registration.unregister(machine, rt))
-    _withdraw_entries(report, f"hooks {name}", lambda: rt.remove_hooks(machine))
+    if hooked(rt):
+        _withdraw_entries(report, f"hooks {name}", lambda: rt.remove_hooks(machine))
     try:
         if rt.untrust_projects(machine):
             report.add(f"trust {name}", "changed", "removed the trust entries agentmem had written (runtime disabled)")
@@ -315,7 +325,7 @@ def _withdraw(report: SetupReport, plan: _Plan, rt: Runtime, enabled: list[Runti
                            f"removed agentmem's block (runtime disabled): {rt.instructions}")
         except AgentmemError as exc:
             report.add(f"instructions {name}", "warning", exc.one_line())
-    if all(other.skills_root != rt.skills_root for other in enabled):
+    if rt.skills_root is not None and all(other.skills_root != rt.skills_root for other in enabled):
         try:
             gone = core_skill.remove_core_skill(rt.skills_root / core_skill.CORE_SKILL, machine, name)
         except AgentmemError as exc:
@@ -343,7 +353,7 @@ def _reflect_step(report: SetupReport, cfg: Config, names: list[str], env: Mappi
         return
     for name, state in _reflection(cfg, names).items():
         if state == "on":
-            report.add(f"reflect {name}", "ok", f"on: once per session ({runtime(name, env).reflection})")
+            report.add(f"reflect {name}", "ok", f"on: once per session ({registry.reflection_how(name)})")
         elif state == "needs hooks":
             report.add(f"reflect {name}", "warning", "[hooks] reflect is on but needs the hooks, which are off "
                        f"for {name}: `{Command('hooks', 'install', '--runtime', name, helper=report.helper).line()}`")
@@ -386,10 +396,11 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     cfg = config.load(machine, allow_stale=False)  # setup never acts on a config it cannot read
     if not cfg.data:
         raise NotConfigured(f"no agentmem config in {machine}", hint=config.SETUP_HINT)
-    _template_step(report, machine)
+    if not _template_step(report, machine):
+        return report
     names = enabled_names(cfg.data)
     for unknown in sorted(set(listed_names(cfg.data)) - set(names)):
-        report.add(f"runtime {unknown}", "warning", f"unknown runtime; expected one of {', '.join(NAMES)}")
+        report.add(f"runtime {unknown}", "warning", f"unknown runtime; expected one of {', '.join(registry.NAMES)}")
     helper_cmd = helper_command or default_helper_command()
     report.helper = helper_cmd
     helper = shlex.join(helper_cmd)
@@ -446,14 +457,24 @@ def _wiring_step(report: SetupReport, machine: Path, env: Mapping[str, str] | No
             report.add(f"check {check.name}", "warning", check.detail)
 
 
-def _template_step(report: SetupReport, machine: Path) -> None:
+def _template_step(report: SetupReport, machine: Path) -> bool:
     """A template revision recorded that exists nowhere (copied from a checkout with untracked files) is
-    replaced by the one it was made from, so `upgrade` works (INV real-template-commit)."""
+    replaced by the one it was made from, so `upgrade` works (INV real-template-commit); unless the
+    checkout's changes are in what Copier renders: then setup stops (INV clean-template-copy)."""
     from agentmem.machine import template_source
 
+    try:
+        warning = template_source.check_copy(machine)
+    except AgentmemError as exc:
+        report.add("template", "failed", exc.one_line())
+        report.exit_code = exc.exit_code
+        return False
+    if warning:
+        report.add("template helper", "warning", warning)
     repaired = template_source.repair(machine)
     if repaired:
         report.add("template", "changed", repaired)
+    return True
 
 
 def _commit_step(report: SetupReport, machine: Path) -> None:
@@ -475,6 +496,5 @@ def default_agent(runtime_names: list[str]) -> str:
 def _reflection(cfg: Config, names: list[str]) -> dict[str, str]:
     """Where the end-of-session reflection is on, off, waits for hooks, or is not available."""
     from agentmem.machine import settings
-    from agentmem.runtimes import registry
 
     return registry.reflection(names, on=settings.reflect_on(cfg), hooked=settings.hooks_runtimes(cfg, names))

@@ -43,7 +43,9 @@ def setup_note_prefix(machine: Path, store: StoreDescription, project: str) -> s
     """`setup-verification-<12 hex>` from the store, project and machine folder: what every setup
     note of this triple starts with (and the whole ID an earlier agentmem used)."""
     key = f"{store.kind}:{store.location}|{project}|{Path(machine).expanduser().resolve()}"
-    return "setup-verification-" + hashlib.sha256(key.encode()).hexdigest()[:12]
+    from agentmem.memory.ids import SETUP_PREFIX
+
+    return SETUP_PREFIX + hashlib.sha256(key.encode()).hexdigest()[:12]
 
 
 def _new_id(prefix: str) -> str:
@@ -92,7 +94,7 @@ class Verification:
     upload: str  # "saved" | "already-saved" | "pending"
     read_back: bool
     found_by_search: bool
-    problem: str | None = None
+    problem: str | errors.NextStep | None = None  # a step with the command to run, spelt for the CLI in to_json
 
     @property
     def ok(self) -> bool:
@@ -106,7 +108,7 @@ class Verification:
             "upload": self.upload,
             "read_back": self.read_back,
             "found_by_search": self.found_by_search,
-            "problem": self.problem,
+            "problem": None if self.problem is None else str(self.problem),
         }
 
 
@@ -161,8 +163,9 @@ def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str
         wanted = hashlib.sha256(data).hexdigest()
     path = notes.note_path(project, note_id)
     if upload == "pending":
-        return Verification(note_id, path, upload, False, False, "the upload is pending; retry with "
-                            f"`{errors.Command('save', '--retry', note_id).line()}`")
+        return Verification(note_id, path, upload, False, False,
+                            errors.NextStep("the upload is pending; retry with `{}`",
+                                            errors.Command("save", "--retry", note_id)))
 
     raw = store.get(path)  # straight from the store, not the cache; failures raise as what they are
     read_back = notes.parse(raw).title == TITLE and hashlib.sha256(raw).hexdigest() == wanted
@@ -178,6 +181,8 @@ def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str
 def _check_skills(report: SetupReport, cfg_data: dict, env: Mapping[str, str] | None) -> None:
     """The installed core skill has its entry point and the checkpoint outline an agent follows."""
     for rt in configured(cfg_data, env):
+        if rt.skills_root is None:
+            continue  # a CLI that reads no skill folder
         name, skill = rt.name, rt.skills_root / CORE_SKILL
         entry = skill / "SKILL.md"
         text = entry.read_text("utf-8") if entry.is_file() else ""
@@ -211,7 +216,7 @@ def verification_step(report: SetupReport, machine: Path, env: Mapping[str, str]
         return "failed"
     report.add("verify read", "ok", "read back from the store, bypassing the cache")
     if not result.found_by_search:
-        report.add("verify search", "failed", result.problem or "search did not find the note")
+        report.add("verify search", "failed", str(result.problem or "search did not find the note"))
         return "failed"
     report.add("verify search", "ok", f"search for {TITLE!r} found it")
     return "confirmed"

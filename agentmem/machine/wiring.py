@@ -33,9 +33,11 @@ def _check(name: str, problem: str | None, ok: str, *, status: str = "fail") -> 
     return Check(name, status, problem, FIX, SETUP)
 
 
-def _skill(machine: Path, rt: Runtime, helper: str) -> Check:
+def _skill(machine: Path, rt: Runtime, helper: str) -> Check | None:
     from agentmem.machine import core_skill
 
+    if rt.skills_root is None:
+        return None  # a CLI that reads no skill folder
     dest = rt.skills_root / core_skill.CORE_SKILL
     try:
         wanted = core_skill.render_files(core_skill.skill_source(machine), helper)
@@ -77,7 +79,11 @@ def _permissions(machine: Path, rt: Runtime, helper: list[str], store: StoreDesc
     return _check(f"permissions {rt.name}", None if ok else detail, detail)
 
 
-def _hooks(rt: Runtime, helper: list[str]) -> Check:
+def _hooks(rt: Runtime, helper: list[str]) -> Check | None:
+    from agentmem.runtimes.base import hooked
+
+    if not hooked(rt):
+        return None  # a CLI that runs no hooks of ours
     st = rt.hooks_status(helper)
     problem = None
     if not st.get("installed"):
@@ -114,15 +120,10 @@ def checks(machine: str, cfg: Config, env: Mapping[str, str] | None = None) -> l
     out: list[Check] = []
     for name in names:
         rt = runtime(name, env)
-        out += [_skill(folder, rt, helper), _block(folder, rt, helper)]
-        permission = _permissions(folder, rt, helper_cmd, cfg.store)
-        if permission is not None:
-            out.append(permission)
-        if name in hooks_on:
-            out.append(_hooks(rt, helper_cmd))
-        registered = _mcp(folder, rt, helper_cmd) if mcp_on else None
-        if registered is not None:
-            out.append(registered)
+        found = [_skill(folder, rt, helper), _block(folder, rt, helper),
+                 _permissions(folder, rt, helper_cmd, cfg.store), _hooks(rt, helper_cmd) if name in hooks_on else None,
+                 _mcp(folder, rt, helper_cmd) if mcp_on else None]
+        out += [check for check in found if check is not None]  # None: nothing to check there
     if not names:
         out.append(Check("runtimes", "warn", "no agent CLI is enabled in config.toml", "enable one and rerun setup",
                          SETUP))

@@ -35,7 +35,7 @@ def install_command(machine: str) -> str:
 
     update = answers.turn_on(machine, "mcp")
     if update is not None:
-        return update
+        return update.line()
     from importlib import util
 
     pip = shlex.join([sys.executable, "-m", "pip", "install", REQUIREMENT])

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 import traceback
 import warnings
@@ -34,6 +35,9 @@ from agentmem.version import __version__
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+    from typing import Any
+
     from mcp.server.context import ServerRequestContext
 
 # Seconds to wait for a client's answer to roots/list. A client answers at once from memory; one that
@@ -111,10 +115,89 @@ def build_server() -> Server:
                   on_call_tool=call_tool)
 
 
+# A JSON string escape of a UTF-16 surrogate, or an escaped backslash (which is no escape): read in order.
+_ESCAPE = re.compile(r"\\(?:u([dD][89a-fA-F][0-9a-fA-F]{2})|.)")
+# What stands for a lone surrogate once read: a noncharacter, valid in JSON and UTF-8, that the tools'
+# argument check refuses as it refuses a lone surrogate (tools.LONE_SURROGATE).
+_STAND_IN = "\\u" + f"{ord(tools.LONE_SURROGATE):04x}"
+
+
+def without_lone_surrogates(line: str) -> str:
+    """A JSON-RPC line with each escaped lone surrogate (`\\ud800`: half of a pair, as a JavaScript client
+    sends half an emoji) replaced by the stand-in. The SDK's parser refuses the whole message over one,
+    and the call would never be answered; a surrogate pair (a whole emoji) is kept."""
+    if "\\u" not in line:
+        return line
+    found = list(_ESCAPE.finditer(line))
+    if not any(m.group(1) for m in found):
+        return line
+    out, last, i = [], 0, 0
+    while i < len(found):
+        m, code = found[i], found[i].group(1)
+        if code is not None:
+            high = 0xD800 <= int(code, 16) <= 0xDBFF
+            nxt = found[i + 1] if i + 1 < len(found) else None
+            low_next = (nxt is not None and nxt.start() == m.end() and nxt.group(1) is not None
+                        and 0xDC00 <= int(nxt.group(1), 16) <= 0xDFFF)
+            if high and low_next:
+                i += 2  # a pair: one character
+                continue
+            out.append(line[last:m.start()])
+            out.append(_STAND_IN)
+            last = m.end()
+        i += 1
+    out.append(line[last:])
+    return "".join(out)
+
+
+class _Lines:
+    """The client's messages, one a line, with lone surrogates made answerable (`without_lone_surrogates`)."""
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        async for line in self.inner:
+            yield without_lone_surrogates(line)
+
+
+def _claim_stdin() -> tuple[Any, int | None]:
+    """The wire as a text stream, read from a private copy of fd 0, with fd 0 pointed at the null device
+    while serving (as the SDK does with its own stdin), so nothing the tools run reads the client's bytes.
+    Returns (the stream, the private descriptor to put back)."""
+    import io
+
+    try:
+        private = os.dup(0)
+    except OSError:  # no descriptor 0 to divert (an embedding host): read sys.stdin as it is
+        return anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")), None
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            os.dup2(null, 0)
+        finally:
+            os.close(null)
+    except OSError:
+        pass  # served in place: the tools never read stdin themselves
+    wire = io.TextIOWrapper(os.fdopen(private, "rb", closefd=False), encoding="utf-8", errors="replace")
+    return anyio.wrap_file(wire), private
+
+
 async def _serve() -> None:
     server = build_server()
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    stdin, private = _claim_stdin()
+    try:
+        async with stdio_server(stdin=_Lines(stdin)) as (read_stream, write_stream):  # type: ignore[arg-type]
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        if private is not None:
+            try:
+                os.dup2(private, 0)
+            except OSError:
+                pass
 
 
 def _only_pipe_errors(exc: BaseException) -> bool:

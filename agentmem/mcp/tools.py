@@ -151,11 +151,19 @@ def _json_type(value: object) -> str:
     return next((label for kind, label in _JSON_TYPES if isinstance(value, kind)), type(value).__name__)
 
 
+# What the server reads in place of a lone surrogate escape (`\ud800`, half an emoji from a JavaScript
+# client), which the SDK's JSON parser refuses along with the whole call (server.without_lone_surrogates):
+# a noncharacter, never text, refused here like the surrogate it stands for.
+LONE_SURROGATE = "\uffff"
+
+
 def _encodable(value: object) -> bool:
     try:
         for text in value if isinstance(value, list) else [value]:
             if isinstance(text, str):
                 text.encode("utf-8")
+                if LONE_SURROGATE in text:
+                    return False
     except UnicodeEncodeError:
         return False
     return True
@@ -250,7 +258,17 @@ def _as_data(value: Any) -> Any:
 
 
 def _recalled(out: dict) -> dict:
-    return {"status": "ok", "notice": RECALL_NOTICE, **_as_data(out)}
+    data = {"status": "ok", "notice": RECALL_NOTICE, **_as_data(out)}
+    return _with_details(data, out.get("warnings"))
+
+
+def _with_details(data: dict, warnings: list | None) -> dict:
+    """`data` with each warning's class and next steps (`warning_details`, as in the CLI's --json)."""
+    if not warnings:
+        return data
+    from agentmem.render import warning_details
+
+    return data | {"warning_details": warning_details(warnings, tool_name, tool_call, offered)}
 
 
 class Reply:
@@ -266,7 +284,7 @@ class Reply:
         """The reply carrying what reading the config found (a stale config in use), as the CLI prints it."""
         if warnings:
             self.text = "\n".join([*(f"agentmem: warning: {w}" for w in warnings), self.text])
-            self.data = self.data | {"warnings": warnings}
+            self.data = _with_details(self.data | {"warnings": warnings}, warnings)
         return self
 
 
@@ -278,28 +296,56 @@ def _retry_text(note_id: str) -> str:
     return f"{RETRY_TOOL} with {json.dumps({'id': note_id})}"
 
 
-def tool_name(command: errors.Command) -> str | None:
-    """This server's name for a helper command a message names, where a tool does the same (else None:
-    the message shows the command line)."""
+def tool_call(command: errors.Command) -> dict | None:
+    """This server's call ({name, arguments}) that does what a helper command does, or None."""
     args = command.args
     if args == ("pending",):
-        return PENDING_TOOL
+        return {"name": PENDING_TOOL, "arguments": {}}
     if len(args) == 3 and args[:2] == ("save", "--retry"):
-        return _retry_text(args[2])
+        return retry_call(args[2])
     return None
 
 
-def failure(exc: errors.AgentmemError) -> Reply:
-    """A failed call as a tool error: one line, its next step named as this server's tools where it can be."""
-    from agentmem.render import error_line
+def _arguments() -> set[str]:
+    return {key for _, properties, _, _ in TOOLS.values() for key in properties}
 
-    line = error_line(exc, tool_name)
-    return Reply(f"agentmem: {line}", {"status": "error", "error": exc.kind, "message": line}, error=True)
+
+def tool_name(piece: errors.Command | errors.Option) -> str | None:
+    """This server's name for a helper command a message names, where a tool does the same, or for an option,
+    the tools' argument of that name (else None: the message shows the command line or the flag)."""
+    if isinstance(piece, errors.Option):
+        if piece.name not in _arguments():
+            return None
+        return f"`{piece.name}`" + (f" {json.dumps(piece.value)}" if piece.value is not None else "")
+    call = tool_call(piece)
+    if call is None:
+        return None
+    return PENDING_TOOL if call["name"] == PENDING_TOOL else _retry_text(call["arguments"]["id"])
+
+
+def offered(step: errors.NextStep) -> bool:
+    """Whether this server offers a step: every option it names is an argument of its tools (the CLI's
+    `--redact` is not)."""
+    return all(option.name in _arguments() for option in step.options)
+
+
+def failure(exc: errors.AgentmemError, *, then: errors.NextStep | None = None) -> Reply:
+    """A failed call as a tool error: one line, its next steps named as this server's tools where they can be
+    (in the text, and as data in `next`); `then`: this server's own last step."""
+    from agentmem.render import error_line, next_data
+
+    if then is not None:
+        exc.hint = [*(step for step in exc.next if offered(step)), then]
+    line = error_line(exc, tool_name, offered)
+    data = {"status": "error", "error": exc.kind, "message": line,
+            "next": next_data(exc.next, tool_name, tool_call, offered)}
+    return Reply(f"agentmem: {line}", data, error=True)
 
 
 def _outcome_reply(out: dict) -> Reply:
     if out["status"] == "saved":
-        return Reply(f"saved {out['id']} to shared memory ({out['path']})", out)
+        done = f"; the purge of note {out['purges']['note']} is finished" if out.get("purges") else ""
+        return Reply(f"saved {out['id']} to shared memory ({out['path']}){done}", out)
     out["retry_tool"] = retry_call(out["id"])
     reason = out.get("reason", {}).get("message", "outcome unknown")
     return Reply(f"saved locally, NOT confirmed in the shared store: {reason}\n"
@@ -374,7 +420,8 @@ def _pending(machine: str, args: dict[str, Any]) -> Reply:
     from agentmem.render import pending_text
 
     entries, broken = pending.list_entries(machine), pending.unreadable(machine)
-    items = [e.to_json() | {"retry": e.retry_command(), "retry_tool": retry_call(e.id)} for e in entries]
+    items = [e.to_json() | {"retry": e.retry_command(), "retry_tool": retry_call(e.id)}
+             | ({"purges": e.purges} if e.purges else {}) for e in entries]
     data: dict = {"status": "ok", "pending": items} | ({"unreadable": broken} if broken else {})
     return Reply(pending_text(entries, broken, tool_name), data)
 
@@ -421,9 +468,8 @@ def call(tool: str, arguments: dict, *, roots: list[str] | None = None) -> Reply
             _ = cfg.store  # stops with the setup hint (config.require)
             project = project_for(cfg, arguments.get("project"), roots)
             reply = _WITH_PROJECT[tool](machine, cfg, project, arguments, timeout)
-    except errors.SecretFound as exc:  # the CLI's hint names --redact, which this server does not offer
-        return failure(errors.SecretFound(exc.message, hint=f"remove the credential and call {tool} again")).warn(
-            warnings)
+    except errors.SecretFound as exc:  # a step naming an option this server lacks is left out (`offered`)
+        return failure(exc, then=errors.NextStep(f"then call {tool} again")).warn(warnings)
     except errors.AgentmemError as exc:
         return failure(exc).warn(warnings)
     except OSError as exc:  # the CLI's mapping: a write the sandbox refused is `not-writable`

@@ -36,12 +36,14 @@ SOURCE_PREFIX = "agentmem audit: redacted copy of "  # the source a copy names i
 class Finding:
     """A note in the store holding credentials: where each one is (never its value)."""
 
-    __slots__ = ("project", "id", "path", "withheld", "copy", "named")
+    __slots__ = ("project", "id", "path", "withheld", "copy", "named", "title")
 
-    def __init__(self, project: str, note_id: str, path: str, withheld: list[dict], named: bool = False):
+    def __init__(self, project: str, note_id: str, path: str, withheld: list[dict], named: bool = False,
+                 title: str | None = None):
         self.project, self.id, self.path, self.withheld = project, note_id, path, withheld
         self.copy: str | None = None  # the redacted copy an earlier fix saved, if any
         self.named = named  # the note's ID itself holds the credential (id and path are shown redacted)
+        self.title = title  # its title as every output shows it (each credential redacted); None if unread
 
     def purge_step(self) -> Command | None:
         """The command that deletes the original for good (issue P's `purge`); none for a note named by a
@@ -51,8 +53,8 @@ class Finding:
     def to_json(self) -> dict:
         step = self.purge_step()
         purge = step.line() if step is not None else None
-        return {"project": self.project, "id": self.id, "path": self.path, "withheld": self.withheld,
-                "redacted_copy": self.copy, "purge": purge}
+        return {"project": self.project, "id": self.id, "path": self.path, "title": self.title,
+                "withheld": self.withheld, "redacted_copy": self.copy, "purge": purge}
 
 
 class Audit:
@@ -111,9 +113,9 @@ def audit(machine: str, cfg: Config, project: str | None, *, timeout: float | No
         original = _copy_of(parsed)
         if original is not None:
             copies[(proj, original)] = note_id
-        held = withheld.clean(data)[1]
+        shown, held = withheld.clean(data)
         if held:
-            result.findings.append(Finding(proj, note_id, path, held))
+            result.findings.append(Finding(proj, note_id, path, held, title=notes.parse(shown).title))
     for f in result.findings:
         f.copy = None if f.named else copies.get((f.project, f.id))
     return result

@@ -9,6 +9,12 @@ as current.
 A retry that confirms a note leaves a receipt in pending/.confirmed/<id>.json
 (kept RECEIPT_SECONDS), so a retry that lost the race with it, or came after
 a hook uploaded the note, reports the note saved rather than not found.
+
+A purge record is more than a record (INV purged-gone): its entry is the purge's pending work, and
+leaves pending/ only once the store confirmed the record *and* no longer holds the note it names.
+Every path that delivers entries (`save --retry`, the Stop hook, `purge` again) therefore finishes
+the purge: the note's bytes leave this machine (`states.forget`), the record is put, the note is
+deleted from the store, and only then is the entry removed.
 """
 
 from __future__ import annotations
@@ -18,10 +24,11 @@ import os
 import time
 
 from agentmem import errors
-from agentmem.errors import InvalidInput, NotFound
+from agentmem.errors import InvalidInput, NextStep, NotFound
 from agentmem.fsutil import read_bytes, write_atomic
-from agentmem.memory import pending
-from agentmem.memory.notes import check_id
+from agentmem.memory import pending, records
+from agentmem.memory.notes import check_id, note_path
+from agentmem.memory.states import forget
 from agentmem.paths import pending_dir
 from agentmem.store.base import StoreDescription
 from agentmem.store.identity import open_known
@@ -46,21 +53,47 @@ def deliver(machine: str | os.PathLike, entry: pending.Entry, data: bytes, *, ti
     """
     if entry.store is None:
         return pending.Outcome(entry, "pending", _unknown_destination(entry))
+    purge = _purge_of(entry, data)
+    deleted = None
     try:
+        if purge is not None:  # the note's bytes leave this machine first, whatever the store does
+            _forget_here(machine, entry.store, purge, index)
         store = open_known(machine, entry.store, timeout=timeout)  # INV store-identity: never another store
         store.put(entry.path, data)
+        if purge is not None:
+            _after_confirmed(machine, entry, data, index)  # the record holds here even if the delete fails
+            deleted = store.delete(note_path(purge.project, purge.note))  # False: the store did not hold it
     except errors.AgentmemError as exc:
         pending.record_failure(machine, entry, exc)
-        return pending.Outcome(entry, "pending", exc)
+        return pending.Outcome(entry, "pending", exc, purged=purge.note if purge else None)
     except OSError as exc:  # anything the backend did not classify: keep the note
         err = errors.Offline(f"upload failed: {exc}")
         pending.record_failure(machine, entry, err)
-        return pending.Outcome(entry, "pending", err)
-    _after_confirmed(machine, entry, data, index)
+        return pending.Outcome(entry, "pending", err, purged=purge.note if purge else None)
+    if purge is None:
+        _after_confirmed(machine, entry, data, index)
     if receipt:
         _write_receipt(machine, entry)
     pending.remove(machine, entry.id)
-    return pending.Outcome(entry, "saved")
+    return pending.Outcome(entry, "saved", purged=purge.note if purge else None, deleted=deleted)
+
+
+def _forget_here(machine: str | os.PathLike, store: StoreDescription, purge: records.Record,
+                 index: Callable[..., None] | None) -> None:
+    """Drop the purged note's bytes from this machine (cache, index, pending copy, view pages). A cache this
+    process may not write (a sandbox) keeps them until a refresh that can: it brings the record as new."""
+    try:
+        forget(machine, store, purge.project, [purge.note], index)
+    except errors.NotWritable:
+        pass
+
+
+def _purge_of(entry: pending.Entry, data: bytes) -> records.Record | None:
+    """The purge record an entry carries, or None (a note, another record)."""
+    if not entry.path.endswith(".purge.json"):
+        return None
+    record = records.parse(data)
+    return record if record is not None and record.kind == "purge" else None
 
 
 def _unknown_destination(entry: pending.Entry, configured: StoreDescription | None = None) -> InvalidInput:
@@ -68,7 +101,7 @@ def _unknown_destination(entry: pending.Entry, configured: StoreDescription | No
     return InvalidInput(
         f"pending note {entry.id} (project {entry.project}) is intact, but {entry.damaged}, so its destination "
         "store is unknown; nothing was sent",
-        hint=f"to send it to {where}, run `{entry.retry_command()}`",
+        hint=NextStep.of(f"to send it to {where}, run `", entry.retry_step(), "`"),
     )
 
 
@@ -78,7 +111,7 @@ def _after_confirmed(machine: str | os.PathLike, entry: pending.Entry, data: byt
         return
     # Put the confirmed note straight into the project cache so this machine's
     # next search finds it without waiting for a refresh.
-    from agentmem.memory import cache, records
+    from agentmem.memory import cache
 
     try:
         if entry.path.endswith(".md"):

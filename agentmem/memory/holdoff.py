@@ -60,8 +60,11 @@ def release(machine: str | os.PathLike, store: StoreDescription) -> None:
 
 
 def words(at: float, reason: str) -> str:
-    """Why a held search did not ask, for its `stale_reason`."""
+    """Why a held search did not ask, for its `stale_reason` (the option named as the CLI spells it)."""
+    from agentmem.errors import NextStep, Option
+
     waited = max(0, int(time.time() - at))
     left = max(1, int(HOLD_SECONDS - (time.time() - at)))
-    return (f"the store did not answer a search in time {waited} s ago ({reason}), so searches answer from the "
-            f"cache without asking for {left} s more (a save, or a search with --refresh, still asks)")
+    return str(NextStep.of(f"the store did not answer a search in time {waited} s ago ({reason}), so searches "
+                           f"answer from the cache without asking for {left} s more (a save, or a search with ",
+                           Option("refresh"), ", still asks)"))

@@ -18,9 +18,12 @@ from agentmem.errors import InvalidInput
 from agentmem.memory import delivery, notes, pending, records
 from agentmem.memory.states import forget, project_states
 from agentmem.search import follow
+from agentmem.store.timeout import Deadline
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agentmem.config import Config
     from agentmem.store.base import StoreDescription
 
@@ -69,16 +72,20 @@ def _screen_reason(reason: str | None, action: str) -> str | None:
     try:
         screening.screen({"reason": reason}, known=credentials.env_secrets())
     except errors.SecretFound as exc:
-        raise errors.SecretFound(exc.message.replace("refusing to save", f"refusing to {action}"),
+        said = exc.words or errors.NextStep.of(exc.message)
+        raise errors.SecretFound(errors.NextStep.of(*(p.replace("refusing to save", f"refusing to {action}")
+                                                      if isinstance(p, str) else p for p in said.pieces)),
                                  hint="write the reason without the credential") from None
     return reason
 
 
-def _existing_note(machine: str, cfg: Config, project: str, note_id: str, timeout: float | None) -> dict:
-    """The note's `read` answer (pending, cache or store); NotFound when the project has no such note."""
+def _existing_note(machine: str, cfg: Config, project: str, note_id: str, timeout: float | None,
+                   step: Callable[[str], errors.Command]) -> dict:
+    """The note's `read` answer (pending, cache or store); NotFound when the project has no such note,
+    naming the project that has it with `step(that project)` (memory/locate.py)."""
     from agentmem.memory import recall
 
-    return recall.read(machine, cfg, project, note_id, timeout=timeout)[0]
+    return recall.read(machine, cfg, project, note_id, timeout=timeout, elsewhere=step)[0]
 
 
 def save_record(machine: str, cfg: Config, record: records.Record, *, timeout: float | None = None) -> pending.Outcome:
@@ -95,15 +102,18 @@ def retract(machine: str, cfg: Config, project: str, note_id: str, reason: str |
     """Retract a note: hidden from every machine's search from its next search on, still readable, marked."""
     note_id = _checked_id(note_id, "retract")
     if not isinstance(reason, str) or not reason.strip():
-        raise InvalidInput("a retraction needs a reason (--reason TEXT): say why the note is no longer true")
+        raise InvalidInput(errors.NextStep("a retraction needs a reason ({}): say why the note is no longer true",
+                                           errors.Option("reason", "TEXT")))
     reason = _screen_reason(reason, "retract")
-    _existing_note(machine, cfg, project, note_id, timeout)
+    deadline = Deadline(timeout)  # INV bounded-network: the read's check and the record's upload share one
+    _existing_note(machine, cfg, project, note_id, deadline.left(),
+                   lambda other: errors.Command("retract", note_id, "--project", other, "--reason", "REASON"))
     states = project_states(machine, cfg.store, project)
     if note_id in states.retracted:
         return RecordOutcome("retract", note_id, project, states.retracted[note_id], None)
     record = records.build("retract", note_id, project, cfg.agent, reason)
     return RecordOutcome("retract", note_id, project, record.summary(), save_record(machine, cfg, record,
-                                                                                     timeout=timeout))
+                                                                                     timeout=deadline.left()))
 
 
 def pin(machine: str, cfg: Config, project: str, note_id: str, *, unpin: bool = False,
@@ -111,7 +121,9 @@ def pin(machine: str, cfg: Config, project: str, note_id: str, *, unpin: bool = 
     """Pin a note into every session-start reminder of the project (or unpin it); latest record wins."""
     kind = "unpin" if unpin else "pin"
     note_id = _checked_id(note_id, kind)
-    _existing_note(machine, cfg, project, note_id, timeout)
+    deadline = Deadline(timeout)
+    _existing_note(machine, cfg, project, note_id, deadline.left(),
+                   lambda other: errors.Command(kind, note_id, "--project", other))
     states = project_states(machine, cfg.store, project)
     if not unpin and note_id in states.retracted:
         raise InvalidInput(f"note {note_id} is retracted; a retracted note is not pinned")
@@ -119,7 +131,8 @@ def pin(machine: str, cfg: Config, project: str, note_id: str, *, unpin: bool = 
     if (latest is not None and latest["kind"] == kind) or (unpin and latest is None):
         return RecordOutcome(kind, note_id, project, latest or {}, None)
     record = records.build(kind, note_id, project, cfg.agent)
-    return RecordOutcome(kind, note_id, project, record.summary(), save_record(machine, cfg, record, timeout=timeout))
+    return RecordOutcome(kind, note_id, project, record.summary(),
+                         save_record(machine, cfg, record, timeout=deadline.left()))
 
 
 # -- purge ------------------------------------------------------------------------------------------
@@ -128,7 +141,7 @@ class Purged:
     """What a purge did. `status`: purged (record confirmed, object gone from the store) or pending
     (removed here, but the record or the delete still has to reach the store: run `next` again)."""
 
-    __slots__ = ("note", "project", "record", "status", "deleted", "removed_here", "problem", "next")
+    __slots__ = ("note", "project", "record", "status", "deleted", "removed_here", "problem", "next", "others")
 
     def __init__(self, note: str, project: str, record: dict):
         self.note, self.project, self.record = note, project, record
@@ -137,66 +150,192 @@ class Purged:
         self.removed_here: list[str] = []  # cache, index, pending: where this machine held its bytes
         self.problem: errors.AgentmemError | None = None
         self.next: list[str] = ["purge", note, "--project", project, "--yes"]
+        self.others: list[dict] = []  # this machine's earlier unfinished purges, finished (or tried) after it
 
     def to_json(self) -> dict:
-        out = {"status": self.status, "note": self.note, "project": self.project, "record": self.record,
-               "deleted_from_store": self.deleted, "removed_here": self.removed_here}
+        out: dict = {"status": self.status, "note": self.note, "project": self.project, "record": self.record,
+                     "deleted_from_store": self.deleted, "removed_here": self.removed_here}
         if self.problem is not None:
             out["reason"] = {"error": self.problem.kind, "message": self.problem.one_line()}
         if self.status == "pending":
             out["next"] = self.next
+        if self.others:
+            out["other_purges"] = self.others
         return out
 
 
 def purge(machine: str, cfg: Config, project: str, note_id: str, *, reason: str | None = None,
           timeout: float | None = None) -> Purged:
-    """Delete a note that must not exist, everywhere. Running it again finishes an interrupted purge."""
+    """Delete a note that must not exist, everywhere. Running it again finishes an interrupted purge.
+
+    INV purged-gone: the purge is pending work until the store no longer holds the note: its record's
+    entry leaves pending/ only then (memory/delivery.py), whichever path delivers it. A purge that
+    finishes also finishes this machine's other unfinished purges, within what is left of the budget."""
     from agentmem.store import identity
 
     note_id = _checked_id(note_id, "purge")
     reason = _screen_reason(reason, "purge")
+    deadline = Deadline(timeout)
     store_desc = cfg.store
     states = project_states(machine, store_desc, project)
-    waiting = {r.note: r for r in map(records.parse, pending.project_records(machine, project).values())
-               if r is not None and r.kind == "purge"}
+    waiting = _waiting_purges(machine, project)
     here = _held_here(machine, store_desc, project, note_id)
     if note_id not in states.purged and not here:  # asked without downloading what is to be purged
-        store = identity.open_known(machine, store_desc, timeout=timeout)
+        store = identity.open_known(machine, store_desc, timeout=deadline.left())
         if store.info(notes.note_path(project, note_id)) is None:
-            raise errors.NotFound(f"no note {note_id} in project {project}: not in the store, nor on this machine")
-    unsent = waiting[note_id].id if note_id in waiting else None  # a purge record still pending here
+            raise _elsewhere(machine, cfg, project, note_id, deadline)
+    unsent = waiting.get(note_id)  # a purge record still pending here
     summary = states.purged.get(note_id)  # cached, or pending here
     if summary is None:
-        record = records.build("purge", note_id, project, cfg.agent, reason)
+        digest = _digest_of(machine, cfg, project, note_id, deadline)
+        record = records.build("purge", note_id, project, cfg.agent, reason, digest=digest)
         summary, unsent = record.summary(), record.id
         entry = pending.Entry(id=record.id, store=store_desc, project=project, path=record.path(),
                               created=record.created)
         pending.persist(machine, entry, record.render())  # INV nothing-lost: the purge survives a crash
     done = Purged(note_id, project, summary)
     done.removed_here = here
-    forget(machine, store_desc, project, [note_id], follow.update)  # gone from this machine at once
-    if unsent is not None:
+    outcome = _deliver_pending(machine, unsent, deadline) if unsent is not None else None
+    if outcome is not None:  # the record's delivery forgets, puts, deletes: the whole purge
+        if outcome.status != "saved":
+            done.problem = outcome.error
+            return done
+        done.deleted = outcome.deleted
+    else:  # the record is in the store already (or another process just delivered it): the delete is left
+        forget(machine, store_desc, project, [note_id], follow.update)  # gone from this machine at once
         try:
-            entry, data = pending.load(machine, unsent)
-        except errors.NotFound:  # another process delivered it meanwhile
-            pass
-        else:
-            outcome = delivery.deliver(machine, entry, data, timeout=timeout, index=follow.update)
-            if outcome.status != "saved":
-                done.problem = outcome.error
-                return done
-    try:
-        store = identity.open_known(machine, store_desc, timeout=timeout)
-        done.deleted = store.delete(notes.note_path(project, note_id))
-    except errors.AgentmemError as exc:
-        done.problem = exc
-        return done
+            store = identity.open_known(machine, store_desc, timeout=deadline.left())
+            done.deleted = store.delete(notes.note_path(project, note_id))
+        except errors.AgentmemError as exc:
+            done.problem = exc
+            return done
     done.status = "purged"
+    done.others = _finish_others(machine, store_desc, note_id, deadline)
     return done
 
 
+def title_of(machine: str, cfg: Config, project: str, note_id: str, *, timeout: float | None = None) -> str | None:
+    """The title of the note a purge would delete, for the question a person is asked first: from this
+    machine, else read from the store into memory (never cached), each credential shown as
+    `[REDACTED:<kind>]`. None when no copy is left to name (an unfinished purge). NotFound, naming the
+    project that holds it, when the project has no such note."""
+    from agentmem.memory import cache, withheld
+    from agentmem.store import identity
+
+    note_id = _checked_id(note_id, "purge")
+    deadline = Deadline(timeout)
+    data = pending.project_notes(machine, project).get(note_id) or cache.read_cached(machine, cfg.store, project,
+                                                                                      note_id)
+    if data is None:
+        try:
+            store = identity.open_known(machine, cfg.store, timeout=deadline.left())
+            data = store.get(notes.note_path(project, note_id), cache.MAX_CACHED_OBJECT)
+        except errors.NotFound:
+            if note_id in project_states(machine, cfg.store, project).purged:
+                return None
+            raise _elsewhere(machine, cfg, project, note_id, deadline) from None
+    return notes.parse(withheld.clean(data)[0]).title
+
+
+def _digest_of(machine: str, cfg: Config, project: str, note_id: str, deadline: Deadline) -> str | None:
+    """The content digest the purge record keeps of the note's body (INV purged-stays-gone: an import of the
+    same memory is refused), read from this machine or the store; None when no copy can be read in time."""
+    from agentmem.memory import cache
+    from agentmem.store import identity
+
+    data = pending.project_notes(machine, project).get(note_id) or cache.read_cached(machine, cfg.store, project,
+                                                                                      note_id)
+    if data is None:
+        try:
+            store = identity.open_known(machine, cfg.store, timeout=deadline.left())
+            data = store.get(notes.note_path(project, note_id), cache.MAX_CACHED_OBJECT)
+        except errors.AgentmemError:
+            return None
+    try:
+        return records.content_digest(notes.parse(data).body)
+    except errors.AgentmemError:
+        return None
+
+
+def _waiting_purges(machine: str, project: str) -> dict[str, str]:
+    """This machine's pending purge records of `project`: note ID -> record ID."""
+    return {r.note: r.id for r in map(records.parse, pending.project_records(machine, project).values())
+            if r is not None and r.kind == "purge"}
+
+
+def _deliver_pending(machine: str, record_id: str, deadline: Deadline) -> pending.Outcome | None:
+    try:
+        entry, data = pending.load(machine, record_id)
+    except errors.NotFound:  # another process delivered it meanwhile
+        return None
+    return delivery.deliver(machine, entry, data, timeout=deadline.left(), index=follow.update)
+
+
+def _finish_others(machine: str, store_desc: StoreDescription, done_note: str, deadline: Deadline) -> list[dict]:
+    """Deliver this machine's other pending purges to the same store (each its whole purge): {note, project,
+    status[, reason]}. Stops at the first the store does not finish: the rest wait as they were."""
+    out: list[dict] = []
+    for entry in pending.list_entries(machine):
+        if entry.purges is None or entry.purges == done_note or entry.store != store_desc:
+            continue
+        outcome = _deliver_pending(machine, entry.id, deadline)
+        if outcome is None:
+            continue
+        item: dict = {"note": entry.purges, "project": entry.project, "status": "purged" if outcome.status == "saved"
+                else "pending", "record": entry.id}
+        if outcome.error is not None:
+            item["reason"] = {"error": outcome.error.kind, "message": outcome.error.one_line()}
+        out.append(item)
+        if outcome.status != "saved":
+            break
+    return out
+
+
+def _elsewhere(machine: str, cfg: Config, project: str, note_id: str, deadline: Deadline) -> errors.NotFound:
+    from agentmem.memory import locate
+
+    return locate.not_in_project(machine, cfg, project, note_id,
+                                 lambda other: errors.Command("purge", note_id, "--project", other),
+                                 timeout=deadline.left())
+
+
+def unfinished_purges(machine: str, cfg: Config, projects: list[str], *, timeout: float | None = None) -> list[dict]:
+    """Purges that are not finished (INV purged-gone), for `doctor`: this machine's pending purge records
+    ({note, project, record, problem, command}), and purge records in the cache of `projects` whose note the
+    store still holds (a purge another machine or tool left half done). Asks the store one `info` per cached
+    purge (purges are few), within `timeout`; a store that cannot be asked leaves that part unsaid."""
+    from agentmem.memory import cache
+    from agentmem.store import identity
+
+    out: list[dict] = []
+    waiting: set[tuple[str, str]] = set()
+    for entry in pending.list_entries(machine):
+        if entry.purges is None:
+            continue
+        waiting.add((entry.project, entry.purges))
+        why = entry.last_error["message"] if entry.last_error else "not delivered yet"
+        out.append({"note": entry.purges, "project": entry.project, "record": entry.id, "problem": why,
+                    "command": list(entry.retry_step().args)})
+    deadline = Deadline(timeout)
+    store = None
+    for project in projects:
+        purged = records.states(cache.project_dir(machine, cfg.store, project)).purged
+        for note_id in sorted(n for n in purged if (project, n) not in waiting):
+            try:
+                store = store or identity.open_known(machine, cfg.store, timeout=deadline.left())
+                held = store.info(notes.note_path(project, note_id)) is not None
+            except errors.AgentmemError:
+                return out
+            if held:
+                out.append({"note": note_id, "project": project, "record": purged[note_id]["record"],
+                            "problem": "the store still holds the note",
+                            "command": ["purge", note_id, "--project", project, "--yes"]})
+    return out
+
+
 def _held_here(machine: str, store_desc: StoreDescription, project: str, note_id: str) -> list[str]:
-    """Where this machine holds the note's bytes: its cache (and so the index), its pending folder."""
+    """Where this machine holds the note's bytes: its cache (and so the index), its pending folder, a memory
+    view page it wrote."""
     from agentmem.memory import cache
 
     out = []
@@ -204,4 +343,8 @@ def _held_here(machine: str, store_desc: StoreDescription, project: str, note_id
         out += ["cache", "index"]
     if note_id in pending.project_notes(machine, project):
         out.append("pending")
+    from agentmem.view import written
+
+    if written.holding(machine, [note_id]):
+        out.append("view")
     return out

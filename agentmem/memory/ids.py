@@ -25,6 +25,9 @@ NOTE_FILE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.md$")  # <id>.md, i
 RECORD_KINDS = ("retract", "pin", "unpin", "purge")
 # <record id>.<kind>.json, beside the notes in a store (memory/records.py); never a note's name (it has a dot)
 RECORD_FILE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.(retract|pin|unpin|purge)\.json$")
+# What every setup verification note's ID starts with (machine/verification.py): notes of setup's own, left
+# out of an empty query's list of recent notes (search/find.py), found by any search that matches them.
+SETUP_PREFIX = "setup-verification-"
 _B32 = "abcdefghijklmnopqrstuvwxyz234567"
 
 

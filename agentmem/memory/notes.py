@@ -300,16 +300,8 @@ def _parse_meta(block: str) -> dict:
     except (ValueError, RecursionError):  # RecursionError: hostile nesting, e.g. [[[[...]]]]
         pass
     # Written by something else: a bounded YAML read, refusing anything but a flat mapping.
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    if "&" in block or "*" in block and re.search(r"(^|[\s\[{,:])\*[A-Za-z0-9_-]", block):
-        return {}  # anchors and aliases have no place in note metadata
-    try:
-        data = yaml.load(block, Loader=loader)
-    except (yaml.YAMLError, RecursionError, ValueError):
-        return {}
-    if not isinstance(data, dict):
+    data = foreign_yaml(block)
+    if data is None:
         return {}
     out = {}
     for key, value in data.items():
@@ -319,6 +311,25 @@ def _parse_meta(block: str) -> dict:
             except ValueError:
                 continue
     return out
+
+
+def foreign_yaml(block: str) -> dict | None:
+    """Frontmatter another program wrote, as a mapping, or None. Bounded, as everything read from
+    elsewhere: at most MAX_FRONTMATTER_BYTES, read with PyYAML's safe loader, and refused when it holds
+    an anchor or an alias (found by the scanner, which expands nothing): a 455-byte alias bomb expands
+    to gigabytes once anything walks it, and metadata has no use for either."""
+    if len(block) > MAX_FRONTMATTER_BYTES or len(block.encode("utf-8", errors="replace")) > MAX_FRONTMATTER_BYTES:
+        return None
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        if any(isinstance(t, (yaml.AnchorToken, yaml.AliasToken)) for t in yaml.scan(block, Loader=loader)):
+            return None
+        data = yaml.load(block, Loader=loader)
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def parse(data: bytes) -> Parsed:

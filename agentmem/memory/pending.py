@@ -58,6 +58,7 @@ class Entry:
         self.attempts = attempts
         self.last_error = last_error
         self.damaged = damaged
+        self.purges: str | None = None  # a purge record's entry: the note it purges (set by `load`)
 
     def to_json(self) -> dict:
         out = {
@@ -99,11 +100,14 @@ class Outcome:
     """What happened to one upload attempt."""
 
     def __init__(self, entry: Entry, status: str, error: errors.AgentmemError | None = None,
-                 already: str | None = None):
+                 already: str | None = None, purged: str | None = None, deleted: bool | None = None):
         self.entry = entry
         self.status = status  # "saved" | "pending"
         self.error = error
         self.already = already  # for a note an earlier retry confirmed: when (receipt time, ISO 8601)
+        # For a purge record: the note it purges, and whether the store held it (None: not asked, or an
+        # earlier retry finished it). "saved" then means the store no longer holds the note.
+        self.purged, self.deleted = purged, deleted
 
     def to_json(self) -> dict:
         out: dict = {
@@ -116,6 +120,8 @@ class Outcome:
         if self.already:
             out["already_confirmed"] = True
             out["confirmed_at"] = self.already
+        if self.purged is not None:
+            out["purges"] = {"note": self.purged, "deleted_from_store": self.deleted}
         if self.status == "pending":
             out["retry"] = self.entry.retry_command()
             if self.error is not None:
@@ -183,6 +189,11 @@ def load(machine: str | os.PathLike, note_id: str) -> tuple[Entry, bytes]:
         entry = _rebuilt(folder, note_id, data, f"{ENTRY_FILE} is missing")
     except (ValueError, KeyError, TypeError, AttributeError, InvalidInput) as exc:
         entry = _rebuilt(folder, note_id, data, f"{ENTRY_FILE} is damaged ({exc})")
+    if entry.path.endswith(".purge.json"):  # the purge's pending work: listed as such (memory/delivery.py)
+        from agentmem.memory.records import parse
+
+        record = parse(data)
+        entry.purges = record.note if record is not None and record.kind == "purge" else None
     return entry, data
 
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from agentmem.config import Config
+    from agentmem.errors import Command
     from agentmem.memory.freshness import CacheStatus
     from agentmem.memory.records import States
 
@@ -41,7 +42,9 @@ def search(machine: str, cfg: Config, project: str, query: str, *, limit: int = 
     from agentmem.search import find
 
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1 or limit > MAX_LIMIT:
-        raise InvalidInput(f"--limit must be between 1 and {MAX_LIMIT}")
+        from agentmem.errors import NextStep, Option
+
+        raise InvalidInput(NextStep.of(Option("limit"), f" must be between 1 and {MAX_LIMIT}"))
     shown, withheld = _withhold(query)
     screened = withheld_notes.ensure_screened(cache.project_dir(machine, cfg.store, project))
     status = freshen(machine, cfg, project, refresh=refresh, offline=offline, timeout=timeout, progress=progress)
@@ -64,6 +67,8 @@ def search(machine: str, cfg: Config, project: str, query: str, *, limit: int = 
                                    uncached=status.uncached)
     results = [r.to_json() for r in found]
     _say_withheld(cache.project_dir(machine, cfg.store, project), results, held, screened)
+    for r in results:
+        _withhold_reason(r.get("retracted"))
     out = {
         "project": project,
         "query": shown,
@@ -105,28 +110,41 @@ def freshen(machine: str, cfg: Config, project: str, *, refresh: bool = False, o
 
 
 def read(machine: str, cfg: Config, project: str, note_id: str, *, fresh: bool = False,
-         timeout: float | None = None) -> tuple[dict, bytes]:
+         timeout: float | None = None, elsewhere: Callable[[str], Command] | None = None) -> tuple[dict, bytes]:
     """One note of `project`: this machine's pending copy, else the cache, else the store.
 
-    An ID the cache lacks first brings the cache up to date with the store (INV
-    read-your-writes), then the store itself is asked for it. Notes never change,
-    so a cached or pending copy is current: `stale` is true only when the store could
-    not be asked. Returns the JSON shape and the note's bytes (for framing). `fresh`
-    reads the store itself.
+    First the store is asked what changed, as a search asks (INV read-your-writes: `[network]
+    check_timeout`, `[cache] max_age` unless the note is not here, the hold after a store that did not
+    answer), so that a retraction
+    or purge made on another machine is known before the note is shown: a note's bytes never change, its
+    states do. `stale` says when that could not be done. An ID the cache still lacks is then asked of the
+    store itself, within what is left of the one network budget (INV bounded-network); a note another
+    project holds is named there (memory/locate.py). Returns the JSON shape and the note's bytes (for
+    framing). `fresh` reads the store itself, bypassing the cache. `elsewhere(project)`: the command a
+    note of another project is named with (default: this read there).
     """
+    import os
+
     from agentmem.memory import cache, notes, pending, withheld
     from agentmem.memory.states import project_states
+    from agentmem.paths import pending_dir
     from agentmem.search import follow
     from agentmem.store import identity
+    from agentmem.store.timeout import Deadline
 
     if isinstance(note_id, str) and not notes.ALLOCATED.match(note_id):  # an allocated ID holds no credential
         from agentmem.safety import screening
 
         screening.refuse_argument(note_id, "the note ID", "read")  # never echoed, never sent to the store
     note_id = notes.check_id(note_id)
+    deadline = Deadline(timeout)
     data, source, status = None, None, None
     pdir = cache.project_dir(machine, cfg.store, project)
     screened = fresh or withheld.ensure_screened(pdir)
+    if not fresh:  # an ID not here is asked for even within [cache] max_age (its note may be new)
+        here = cache.read_cached(machine, cfg.store, project, note_id) is not None or os.path.isdir(
+            os.path.join(pending_dir(machine), note_id))
+        status = freshen(machine, cfg, project, refresh=not here, timeout=deadline.left())
     _refuse_purged(project_states(machine, cfg.store, project), project, note_id)
     if not fresh:
         try:
@@ -135,24 +153,30 @@ def read(machine: str, cfg: Config, project: str, note_id: str, *, fresh: bool =
                 data, source = pdata, "pending"
         except errors.NotFound:
             pass
+        if data is None and status is not None and status.uncached is not None:  # a cache this run cannot write
+            if note_id in status.uncached.gone:
+                raise errors.NotFound(f"note {note_id} of project {project} is no longer in the store")
+            data = status.uncached.notes.get(note_id)
+            source = "store" if data is not None else None
         if data is None:
-            data = cache.read_cached(machine, cfg.store, project, note_id)
-            source = "cache" if data is not None else None
-        if data is None:
-            status = cache.refresh(machine, cfg.store, project, timeout=timeout, index=follow.update)
-            _refuse_purged(project_states(machine, cfg.store, project), project, note_id)
             data = cache.read_cached(machine, cfg.store, project, note_id)
             source = "cache" if data is not None else None
     if data is None:
-        store = identity.open_known(machine, cfg.store, timeout=timeout)
+        store = identity.open_known(machine, cfg.store, timeout=deadline.left())
         try:
             data = store.get(notes.note_path(project, note_id), cache.MAX_CACHED_OBJECT)
+        except errors.NotFound:
+            from agentmem.memory import locate
+
+            step = elsewhere or (lambda other: errors.Command("read", note_id, "--project", other))
+            raise locate.not_in_project(machine, cfg, project, note_id, step, timeout=deadline.left()) from None
         except errors.Unreadable as exc:
             if exc.too_large:  # not a note agentmem wrote (notes are <= 64 KiB)
                 raise InvalidInput(exc.one_line()) from None
             raise
         source = "store"
-        status = None  # the store answered for this very note, which never changes: the answer is current
+        if status is not None and not status.stale:
+            status = None  # the store answered for this very note, which never changes: the answer is current
         if not fresh:
             try:
                 cache.add_confirmed(machine, cfg.store, project, note_id, data, index=follow.update)
@@ -171,8 +195,9 @@ def read(machine: str, cfg: Config, project: str, note_id: str, *, fresh: bool =
     freshness.pop("not_cached", None)
     out = {"id": note_id, "project": project, "source": source, "meta": parsed.meta, "body": parsed.body,
            "withheld": held, **freshness}
-    return out | note_states(project_states(machine, cfg.store, project), note_id, parsed.meta,
-                             cfg.review_after), data
+    out |= note_states(project_states(machine, cfg.store, project), note_id, parsed.meta, cfg.review_after)
+    _withhold_reason(out["retracted"])
+    return out, data
 
 
 def note_states(states: States, note_id: str, meta: dict, review_after: float | None) -> dict:
@@ -183,6 +208,13 @@ def note_states(states: States, note_id: str, meta: dict, review_after: float | 
     when = notes.review_date(meta, review_after)
     return {"retracted": states.retracted.get(note_id), "review_due": when is not None and when <= notes.today(),
             "review_by": when, "pinned": note_id in states.pinned()}
+
+
+def _withhold_reason(retraction: dict | None) -> None:
+    """INV no-credentials: a retraction's reason shown with each credential as `[REDACTED:<kind>]`. The cache
+    keeps records cleaned already (records.clean); this covers one it could not clean (a read-only sandbox)."""
+    if retraction and retraction.get("reason"):
+        retraction["reason"] = _withhold(retraction["reason"])[0]
 
 
 def _refuse_purged(states: States, project: str, note_id: str) -> None:

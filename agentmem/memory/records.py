@@ -42,6 +42,7 @@ MAX_RECORD_BYTES = 4096
 # What a record's one-line fields may hold (as config.py's AGENT_NAME and PROJECT_NAME, and utc_timestamp).
 _AGENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 _PROJECT = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+_DIGEST = re.compile(r"^[0-9a-f]{64}$")
 _CREATED = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
 # A folder mtime younger than this may hide a change made in the same clock tick (as in corrections.py).
 _RACY_NS = 2_000_000_000
@@ -50,12 +51,13 @@ _RACY_NS = 2_000_000_000
 class Record:
     """One record. `agent` is the identity notes carry (`<runtime>@<host>`), `created` UTC ISO 8601."""
 
-    __slots__ = ("id", "kind", "note", "project", "agent", "created", "reason")
+    __slots__ = ("id", "kind", "note", "project", "agent", "created", "reason", "digest")
 
     def __init__(self, *, id: str, kind: str, note: str, project: str, agent: str, created: str,
-                 reason: str | None = None):
+                 reason: str | None = None, digest: str | None = None):
         self.id, self.kind, self.note, self.project = id, kind, note, project
         self.agent, self.created, self.reason = agent, created, reason
+        self.digest = digest  # a purge's: content_digest of the purged note's body, when it could be read
 
     @property
     def file(self) -> str:
@@ -66,8 +68,11 @@ class Record:
         return record_path(self.project, self.id, self.kind)
 
     def to_json(self) -> dict:
-        return {"agentmem": "record", "id": self.id, "kind": self.kind, "note": self.note, "project": self.project,
-                "agent": self.agent, "created": self.created, "reason": self.reason}
+        out = {"agentmem": "record", "id": self.id, "kind": self.kind, "note": self.note, "project": self.project,
+               "agent": self.agent, "created": self.created, "reason": self.reason}
+        if self.digest is not None:
+            out["digest"] = self.digest
+        return out
 
     def render(self) -> bytes:
         return (json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
@@ -86,9 +91,19 @@ def is_record_path(path: str) -> bool:
     return ids.RECORD_FILE.match(path.rpartition("/")[2]) is not None
 
 
+def content_digest(text: str) -> str:
+    """What a purge record keeps of the purged note, so that no copy of it comes back (INV purged-stays-gone):
+    the SHA-256 of its text with whitespace runs made one space and case folded, the key `import` matches
+    memories by. A hash of the whole text: it names the note's content without holding any of it."""
+    import hashlib
+
+    return hashlib.sha256(" ".join(text.split()).casefold().encode("utf-8")).hexdigest()
+
+
 def build(kind: str, note_id: str, project: str, agent: str, reason: str | None = None,
-          now: datetime | None = None) -> Record:
-    """A new record of `kind` naming `note_id`. The reason is one line (credentials: screened by the caller)."""
+          now: datetime | None = None, digest: str | None = None) -> Record:
+    """A new record of `kind` naming `note_id`. The reason is one line (credentials: screened by the caller);
+    `digest` only for a purge (`content_digest` of the note's body)."""
     from agentmem.memory import notes
 
     if kind not in ids.RECORD_KINDS:
@@ -104,7 +119,7 @@ def build(kind: str, note_id: str, project: str, agent: str, reason: str | None 
 
     now = now or datetime.now(UTC)
     return Record(id=ids.new_id(now), kind=kind, note=note_id, project=project, agent=agent,
-                  created=notes.utc_timestamp(now), reason=reason)
+                  created=notes.utc_timestamp(now), reason=reason, digest=digest if kind == "purge" else None)
 
 
 def parse(data: bytes, name: str | None = None) -> Record | None:
@@ -124,8 +139,11 @@ def parse(data: bytes, name: str | None = None) -> Record | None:
         shapes = ((_AGENT, "agent"), (_CREATED, "created"), (_PROJECT, "project"))
         if not all(rule.match(fields[key]) for rule, key in shapes):
             return None
-        reason = raw.get("reason")
-        record = Record(kind=raw["kind"], reason=reason if isinstance(reason, str) else None, **fields)
+        reason, digest = raw.get("reason"), raw.get("digest")
+        if digest is not None and not (raw["kind"] == "purge" and isinstance(digest, str) and _DIGEST.match(digest)):
+            return None
+        record = Record(kind=raw["kind"], reason=reason if isinstance(reason, str) else None, digest=digest,
+                        **fields)
     except (ValueError, UnicodeDecodeError, InvalidInput):
         return None
     if name is not None and name != record.file:
@@ -230,13 +248,60 @@ def with_pending(pdir: str, pending_records: Iterable[bytes]) -> States:
     return found
 
 
+def purged_digests(pdir: str, pending_records: Iterable[bytes]) -> set[str]:
+    """The content digests the project's purge records carry, cached and pending here (what `import` refuses)."""
+    found = {r.digest for r in cached(pdir) if r.kind == "purge" and r.digest}
+    found.update(r.digest for r in map(parse, pending_records) if r is not None and r.kind == "purge" and r.digest)
+    return found
+
+
 def add_cached(pdir: str, record: Record, data: bytes) -> bool:
-    """Place a record in the cache (one the store confirmed); False if it was there already."""
+    """Place a record in the cache (one the store confirmed), cleaned (`clean`); False if it was there already."""
     target = os.path.join(records_dir(pdir), record.file)
     if os.path.exists(target):
         return False
-    write_atomic(target, data)
+    write_atomic(target, clean(record, data))
     return True
+
+
+def clean(record: Record, data: bytes) -> bytes:
+    """The bytes the cache keeps of a record: `data` itself, unless its reason or agent holds a credential
+    (a record another tool wrote: `retract` refuses one). INV no-credentials: the reason then keeps each
+    credential as `[REDACTED:<kind>]`, and an agent holding one is `redacted`."""
+    from agentmem.safety import credentials, screening
+
+    known = credentials.env_secrets()
+    reason, held = screening.withhold(record.reason, known) if record.reason else (record.reason, [])
+    agent_held = screening.withhold(record.agent, known)[1]
+    if not held and not agent_held:
+        return data
+    shown = Record(id=record.id, kind=record.kind, note=record.note, project=record.project,
+                   agent="redacted" if agent_held else record.agent, created=record.created, reason=reason,
+                   digest=record.digest)
+    return shown.render()
+
+
+def rescreen(pdir: str) -> bool:
+    """Clean every cached record again (a cache written before records were cleaned, or by an older scanner);
+    True if any changed (the states file is then rebuilt: the folder's mtime moved)."""
+    folder = records_dir(pdir)
+    changed = False
+    for name in sorted(cached_files(pdir)):
+        try:
+            data = read_bytes(os.path.join(folder, name), MAX_RECORD_BYTES + 1)
+        except OSError:
+            continue
+        record = parse(data, name)
+        shown = clean(record, data) if record is not None else data
+        if shown != data:
+            write_atomic(os.path.join(folder, name), shown)
+            changed = True
+    if changed:
+        try:
+            os.unlink(os.path.join(pdir, STATES_FILE))
+        except FileNotFoundError:
+            pass
+    return changed
 
 
 # -- following the store (what a refresh calls, before it fetches notes) ---------------------------

@@ -23,6 +23,7 @@ import os
 import time
 
 from agentmem.memory import cache, ids, notes, pending
+from agentmem.memory.states import REVIEW_FILE
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ NEAR_TITLE_TEXT = 0.5
 NEAR_MEANING = 0.75
 MAX_ITEMS_PER_KIND = 200  # a queue longer than this is cut, and says so
 _HEAD = notes.MAX_FRONTMATTER_BYTES + 64  # the frontmatter is all that is needed of a note here
-SEEN_FILE = "review.json"
+SEEN_FILE = REVIEW_FILE  # a purge deletes it where it names the note (memory/states.py)
 _RACY_NS = 2_000_000_000  # a folder mtime this young may hide a change in the same tick (as corrections.py)
 
 

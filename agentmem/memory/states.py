@@ -12,6 +12,9 @@ from agentmem.memory import ids
 from agentmem.memory.records import States, states, with_pending
 from agentmem.paths import project_cache
 
+REVIEW_FILE = "review.json"  # beside the cache: what the review queue keeps of each note (title, dates)
+DERIVED_WITH_TEXT = (REVIEW_FILE,)  # derived files holding note text (the index is scrubbed by its observer)
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -37,10 +40,12 @@ def project_states(machine: str | os.PathLike[str], store: StoreDescription, pro
 def forget(machine: str | os.PathLike[str], store: StoreDescription, project: str, note_ids: Iterable[str],
            index: Callable[..., None] | None = None) -> list[str]:
     """Remove purged notes' bytes from this machine: the cached file, the index (`index`, the cache's
-    observer: told with `scrub`, so no freed page keeps their words) and any pending copy. Returns the
-    IDs whose cached file was removed."""
+    observer: told with `scrub`, so no freed page keeps their words), the review queue's file of titles,
+    any pending copy, and every memory view page this machine wrote holding one (view/written.py).
+    Returns the IDs whose cached file was removed."""
     from agentmem import errors
     from agentmem.memory import pending, withheld
+    from agentmem.view import written
 
     note_ids = sorted(set(note_ids))
     if not note_ids:
@@ -61,8 +66,28 @@ def forget(machine: str | os.PathLike[str], store: StoreDescription, project: st
                                      f"({exc.strerror})", hint=errors.UNWRITABLE_HINT) from None
     if index is not None:
         index(pdir, [], note_ids, scrub=True)
+    _drop_derived(pdir, note_ids)
     waiting = pending.project_notes(machine, project)
     for note_id in note_ids:
         if note_id in waiting:
             pending.remove(machine, note_id)
+    written.drop_holding(machine, note_ids)
     return removed
+
+
+def _drop_derived(pdir: str, note_ids: list[str]) -> None:
+    """Delete the derived files beside the cache that hold a note's text (the review queue's titles,
+    `REVIEW_FILE`) when they name a purged note: they are rebuilt from the cached notes when next needed."""
+    from agentmem.fsutil import read_bytes
+
+    for name in DERIVED_WITH_TEXT:
+        path = os.path.join(pdir, name)
+        try:
+            data = read_bytes(path)
+        except OSError:
+            continue
+        if any(note_id.encode() in data for note_id in note_ids):
+            try:
+                os.unlink(path)
+            except OSError:  # gone meanwhile; a folder that refuses is refused the note itself just above
+                pass

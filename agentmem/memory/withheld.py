@@ -14,10 +14,12 @@ recorded one (the shorter cached copy is not damaged), and read and search say
 what was withheld without scanning again.
 
 A cache screened by an older scanner (or none: a cache written before this
-step) is screened again once: `screened` beside `notes/` holds a fingerprint of
-the scanner's source; when it differs, every cached note is cleaned again and
-the ranked index is discarded, so it is rebuilt from the cleaned notes and
-keeps no raw value even in its free pages.
+step) is screened again once: `screened` beside `notes/` records the scanner's
+rules (a hash of the source of `safety/`) and, to tell them cheaply, where its
+files stood (names, sizes, times). When the rules differ, every cached note is
+cleaned again and the ranked index is discarded, so it is rebuilt from the
+cleaned notes and keeps no raw value even in its free pages. Files that moved
+but hold the same rules (an upgrade, a reinstall) only update the record.
 
 INV no-credentials: the cache and the index never hold a credential; the
 store's copy is left for `agentmem audit`.
@@ -34,6 +36,7 @@ from agentmem.memory import ids, notes
 RECORDS = "withheld"
 SCREENED = "screened"  # beside notes/: the fingerprint of the scanner that screened the cached notes
 _fingerprint: str | None = None
+_rules: str | None = None
 
 
 def clean(data: bytes, known: tuple[str, ...] | list[str] | None = None) -> tuple[bytes, list[dict]]:
@@ -158,15 +161,18 @@ def put(pdir: str, note_id: str, data: bytes, *, durable: bool = True) -> None:
 # -- screening a cache again when the scanner changed ------------------------------------------
 
 
+def _safety_folder() -> str:
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "safety")
+
+
 def fingerprint() -> str:
-    """What names the scanner: the names, sizes and modification times of the files of `safety/` (its
-    detectors, this redaction). One listing, nothing imported: a search asks on every turn. Any change (an
-    upgrade, an edit) screens the cache again, which changes nothing where nothing new is found."""
+    """Where the scanner's files stand: the names, sizes and modification times of `safety/*.py`. One
+    listing, nothing read or imported: a search asks on every turn. It only says whether `rules()` must be
+    asked again; a copy of the same files (an upgrade, a reinstall) has another fingerprint and the same rules."""
     global _fingerprint
     if _fingerprint is None:
-        folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "safety")
         try:
-            with os.scandir(folder) as found:
+            with os.scandir(_safety_folder()) as found:
                 parts = sorted(f"{e.name}:{e.stat().st_size}.{e.stat().st_mtime_ns}" for e in found
                                if e.name.endswith(".py"))
         except OSError:
@@ -175,35 +181,81 @@ def fingerprint() -> str:
     return _fingerprint
 
 
-def ensure_screened(pdir: str) -> bool:
-    """Clean the project's cached notes again if a scanner other than this one screened them.
+def rules() -> str:
+    """What the scanner finds and how it redacts: a SHA-256 of the bytes of every `safety/*.py`, by name.
+    Read only when the fingerprint changed (a few small files); any edit of a rule module changes it."""
+    global _rules
+    if _rules is None:
+        import hashlib
 
+        digest = hashlib.sha256()
+        try:
+            with os.scandir(_safety_folder()) as found:
+                names = sorted(e.name for e in found if e.name.endswith(".py"))
+            for name in names:
+                data = read_bytes(os.path.join(_safety_folder(), name))
+                digest.update(f"{name}\0{len(data)}\0".encode() + data)
+        except OSError:
+            names = []
+        _rules = "sha256:" + digest.hexdigest() if names else "unknown"
+    return _rules
+
+
+def _marker(fingerprint_: str, rules_: str) -> bytes:
+    """The `screened` file: the fingerprint on its first line (all an older agentmem wrote there, so a
+    cache it screened with these very files is known as screened), the rules on the second."""
+    return f"{fingerprint_}\n{rules_}".encode()
+
+
+def _record(marker: str) -> None:
+    """Write the marker where that can be done (derived: a read-only sandbox skips it)."""
+    try:
+        write_atomic(marker, _marker(fingerprint(), rules()), durable=False)
+    except OSError:
+        pass
+
+
+def ensure_screened(pdir: str) -> bool:
+    """Clean the project's cached notes again if a scanner with other rules than this one's screened them.
+
+    The files' fingerprint as recorded: screened by this scanner (one read, the per-turn cost). Else the
+    rules as recorded: the same rules from other files (an upgrade that left `safety/` as it was), so
+    only the marker is rewritten. Else every cached note is cleaned again.
     False when that could not be done (a read-only sandbox): the caller then cleans what it shows."""
     marker = os.path.join(pdir, SCREENED)
     try:
-        if read_bytes(marker, 4096).decode("utf-8", errors="replace") == fingerprint():
-            return True
+        recorded = read_bytes(marker, 65536).decode("utf-8", errors="replace").split("\n")
     except OSError:
-        pass
+        recorded = []
+    if recorded and recorded[0] == fingerprint():
+        if len(recorded) < 2:  # an older agentmem's record of these very files: the rules added, once
+            _record(marker)
+        return True
+    same_rules = len(recorded) > 1 and recorded[1] == rules() != "unknown"
     try:  # nothing cached yet costs one listing: the first refresh cleans every note it brings
-        rescreen(pdir)
-        write_atomic(marker, fingerprint().encode("utf-8"), durable=False)  # derived: lost, it is redone
+        if not same_rules:
+            rescreen(pdir)
+        write_atomic(marker, _marker(fingerprint(), rules()), durable=False)  # derived: lost, it is redone
     except OSError as exc:
         from agentmem import errors
 
         if not errors.cannot_write(exc):
             raise
-        return False
+        return same_rules
     return True
 
 
 def rescreen(pdir: str) -> bool:
-    """Clean every cached note of the project again; discard the index if any changed. True if any did."""
+    """Clean every cached note and record of the project again; discard the index if a note changed. True
+    if any did."""
+    from agentmem.memory import records
+
+    cleaned = records.rescreen(pdir)
     ndir = os.path.join(pdir, "notes")
     try:
         names = os.listdir(ndir)
     except FileNotFoundError:
-        return False
+        return cleaned
     changed = False
     for note_id in ids.note_ids(names):
         try:
@@ -222,4 +274,4 @@ def rescreen(pdir: str) -> bool:
         from agentmem.search import index
 
         index.discard(pdir)
-    return changed
+    return changed or cleaned

@@ -1,22 +1,21 @@
 """What agentmem knows about one agent CLI, as one small interface each `runtimes/<name>.py` implements.
 
-A runtime object is bound to an environment (`HOME`, `CODEX_HOME`, `XDG_CONFIG_HOME`,
-`COPILOT_HOME`): `registry.runtime(name, env)` builds it, and its paths are plain
-attributes. Everything setup, `hooks`, skills and the MCP registration do in a
-user's home goes through these methods; the mechanisms they share (editing JSON,
-Codex's config.toml, `~/.claude.json`, instruction blocks, the user-files rule)
-stay in `machine/` and `hooks/` and are called from here. No module outside
-`runtimes/` compares a runtime's name (tests/test_runtime_modules.py checks it).
+Each module states `SPEC` (runtimes/spec.py): its facts that need no environment, all the per-turn
+hook reads, and `SPEC.runtime`, its class. A runtime object is bound to an environment (`HOME`,
+`CODEX_HOME`, `XDG_CONFIG_HOME`, `COPILOT_HOME`): `registry.runtime(name, env)` builds it, and its
+paths are plain attributes. Everything setup, `hooks`, skills and the MCP registration do in a
+user's home goes through these methods; the mechanisms they share (editing JSON, Codex's
+config.toml, `~/.claude.json`, instruction blocks, the user-files rule) stay in `machine/` and
+`hooks/` and are called from here. No module outside `runtimes/` compares a runtime's name
+(tests/test_runtime_modules.py checks it).
 
-Besides the class, each module has `NAME` and a module-level `reminder_shape(event, text)`:
-how a reminder hook prints `text` so that the CLI adds it to the model's context (the text
-as it is, or a JSON object of strings; hooks/dispatch.py writes either). For the optional
-end-of-session reflection (hooks/reflect.py) it also has `REFLECTION` (how its stop hook asks
-for one more turn, "" where it cannot) and `continue_shape(reason)`: the JSON object a stop hook
-prints so that the CLI continues with `reason` as a prompt (None where it cannot). The per-turn hook
-imports only the one runtime module it serves, for these: runtime modules import nothing
-at module level beyond `os`, and this module (typing, pathlib) only inside their
-methods. Each module ends with `RUNTIME`, its class, which registry.py lists.
+Optional capabilities are None where a CLI lacks them, and every caller checks the capability,
+never the name: `skills_root` (a CLI that reads no skill folder), `hooks_file` (one that runs no
+hooks of ours; `hooked(rt)` says whether the hook methods may be called), `mcp`, `trust`.
+
+The per-turn hook imports only the one runtime module it serves: runtime modules import nothing
+at module level beyond `os` and runtimes/spec.py, and this module (typing, pathlib) only inside
+their methods.
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeGuard
 
 if TYPE_CHECKING:
     from agentmem.hooks.config_files import Change as HookChange
@@ -67,12 +66,16 @@ class Runtime(Protocol):
 
     name: str  # as in config.toml's `[runtimes] enabled` and `--runtime`
     instructions: Path  # the user-level instruction file holding our managed block (machine/blocks.py)
-    skills_root: Path  # the folder of <skill-name>/SKILL.md it reads
-    hooks_file: Path  # where our hooks go: a file of entries, or a file that is ours whole
     config_dir: Path  # the CLI's own user folder
     permission_setting: bool  # False: its default mode needs nothing, or nothing can be configured
-    reflection: str  # how its stop hook asks for the end-of-session reflection turn; "" where it cannot
-    no_reflection: str  # where it cannot: "not available: why" ("" otherwise)
+
+    @property
+    def skills_root(self) -> Path | None:
+        """The folder of <skill-name>/SKILL.md it reads; None: it reads no skill folder."""
+
+    @property
+    def hooks_file(self) -> Path | None:
+        """Where our hooks go (a file of entries, or a file that is ours whole); None: it runs no hooks of ours."""
 
     @property
     def mcp(self) -> McpConfig | None:
@@ -81,15 +84,6 @@ class Runtime(Protocol):
     @property
     def trust(self) -> HooksTrust | None:
         """The step that makes it run our hooks; None: it runs them as installed."""
-
-    def install_hooks(self, machine: str | os.PathLike, helper: list[str]) -> HookChange:
-        """Put our hooks in (or bring them up to date), keeping everything of the user's."""
-
-    def remove_hooks(self, machine: str | os.PathLike) -> HookChange:
-        """Take our hooks out, and the containers agentmem created for them."""
-
-    def hooks_status(self, helper: list[str] | None) -> dict:
-        """`{"runtime", "file", "installed", "events", "current"}` (+ `"note"`): what of ours is there."""
 
     def grant_permissions(self, machine: Path, helper: list[str], store: StoreDescription | None
                           ) -> tuple[bool, str]:
@@ -114,6 +108,28 @@ class Runtime(Protocol):
     def after_instructions(self, machine: Path, existed: bool) -> tuple[str, str, str] | None:
         """What follows writing our block into its instruction file, which `existed` before or not:
         (what the step concerns, status, detail), a failure reported as a warning; None for nothing."""
+
+
+class HookedRuntime(Runtime, Protocol):
+    """A runtime that runs hooks of ours (`hooks_file` set): the hook methods are there to call."""
+
+    @property
+    def hooks_file(self) -> Path:
+        """Where our hooks go."""
+
+    def install_hooks(self, machine: str | os.PathLike, helper: list[str]) -> HookChange:
+        """Put our hooks in (or bring them up to date), keeping everything of the user's."""
+
+    def remove_hooks(self, machine: str | os.PathLike) -> HookChange:
+        """Take our hooks out, and the containers agentmem created for them."""
+
+    def hooks_status(self, helper: list[str] | None) -> dict:
+        """`{"runtime", "file", "installed", "events", "current"}` (+ `"note"`): what of ours is there."""
+
+
+def hooked(rt: Runtime) -> TypeGuard[HookedRuntime]:
+    """Whether `rt` runs hooks of ours: the one test before installing, removing or checking them."""
+    return rt.hooks_file is not None
 
 
 # -- where the CLIs look, shared by the runtime modules -----------------------------------------

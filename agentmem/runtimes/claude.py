@@ -12,8 +12,10 @@
 
 import os
 
-# The per-turn hook imports this module alone (hooks/dispatch.py): no typing, no pathlib, no __future__;
-# annotations naming what only type checkers import are strings.
+from agentmem.runtimes.spec import DefaultMode, Reflection, Spec
+
+# The per-turn hook imports this module and runtimes/spec.py alone (hooks/dispatch.py): no typing, no
+# pathlib, no __future__; annotations naming what only type checkers import are strings.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -30,11 +32,11 @@ MCP_CONTAINER, MCP_NAME = "mcpServers", "agentmem"
 
 # The allow rule setup adds runs the helper in `claude -p`.
 # Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (registry.py).
-DEFAULT_MODE = {
-    "command": "claude -p", "saves": True, "searches": True,
-    "trusted_saves": True, "trusted_searches": True,
-    "otherwise": "nothing (setup's allow rule runs the helper)",
-}
+DEFAULT_MODE = DefaultMode(
+    command="claude -p", saves=True, searches=True,
+    trusted_saves=True, trusted_searches=True,
+    otherwise="nothing (setup's allow rule runs the helper)",
+)
 
 def reminder_shape(event: str, text: str) -> str | dict:
     return text  # plain stdout
@@ -46,7 +48,7 @@ def reminder_shape(event: str, text: str) -> str | dict:
 REFLECTION = "Stop hook, decision block"
 
 
-def continue_shape(reason: str) -> dict | None:
+def continue_shape(reason: str) -> dict:
     return {"decision": "block", "reason": reason}
 
 
@@ -84,8 +86,6 @@ class ClaudeMcp:
 
 class Claude:
     name = NAME
-    reflection = REFLECTION
-    no_reflection = ""
     permission_setting = True
     trust = None
 
@@ -160,4 +160,7 @@ class Claude:
         return None
 
 
-RUNTIME = Claude
+SPEC = Spec(
+    name=NAME, title="Claude Code", runtime=Claude, default_mode=DEFAULT_MODE, reminder_shape=reminder_shape,
+    reflection=Reflection(how=REFLECTION, continue_shape=continue_shape),
+)

@@ -26,8 +26,10 @@
 
 import os
 
-# The per-turn hook imports this module alone (hooks/dispatch.py): no typing, no pathlib, no __future__;
-# annotations naming what only type checkers import are strings.
+from agentmem.runtimes.spec import DefaultMode, Reflection, Spec
+
+# The per-turn hook imports this module and runtimes/spec.py alone (hooks/dispatch.py): no typing, no
+# pathlib, no __future__; annotations naming what only type checkers import are strings.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -49,11 +51,11 @@ MCP_ENV_VARS = ["HF_TOKEN", "HF_HOME", "HF_ENDPOINT", "AGENTMEM_HOME", "AGENTMEM
 # Plain: read-only sandbox, approval never. A save fails (exit 6, nothing saved); a search reads what changed
 # straight from the store (memory/freshness.py). Trusted: workspace-write.
 # Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (registry.py).
-DEFAULT_MODE = {
-    "command": "codex exec", "saves": False, "searches": True,
-    "trusted_saves": True, "trusted_searches": True,
-    "otherwise": "`-s workspace-write` (or, in a session, approving the helper outside the sandbox)",
-}
+DEFAULT_MODE = DefaultMode(
+    command="codex exec", saves=False, searches=True,
+    trusted_saves=True, trusted_searches=True,
+    otherwise="`-s workspace-write` (or, in a session, approving the helper outside the sandbox)",
+)
 
 def reminder_shape(event: str, text: str) -> str | dict:
     return text  # plain stdout
@@ -66,7 +68,7 @@ def reminder_shape(event: str, text: str) -> str | dict:
 REFLECTION = "Stop hook, decision block"
 
 
-def continue_shape(reason: str) -> dict | None:
+def continue_shape(reason: str) -> dict:
     return {"decision": "block", "reason": reason}
 
 
@@ -126,8 +128,6 @@ class CodexTrust:
 
 class Codex:
     name = NAME
-    reflection = REFLECTION
-    no_reflection = ""
     permission_setting = True
 
     def __init__(self, env: "Mapping[str, str] | None" = None):
@@ -240,4 +240,7 @@ class Codex:
         return None
 
 
-RUNTIME = Codex
+SPEC = Spec(
+    name=NAME, title="Codex CLI", runtime=Codex, default_mode=DEFAULT_MODE, reminder_shape=reminder_shape,
+    reflection=Reflection(how=REFLECTION, continue_shape=continue_shape),
+)

@@ -20,8 +20,10 @@
 
 import os
 
-# The per-turn hook imports this module alone (hooks/dispatch.py): no typing, no pathlib, no __future__;
-# annotations naming what only type checkers import are strings.
+from agentmem.runtimes.spec import Approval, DefaultMode, Reflection, Spec
+
+# The per-turn hook imports this module and runtimes/spec.py alone (hooks/dispatch.py): no typing, no
+# pathlib, no __future__; annotations naming what only type checkers import are strings.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -42,6 +44,27 @@ def approval_shape(reason: str) -> dict:
     return {"permissionDecision": "allow", "permissionDecisionReason": reason}
 
 
+def shell_call(hook_input: dict) -> tuple[str, str] | None:
+    """(command, working folder) of a preToolUse hook's input when the call is the shell tool's:
+    `toolName` one of SHELL_TOOLS, `toolArgs` an object (or its JSON text) with a string `command`,
+    and `cwd` an absolute path; None for anything else."""
+    if hook_input.get("toolName") not in SHELL_TOOLS:
+        return None
+    args = hook_input.get("toolArgs")
+    if isinstance(args, str):
+        import json
+
+        try:
+            args = json.loads(args)
+        except ValueError:
+            return None
+    command = args.get("command") if isinstance(args, dict) else None
+    cwd = hook_input.get("cwd")
+    if not isinstance(command, str) or not isinstance(cwd, str) or not os.path.isabs(cwd):
+        return None
+    return command, cwd
+
+
 def approve_text(helper: list[str]) -> str:
     import json
 
@@ -54,12 +77,12 @@ def approve_text(helper: list[str]) -> str:
 
 # Plain: every helper command denied (no one to approve). Trusted: the approving preToolUse hook.
 # Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (registry.py).
-DEFAULT_MODE = {
-    "command": "copilot -p", "saves": False, "searches": False,
-    "trusted_saves": True, "trusted_searches": True,
-    "otherwise": ("both `--allow-tool 'shell(HELPER:*)'` and `--add-dir HELPER_DIR` (the helper's absolute "
+DEFAULT_MODE = DefaultMode(
+    command="copilot -p", saves=False, searches=False,
+    trusted_saves=True, trusted_searches=True,
+    otherwise=("both `--allow-tool 'shell(HELPER:*)'` and `--add-dir HELPER_DIR` (the helper's absolute "
                   "path and its folder; setup's report and the skill print them)"),
-}
+)
 
 def reminder_shape(event: str, text: str) -> str | dict:
     return {"additionalContext": text}
@@ -72,7 +95,7 @@ def reminder_shape(event: str, text: str) -> str | dict:
 REFLECTION = "agentStop hook, decision block"
 
 
-def continue_shape(reason: str) -> dict | None:
+def continue_shape(reason: str) -> dict:
     return {"decision": "block", "reason": reason}
 
 
@@ -125,8 +148,6 @@ def flags(helper: list[str]) -> str:
 
 class Copilot:
     name = NAME
-    reflection = REFLECTION
-    no_reflection = ""
     permission_setting = False
     trust = None
     mcp = None
@@ -158,9 +179,12 @@ class Copilot:
 
     def grant_permissions(self, machine: "Path", helper: list[str], store: "StoreDescription | None"
                           ) -> tuple[bool, str]:
-        return False, ("Copilot CLI has no setting that pre-approves a command: an interactive session asks; "
-                       f"`copilot -p` needs both {flags(helper)}, unless [trust] projects is on "
-                       "(setup's `--trust-projects`: a hook approves the helper in the mapped folders)")
+        from agentmem.errors import NextStep, Option
+
+        return False, str(NextStep.of("Copilot CLI has no setting that pre-approves a command: an interactive "
+                                      f"session asks; `copilot -p` needs both {flags(helper)}, unless [trust] "
+                                      "projects is on (setup's `", Option("trust-projects"), "`: a hook approves "
+                                      "the helper in the mapped folders)"))
 
     def withdraw_permissions(self, machine: "Path") -> bool:
         return False
@@ -187,4 +211,8 @@ class Copilot:
         return None
 
 
-RUNTIME = Copilot
+SPEC = Spec(
+    name=NAME, title="GitHub Copilot CLI", runtime=Copilot, default_mode=DEFAULT_MODE, reminder_shape=reminder_shape,
+    reflection=Reflection(how=REFLECTION, continue_shape=continue_shape),
+    approval=Approval(shell_call=shell_call, shape=approval_shape),
+)

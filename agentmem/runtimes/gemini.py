@@ -21,8 +21,10 @@
 
 import os
 
-# The per-turn hook imports this module alone (hooks/dispatch.py): no typing, no pathlib, no __future__;
-# annotations naming what only type checkers import are strings.
+from agentmem.runtimes.spec import DefaultMode, Reflection, Spec
+
+# The per-turn hook imports this module and runtimes/spec.py alone (hooks/dispatch.py): no typing, no
+# pathlib, no __future__; annotations naming what only type checkers import are strings.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -40,11 +42,11 @@ TRUST_FOLDER = "TRUST_FOLDER"
 
 # Plain, in a folder it does not trust: exits 55 before any model request. Trusted: the policy runs the helper.
 # Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (registry.py).
-DEFAULT_MODE = {
-    "command": "gemini -p", "saves": False, "searches": False,
-    "trusted_saves": True, "trusted_searches": True,
-    "otherwise": "`--skip-trust` (or trusting the folder at its prompt)",
-}
+DEFAULT_MODE = DefaultMode(
+    command="gemini -p", saves=False, searches=False,
+    trusted_saves=True, trusted_searches=True,
+    otherwise="`--skip-trust` (or trusting the folder at its prompt)",
+)
 
 def reminder_shape(event: str, text: str) -> str | dict:
     return {"hookSpecificOutput": {"hookEventName": EVENTS[event], "additionalContext": text}}
@@ -56,7 +58,7 @@ def reminder_shape(event: str, text: str) -> str | dict:
 REFLECTION = "AfterAgent hook, decision block"
 
 
-def continue_shape(reason: str) -> dict | None:
+def continue_shape(reason: str) -> dict:
     return {"decision": "block", "reason": reason}
 
 
@@ -100,8 +102,6 @@ def _read(path: "Path") -> str | None:
 
 class Gemini:
     name = NAME
-    reflection = REFLECTION
-    no_reflection = ""
     permission_setting = True
     trust = None
     mcp = None
@@ -188,4 +188,7 @@ class Gemini:
         return None
 
 
-RUNTIME = Gemini
+SPEC = Spec(
+    name=NAME, title="Gemini CLI", runtime=Gemini, default_mode=DEFAULT_MODE, reminder_shape=reminder_shape,
+    reflection=Reflection(how=REFLECTION, continue_shape=continue_shape),
+)

@@ -18,8 +18,10 @@
 
 import os
 
-# The per-turn hook imports this module alone (hooks/dispatch.py): no typing, no pathlib, no __future__;
-# annotations naming what only type checkers import are strings.
+from agentmem.runtimes.spec import DefaultMode, Spec
+
+# The per-turn hook imports this module and runtimes/spec.py alone (hooks/dispatch.py): no typing, no
+# pathlib, no __future__; annotations naming what only type checkers import are strings.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -36,11 +38,11 @@ INSTRUCTIONS_KEY = "instructions"  # opencode.json's list of further instruction
 
 # Its bash tool runs anything by default.
 # Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (registry.py).
-DEFAULT_MODE = {
-    "command": "opencode run", "saves": True, "searches": True,
-    "trusted_saves": True, "trusted_searches": True,
-    "otherwise": "nothing (its bash tool is allowed by default)",
-}
+DEFAULT_MODE = DefaultMode(
+    command="opencode run", saves=True, searches=True,
+    trusted_saves=True, trusted_searches=True,
+    otherwise="nothing (its bash tool is allowed by default)",
+)
 
 def reminder_shape(event: str, text: str) -> str | dict:
     return text  # plain stdout, which the plugin reads
@@ -49,12 +51,7 @@ def reminder_shape(event: str, text: str) -> str | dict:
 # The end-of-session reflection (hooks/reflect.py) is not offered: OpenCode's plugin events take no stop
 # decision. A plugin could send a new prompt itself on `session.idle` (OpenCode's SDK), which no real run
 # here has shown to work in `opencode run`, so it is not claimed (1.18.33, 2026-12-01).
-REFLECTION = ""
 NO_REFLECTION = "not available: OpenCode's plugin events take no stop decision"
-
-
-def continue_shape(reason: str) -> dict | None:
-    return None
 
 
 def plugin_text(helper: list[str]) -> str:
@@ -99,8 +96,6 @@ def is_our_plugin(text: str) -> bool:
 
 class OpenCode:
     name = NAME
-    reflection = REFLECTION
-    no_reflection = NO_REFLECTION
     permission_setting = False
     trust = None
     mcp = None
@@ -180,4 +175,7 @@ class OpenCode:
         return "changed" if changed else "ok", f"{config}: instructions has {self.claude_md} (OpenCode still reads it)"
 
 
-RUNTIME = OpenCode
+SPEC = Spec(
+    name=NAME, title="OpenCode", runtime=OpenCode, default_mode=DEFAULT_MODE, reminder_shape=reminder_shape,
+    reflection=None, no_reflection=NO_REFLECTION,
+)

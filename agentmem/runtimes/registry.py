@@ -1,43 +1,41 @@
 """The agent CLIs agentmem supports, by name: the one place a runtime module is registered.
 
-`runtime(name, env)` is the CLI's object bound to an environment (runtimes/base.py
-describes the interface); `enabled_names(config)` is the one reading of config.toml's
-`[runtimes] enabled`. The hook's reminder imports only its own runtime module
-(hooks/dispatch.py), which must therefore be named as here.
+`NAMES` is the one list of them: the template's choices (copier.yml), the help texts that
+name CLIs and the tests' lists are checked against it (tests/test_runtime_contract.py).
+`spec(name)` is what a module states (runtimes/spec.py), `runtime(name, env)` the CLI's object
+bound to an environment (runtimes/base.py describes the interface); `enabled_names(config)` is
+the one reading of config.toml's `[runtimes] enabled`. The hook's reminder imports only its own
+runtime module (hooks/dispatch.py), which must therefore be named as here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from types import ModuleType
-
     from agentmem.runtimes.base import Runtime
+    from agentmem.runtimes.spec import DefaultMode, Spec
 
 NAMES = ("codex", "claude", "gemini", "opencode", "copilot")
 
 
-def _classes() -> dict[str, Callable[[Mapping[str, str] | None], Runtime]]:
+def _specs() -> dict[str, Spec]:
     from agentmem.runtimes import claude, codex, copilot, gemini, opencode
 
-    return {"codex": codex.RUNTIME, "claude": claude.RUNTIME, "gemini": gemini.RUNTIME,
-            "opencode": opencode.RUNTIME, "copilot": copilot.RUNTIME}
+    return {s.name: s for s in (codex.SPEC, claude.SPEC, gemini.SPEC, opencode.SPEC, copilot.SPEC)}
+
+
+def spec(name: str) -> Spec:
+    """What runtimes/<name>.py states: its facts that need no environment, and its class."""
+    if name not in NAMES:
+        raise ValueError(f"unknown runtime {name!r}; expected one of {', '.join(NAMES)}")
+    return _specs()[name]
 
 
 def runtime(name: str, env: Mapping[str, str] | None = None) -> Runtime:
     """The runtime `name`, with its file locations in `env` (default: this process's environment)."""
-    if name not in NAMES:
-        raise ValueError(f"unknown runtime {name!r}; expected one of {', '.join(NAMES)}")
-    return _classes()[name](env)
-
-
-def module(name: str) -> ModuleType:
-    """runtimes/<name>.py itself, for its module-level facts (`DEFAULT_MODE`, `reminder_shape`)."""
-    import sys
-
-    return sys.modules[_classes()[name].__module__]
+    return spec(name).runtime(env)
 
 
 def every(env: Mapping[str, str] | None = None) -> list[Runtime]:
@@ -67,8 +65,8 @@ def configured(config_data: dict, env: Mapping[str, str] | None = None) -> list[
 # the CLI needs otherwise. tests/test_e2e_default_mode.py runs every CLI that way and checks these
 # facts; a test compares the README's table and summary line with these two functions.
 
-def _modes() -> list[tuple[str, dict]]:
-    return [(name, module(name).DEFAULT_MODE) for name in NAMES]
+def _modes() -> list[tuple[str, DefaultMode]]:
+    return [(name, spec(name).default_mode) for name in NAMES]
 
 
 def _yes(saves: bool, searches: bool) -> str:
@@ -84,16 +82,16 @@ def default_mode_table() -> str:
     lines = ["| CLI, non-interactive | with no flags | with `trust_projects` | otherwise it needs |",
              "|---|---|---|---|"]
     for _, mode in _modes():
-        lines.append(f"| `{mode['command']}` | {_yes(mode['saves'], mode['searches'])} | "
-                     f"{_yes(mode['trusted_saves'], mode['trusted_searches'])} | {mode['otherwise']} |")
+        lines.append(f"| `{mode.command}` | {_yes(mode.saves, mode.searches)} | "
+                     f"{_yes(mode.trusted_saves, mode.trusted_searches)} | {mode.otherwise} |")
     return "\n".join(lines)
 
 
 def default_mode_summary() -> str:
     """The README's one-line summary of the table."""
-    plain = [m["command"] for _, m in _modes() if m["saves"] and m["searches"]]
-    trusted = [m["command"] for _, m in _modes()
-               if m["trusted_saves"] and m["trusted_searches"] and not (m["saves"] and m["searches"])]
+    plain = [m.command for _, m in _modes() if m.saves and m.searches]
+    trusted = [m.command for _, m in _modes()
+               if m.trusted_saves and m.trusted_searches and not (m.saves and m.searches)]
     return (f"With no flags, {_and(plain)} save and search; with the setup answer `trust_projects`, "
             f"{_and(trusted)} do too.")
 
@@ -103,15 +101,19 @@ def _and(commands: list[str]) -> str:
     return " and ".join(quoted) if len(quoted) < 3 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
-def reflection(names: list[str], *, on: bool, hooked: set[str], env: Mapping[str, str] | None = None
-               ) -> dict[str, str]:
+def reflection_how(name: str) -> str:
+    """How `name`'s stop hook asks for the end-of-session turn, as reports name it ("" where it cannot)."""
+    found = spec(name).reflection
+    return found.how if found is not None else ""
+
+
+def reflection(names: list[str], *, on: bool, hooked: set[str]) -> dict[str, str]:
     """Per runtime in `names`: "on", "off", "needs hooks" or why the end-of-session reflection is not
     available there; `on` is [hooks] reflect, `hooked` the runtimes whose hooks are installed."""
     out = {}
     for name in names:
-        rt = runtime(name, env)
-        if not rt.reflection:
-            out[name] = rt.no_reflection
+        if spec(name).reflection is None:
+            out[name] = spec(name).no_reflection
         elif not on:
             out[name] = "off"
         else:

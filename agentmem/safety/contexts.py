@@ -21,6 +21,7 @@ import re
 
 from agentmem.safety.placeholders import (
     has_letter_and_digit,
+    is_default,
     is_described,
     is_name_slug,
     is_placeholder,
@@ -104,8 +105,11 @@ def _docker(m: re.Match) -> bool:
 
 
 def _public_badge(m: re.Match) -> bool:
+    return public_badge_at(m.string, m.start())
+
+
+def public_badge_at(text: str, start: int) -> bool:
     """Codecov's badge URLs carry a graph token made to be published in READMEs (`.../graph/badge.svg?token=`)."""
-    text, start = m.string, m.start()
     url_start = max(text.rfind(c, 0, start) for c in " \t\n\"'(<")
     url = text[url_start + 1 : start]
     return "codecov.io/" in url and "/graph/" in url
@@ -141,8 +145,10 @@ def _env_prefix(m: re.Match) -> bool:
     if name.endswith("ASKPASS"):
         return False  # a helper program's path, not a password
     if "PASS" in name or name in ("MYSQL_PWD", "REDISCLI_AUTH"):
-        # Four characters or more: `NO_PASSWORD=1` is a switch.
-        return len(m.group("value")) >= 4 and _password(m) and not m.group("value").startswith(("/", "./", "~/"))
+        # Four characters or more: `NO_PASSWORD=1` is a switch; `POSTGRES_PASSWORD=postgres` a default.
+        value = m.group("value")
+        return len(value) >= 4 and _password(m) and not value.startswith(("/", "./", "~/")) and (
+            not is_default(value, name))
     return _token(m)
 
 
@@ -202,7 +208,7 @@ DETECTORS = [
 _PASSWORD_VARIABLES = ("PASSWORD=", "PASSWD=", "SSHPASS=", "MYSQL_PWD=", "REDISCLI_AUTH=", "_TOKEN=", "_SECRET=",
                        "_KEY=", "_APIKEY=")
 
-# After the generic assignment detectors, which already name `--password=long-value` and `PASSWORD=...` at
+# After the generic assignment detectors, which already name `--password=<value>` and `PASSWORD=...` at
 # the end of a line: these add the short values and the ones a command follows.
 FALLBACKS = [
     ("command-password", ("mysql", "mariadb"),

@@ -1,20 +1,19 @@
 """Find credentials in text before it leaves the machine, and redact them.
 
-High precision first: each detector keys on a token format (a vendor prefix, a
-fixed shape: `tokens.py`), on the place a credential is passed (a command's
-option, a header, a URL's query: `contexts.py`) or on an assignment of a literal
-value to a credential-named variable (here); stand-ins such as `<token>`,
-`${VAR}` or `changeme` are not flagged (`placeholders.py`). Private key blocks
-are read line by line (`keyblocks.py`). A token split across lines by a trailing
-backslash is found by scanning the text with those joins undone. Findings never
-carry the secret; what save and output do with them: `screening.py`.
+High precision first: each detector keys on a token format (a vendor prefix and charset, a fixed shape:
+`tokens.py`), on the place a credential is passed (a command's option, a header, a URL's query:
+`contexts.py`), on a file format whose lines are secrets (.netrc, .pgpass: `formats.py`) or on a
+credential-named variable, key or option given a value, in any spelling, anywhere on a line
+(`assignments.py`); stand-ins such as `<token>`, `${VAR}` or `changeme` are not flagged
+(`placeholders.py`). Private key blocks are read line by line (`keyblocks.py`). A token split across lines
+by a trailing backslash is found by scanning the text with those joins undone. Findings never carry the
+secret; what save and output do with them: `screening.py`.
 
-Cheap on the per-turn path (`search` withholds a query that holds a credential):
-nothing is compiled at import, and each detector is compiled only once a text
-holds its literal anchor (`hf_`, `://`, `pass`...), each anchor looked for once
-per scan; a line-bound detector then runs only on the lines where it can start.
-So a plain query costs a few substring tests. Tests: tests/test_secrets_scan.py,
-the corpora in tests/corpus/ and the generated one (tests/secrets_corpus.py).
+Cheap on the per-turn path (`search` withholds a query that holds a credential): nothing is compiled at
+import, and each detector is compiled only once a text holds its literal anchor (`://`, `pass`, a
+separator...), each anchor looked for once per scan; a line-bound detector then runs only on the lines
+where it can start. So a plain query costs a few substring tests. Tests: tests/test_secrets_scan.py, the
+corpora in tests/corpus/ and the generated one (tests/secrets_corpus.py).
 """
 
 from __future__ import annotations
@@ -22,14 +21,11 @@ from __future__ import annotations
 import bisect
 import re
 
-from agentmem.errors import SecretFound
-from agentmem.safety import contexts, tokens
+from agentmem.errors import NextStep, Option, SecretFound
+from agentmem.safety import assignments, contexts, formats, tokens
 from agentmem.safety.placeholders import has_letter_and_digit as _has_letter_and_digit
-from agentmem.safety.placeholders import is_described as _is_described
-from agentmem.safety.placeholders import is_name_slug as _is_name_slug
 from agentmem.safety.placeholders import is_placeholder as _is_placeholder
 from agentmem.safety.placeholders import names_no_password
-from agentmem.safety.placeholders import rx as _rx
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (search imports this module)
 if TYPE_CHECKING:
@@ -44,6 +40,7 @@ KIND_NAMES = {
     "bearer-token": "a bearer token",
     "password-assignment": "a password or secret assigned a literal value",
     **contexts.KIND_NAMES,
+    **formats.KIND_NAMES,
     "env-credential": "the value of a credential variable from this environment",
 }
 UNBOUNDED_KEY = "a private key block without its BEGIN or END line"
@@ -53,30 +50,7 @@ UNBOUNDED_KEY = "a private key block without its BEGIN or END line"
 CREDENTIAL_ENV_VARS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
 MIN_KNOWN_SECRET = 8
 
-_ASSIGN_NAME = (
-    r"(?:client[_-]?secret|secret[_-]?access[_-]?key|secret[_-]?key|private[_-]?key|access[_-]?key"
-    r"|api[_-]?key|apikey|auth[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|_authToken"
-    r"|password|passwd|passphrase|secret|token)s?"
-)
-_ASSIGN_ANCHORS = ("pass", "secret", "token", "key")  # every _ASSIGN_NAME holds one (lower-cased)
-
 _patterns: dict[int, re.Pattern] = {}  # detector index -> compiled pattern, filled on first need
-
-
-def _names_a_password(m: re.Match) -> bool:
-    name = m.group("name") or m.group(0)[:12]  # the option form has no name: `--password ...`
-    return "pass" in name.lower()
-
-
-def _check_quoted_assignment(m: re.Match) -> bool:
-    value = m.group("value")
-    if _is_placeholder(value) or value.startswith(("#", "$(")) or len(value) < 6 or _names_a_cursor(m):
-        return False
-    # A literal password is a single token (strings with spaces are messages) and needs no variety; a token
-    # or key mixes letters and digits (`pad_token = "[PAD]"`, `HELPER_TOKEN = "@AGENTMEM@"` are not secrets).
-    if _names_a_password(m):
-        return not _is_described(value)
-    return _has_letter_and_digit(value) and not _is_name_slug(value)
 
 
 def _check_url_password(m: re.Match) -> bool:
@@ -84,33 +58,20 @@ def _check_url_password(m: re.Match) -> bool:
     return not names_no_password(m.group("value"))
 
 
-def _names_a_cursor(m: re.Match) -> bool:
-    """`page_token=...`, `next_token`, `csrf_token`: a position in a listing or a form's nonce, not a login."""
-    name = (m.group("name") or "").lower()
-    return bool(_rx("cursor", r"(?:page|next|prev|continuation|sync|cursor|csrf|xsrf)[_-]?tokens?$").search(name))
+def _tokens(text: str, lowered: str, holds: _Anchors | _Direct) -> list[tuple[int, int, str]]:
+    return tokens.find(text, holds.has_char)
 
 
-def _check_bare_assignment(m: re.Match) -> bool:
-    value = m.group("value")
-    if _is_placeholder(value) or value.startswith(("/", "./", "~/", "$(")) or "://" in value:
-        return False
-    if _names_a_cursor(m):
-        return False
-    # Code is a reference, not a value: a dotted name (settings.SECRET_KEY), a call or an index
-    # (`token = parts[2]`, `b64encode(x).decode()`), an item of a literal (`"password": password.password,`).
-    code = r"(?-i:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[[^\]]*\]+|\([^)]*\)+)*[\[(]?[,;]?)"
-    if _rx("code", code).fullmatch(value) and any(c in value for c in ".([,;"):
-        return False
-    if _names_a_password(m):
-        # `DB_PASSWORD=correcthorsebattery` has no digit and is one; `password = key_password` is a variable.
-        return not _is_described(value) and not _rx("variable", r"(?-i:[a-z]+(?:_[a-z0-9]+)+)").fullmatch(value)
-    return _has_letter_and_digit(value) and not _is_name_slug(value)
+def _assignments(text: str, lowered: str, holds: _Anchors | _Direct) -> list[tuple[int, int, str]]:
+    return assignments.find(text, lowered, holds)
 
 
-# (kind, anchors, regex, check) in priority order: earlier kinds win overlapping spans. A detector runs only
-# on text holding one of its anchors (lower-case anchors: in the lower-cased text) and, if it has any,
-# one of its _NEEDS: a query like "deploy key" compiles nothing.
-_DETECTORS: list[tuple[str, tuple[str, ...], str, Callable[[re.Match], bool]]] = [
+# (kind, anchors, regex or finder, check) in priority order: earlier kinds win overlapping spans. A detector
+# runs only on text holding one of its anchors (lower-case anchors: in the lower-cased text) and every one of
+# its _NEEDS: a query like "deploy key" compiles nothing. A finder (`tokens.find`, `assignments.find`) takes
+# (text, lowered, holds) and gives (start, end, kind) itself; its anchors are its own to look for.
+_DETECTORS: list[tuple[str, tuple[str, ...], str | Callable, Callable[[re.Match], bool] | None]] = [
+    ("tokens", (), _tokens, None),
     *tokens.DETECTORS,
     *contexts.DETECTORS,
     # scheme://[user]:password@host; the password may hold `:` and `@` (the last `@` before the host ends it).
@@ -120,67 +81,31 @@ _DETECTORS: list[tuple[str, tuple[str, ...], str, Callable[[re.Match], bool]]] =
     ("bearer-token", ("bearer",),
      r"(?i:\bbearer)\s+(?P<value>[A-Za-z0-9._~+/-]{20,}=*)(?![A-Za-z0-9._~+/=-])",
      lambda m: _has_letter_and_digit(m.group("value")) and not _is_placeholder(m.group("value"))),
-    ("password-assignment", _ASSIGN_ANCHORS,
-     r"(?<![A-Za-z0-9])(?P<name>(?i:" + _ASSIGN_NAME + r"))(?![A-Za-z0-9_])[\"']?\]?[ \t]*"
-     r"(?::=|=>|==?|:)[ \t]*(?:[A-Za-z]{1,2})?(?P<q>[\"'])(?P<value>[^\"'`\s\\]{1,200})(?P=q)",
-     _check_quoted_assignment),
-    # Config and shell style: `API_KEY=...`, `password: ...` with a bare value ending the line (or followed by
-    # an option), and `--password ...` followed by anything.
-    ("password-assignment", _ASSIGN_ANCHORS,
-     r"(?:^[ \t]*(?:export[ \t]+|set[ \t]+)?[\"']?(?P<name>(?i:[A-Za-z0-9_.-]*" + _ASSIGN_NAME + r"))[\"']?"
-     r"[ \t]*(?:=|:)[ \t]*|(?i:--(?:password|passwd|token|api-key|secret|access-token|auth-token))"
-     r"(?:=|[ \t]+)(?P<option>))"
-     r"(?P<value>[^\s\"'`]{8,200})(?=[ \t]*(?:#.*)?$|[ \t]+-|(?(option)[ \t]|(?!)))",
-     _check_bare_assignment),
+    *formats.DETECTORS,
+    ("password-assignment", (), _assignments, None),
     *contexts.FALLBACKS,
 ]
 
 
-# What else a detector's match must hold (looked for in the lower-cased text), by kind.
+# What else a detector's match must hold (looked for before its anchors: these are the commoner misses), by kind.
 _NEEDS = {
     "aws-secret-access-key": ("secret",),
     "url-credentials": ("@",),
+    **formats.NEEDS,
 }
+# Asked first on a long text: each rules out, when missing, every longer anchor holding it (`key` before
+# `accountkey`, `auth` before `authorization`), so those cost no search of their own.
+_FIRST = ("key", "token", "pass", "secret", "auth")
 
-
-_OPTIONS = ("password", "passwd", "token", "api-key", "secret", "access-token", "auth-token")
-
-
-def _assign_sites(text: str, lowered: str) -> list[int] | None:
-    """Where an _ASSIGN_NAME can stand before `=` or `:` (or an option name follow `--`): a cheap search,
-    holding a place on every line the password-assignment patterns can match, so they run on those lines
-    only (and a query without one compiles neither)."""
-    out: list[int] = []
-    pos = lowered.find("--")
-    while pos != -1:
-        if lowered.startswith(_OPTIONS, pos + 2):
-            if len(out) == contexts.MAX_SITES:
-                return None
-            out.append(pos)
-            pos = contexts.next_line(lowered, pos) - 2
-        pos = lowered.find("--", pos + 2)
-    for anchor in _ASSIGN_ANCHORS:
-        pos = lowered.find(anchor)
-        while pos != -1:
-            # At most 12 more name characters (`secret_access_key`), a closing quote or `]`, blanks, then =/:
-            rest = lowered[pos + len(anchor) : pos + len(anchor) + 24]
-            name_end = rest.lstrip("abcdefghijklmnopqrstuvwxyz_-")
-            if len(rest) - len(name_end) <= 12 and name_end.lstrip("\"'] \t")[:1] in ("=", ":"):
-                if len(out) == contexts.MAX_SITES:
-                    return None
-                out.append(pos)
-                pos = contexts.next_line(lowered, pos) - 1
-            pos = lowered.find(anchor, pos + 1)
-    return out
-
-
-_SITES = {**contexts.SITES, **{d[2]: _assign_sites for d in _DETECTORS if d[0] == "password-assignment"}}
+_SITES = contexts.SITES
 
 
 def _pattern(index: int) -> re.Pattern:
     found = _patterns.get(index)
     if found is None:
-        found = _patterns[index] = re.compile(_DETECTORS[index][2], re.MULTILINE)
+        pattern = _DETECTORS[index][2]
+        assert isinstance(pattern, str)
+        found = _patterns[index] = re.compile(pattern, re.MULTILINE)
     return found
 
 
@@ -239,8 +164,12 @@ def scan(text: str, known: tuple[str, ...] | list[str] = ()) -> list[Finding]:
         for start, end, kind, redactable in spans:
             _accept(joined, start, end, kind, redactable)
         spans = joined
-    breaks = [i for i, c in enumerate(text) if c == "\n"] if spans else []
-    return [Finding(kind, bisect.bisect_left(breaks, s) + 1, s, e, r) for s, e, kind, r in spans]
+    out, line, counted = [], 1, 0
+    for s, e, kind, r in spans:  # sorted by start: count the line breaks between one finding and the next
+        line += text.count("\n", counted, s)
+        counted = s
+        out.append(Finding(kind, line, s, e, r))
+    return out
 
 
 def _accept(spans: list, start: int, end: int, kind: str, redactable: bool = True) -> None:
@@ -268,13 +197,21 @@ def _spans(text: str, known: tuple[str, ...] | list[str]) -> list[tuple[int, int
         for start, end, redactable in keyblocks.find(text):
             _accept(spans, start, end, "private-key", redactable)
     lowered = text.lower()
-    holds = _Anchors(text, lowered) if len(text) > _SHORT else lambda a: a in (lowered if a.islower() else text)
+    holds = _Anchors(text, lowered) if len(text) > _SHORT else _Direct(text, lowered)
+    if len(text) > _SHORT:
+        for anchor in _FIRST:
+            holds(anchor)
     windows_of: dict = {}  # sites function -> the lines it found, shared by the detectors using it
     for index, (kind, anchors, pattern, check) in enumerate(_DETECTORS):
-        if not any(holds(a) for a in anchors):
+        if kind in _NEEDS and not all(holds(n) for n in _NEEDS[kind]):
             continue
-        if kind in _NEEDS and not any(n in lowered for n in _NEEDS[kind]):
+        if anchors and not any(holds(a) for a in anchors):
             continue
+        if not isinstance(pattern, str):
+            for start, end, found in pattern(text, lowered, holds):
+                _accept(spans, start, end, found)
+            continue
+        assert check is not None
         # A line-bound detector runs only over the lines where it can start (_SITES).
         sites = _SITES.get(pattern)
         if sites is None:
@@ -300,7 +237,20 @@ def _windows(places: list[int] | None, text: str, lowered: str) -> list[tuple[in
     return contexts.lines_at(text, places)
 
 
-_SHORT = 2048  # 2026-12-01: below this (a query, a title) a direct search beats working out which to skip
+_SHORT = 2048  # below this (a query, a title) a direct search beats working out which to skip
+
+
+class _Direct:
+    """Whether a short text holds an anchor (or a character): a direct search each time."""
+
+    def __init__(self, text: str, lowered: str):
+        self.text, self.lowered = text, lowered
+
+    def __call__(self, anchor: str) -> bool:
+        return anchor in (self.lowered if anchor.islower() else self.text)
+
+    def has_char(self, char: str) -> bool:
+        return char in self.text
 
 
 class _Anchors:
@@ -322,7 +272,7 @@ class _Anchors:
         folded = anchor if lower else anchor.lower()
         if any(m in folded for m in self.missing_lower) or (not lower and any(m in anchor for m in self.missing_exact)):
             found = False
-        elif any(not ("a" <= c <= "z") and not self._has_char(c) for c in anchor):
+        elif any(not ("a" <= c <= "z") and not self.has_char(c) for c in anchor):
             # Base64 has no `_`, `-` or `"`, a config may have no capital: one search for a character (the
             # fastest there is) rules out every anchor holding it.
             found = False
@@ -333,7 +283,7 @@ class _Anchors:
         self.seen[anchor] = found
         return found
 
-    def _has_char(self, char: str) -> bool:
+    def has_char(self, char: str) -> bool:
         found = self.seen.get(char)
         if found is None:
             found = self.seen[char] = char in self.text
@@ -366,7 +316,7 @@ def _continued(text: str, known: tuple[str, ...] | list[str]) -> list[tuple[int,
 
 # Kinds whose finding covers only the value, so redaction keeps the name (`password = "[REDACTED:...]"`).
 _VALUE_ONLY = {"aws-secret-access-key", "url-credentials", "bearer-token", "password-assignment",
-               *contexts.VALUE_ONLY}
+               *contexts.VALUE_ONLY, *formats.VALUE_ONLY}
 
 
 class Unredactable(SecretFound):
@@ -386,8 +336,8 @@ def redact(text: str, known: tuple[str, ...] | list[str] = ()) -> str:
         unbounded = [f for f in findings if not f.redactable]
         if unbounded:
             raise Unredactable(
-                f"refusing to save: {unbounded[0].describe()}; --redact cannot tell where it starts or ends, "
-                "so it removes nothing and nothing was written",
+                NextStep.of(f"refusing to save: {unbounded[0].describe()}; ", Option("redact"), " cannot tell where "
+                            "it starts or ends, so it removes nothing and nothing was written"),
                 hint="delete the whole key from the note and save again",
             )
         parts, pos = [], 0
@@ -408,9 +358,9 @@ def raise_for(places: list[str], action: str = "save", redact_option: bool = Tru
     shown = "; ".join(places[:5])
     more = f" and {len(places) - 5} more" if len(places) > 5 else ""
     nothing = "nothing was written" if action == "save" else "nothing was published"
-    hint = "remove the credential"
-    if redact_option:
-        hint += ", or pass --redact to replace it with [REDACTED:<kind>]"
+    hint: list[str | NextStep] = ["remove the credential"]
+    if redact_option:  # an alternative (words starting "or "): the front ends join it with a comma
+        hint.append(NextStep("or pass {} to replace it with [REDACTED:<kind>]", Option("redact")))
     raise SecretFound(f"refusing to {action}: {shown}{more}; {nothing}", hint=hint)
 
 

@@ -33,6 +33,10 @@ DESCRIPTIVE = frozenset(
     "locked unknown revoked rotated protected provided supplied stored".split()
 )
 
+# Defaults every README and compose file prints (`POSTGRES_PASSWORD=postgres`, `MYSQL_ROOT_PASSWORD=root`): no
+# more a secret than `changeme`. A value that repeats a word of its own name is one too.
+DEFAULTS = frozenset("admin root guest postgres mysql redis demo default local user dev development".split())
+
 _helpers: dict[str, re.Pattern] = {}
 
 
@@ -75,3 +79,15 @@ def is_name_slug(value: str) -> bool:
     words = all(p.isalpha() and p.islower() or p.isdigit() for p in head)
     return words and last.isascii() and last.isalnum() and last.lower() == last and (
         last.isalpha() or last.isdigit() or len(last) <= 5)
+
+
+def is_default(value: str, name: str = "") -> bool:
+    """A well-known default (`postgres`, `root`), or a word of the credential's own name."""
+    lowered = value.lower()
+    return lowered in DEFAULTS or (bool(name) and lowered in re.split(r"[^a-z0-9]+", name.lower()))
+
+
+def is_hashed(value: str) -> bool:
+    """A password hash in crypt's notation (`$2b$12$...`, `$argon2id$...`, `user:$apr1$...`): not the password."""
+    return bool(rx("hashed", r"\$(?:apr1|2[abxy]?|argon2(?:id|i|d)|[156y]|sha1|md5|pbkdf2[-_a-z0-9]*|scrypt)\$")
+                .search(value))

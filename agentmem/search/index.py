@@ -232,6 +232,11 @@ class Index:
         """{correcting note ID: the note ID it corrects} over the indexed notes (search/corrections.py)."""
         return dict(self.conn.execute("SELECT docs.id, corrects.target FROM corrects JOIN docs USING(num)"))
 
+    def starting(self, prefix: str) -> set[str]:
+        """The indexed note IDs that start with `prefix` (a range of the ID's own index, not a scan)."""
+        upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        return {r[0] for r in self.conn.execute("SELECT id FROM docs WHERE id >= ? AND id < ?", (prefix, upper))}
+
     def holding(self, note_ids: Iterable[str]) -> set[str]:
         """Those of `note_ids` that are indexed."""
         out: set[str] = set()
@@ -426,45 +431,9 @@ def _valid(conn: sqlite3.Connection) -> bool:
     return got == {"schema": SCHEMA, "textproc": words.VERSION, "layout": _LAYOUT}
 
 
-def stored_terms(pdir: str | os.PathLike[str]) -> Callable[[str], tuple[list[str], list[str]] | None] | None:
-    """A look-up of what an existing index holds of a note: `(title terms, body terms)` by note ID, or None
-    when it holds no such note; None when there is no valid index. Read-only: it never builds, syncs or
-    writes the index (the memory view ranks with the terms search ranks with, without making them again).
-    Look-ups share a read transaction of at most `_READ_RUN` of them (a lock taken per statement cost 4
-    times as much), so a writer waits milliseconds at most."""
-    path = index_path(pdir)
-    if not os.path.isfile(path):
-        return None
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=_BUSY_MS / 1000, isolation_level=None,
-                               check_same_thread=False)
-        if not _valid(conn):
-            conn.close()
-            return None
-    except sqlite3.Error:
-        return None
-    done = [0]
-
-    def look(note_id: str) -> tuple[list[str], list[str]] | None:
-        try:
-            if done[0] % _READ_RUN == 0:
-                if conn.in_transaction:
-                    conn.execute("COMMIT")
-                conn.execute("BEGIN")
-            done[0] += 1
-            row = conn.execute("SELECT dl, terms FROM docs WHERE id=?", (note_id,)).fetchone()
-        except sqlite3.Error:
-            return None
-        if row is None:
-            return None
-        terms = row[1].split(" ") if row[1] else []
-        titled = (row[0] - len(terms)) // (TITLE_WEIGHT - 1)  # dl counts each title term TITLE_WEIGHT times
-        return terms[:titled], terms[titled:]
-
-    return look
-
-
-_READ_RUN = 256
+def usable(conn: sqlite3.Connection) -> bool:
+    """Whether an index file was written by this version (schema, text processing, machine layout)."""
+    return _valid(conn)
 
 
 def discard(pdir: str | os.PathLike[str]) -> None:

@@ -83,6 +83,8 @@ def installed_revisions(name: str, runtimes: list) -> list[dict]:
     """Which revision of `name` each runtime has installed (revision None: installed by other means)."""
     out = []
     for rt in runtimes:
+        if rt.skills_root is None:
+            continue  # a CLI that reads no skill folder
         folder = Path(rt.skills_root) / name
         if not os.path.lexists(folder):
             continue

@@ -37,7 +37,7 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agentmem.errors import Command, Conflict, InvalidInput, NextStep, NotConfigured, NotFound
+from agentmem.errors import Command, Conflict, InvalidInput, NextStep, NotConfigured, NotFound, Option
 from agentmem.fsutil import TMP_PREFIX, fsync_dir, write_atomic
 from agentmem.machine import userfiles
 from agentmem.skills import spec
@@ -286,6 +286,8 @@ def install(store: Store, name: str, revision: str, runtimes: list, *, machine: 
         report: list[dict] = []
         differing: list[str] = []
         for rt in runtimes:
+            if rt.skills_root is None:
+                continue  # a CLI that reads no skill folder
             userfiles.prepare_folder(rt.skills_root)  # INV user-files, checked for all before any write
             target = Path(rt.skills_root) / name
             if any(item["target"] == str(target) for item in report):
@@ -300,7 +302,8 @@ def install(store: Store, name: str, revision: str, runtimes: list, *, machine: 
         if differing and not replace and not dry_run:
             raise Conflict(f"skill {name} is already installed and differs from revision {revision} for "
                            + ", ".join(differing),
-                           hint="inspect with --diff, then use --replace (the old copy is kept as a backup)")
+                           hint=NextStep("inspect with {}, then use {} (the old copy is kept as a backup)",
+                                         Option("diff"), Option("replace")))
         if dry_run:
             return {"status": "ok", "name": name, "revision": revision, "dry_run": True, "runtimes": report}
         marker = json.dumps({"name": name, "revision": revision, "store": store.description.label(),

@@ -222,18 +222,23 @@ def upload(frozen: Frozen, store: Store) -> dict:
         store.put(f"{prefix}/{spec.ENTRYPOINT}", frozen.data(spec.ENTRYPOINT))  # INV skill-entrypoint-last
     except TRANSIENT as exc:
         return _result("pending", frozen, paths, str(frozen.folder),
-                       f"not confirmed by the store ({exc.one_line()}); kept locally, retry with `{resume.line()}`")
+                       NextStep.of(f"not confirmed by the store ({exc.one_line()}); kept locally, retry with `", resume,
+                                   "`"))
     except AgentmemError as exc:
-        exc.hint = NextStep("kept locally; retry with `{}`", resume).then(exc.hint)
+        exc.hint = [NextStep("kept locally; retry with `{}`", resume), *exc.next]
         raise
     _discard(frozen.folder)
     return _result("published", frozen, paths, None,
                    f"published {frozen.name} revision {frozen.revision} to {frozen.store.label()}")
 
 
-def _result(status: str, frozen: Frozen, paths: list[str], pending: str | None, message: str) -> dict:
+def _result(status: str, frozen: Frozen, paths: list[str], pending: str | None,
+            message: str | NextStep) -> dict:
+    """The outcome; `message`: words for a person, with the command that resumes it as data (a NextStep: the
+    front end spells it)."""
     if frozen.skipped:
-        message += f" (left out hidden: {', '.join(frozen.skipped)})"
+        message = NextStep.of(*(message.pieces if isinstance(message, NextStep) else [message]),
+                              f" (left out hidden: {', '.join(frozen.skipped)})")
     return {"status": status, "name": frozen.name, "revision": frozen.revision, "store": frozen.store.label(),
             "files": paths, "skipped": frozen.skipped, "pending": pending, "message": message}
 

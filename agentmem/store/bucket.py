@@ -76,10 +76,11 @@ def private_again(bucket_id: str) -> str:
             "visibility")
 
 
-def public_warning(bucket_id: str) -> str:
+def public_warning(bucket_id: str) -> errors.PublicStore:
     """The one line every search and save says about a bucket that became public."""
-    return (f"bucket {bucket_id} is PUBLIC: anyone can read this memory, and saves to it stop; "
-            f"{private_again(bucket_id)}")
+    again = private_again(bucket_id)
+    return errors.PublicStore(f"bucket {bucket_id} is PUBLIC: anyone can read this memory, and saves to it stop; "
+                              f"{again}", hint=again)
 
 
 def check_bucket_id(bucket_id: str) -> str:
@@ -312,7 +313,7 @@ class BucketStore:
         self._prove(hubfeed.iso_ms(info.get("createdAt")))
         updated = info.get("updatedAt") if isinstance(info.get("updatedAt"), str) else None
         # The info a search asks anyway says whether the bucket is still private (setup refused a public one).
-        warnings = [public_warning(self.bucket_id)] if info.get("private") is False else []
+        warnings: list[str] = [public_warning(self.bucket_id)] if info.get("private") is False else []
         old = token if isinstance(token, dict) and token.get("v") == 1 else {}
         if old.get("store") != self.identity:
             old = {}  # INV store-identity: another bucket's cursor says nothing about this one: list it whole

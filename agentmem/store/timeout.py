@@ -8,6 +8,7 @@ config.
 from __future__ import annotations
 
 import os
+import time
 
 from agentmem.errors import InvalidInput
 
@@ -34,3 +35,19 @@ def network_timeout(configured: float | None = None) -> float:
     else:
         value = DEFAULT_NETWORK_TIMEOUT if configured is None else float(configured)
     return max(MIN_NETWORK_TIMEOUT, value)
+
+
+class Deadline:
+    """One invocation's network budget kept across several stores it opens (each store object charges its
+    own `network.Budget`): `left()` is what remains for the next one. INV bounded-network."""
+
+    __slots__ = ("end",)
+
+    def __init__(self, seconds: float | None = None):
+        budget = network_timeout() if seconds is None else max(MIN_NETWORK_TIMEOUT, float(seconds))
+        self.end = time.monotonic() + budget
+
+    def left(self) -> float:
+        """Seconds left; past the end, MIN_NETWORK_TIMEOUT (the least a store accepts), so a step that
+        must still be tried fails fast."""
+        return max(MIN_NETWORK_TIMEOUT, self.end - time.monotonic())

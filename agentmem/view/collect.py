@@ -143,10 +143,10 @@ class Collector:
 
     def use_index(self, project: str, pdir: str) -> None:
         """Take the search terms of the project's cached notes from its search index, where there is one
-        (`index.stored_terms`): the same terms, without making them again."""
-        from agentmem.search import index
+        (`search/stored.py`): the same terms, without making them again."""
+        from agentmem.search import stored
 
-        self.indexes[project] = index.stored_terms(pdir)
+        self.indexes[project] = stored.stored_terms(pdir)
 
     def __len__(self) -> int:
         return len(self.rows)

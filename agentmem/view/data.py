@@ -268,8 +268,8 @@ def note_states(entry: Entry | None, shown: Redactor, known: dict | None = None)
 def pending_reason(entry: Entry) -> str:
     """Why a pending note waits; a failure is given with when it happened, since it may be long past."""
     if entry.damaged:
-        return f"its pending entry is damaged ({entry.damaged}); its destination is not guessed: retry it with " \
-               "--repair to send it to this machine's configured store"
+        return f"its pending entry is damaged ({entry.damaged}); its destination is not guessed: the retry " \
+               "command sends it to this machine's configured store"
     if entry.last_error:
         message = entry.last_error.get("message") or entry.last_error.get("error") or "unknown"
         at = entry.last_error.get("at")

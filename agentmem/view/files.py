@@ -12,7 +12,8 @@ from files only (`'self'` of a file:// page), never from a network.
 Layout, beside `<name>.html`: `<name>.files/<generation>/n<k>.js` (the details of notes k*N to
 k*N+N-1, in the page's order) and `t<k>.js` (the postings of the terms whose hash picks k). A new
 page's files go into a new generation folder, renamed into place whole before the page is written,
-and the older generations are removed after; a page and the files it names always match.
+and the older generations are removed after; a page and the files it names always match. A purge
+deletes a page holding the note and this folder with it (`written.drop_holding`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import shutil
 import time
 
 from agentmem.fsutil import TMP_PREFIX
+from agentmem.view.written import companion  # the name a purge finds them by
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -34,13 +36,6 @@ NOTES_PER_FILE = 250
 # words reads a few such files; 100k notes make a few hundred of them.
 TERM_FILE_BYTES = 192 * 1024
 CALLBACK = "agentmemViewFile"
-
-
-def companion(path: str) -> str:
-    """The folder of a page's note files: `index.html` -> `index.files` beside it."""
-    stem = os.path.splitext(path)[0]
-    folder = stem + ".files"
-    return folder if folder != path else path + "-notes.files"
 
 
 def term_file(term: str, count: int) -> int:
