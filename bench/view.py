@@ -1,6 +1,7 @@
 """The memory view at growing note counts: writing the page, its size, and how soon it is usable in Chromium.
 
     python bench/view.py [--sizes 1000,10000] [--repeat 3] [--json]
+    python bench/view.py --big 100000 [--root /tmp/agentmem-big] [--code CHECKOUT] [--repeat 3] [--json]
 
 For each size a throwaway machine (AGENTMEM_HOME) gets a folder store holding that many synthetic
 notes over three projects (made-up words drawn Zipf-like, one in 40 about the cache key, tags, sources, a correction every 50
@@ -16,6 +17,14 @@ notes, dates over a year), written as agentmem writes them. Then, as a person ru
   handler alone.
 
 Goal (issue O): at 10k notes, written in under 2 s, usable in under 1 s, a keystroke under 100 ms.
+
+`--big N` (issue W item 5): the view of a machine caught up with bench/big_store.py's store of N notes
+(made once under `--root`, reused), written `--repeat` times, each process measured from inside (peak
+resident memory, bytes written: /proc/self/io) beside `agentmem search ""` on the same machine, the
+reference; then the page in Chromium: usable (from `goto` until the list is rendered), the newest note
+opened (its note file read and shown), and two words typed, beside the empty page. `--code CHECKOUT`
+runs another checkout's agentmem (an earlier commit's worktree: the figures before a change).
+Goal at 100k: a page of at most 10 MB, usable in Chromium in under 2 s, opened from disk.
 """
 
 from __future__ import annotations
@@ -123,10 +132,13 @@ def helper(*args: str) -> list[str]:
 
 KEYSTROKE = """async (text) => {
   const q = document.getElementById("q"); const out = [];
+  const settled = () => (window.agentmemView ? window.agentmemView.settled() : null);  // none before issue W
   q.value = ""; q.dispatchEvent(new Event("input"));
+  await settled();
   for (let i = 1; i <= text.length; i++) {
     const t = performance.now();
     q.value = text.slice(0, i); q.dispatchEvent(new Event("input"));
+    await settled();  // a search reads its term files first
     const handler = performance.now() - t;
     await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
     out.push([handler, performance.now() - t]);
@@ -156,11 +168,109 @@ def in_browser(browser, path: str, repeat: int) -> dict:
             "after_typing": count}
 
 
+# Runs agentmem in this process, then reports what the process used: its peak resident memory and the
+# bytes it wrote (write() calls, /proc/self/io wchar: the page, its files, temp files, the cache's state).
+MEASURED = """import json, resource, sys
+from agentmem.launch import main
+code = main(sys.argv[1:])
+io = dict(line.split(": ") for line in open("/proc/self/io").read().splitlines())
+use = resource.getrusage(resource.RUSAGE_SELF)
+sys.stderr.write("\\nbench-measure " + json.dumps({"rss_mb": use.ru_maxrss / 1024, "cpu_s": use.ru_utime + use.ru_stime,
+                 "written_mb": int(io["wchar"]) / 2**20}) + "\\n")
+raise SystemExit(code)
+"""
+
+
+def measured(args: list[str], env: dict, code: Path) -> tuple[float, str, dict]:
+    """(wall seconds, stdout, {rss_mb, written_mb}) of one agentmem run of `code`'s checkout."""
+    clean = {k: v for k, v in env.items() if k != "_cwd"} | {"PYTHONPATH": str(code)}
+    t = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", MEASURED, *args], env=clean, cwd=env.get("_cwd"),
+                          capture_output=True, text=True, timeout=1800)
+    elapsed = time.perf_counter() - t
+    if done.returncode != 0:
+        raise SystemExit(f"{args} failed ({done.returncode}): {done.stderr[-2000:]}")
+    line = [ln for ln in done.stderr.splitlines() if ln.startswith("bench-measure ")][-1]
+    return elapsed, done.stdout, json.loads(line.split(" ", 1)[1])
+
+
+OPEN_NOTE = """async () => {
+  const t = performance.now();
+  document.querySelector("#list li.note").click();
+  while (!document.querySelector("#detail .body")) await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  return performance.now() - t;
+}"""
+
+
+def big(args, browser) -> dict:
+    """The view at `args.big` notes (bench/big_store.py's store), beside `search ""` and the empty page."""
+    import big_store
+    from search_latency import Generator
+
+    base = big_store.make(args.big, Path(args.root))
+    code = Path(args.code).resolve()
+    report: dict = {"notes": args.big, "code": str(code)}
+    with tempfile.TemporaryDirectory(prefix="agentmem-bench-view-big-") as tmp:
+        home, _, work = big_store.clone(base, Path(tmp) / "m")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTMEM_")}
+        env.update(AGENTMEM_HOME=str(home), AGENTMEM_NETWORK_TIMEOUT="600", _cwd=str(work))
+        measured(["search", "", "--json"], env, code)  # the index and the cache's state as a search leaves them
+        views, searches = [], []
+        for _ in range(args.repeat):  # taking turns, so both see the same load
+            views.append(measured(["view", "--json"], env, code))
+            searches.append(measured(["search", "", "--json"], env, code))
+        out = json.loads(views[-1][1])
+        med = statistics.median
+        report["view"] = {"s": med(v[0] for v in views), "cpu_s": med(v[2]["cpu_s"] for v in views),
+                          "rss_mb": med(v[2]["rss_mb"] for v in views),
+                          "written_mb": med(v[2]["written_mb"] for v in views), "page_bytes": out["bytes"],
+                          "files_bytes": out.get("files_bytes", 0)}
+        report["search"] = {"s": med(v[0] for v in searches), "cpu_s": med(v[2]["cpu_s"] for v in searches),
+                            "rss_mb": med(v[2]["rss_mb"] for v in searches),
+                            "written_mb": med(v[2]["written_mb"] for v in searches)}
+        vocab = Generator().vocab
+        typed = f"{vocab[10]} {vocab[300]}"  # a common word and a rarer one of the notes' vocabulary
+        usable, opened, keys, counts = [], [], [], []
+        for _ in range(args.repeat):
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            t = time.perf_counter()
+            page.goto(Path(out["path"]).as_uri(), timeout=300_000)
+            page.wait_for_selector("html[data-ready-ms]", timeout=300_000)
+            usable.append(time.perf_counter() - t)
+            opened.append(page.evaluate(OPEN_NOTE) / 1000)
+            got = page.evaluate(KEYSTROKE, typed)
+            keys += [f / 1000 for _, f in got["times"]]
+            counts.append(got["count"])
+            page.close()
+        report["browser"] = {"usable_s": med(usable), "open_note_s": med(opened), "keystroke_median_s": med(keys),
+                             "keystroke_max_s": max(keys), "typed": typed, "after_typing": counts[-1]}
+        empty = machine(Path(tmp) / "empty", None)
+        page_path = json.loads(measured(["view", "--json"], empty, code)[1])["path"]
+        report["empty_page"] = in_browser(browser, page_path, args.repeat)
+    return report
+
+
+def print_big(r: dict) -> None:
+    v, s, b = r["view"], r["search"], r["browser"]
+    print(f"{r['notes']} notes, agentmem from {r['code']}")
+    print(f"  view    {v['s']:7.2f} s ({v['cpu_s']:5.1f} s CPU)  peak {v['rss_mb']:6.0f} MB  wrote {v['written_mb']:7.1f} MiB  "
+          f"page {v['page_bytes'] / 1e6:6.2f} MB  note files {v['files_bytes'] / 1e6:6.1f} MB")
+    print(f"  search  {s['s']:7.2f} s ({s['cpu_s']:5.1f} s CPU)  peak {s['rss_mb']:6.0f} MB  wrote {s['written_mb']:7.1f} MiB"
+          f"  (reference: the view takes {v['cpu_s'] / s['cpu_s']:.0f}x its CPU, {v['rss_mb'] / s['rss_mb']:.1f}x its memory)")
+    print(f"  Chromium: usable {b['usable_s'] * 1000:.0f} ms (empty page {r['empty_page']['usable_s'] * 1000:.0f} ms), "
+          f"a note opened {b['open_note_s'] * 1000:.0f} ms, a keystroke {b['keystroke_median_s'] * 1000:.0f} ms "
+          f"(max {b['keystroke_max_s'] * 1000:.0f} ms); {b['typed']!r}: {b['after_typing']}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--big", type=int, help="the view of bench/big_store.py's store of this many notes")
+    ap.add_argument("--root", default=os.path.join("/tmp", "agentmem-big"), help="where big_store.py keeps it")
+    ap.add_argument("--code", default=str(REPO), help="the checkout whose agentmem runs (with --big)")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -168,6 +278,14 @@ def main() -> None:
 
     if browserkit.missing():
         raise SystemExit(f"bench/view.py: {browserkit.missing()}")
+    if args.big:
+        sys.path.insert(0, str(REPO / "bench"))
+        with sync_playwright() as pw:
+            browser = browserkit.launch(pw)
+            report = big(args, browser)
+            browser.close()
+        print(json.dumps(report, indent=2)) if args.json else print_big(report)
+        return
     sizes = [int(s) for s in args.sizes.split(",")]
     report: dict = {"sizes": []}
     with tempfile.TemporaryDirectory(prefix="agentmem-bench-view-") as tmp, sync_playwright() as pw:

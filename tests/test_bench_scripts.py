@@ -110,7 +110,21 @@ def test_view_times_the_page_in_chromium():
     report = json.loads(_bench("view.py", "--sizes", "60", "--repeat", "1", "--json"))
     [size] = report["sizes"]
     assert size["notes"] == 60 and size["view_s"] > 0 and size["usable_s"] > 0
-    assert size["after_typing"].startswith("2 of 60 notes")  # bench.fill: one note in 40 holds the query
+    # bench.fill: one note in 40 holds both words of the query; the page lists those and search's first 10
+    typed = int(size["after_typing"].split()[0])
+    assert size["after_typing"].startswith(f"{typed} of 60 notes") and 2 <= typed <= 12
+
+
+def test_view_big_measures_the_page_beside_search(tmp_path):
+    from tests import browserkit
+
+    if browserkit.missing():
+        missing_prerequisite(browserkit.missing())
+    report = json.loads(_bench("view.py", "--big", "300", "--root", str(tmp_path), "--repeat", "1", "--json"))
+    view, search, shown = report["view"], report["search"], report["browser"]
+    assert report["notes"] == 300 and 0 < view["page_bytes"] < 100_000 and view["files_bytes"] > 0
+    assert view["rss_mb"] > 0 and view["cpu_s"] > 0 and view["written_mb"] > 0 and search["rss_mb"] > 0
+    assert shown["usable_s"] > 0 and shown["open_note_s"] > 0 and shown["after_typing"].endswith(" of 300 notes")
 
 
 def test_recent_notes_times_search_with_no_words_beside_a_word_search(tmp_path):

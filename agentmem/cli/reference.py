@@ -155,6 +155,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     "view": ("ok", {
         "path": "the HTML file written", "notes": "how many notes it shows",
         "projects": "[names] of the projects it shows", "bytes": "the file's size",
+        "files": "the folder beside it holding its note files (read when a note is opened or searched for)",
+        "files_bytes": "their size",
         "stale": "true when something could not be checked (a project's store answer, the skills): the page says what",
         "stale_reasons": "[lines] why it may be stale (empty when current)",
         "opened?": "with --open: whether a browser was started",

@@ -1,4 +1,4 @@
-"""The `view` command: write the memory view (one self-contained HTML file) and print its path."""
+"""The `view` command: write the memory view (one HTML file, its note files beside it) and print its path."""
 
 from __future__ import annotations
 
@@ -56,14 +56,19 @@ def run_view(args: argparse.Namespace) -> Result:
     finally:
         if progress is not None:
             progress.finish()
-    size = page.write(path, shown)
+    try:
+        made = page.write(path, shown)
+    finally:
+        shown.close()
     from agentmem.view import written
 
-    written.remember(machine, path)  # a purge deletes every page holding the note (INV purged-gone)
-    out: dict = {"path": path, "notes": len(shown["notes"]), "projects": [p["name"] for p in shown["projects"]],
-                 "bytes": size, "stale": shown["stale"], "stale_reasons": shown["stale_reasons"]}
+    written.remember(machine, path)  # a purge deletes every page holding the note, and its note files (INV purged-gone)
+    meta = shown.meta
+    out: dict = {"path": path, "notes": len(shown.notes), "projects": [p["name"] for p in meta["projects"]],
+                 "bytes": made["bytes"], "files": made["files"], "files_bytes": made["files_bytes"],
+                 "stale": meta["stale"], "stale_reasons": meta["stale_reasons"]}
     lines = [f"wrote the memory view of {out['notes']} note(s) in {len(out['projects'])} project(s) to {path}"]
-    lines += [f"warning: the view may be stale - {reason}" for reason in shown["stale_reasons"]]
+    lines += [f"warning: the view may be stale - {reason}" for reason in meta["stale_reasons"]]
     problems = []
     if args.open:
         out["opened"], problem = _open(path)

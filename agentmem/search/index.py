@@ -431,6 +431,11 @@ def _valid(conn: sqlite3.Connection) -> bool:
     return got == {"schema": SCHEMA, "textproc": words.VERSION, "layout": _LAYOUT}
 
 
+def usable(conn: sqlite3.Connection) -> bool:
+    """Whether an index file was written by this version (schema, text processing, machine layout)."""
+    return _valid(conn)
+
+
 def discard(pdir: str | os.PathLike[str]) -> None:
     target = index_path(pdir)
     for path in (target, target + "-journal", target + "-wal", target + "-shm"):

@@ -1,11 +1,12 @@
-"""What the memory view shows, gathered as plain data (`page.py` turns it into the HTML file).
+"""What the memory view shows, gathered as plain data (`page.py` and `files.py` write it).
 
 `gather` refreshes each project exactly as a search does (`recall.freshen`: INV read-your-writes,
-with the same `[cache] max_age` and offline rules), then collects every cached and pending note of
-those projects with its metadata, its correction links both ways (`search/corrections.py`), and the
-states this machine knows of it (`states`: a pending upload and why it waits, and what the project's
-records say: retracted, review due, pinned; a purged note is not shown), the shared skills with
-their revisions, the store, and how current each project is. Whatever could not be checked is said
+with the same `[cache] max_age` and offline rules), then reads every cached and pending note of
+those projects, one at a time, into a `collect.Collector` with the states this machine knows of it
+(`note_states`: a pending upload, how to retry it and why it waits, and what the project's records
+say: retracted, review due, pinned; a purged note is not shown), and gathers the commands that act
+on notes (`commands.py`), the shared skills with their revisions, the store, and how current each
+project is. Whatever could not be checked is said
 (`stale`, `stale_reasons`), never hidden: a view of a store that did not answer is not a view of an
 empty store.
 
@@ -26,7 +27,7 @@ from agentmem import errors
 from agentmem.memory import ids, notes, pending
 from agentmem.paths import cache_root
 from agentmem.safety import credentials, screening
-from agentmem.search import corrections
+from agentmem.view import commands
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -36,8 +37,9 @@ if TYPE_CHECKING:
     from agentmem.memory.pending import Entry
     from agentmem.runtimes.base import Runtime
     from agentmem.store.base import Store
+    from agentmem.view.collect import Collector
 
-DATA_VERSION = 1  # the shape page.js reads; bumped when a key changes meaning
+DATA_VERSION = 2  # the shape page.js reads; bumped when a key changes meaning (2: notes in columns and files)
 
 
 class Redactor:
@@ -105,14 +107,27 @@ def store_projects(store: Store) -> list[str]:
     return sorted(found)
 
 
+class Gathered:
+    """What `gather` found: `meta` (the page's data but the notes: store, projects, skills, freshness, the
+    commands that act on notes) and `notes` (a finished `collect.Collector`: close it once written)."""
+
+    def __init__(self, meta: dict, found: Collector) -> None:
+        self.meta, self.notes = meta, found
+
+    def close(self) -> None:
+        self.notes.close()
+
+
 def gather(machine: str, cfg: Config, *, project: str | None = None, whole_store: bool = False,
            offline: bool = False, timeout: float | None = None, runtimes: list[Runtime] | None = None,
-           progress: Callable[[str, int, int], None] | None = None) -> dict:
-    """The view's data: {version, generated_at, store, projects, notes, skills, stale, stale_reasons, ...}.
+           progress: Callable[[str, int, int], None] | None = None) -> Gathered:
+    """The view's data: `meta` {version, generated_at, store, projects, commands, skills, stale,
+    stale_reasons, ...} and the notes, read one at a time into a `collect.Collector`.
 
     `progress(project, done, total)` hears a long first sync of a project.
     """
     from agentmem.memory import recall
+    from agentmem.view.collect import Collector
 
     shown = Redactor()
     reasons: list[str] = []
@@ -126,42 +141,48 @@ def gather(machine: str, cfg: Config, *, project: str | None = None, whole_store
             reasons.append(f"the store's list of projects could not be read, so projects no directory on this "
                            f"machine maps may be missing: {shown.text(exc.one_line())}")
     waiting = {e.id: e for e in pending.list_entries(machine)}
-    projects, found = [], []
-    for name in names:
-        report = (lambda done, total, name=name: progress(name, done, total)) if progress else None
-        status = recall.freshen(machine, cfg, name, offline=offline, timeout=timeout, progress=report)
-        fresh = status.to_json()
-        items = _project_notes(machine, cfg, name, waiting, shown)
-        found.extend(items)
-        projects.append({"name": name, "notes": len(items), "stale": fresh["stale"],
-                         "stale_reason": shown.text(fresh["stale_reason"]) or None, "stale_error": fresh["stale_error"],
-                         "checked_at": fresh["checked_at"], "refreshed": fresh["refreshed"],
-                         "unreadable": [{"id": u["id"], "message": shown.text(u["message"])}
-                                        for u in fresh["unreadable"]]})
-        if fresh["stale"]:
-            reasons.append(f"project {name}: {projects[-1]['stale_reason']}")
-        if fresh["unreadable"]:
-            reasons.append(f"project {name}: {len(fresh['unreadable'])} note(s) in the store could not be read")
-    _link_corrections(found)
-    found.sort(key=lambda n: (n["created"], n["id"]), reverse=True)
-    skills, skills_problem = _skills(machine, cfg, timeout, runtimes, offline, shown)
+    projects = []
+    found = Collector(shown)
+    try:
+        for name in names:
+            report = (lambda done, total, name=name: progress(name, done, total)) if progress else None
+            status = recall.freshen(machine, cfg, name, offline=offline, timeout=timeout, progress=report)
+            fresh = status.to_json()
+            before = len(found)
+            _project_notes(machine, cfg, name, waiting, shown, found)
+            projects.append({"name": name, "notes": len(found) - before, "stale": fresh["stale"],
+                             "stale_reason": shown.text(fresh["stale_reason"]) or None,
+                             "stale_error": fresh["stale_error"], "checked_at": fresh["checked_at"],
+                             "refreshed": fresh["refreshed"],
+                             "unreadable": [{"id": u["id"], "message": shown.text(u["message"])}
+                                            for u in fresh["unreadable"]]})
+            if fresh["stale"]:
+                reasons.append(f"project {name}: {projects[-1]['stale_reason']}")
+            if fresh["unreadable"]:
+                reasons.append(f"project {name}: {len(fresh['unreadable'])} note(s) in the store could not be read")
+        found.finish()
+        skills, skills_problem = _skills(machine, cfg, timeout, runtimes, offline, shown)
+    except BaseException:
+        found.close()
+        raise
     if skills_problem:
         reasons.append(skills_problem)
     broken = [{"id": shown.text(b["id"]), "problem": shown.text(b["problem"])} for b in pending.unreadable(machine)]
-    return {
+    meta = {
         "version": DATA_VERSION,
         "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "store": {"kind": cfg.store.kind, "label": shown.text(_home_relative(cfg.store.label()))},
         "agent": shown.text(cfg.agent),
         "scope": "project" if project is not None else ("store" if whole_store else "machine"),
         "projects": projects,
-        "notes": found,
+        "commands": {p["name"]: commands.for_project(cfg, p["name"]) for p in projects},
         "skills": skills,
         "pending_unreadable": broken,
         "stale": bool(reasons),
         "stale_reasons": reasons,
         "withheld": shown.withheld,
     }
+    return Gathered(meta, found)
 
 
 def _home_relative(label: str) -> str:
@@ -178,83 +199,57 @@ def _open(machine: str, cfg: Config, timeout: float | None) -> Store:
     return identity.open_known(machine, cfg.store, timeout=timeout)
 
 
-def _project_notes(machine: str, cfg: Config, project: str, waiting: dict[str, Entry],
-                   shown: Redactor) -> list[dict]:
-    """The project's notes with their states; a purged note is left out (INV purged-gone), a retracted one
-    is shown as retracted."""
+def _project_notes(machine: str, cfg: Config, project: str, waiting: dict[str, Entry], shown: Redactor,
+                   found: Collector) -> None:
+    """The project's notes with their states, into `found`: a purged note is left out (INV purged-gone), a
+    retracted one is shown as retracted. Read one at a time, as a search takes them (`find.candidates`):
+    the cached notes, then this machine's pending notes the cache lacks."""
+    from agentmem.fsutil import read_bytes
     from agentmem.memory import cache, recall, withheld
     from agentmem.memory.states import project_states
-    from agentmem.search import find
 
     states = project_states(machine, cfg.store, project)
     review_after = cfg.review_after
-    out = []
     pdir = cache.project_dir(machine, cfg.store, project)
+    ndir = cache.notes_dir(machine, cfg.store, project)
     recorded = withheld.recorded_ids(pdir)  # cached notes arrive redacted; their record says what was withheld
-    for c in find.candidates(machine, cfg.store, project):
-        if c.id in states.purged:
+    cached = cache.cached_ids(machine, cfg.store, project)
+    found.use_index(project, pdir)
+    for note_id in cached:
+        if note_id in states.purged:
             continue
-        if not c.pending and c.id in recorded:
-            shown.withheld += len(withheld.withheld_of(pdir, c.id))
-        parsed = notes.parse(c.data)
-        known = recall.note_states(states, c.id, parsed.meta, review_after)
-        out.append(note_data(c.id, project, parsed, waiting.get(c.id) if c.pending else None, shown, known))
-    return out
-
-
-def note_data(note_id: str, project: str, parsed: notes.Parsed, entry: Entry | None, shown: Redactor,
-              known: dict | None = None) -> dict:
-    """One note as the page shows it; `entry`: its pending entry when it waits for upload here; `known`:
-    what the project's records say of it (`recall.note_states`: retracted, review_due, review_by, pinned)."""
-    meta = parsed.meta
-    corrects = meta.get("corrects")
-    text = shown.fields({
-        "title": parsed.title or note_id, "created": parsed.created, "agent": _str(meta.get("agent")),
-        "session": _str(meta.get("session")), "tags": _strs(meta.get("tags")), "sources": _strs(meta.get("sources")),
-        "body": parsed.body,
-    })
-    agent = text["agent"]
-    return {
-        "id": note_id,
-        "project": project,
-        "title": text["title"],
-        "kind": parsed.kind,
-        "created": text["created"],
-        "agent": agent,
-        "machine": agent.rpartition("@")[2] if "@" in agent else "",
-        "tags": text["tags"],
-        "sources": text["sources"],
-        "session": text["session"] or None,
-        "corrects": corrects if isinstance(corrects, str) and ids.ID.match(corrects) else None,
-        "corrected_by": [],
-        "body": text["body"],
-        "review_by": (known or {}).get("review_by"),
-        "states": note_states(entry, shown, known),
-    }
-
-
-def _str(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _strs(value: object) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+        try:
+            data = read_bytes(os.path.join(ndir, ids.note_file(note_id)))
+        except OSError:
+            continue  # removed since the listing
+        if note_id in recorded:
+            shown.withheld += len(withheld.withheld_of(pdir, note_id))
+        parsed = notes.parse(data)
+        known = recall.note_states(states, note_id, parsed.meta, review_after)
+        found.add(note_id, project, parsed, note_states(None, shown, known), known.get("review_by"), cached=True)
+    here = set(cached)
+    for note_id, data in pending.project_notes(machine, project).items():
+        if note_id in here or note_id in states.purged:
+            continue
+        parsed = notes.parse(data)
+        known = recall.note_states(states, note_id, parsed.meta, review_after)
+        found.add(note_id, project, parsed, note_states(waiting.get(note_id), shown, known), known.get("review_by"))
 
 
 def note_states(entry: Entry | None, shown: Redactor, known: dict | None = None) -> list[dict]:
     """What this machine knows about a note beyond its content: [{name, label, detail}], the page shows
     each as a badge and a line, and filters by `name`:
 
-    - `pending`: saved here, its upload not confirmed (detail: why);
+    - `pending`: saved here, its upload not confirmed: `command` retries it (exactly as it runs), and the
+      detail says when it was last tried and what failed then, which may be long past;
     - `retracted`: a retraction record names it (who, when, why); search hides it, the view shows it;
     - `review-due`: its review date (`review_by`, or `[memory] review_after`) has passed;
     - `pinned`: shown at the start of every session of the project.
     """
     states = []
     if entry is not None:
-        states.append({"name": "pending", "label": "pending upload", "detail": shown.text(pending_reason(entry))})
+        states.append({"name": "pending", "label": "pending upload", "detail": shown.text(pending_reason(entry)),
+                       "command": shown.text(entry.retry_step().line())})
     known = known or {}
     retraction = known.get("retracted")
     if retraction:
@@ -271,22 +266,17 @@ def note_states(entry: Entry | None, shown: Redactor, known: dict | None = None)
 
 
 def pending_reason(entry: Entry) -> str:
+    """Why a pending note waits; a failure is given with when it happened, since it may be long past."""
     if entry.damaged:
-        return f"its pending entry is damaged ({entry.damaged}); its destination is not guessed"
+        return f"its pending entry is damaged ({entry.damaged}); its destination is not guessed: the retry " \
+               "command sends it to this machine's configured store"
     if entry.last_error:
         message = entry.last_error.get("message") or entry.last_error.get("error") or "unknown"
-        tries = f" after {entry.attempts} attempt(s)" if entry.attempts else ""
-        return f"not confirmed by the store{tries}: {message}"
+        at = entry.last_error.get("at")
+        when = f" on {time.strftime('%Y-%m-%d %H:%M', time.gmtime(at))} UTC" if isinstance(at, (int, float)) else ""
+        tries = f" ({entry.attempts} attempt(s))" if entry.attempts else ""
+        return f"not confirmed by the store yet; the last attempt{when}{tries} failed: {message}"
     return "saved on this machine; its upload has not been confirmed yet"
-
-
-def _link_corrections(found: list[dict]) -> None:
-    """Fill `corrected_by` (newest first) from each note's `corrects`, across every note shown."""
-    present = {n["id"]: n for n in found}
-    pairs = {n["id"]: n["corrects"] for n in found if n["corrects"]}
-    for target, fixers in corrections.corrected_by(pairs).items():
-        if target in present:
-            present[target]["corrected_by"] = fixers
 
 
 def _skills(machine: str, cfg: Config, timeout: float | None, runtimes: list[Runtime] | None, offline: bool,

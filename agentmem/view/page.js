@@ -1,45 +1,62 @@
-/* agentmem's memory view: renders the JSON in #memory-data. Loads nothing, sends nothing.
-   Note text only ever reaches the page through textContent (never as markup); the Markdown
-   subset below builds its elements with DOM calls, and links only http(s) URLs. */
+/* agentmem's memory view: renders the data in #memory-data (each note's row, in columns: view/page.py),
+   and reads a note's details from its note file when it is opened (view/files.py). Sends nothing. */
 (function () {
   "use strict";
+  const { h, link, body: bodyView } = AgentmemDom;
   const DATA = JSON.parse(document.getElementById("memory-data").textContent);
-  const NOTES = DATA.notes;
-  const BY_ID = new Map(NOTES.map((n) => [n.id, n]));
-  const BATCH = 100; // rows rendered at a time: a filter keystroke stays cheap at 10k notes (about 12 fit the screen)
-  const state = { matches: [], shown: 0, selected: null };
+  const C = DATA.notes, T = C.tables, COUNT = C.count;
+  const BATCH = 100; // rows rendered at a time: a keystroke stays cheap at 100k notes (about 12 fit the screen)
 
-  // --- DOM helpers ------------------------------------------------------
-  function h(tag, props, ...children) {
-    const el = document.createElement(tag);
-    for (const [key, value] of Object.entries(props || {})) {
-      if (value === null || value === undefined || value === false) continue;
-      if (key === "class") el.className = value;
-      else if (key === "text") el.textContent = value;
-      else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
-      else el.setAttribute(key, value === true ? "" : String(value));
-    }
-    for (const child of children.flat(Infinity)) {
-      if (child === null || child === undefined || child === false) continue;
-      el.append(typeof child === "string" ? document.createTextNode(child) : child);
-    }
-    return el;
+  // --- the notes' columns -----------------------------------------------
+  const IDS = COUNT ? C.id.split("\n") : [], TITLES = COUNT ? C.title.split("\n") : [];
+  const NP = T.projects.length, NK = T.kinds.length;
+  const project = new Int32Array(COUNT), kind = new Int32Array(COUNT), agent = new Int32Array(COUNT);
+  const dl = new Int32Array(COUNT);
+  const attrs = COUNT ? C.attr.split(",") : [], lengths = COUNT ? C.dl.split(",") : [];
+  const STATES = COUNT ? C.states.split(",") : [];
+  for (let i = 0; i < COUNT; i++) {
+    const v = parseInt(attrs[i], 36);
+    project[i] = v % NP;
+    kind[i] = Math.floor(v / NP) % NK;
+    agent[i] = Math.floor(v / (NP * NK));
+    dl[i] = parseInt(lengths[i], 36);
   }
-  const WEB = /^https?:\/\/[^\s]+$/i;
-  function safeUrl(text) {
-    if (!WEB.test(text)) return null;
-    try {
-      const url = new URL(text);
-      return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
-    } catch (e) {
-      return null;
-    }
+  const STATE_NAME = Object.fromEntries(T.states.map((s) => [s.code, s.name]));
+  const LABELS = { pending: "pending upload", retracted: "retracted", "review-due": "review due", pinned: "pinned",
+    corrected: "corrected" };
+  function idTime(id) { // view/page.py _id_time
+    if (id.length < 20 || id[8] !== "T" || id.slice(18, 20) !== "Z-") return null;
+    return id.slice(0, 4) + "-" + id.slice(4, 6) + "-" + id.slice(6, 8) + "T" + id.slice(9, 11) + ":" +
+      id.slice(11, 13) + ":" + id.slice(13, 15) + "." + id.slice(15, 18) + "Z";
   }
-  function link(label, url) {
-    const href = safeUrl(url);
-    if (href === null) return document.createTextNode(label === url ? label : "[" + label + "](" + url + ")");
-    return h("a", { href: href, rel: "noopener noreferrer", target: "_blank", text: label });
+  function created(i) {
+    const given = C.created[i];
+    return given !== undefined ? given : idTime(IDS[i]);
   }
+  function states(i) { // state names of row i, "corrected" included
+    const out = [...STATES[i]].map((c) => STATE_NAME[c]);
+    if (C.corrected_by[i]) out.push("corrected");
+    return out;
+  }
+  const has = (i, code) => STATES[i].includes(code);
+  const NOTES = {
+    count: COUNT, project: project, dl: dl, projectCount: NP, termFiles: DATA.files.term_files,
+    due: (i) => has(i, "d"),
+    stats: (() => {
+      let cached = null;
+      return () => {
+        if (cached) return cached;
+        const n = new Float64Array(NP), total = new Float64Array(NP);
+        for (let i = 0; i < COUNT; i++) { n[project[i]]++; total[project[i]] += dl[i]; }
+        cached = { n: n, avgdl: Array.from(total, (t, p) => (t ? t / n[p] : 1.0)) };
+        return cached;
+      };
+    })(),
+  };
+  AgentmemFiles.use(DATA.files);
+  AgentmemSearch.use(DATA.search, NOTES);
+  const state = { matches: [], shown: 0, selected: null, seq: 0, settled: Promise.resolve() };
+
   function plural(n, word) {
     return n + " " + word + (n === 1 ? "" : "s");
   }
@@ -47,115 +64,39 @@
     return iso ? iso.slice(0, 16).replace("T", " ") : "";
   }
 
-  // --- a small Markdown subset, built with DOM calls --------------------
-  const INLINE = /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|\[([^\]\n]+)\]\(([^)\s]+)\)|(https?:\/\/[^\s<>()]+)/g;
-  function inline(text) {
-    const out = [];
-    let last = 0;
-    for (const m of text.matchAll(INLINE)) {
-      if (m.index > last) out.push(text.slice(last, m.index));
-      if (m[1]) out.push(h("code", { text: m[1].slice(1, -1) }));
-      else if (m[2]) out.push(h("strong", { text: m[2].slice(2, -2) }));
-      else if (m[3]) out.push(link(m[3], m[4]));
-      else {
-        const url = m[5].replace(/[.,;:!?'"]+$/, ""); // a sentence's full stop is not part of its URL
-        out.push(link(url, url));
-        last = m.index + url.length;
-        continue;
-      }
-      last = m.index + m[0].length;
-    }
-    if (last < text.length) out.push(text.slice(last));
-    return out;
-  }
-  function markdown(body) {
-    const root = h("div", { class: "body" });
-    const lines = body.split("\n");
-    let para = [], list = null;
-    const flush = () => {
-      if (para.length) root.append(h("p", {}, inline(para.join("\n"))));
-      para = [];
-      list = null;
-    };
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i];
-      const fence = line.match(/^\s*(```|~~~)/);
-      if (fence) {
-        flush();
-        const code = [];
-        for (i++; i < lines.length && !lines[i].trim().startsWith(fence[1]); i++) code.push(lines[i]);
-        root.append(h("pre", {}, h("code", { text: code.join("\n") })));
-        continue;
-      }
-      const head = line.match(/^(#{1,6})\s+(.*)$/);
-      const item = line.match(/^\s*(?:[-*+]|(\d+)[.)])\s+(.*)$/);
-      if (!line.trim()) flush();
-      else if (head) {
-        flush();
-        root.append(h("h" + Math.min(6, head[1].length + 2), {}, inline(head[2])));
-      } else if (item) {
-        if (para.length) flush();
-        const tag = item[1] ? "ol" : "ul";
-        if (!list || list.tagName.toLowerCase() !== tag) {
-          list = h(tag);
-          root.append(list);
-        }
-        list.append(h("li", {}, inline(item[2])));
-      } else if (line.startsWith(">")) {
-        flush();
-        root.append(h("blockquote", {}, inline(line.replace(/^>\s?/, ""))));
-      } else {
-        list = null;
-        para.push(line);
-      }
-    }
-    flush();
-    return root;
-  }
-
-  // --- the haystacks and facets, computed once --------------------------
-  // The lowercase text each search looks in: built just after the first render (or by the first
-  // keystroke, if that comes sooner), so the list shows before 10k notes are lowercased.
-  let hayReady = false;
-  function ensureHay() {
-    if (hayReady) return;
-    for (const n of NOTES) {
-      n._hay = [n.title, n.body, n.tags.join(" "), n.sources.join(" "), n.agent, n.project, n.id, n.kind,
-        n.session || "", n.states.map((s) => s.label).join(" ")].join("\n").toLowerCase();
-    }
-    hayReady = true;
-  }
-  for (const n of NOTES) {
-    n._day = (n.created || "").slice(0, 10);
-    n._states = new Set(n.states.map((s) => s.name));
-    if (n.corrected_by.length) n._states.add("corrected");
-  }
-  function facet(values) {
-    const counts = new Map();
-    for (const v of values) if (v) counts.set(v, (counts.get(v) || 0) + 1);
-    return [...counts.entries()].sort((a, b) => a[0].localeCompare(b[0]));
-  }
-  function chooser(id, label, values, names) {
-    const sel = h("select", { id: id, "aria-label": label, onchange: apply },
-      h("option", { value: "", text: label }));
-    for (const [value, count] of facet(values)) {
-      sel.append(h("option", { value: value, text: (names && names[value]) || value + " (" + count + ")" }));
-    }
+  // --- the facets --------------------------------------------------------
+  function chooser(id, label, names, counts, labels) {
+    const sel = h("select", { id: id, "aria-label": label, onchange: apply }, h("option", { value: "", text: label }));
+    names.map((name, i) => [name, i]).filter(([, i]) => counts[i]).sort((a, b) => a[0].localeCompare(b[0]))
+      .forEach(([name, i]) => sel.append(h("option", { value: String(i),
+        text: (labels ? labels[name] : name) + " (" + counts[i] + ")" })));
     return sel;
   }
-  const stateNames = { corrected: "corrected" };
-  for (const n of NOTES) for (const s of n.states) stateNames[s.name] = s.label;
-  const stateCounts = facet(NOTES.flatMap((n) => [...n._states]));
-  const stateLabels = Object.fromEntries(stateCounts.map(([v, c]) => [v, stateNames[v] + " (" + c + ")"]));
+  function tally(size, each) {
+    const counts = new Int32Array(size);
+    for (let i = 0; i < COUNT; i++) each(i, counts);
+    return counts;
+  }
+  const STATE_LIST = [...T.states.map((s) => s.name), "corrected"];
+  const fProject = chooser("f-project", "All projects", T.projects, tally(NP, (i, c) => c[project[i]]++));
+  const fKind = chooser("f-kind", "All kinds", T.kinds, tally(NK, (i, c) => c[kind[i]]++));
+  const fTag = chooser("f-tag", "All tags", T.tags, tally(T.tags.length, (i, c) => {
+    for (const t of C.tags[i] || []) c[t]++;
+  }));
+  const fAgent = chooser("f-agent", "All agents", T.agents, tally(T.agents.length, (i, c) => c[agent[i]]++));
+  const fState = chooser("f-state", "Any state", STATE_LIST, tally(STATE_LIST.length, (i, c) => {
+    for (const s of states(i)) c[STATE_LIST.indexOf(s)]++;
+  }), LABELS);
+  // the facets' values are indexes; the tests and a person pick them by name
+  for (const [sel, names] of [[fProject, T.projects], [fKind, T.kinds], [fAgent, T.agents], [fTag, T.tags],
+    [fState, STATE_LIST]]) {
+    for (const o of sel.options) if (o.value !== "") o.value = names[+o.value];
+  }
 
-  // --- the page ---------------------------------------------------------
-  const q = h("input", { type: "search", id: "q", placeholder: "Search notes, tags, sources, IDs",
+  // --- the page ----------------------------------------------------------
+  const q = h("input", { type: "search", id: "q", placeholder: "Search notes, or paste an ID",
+    title: "Ranked as agentmem search ranks: its first results are search's; then every note holding all the words",
     "aria-label": "Search notes", autocomplete: "off", spellcheck: "false", oninput: apply });
-  const fProject = chooser("f-project", "All projects", NOTES.map((n) => n.project));
-  const fKind = chooser("f-kind", "All kinds", NOTES.map((n) => n.kind));
-  const fTag = chooser("f-tag", "All tags", NOTES.flatMap((n) => n.tags));
-  const fAgent = chooser("f-agent", "All agents", NOTES.map((n) => n.agent));
-  const fState = chooser("f-state", "Any state", NOTES.flatMap((n) => [...n._states]), stateLabels);
   const fFrom = h("input", { type: "date", id: "f-from", "aria-label": "From date", onchange: apply });
   const fTo = h("input", { type: "date", id: "f-to", "aria-label": "To date", onchange: apply });
   const count = h("p", { id: "count", "aria-live": "polite" });
@@ -167,12 +108,12 @@
       h("div", { class: "filters" }, q, fProject, fKind, fTag, fAgent, fState,
         h("label", { class: "date" }, "from ", fFrom), h("label", { class: "date" }, "to ", fTo)),
       h("div", { class: "split" }, h("div", { class: "listpane" }, count, list, more), detail)),
-    skills: skillsView(),
-    store: storeView(),
+    skills: AgentmemPanels.skills(DATA),
+    store: AgentmemPanels.store(DATA),
   };
   const tabs = h("nav", { class: "tabs", role: "tablist" });
-  for (const [name, label] of [["notes", "Notes (" + NOTES.length + ")"],
-    ["skills", "Skills (" + DATA.skills.length + ")"], ["store", "Store and freshness"]]) {
+  for (const [name, label] of [["notes", "Notes (" + COUNT + ")"], ["skills", "Skills (" + DATA.skills.length + ")"],
+    ["store", "Store and freshness"]]) {
     tabs.append(h("button", { type: "button", role: "tab", id: "tab-" + name, "aria-selected": name === "notes",
       text: label, onclick: () => show(name) }));
   }
@@ -180,47 +121,72 @@
     for (const [key, view] of Object.entries(views)) view.hidden = key !== name;
     for (const tab of tabs.children) tab.setAttribute("aria-selected", String(tab.id === "tab-" + name));
   }
-  const projects = DATA.projects.map((p) => p.name);
   const checked = DATA.projects.map((p) => p.checked_at).filter(Boolean).sort();
   document.body.append(
     h("header", {},
       h("h1", {}, "agentmem ", h("span", { text: "memory" })),
-      h("p", { id: "summary", text: plural(NOTES.length, "note") + " in " + plural(projects.length, "project") +
+      h("p", { id: "summary", text: plural(COUNT, "note") + " in " + plural(DATA.projects.length, "project") +
         " · store " + DATA.store.label + " · " + (checked.length ? "last checked " + when(checked[0]) + " UTC"
         : "never checked") })),
-    staleBanner(), tabs, views.notes, views.skills, views.store);
+    AgentmemPanels.banner(DATA), tabs, views.notes, views.skills, views.store);
   show("notes");
 
-  function staleBanner() {
-    if (!DATA.stale) return h("div", { id: "fresh", class: "banner ok", text: "Up to date: the store was checked for every project shown." });
-    return h("div", { id: "stale", class: "banner warn" },
-      h("strong", { text: "This view may be stale or incomplete." }),
-      h("ul", {}, DATA.stale_reasons.map((r) => h("li", { text: r }))));
+  // --- filtering, searching and the list ---------------------------------
+  let days = null; // each row's day, made on the first date filter
+  function passes() {
+    const pick = (sel, names) => (sel.value ? names.indexOf(sel.value) : -1);
+    const p = pick(fProject, T.projects), k = pick(fKind, T.kinds), a = pick(fAgent, T.agents);
+    const t = pick(fTag, T.tags), st = fState.value, from = fFrom.value, to = fTo.value;
+    if ((from || to) && !days) days = Array.from({ length: COUNT }, (_, i) => (created(i) || "").slice(0, 10));
+    return (i) => (p < 0 || project[i] === p) && (k < 0 || kind[i] === k) && (a < 0 || agent[i] === a) &&
+      (t < 0 || (C.tags[i] || []).includes(t)) && (!st || states(i).includes(st)) &&
+      (!from || days[i] >= from) && (!to || days[i] <= to);
   }
-
-  // --- filtering and the list -------------------------------------------
-  function apply() {
-    const words = q.value.toLowerCase().split(/\s+/).filter(Boolean);
-    const project = fProject.value, kind = fKind.value, tag = fTag.value, agent = fAgent.value;
-    const st = fState.value, from = fFrom.value, to = fTo.value;
-    if (words.length) ensureHay();
-    const out = [];
-    for (const n of NOTES) {
-      if (project && n.project !== project) continue;
-      if (kind && n.kind !== kind) continue;
-      if (agent && n.agent !== agent) continue;
-      if (tag && !n.tags.includes(tag)) continue;
-      if (st && !n._states.has(st)) continue;
-      if (from && n._day < from) continue;
-      if (to && n._day > to) continue;
-      let ok = true;
-      for (const w of words) if (!n._hay.includes(w)) { ok = false; break; }
-      if (ok) out.push(n);
+  let byId = null;
+  function idMatches(query) { // a pasted note ID finds its note(s), in every project
+    if (!byId) {
+      byId = new Map();
+      IDS.forEach((id, i) => byId.set(id, (byId.get(id) || []).concat(i)));
     }
-    state.matches = out;
+    return query.split(/\s+/).flatMap((w) => byId.get(w) || []);
+  }
+  function fixersOf(i) { // for search's ordering: the corrections not retracted, newest first
+    return (C.corrected_by[i] || []).filter((r) => !has(r, "r"));
+  }
+  function apply() {
+    const seq = ++state.seq, query = q.value.trim(), ok = passes();
+    if (!query) {
+      showRows(seq, Array.from({ length: COUNT }, (_, i) => i).filter(ok), null);
+      state.settled = Promise.resolve();
+      return state.settled;
+    }
+    count.textContent = "Searching…";
+    state.settled = AgentmemSearch.rank(query).then((found) => {
+      if (seq !== state.seq) return;
+      const direct = idMatches(query).filter(ok);
+      const ranked = found.rows.filter(ok);
+      const first = AgentmemSearch.mark(ranked, fixersOf, DATA.search.limit);
+      const every = new Set(found.every);
+      const seen = new Set([...direct, ...first]);
+      const rest = ranked.filter((r) => every.has(r) && !seen.has(r));
+      showRows(seq, [...direct, ...first.filter((r) => !direct.includes(r)), ...rest], found);
+    }, (err) => {
+      if (seq === state.seq) count.textContent = "The search could not read its files: " + err.message;
+    });
+    return state.settled;
+  }
+  function showRows(seq, rows, found) {
+    if (seq !== state.seq) return;
+    state.matches = rows;
+    state.found = found;
     list.replaceChildren();
     state.shown = 0;
     renderRows(BATCH);
+    // the details shown are always of a listed note: the one chosen while it stays listed, else the first
+    if (state.selected !== null && rows.includes(state.selected)) return;
+    if (rows.length) return select(rows[0]);
+    state.selected = null;
+    detail.replaceChildren(h("p", { class: "empty", text: "No note is listed: change the search or the filters." }));
   }
   function renderRows(upto) {
     const frag = document.createDocumentFragment();
@@ -229,109 +195,92 @@
     list.append(frag);
     state.shown = end;
     const total = state.matches.length;
-    count.textContent = (total === NOTES.length ? total + " notes" : total + " of " + NOTES.length + " notes") +
+    count.textContent = (total === COUNT ? total + " notes" : total + " of " + COUNT + " notes") +
       (end < total ? " (showing " + end + ")" : "");
     more.hidden = end >= total;
     more.textContent = "Show " + Math.min(BATCH, total - end) + " more";
   }
-  function badges(n) {
-    const out = [h("span", { class: "kind kind-" + n.kind, text: n.kind })];
-    for (const s of n.states) out.push(h("span", { class: "state state-" + s.name, title: s.detail, text: s.label }));
-    if (n.corrected_by.length) out.push(h("span", { class: "state state-corrected", text: "corrected" }));
-    if (n.corrects) out.push(h("span", { class: "state state-correction", text: "correction" }));
+  function badges(i, states_) {
+    const out = [h("span", { class: "kind kind-" + T.kinds[kind[i]], text: T.kinds[kind[i]] })];
+    for (const s of states_) out.push(h("span", { class: "state state-" + s.name, title: s.detail, text: s.label }));
+    if (C.corrects[i] !== undefined) out.push(h("span", { class: "state state-correction", text: "correction" }));
     return out;
   }
-  function row(n) {
-    const li = h("li", { class: "note" + (state.selected === n.id ? " selected" : "") +
-      (n._states.has("retracted") ? " retracted" : ""), "data-id": n.id,
-      tabindex: "0", onclick: () => select(n.id), onkeydown: (e) => { if (e.key === "Enter") select(n.id); } },
-      h("div", { class: "title" }, badges(n), h("span", { class: "t", text: n.title })),
-      h("div", { class: "meta" },
-        h("span", { text: when(n.created) }), h("span", { class: "project", text: n.project }),
-        h("span", { text: n.agent }),
-        n.tags.slice(0, 4).map((t) => h("span", { class: "tag", text: t }))));
+  function rowStates(i) {
+    return states(i).map((name) => ({ name: name, label: LABELS[name] || name }));
+  }
+  function row(i) {
+    const li = h("li", { class: "note" + (state.selected === i ? " selected" : "") + (has(i, "r") ? " retracted" : ""),
+      "data-id": IDS[i], "data-project": T.projects[project[i]], "data-row": i, tabindex: "0",
+      onclick: () => select(i), onkeydown: (e) => { if (e.key === "Enter") select(i); } },
+    h("div", { class: "title" }, badges(i, rowStates(i)), h("span", { class: "t", text: TITLES[i] })),
+    h("div", { class: "meta" },
+      h("span", { text: when(created(i)) }), h("span", { class: "project", text: T.projects[project[i]] }),
+      h("span", { text: T.agents[agent[i]] }),
+      (C.tags[i] || []).slice(0, 4).map((t) => h("span", { class: "tag", text: T.tags[t] }))));
     return li;
   }
 
-  // --- one note ---------------------------------------------------------
-  function noteLink(id) {
-    const target = BY_ID.get(id);
-    if (!target) return h("span", { class: "missing", text: id + " (not on this machine)" });
-    return h("button", { type: "button", class: "linkish", onclick: () => select(id) },
-      target.title + " ", h("span", { class: "id", text: when(target.created) }));
+  // --- one note -----------------------------------------------------------
+  function noteLink(r) {
+    if (typeof r !== "number") return h("span", { class: "missing", text: r + " (not on this machine)" });
+    return h("button", { type: "button", class: "linkish", onclick: () => select(r) },
+      TITLES[r] + " ", h("span", { class: "id", text: when(created(r)) }));
   }
-  function select(id) {
-    const n = BY_ID.get(id);
-    if (!n) return;
-    state.selected = id;
+  function select(i) {
+    state.selected = i;
     for (const el of list.querySelectorAll("li.selected")) el.classList.remove("selected");
-    const rowEl = list.querySelector('li[data-id="' + CSS.escape(id) + '"]');
+    const rowEl = list.querySelector('li[data-row="' + i + '"]');
     if (rowEl) rowEl.classList.add("selected");
-    const facts = [["ID", n.id], ["Project", n.project], ["Kind", n.kind], ["Created", when(n.created) + " UTC"],
-      ["Agent", n.agent], ["Machine", n.machine || "unknown"]];
+    const per = DATA.files.notes_per_file;
+    detail.replaceChildren(h("h2", { text: TITLES[i] }), h("div", { class: "badges" }, badges(i, rowStates(i))),
+      h("p", { class: "loading", text: "Reading the note…" }));
+    return AgentmemFiles.load("n", Math.floor(i / per)).then((file) => {
+      if (state.selected === i) showNote(i, file[i % per]);
+    }, (err) => {
+      if (state.selected === i) detail.replaceChildren(h("h2", { text: TITLES[i] }), h("p", { class: "notice", text: err.message }));
+    });
+  }
+  function showNote(i, given) {
+    const n = Object.assign({ title: TITLES[i], sources: [], states: [], session: null }, given); // view/collect.py
+    const pname = T.projects[project[i]];
+    const facts = [["ID", IDS[i]], ["Project", pname], ["Kind", T.kinds[kind[i]]], ["Created", when(created(i)) + " UTC"],
+      ["Agent", T.agents[agent[i]]]];
+    const who = T.agents[agent[i]];
+    facts.push(["Machine", who.includes("@") ? who.slice(who.lastIndexOf("@") + 1) : "unknown"]);
     if (n.session) facts.push(["Session", n.session]);
-    const dl = h("dl", {}, facts.map(([k, v]) => [h("dt", { text: k }), h("dd", { text: v })]));
-    if (n.tags.length) dl.append(h("dt", { text: "Tags" }), h("dd", {}, n.tags.map((t) => h("span", { class: "tag", text: t }))));
+    const dl_ = h("dl", {}, facts.map(([k, v]) => [h("dt", { text: k }), h("dd", { text: v })]));
+    const tags = (C.tags[i] || []).map((t) => T.tags[t]);
+    if (tags.length) dl_.append(h("dt", { text: "Tags" }), h("dd", {}, tags.map((t) => h("span", { class: "tag", text: t }))));
     if (n.sources.length) {
-      dl.append(h("dt", { text: "Sources" }),
+      dl_.append(h("dt", { text: "Sources" }),
         h("dd", {}, h("ul", { class: "sources" }, n.sources.map((s) => h("li", {}, link(s, s))))));
     }
     const notices = [];
     for (const s of n.states) {
-      notices.push(h("div", { class: "notice state-" + s.name }, h("strong", { text: s.label + ": " }), s.detail));
+      const box = h("div", { class: "notice state-" + s.name }, h("strong", { text: s.label + ": " }));
+      if (s.command) box.append("retry the upload with", AgentmemPanels.command(s.command), h("span", { class: "why", text: s.detail }));
+      else box.append(s.detail);
+      notices.push(box);
     }
-    if (n.corrected_by.length) {
+    const fixers = C.corrected_by[i] || [];
+    if (fixers.length) {
       notices.push(h("div", { class: "notice state-corrected" },
-        h("strong", { text: "Corrected by a later note, read it first: " }),
-        n.corrected_by.map((c) => noteLink(c))));
+        h("strong", { text: "Corrected by a later note, read it first: " }), fixers.map(noteLink)));
     }
-    if (n.corrects) {
-      notices.push(h("div", { class: "notice state-correction" }, h("strong", { text: "Corrects: " }), noteLink(n.corrects)));
+    if (C.corrects[i] !== undefined) {
+      notices.push(h("div", { class: "notice state-correction" }, h("strong", { text: "Corrects: " }),
+        noteLink(C.corrects[i])));
     }
-    detail.replaceChildren(h("h2", { text: n.title }), h("div", { class: "badges" }, badges(n)), ...notices, dl,
-      markdown(n.body));
+    const title = n.title.length > 2000 ? n.title.slice(0, 2000) + "… (" + AgentmemDom.size(n.title.length) + ")" : n.title;
+    const shown = n.states.concat(fixers.length ? [{ name: "corrected", label: "corrected" }] : []);
+    detail.replaceChildren(h("h2", { text: title }), h("div", { class: "badges" }, badges(i, shown)), ...notices, dl_,
+      AgentmemPanels.actions(DATA.commands[pname], IDS[i], has(i, "r"), has(i, "p"), pname), bodyView(n.body));
     detail.scrollTop = 0;
   }
 
-  // --- skills and the store ---------------------------------------------
-  function skillsView() {
-    const sec = h("section", { id: "skills-view", class: "panel" });
-    if (!DATA.skills.length) sec.append(h("p", { class: "empty", text: "No shared skills in the store." }));
-    for (const s of DATA.skills) {
-      const inst = s.installed.map((i) => i.runtime + " " + (i.revision || "(not from the store)")).join(", ");
-      sec.append(h("div", { class: "skill" }, h("h3", { text: s.name }),
-        h("p", { class: "installed", text: inst ? "installed: " + inst : "not installed here" }),
-        h("table", {}, h("tr", {}, ["revision", "description", "files", "size"].map((t) => h("th", { text: t }))),
-          s.revisions.map((r) => h("tr", {}, h("td", { class: "id", text: r.revision }),
-            h("td", { text: r.problem ? "unusable: " + r.problem : r.description || "" }),
-            h("td", { text: String(r.files) }), h("td", { text: r.bytes + " B" }))))));
-    }
-    return sec;
-  }
-  function storeView() {
-    const rows = DATA.projects.map((p) => h("tr", {}, h("td", { text: p.name }), h("td", { text: String(p.notes) }),
-      h("td", { text: p.checked_at ? when(p.checked_at) + " UTC" : "never" }),
-      h("td", { class: p.stale ? "warn" : "ok", text: p.stale ? "may be stale: " + p.stale_reason : "current" }),
-      h("td", { text: p.unreadable.map((u) => u.id + ": " + u.message).join("; ") })));
-    const sec = h("section", { id: "store-view", class: "panel" },
-      h("dl", {}, [["Store", DATA.store.label + " (" + DATA.store.kind + ")"], ["This machine's agent", DATA.agent],
-        ["Projects shown", { machine: "every project this machine knows", store: "every project in the store",
-          project: "one project" }[DATA.scope]], ["Page written", when(DATA.generated_at) + " UTC"]]
-        .map(([k, v]) => [h("dt", { text: k }), h("dd", { text: v })])),
-      h("table", {}, h("tr", {}, ["project", "notes", "store last checked", "freshness", "unreadable in the store"]
-        .map((t) => h("th", { text: t }))), rows));
-    if (DATA.pending_unreadable.length) {
-      sec.append(h("h3", { text: "Pending folders without a readable note" }),
-        h("ul", {}, DATA.pending_unreadable.map((b) => h("li", { text: b.id + ": " + b.problem }))));
-    }
-    if (DATA.withheld) {
-      sec.append(h("p", { class: "notice", text: DATA.withheld + " credential(s) were withheld from this page." }));
-    }
-    return sec;
-  }
-
+  // for a test or a benchmark: when the last keystroke's list is shown, and the search's words
+  window.agentmemView = { settled: () => state.settled, terms: AgentmemSearch.terms, termFile: AgentmemSearch.termFile };
   apply();
-  if (NOTES.length) select(NOTES[0].id);
   document.documentElement.setAttribute("data-ready-ms", String(Math.round(performance.now())));
-  setTimeout(ensureHay, 0);
 })();

@@ -1,9 +1,11 @@
 """The memory view pages this machine wrote, and dropping those that hold a note that must not exist.
 
-`agentmem view` writes one self-contained page holding every note's full text (`page.py`), wherever
+`agentmem view` writes a page holding every note's ID and title (`page.py`), and beside it a folder of
+note files holding their full text and search terms (`files.py`, named by `companion`), wherever
 `--output` says. It records each page it writes in `view/written.json` in the machine folder, so that a
 purge, here or learnt by a refresh (`memory/states.forget`), can delete every page holding the purged
-note (INV purged-gone): the page is derived, and `agentmem view` writes it again without the note.
+note, with its note files (INV purged-gone): they are derived, and `agentmem view` writes them again
+without the note.
 
 Placed low (beside the cache, layer 4) because the refresh that learns of a purge calls it; it imports
 nothing of the page itself.
@@ -19,6 +21,13 @@ from agentmem.fsutil import read_bytes, write_atomic
 REGISTRY = os.path.join("view", "written.json")  # in the machine folder
 DEFAULT_PAGE = os.path.join("view", "index.html")  # where `view` writes unless told (page.default_path)
 _MARK = b'id="memory-data"'  # what every page `view` writes holds: a file without it is not ours
+
+
+def companion(path: str) -> str:
+    """The folder of a page's note files: `index.html` -> `index.files` beside it."""
+    stem = os.path.splitext(path)[0]
+    folder = stem + ".files"
+    return folder if folder != path else path + "-notes.files"
 
 
 def _registry(machine: str | os.PathLike) -> str:
@@ -65,13 +74,16 @@ def holding(machine: str | os.PathLike, note_ids: list[str]) -> list[str]:
 
 
 def drop_holding(machine: str | os.PathLike, note_ids: list[str]) -> list[str]:
-    """Delete every page this machine wrote that holds one of `note_ids`; returns the pages deleted. A page
-    that cannot be deleted is left (the purge's other steps never wait on a page)."""
+    """Delete every page this machine wrote that holds one of `note_ids`, and its note files; returns the
+    pages deleted. A page that cannot be deleted is left (the purge's other steps never wait on a page)."""
+    import shutil
+
     dropped = []
     for path in holding(machine, note_ids):
         try:
             os.unlink(path)
         except OSError:  # gone meanwhile, or a folder that refuses: the next purge of it tries again
             continue
+        shutil.rmtree(companion(path), ignore_errors=True)  # the note's text and terms are in there
         dropped.append(path)
     return dropped
