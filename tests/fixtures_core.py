@@ -113,6 +113,28 @@ class Machine:
             assert returncode == check_status, (returncode, out, err)
         return returncode, out, err
 
+    def run_on_terminal(self, *args, cwd: Path, timeout: float = 120) -> tuple[int, str, bytes]:
+        """The CLI in a child whose stderr is a terminal (a pty) and stdout a pipe, as a person runs it: what
+        only a child shows (a progress bar drawn for a terminal). Returns (status, stdout, what the terminal showed)."""
+        import pty
+
+        primary, secondary = pty.openpty()
+        proc = subprocess.Popen([sys.executable, "-m", "agentmem", *map(str, args)], cwd=cwd, env=self.env,
+                                stdout=subprocess.PIPE, stderr=secondary, stdin=subprocess.DEVNULL)
+        os.close(secondary)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:  # EIO once the child has closed its end
+                break
+            if not chunk:
+                break
+            shown += chunk
+        stdout = proc.communicate(timeout=timeout)[0].decode()
+        os.close(primary)
+        return proc.returncode, stdout, shown
+
     def json(self, *args, **kw):
         status, out, err = self.run(*args, "--json", **kw)
         try:
