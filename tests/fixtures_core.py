@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import inprocess
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -27,20 +29,52 @@ def missing_prerequisite(reason: str):
     pytest.skip(reason)
 
 
+def _launcher() -> str | None:
+    """This venv's `agentmem` console script, which the tests' CLI passes to `launch.main` as the installed
+    launcher passes its own path (machine/helper_venv.py); None outside a venv."""
+    script = os.path.join(sys.prefix, "bin", "agentmem")
+    return script if sys.prefix != sys.base_prefix and os.path.isfile(script) else None
+
+
 def _cli() -> list[str]:
     """How the tests start the real CLI: as the installed launcher does (machine/helper_venv.py), `python -S`
     calling `launch.main` with the launcher's path, here this venv's `agentmem` console script, which
     every printed command names as before. Without `site`, a call skips this venv's .pth files (the
     editable install's import hook among them: ~15 ms of each of the suite's many thousand calls);
     a command that needs a dependency runs `site` itself (agentmem/launch.py)."""
-    script = os.path.join(sys.prefix, "bin", "agentmem")
-    if sys.prefix == sys.base_prefix or not os.path.isfile(script):
+    if LAUNCHER is None:
         return [sys.executable, "-m", "agentmem"]
-    return [sys.executable, "-S", "-c", f"from agentmem.launch import main; raise SystemExit(main(launcher={script!r}))"]
+    return [sys.executable, "-S", "-c", f"from agentmem.launch import main; raise SystemExit(main(launcher={LAUNCHER!r}))"]
 
 
+LAUNCHER = _launcher()
 CLI = _cli()
 SITE_CLI = [sys.executable, "-m", "agentmem"]  # with `site`: for a test that plants a sitecustomize
+# The interpreter-start variables every machine's environment has (make_machine): one that differs starts its
+# CLI in a child, where they take effect (tests/inprocess.py).
+_START = inprocess.start_variables(os.environ) | {"PYTHONPATH": str(REPO)}
+# Set for each test by `_cli_tier` (below): a test marked `child` runs every Machine's CLI in a child.
+_test_wants_child = False
+# AGENTMEM_TEST_CLI=child: every call in a child, as before the in-process runner (to compare, or to rule it out).
+_ALL_CHILD = os.environ.get("AGENTMEM_TEST_CLI", "") == "child"
+
+
+def use_child(cli: list, env: dict, args: tuple) -> bool:
+    """Whether a call starts the CLI as a child rather than in this process (tests/inprocess.py): the test or
+    machine asks for it; the command is not the standard launcher's; the interpreter would start differently;
+    the machine talks to a Hub (huggingface_hub and hf_xet keep their settings per process); or the command
+    is the MCP server, which serves over the process's own stdio."""
+    return (_ALL_CHILD or _test_wants_child or cli != CLI or inprocess.start_variables(env) != _START
+            or "HF_ENDPOINT" in env or (args[:1] == ("mcp",)))
+
+
+@pytest.fixture(autouse=True)
+def _cli_tier(request):
+    """`@pytest.mark.child`: this test's Machine calls start the CLI as a child process."""
+    global _test_wants_child
+    _test_wants_child = request.node.get_closest_marker("child") is not None
+    yield
+    _test_wants_child = False
 
 
 @dataclass
@@ -49,27 +83,57 @@ class Machine:
     user_home: Path  # HOME
     env: dict
     cli: list = field(default_factory=lambda: list(CLI))  # SITE_CLI where a test needs a sitecustomize
+    child: bool = False  # True: every call starts the CLI as a child process (else see use_child)
 
     def write_config(self, text: str) -> None:
         self.home.mkdir(parents=True, exist_ok=True)
         (self.home / "config.toml").write_text(text, encoding="utf-8")
 
     def run(self, *args, input: bytes | str | None = None, cwd: Path | None = None, check_status=None):
-        """Run the real CLI in a child process; returns (status, stdout, stderr)."""
+        """Run the real CLI, in this process as a child would (tests/inprocess.py) unless `use_child` says a
+        child process; returns (status, stdout, stderr)."""
         if isinstance(input, str):
             input = input.encode()
-        proc = subprocess.run(
-            [*self.cli, *map(str, args)],
-            input=input if input is not None else b"",
-            capture_output=True,
-            cwd=cwd or self.user_home,
-            env=self.env,
-            timeout=120,
-        )
-        out, err = proc.stdout.decode(), proc.stderr.decode()
+        argv = [str(a) for a in args]
+        if self.child or use_child(self.cli, self.env, tuple(argv)):
+            proc = subprocess.run(
+                [*self.cli, *argv],
+                input=input if input is not None else b"",
+                capture_output=True,
+                cwd=cwd or self.user_home,
+                env=self.env,
+                timeout=120,
+            )
+            returncode, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+        else:
+            returncode, stdout, stderr = inprocess.run(argv, self.env, cwd or self.user_home,
+                                                       input if input is not None else b"", LAUNCHER)
+        out, err = stdout.decode(), stderr.decode()
         if check_status is not None:
-            assert proc.returncode == check_status, (proc.returncode, out, err)
-        return proc.returncode, out, err
+            assert returncode == check_status, (returncode, out, err)
+        return returncode, out, err
+
+    def run_on_terminal(self, *args, cwd: Path, timeout: float = 120) -> tuple[int, str, bytes]:
+        """The CLI in a child whose stderr is a terminal (a pty) and stdout a pipe, as a person runs it: what
+        only a child shows (a progress bar drawn for a terminal). Returns (status, stdout, what the terminal showed)."""
+        import pty
+
+        primary, secondary = pty.openpty()
+        proc = subprocess.Popen([sys.executable, "-m", "agentmem", *map(str, args)], cwd=cwd, env=self.env,
+                                stdout=subprocess.PIPE, stderr=secondary, stdin=subprocess.DEVNULL)
+        os.close(secondary)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:  # EIO once the child has closed its end
+                break
+            if not chunk:
+                break
+            shown += chunk
+        stdout = proc.communicate(timeout=timeout)[0].decode()
+        os.close(primary)
+        return proc.returncode, stdout, shown
 
     def json(self, *args, **kw):
         status, out, err = self.run(*args, "--json", **kw)

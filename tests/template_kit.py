@@ -45,6 +45,23 @@ def release(repo: Path, tag: str, edits: dict[str, str]) -> None:
     git(repo, "tag", tag)
 
 
+def render_tasks_skipped(template_repo: Path, tmp_path: Path, monkeypatch, **answers) -> tuple[Path, Path, Path]:
+    """A machine folder rendered by copier with its tasks skipped (no helper venv, no setup), in a throwaway
+    HOME whose app folder `user/app` is mapped to project `app` on a folder store at `tmp_path/store` (not
+    created); `answers` adds to or replaces the Copier answers. Returns (machine folder, store, user home)."""
+    import copier
+
+    user, folder, store = tmp_path / "user", tmp_path / "user" / "agentmem", tmp_path / "store"
+    (user / "app").mkdir(parents=True)
+    for key in [k for k in os.environ if k.startswith(("AGENTMEM_", "CODEX_", "XDG_"))]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("HOME", str(user))
+    data = {"bucket": str(store), "projects": {str(user / "app"): "app"}, "runtimes": ["codex", "claude"]} | answers
+    copier.run_copy(str(template_repo), str(folder), vcs_ref="v1.0.0", defaults=True, unsafe=True, skip_tasks=True,
+                    quiet=True, data=data)
+    return folder, store, user
+
+
 def tree_bytes(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 

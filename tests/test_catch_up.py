@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import subprocess
 import sys
 
@@ -56,22 +55,8 @@ def test_sync_reports_progress_as_a_bar_on_a_terminal_and_nothing_on_a_pipe(lapt
     assert err == ""
     (store_dir / "projects" / "app" / "notes").mkdir(exist_ok=True)
     put_notes(FolderStore(store_dir), "app", 250)
-    primary, secondary = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "agentmem", "sync"], cwd=laptop.checkout, env=laptop.env,
-                            stdout=subprocess.PIPE, stderr=secondary, stdin=subprocess.DEVNULL)
-    os.close(secondary)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(primary, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        shown += chunk
-    stdout = proc.communicate(timeout=120)[0].decode()
-    os.close(primary)
-    assert proc.returncode == 0 and "500 note(s) of project app are here (250 downloaded" in stdout
+    status, stdout, shown = laptop.run_on_terminal("sync", cwd=laptop.checkout)
+    assert status == 0 and "500 note(s) of project app are here (250 downloaded" in stdout
     assert b"[##############################] 500/500" in shown
 
 

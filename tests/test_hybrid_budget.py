@@ -5,11 +5,9 @@ next goes on; `sync --embed` and setup embed everything, with a progress bar on 
 from __future__ import annotations
 
 import os
-import pty
 import shlex
 import sqlite3
 import subprocess
-import sys
 
 import pytest
 
@@ -20,6 +18,7 @@ from agentmem.search import encoder, ranked
 from agentmem.search import index as rindex
 from agentmem.store.folder import FolderStore
 from tests.fixtures_core import new_folder_store
+from tests.template_kit import render_tasks_skipped
 from tests.test_cache import put_notes
 from tests.test_ranked import _project, write_note
 
@@ -145,22 +144,8 @@ def test_sync_embed_embeds_every_note_with_a_bar_on_a_terminal_and_counts_under_
     assert synced["notes"] == 15 and synced["embedding"] == {"done": 15, "total": 15, "embedded": 14}
     assert err == ""  # quiet when not a terminal
     put_notes(FolderStore(store_dir), "app", 5)
-    primary, secondary = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "agentmem", "sync", "--embed"], cwd=laptop.checkout,
-                            env=laptop.env, stdout=subprocess.PIPE, stderr=secondary, stdin=subprocess.DEVNULL)
-    os.close(secondary)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(primary, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        shown += chunk
-    stdout = proc.communicate(timeout=300)[0].decode()
-    os.close(primary)
-    assert proc.returncode == 0, shown
+    status, stdout, shown = laptop.run_on_terminal("sync", "--embed", cwd=laptop.checkout, timeout=300)
+    assert status == 0, shown
     assert "20 of 20 note(s) of project app have sentence vectors for hybrid search (5 embedded now)" in stdout
     assert b"agentmem: notes embedded [##############################] 20/20" in shown
 
@@ -200,16 +185,7 @@ def template_repo(tmp_path_factory):
 
 def _rendered(template_repo, tmp_path, monkeypatch, *, hybrid: bool):
     """A machine folder rendered by copier (tasks skipped) whose store already holds notes."""
-    import copier
-
-    user, folder, store = tmp_path / "user", tmp_path / "user" / "agentmem", tmp_path / "store"
-    (user / "app").mkdir(parents=True)
-    for key in [k for k in os.environ if k.startswith(("AGENTMEM_", "CODEX_", "XDG_"))]:
-        monkeypatch.delenv(key)
-    monkeypatch.setenv("HOME", str(user))
-    copier.run_copy(str(template_repo), str(folder), vcs_ref="v1.0.0", defaults=True, unsafe=True, skip_tasks=True,
-                    quiet=True, data={"bucket": str(store), "projects": {str(user / "app"): "app"},
-                                      "runtimes": ["codex"], "hybrid": hybrid})
+    folder, store, _ = render_tasks_skipped(template_repo, tmp_path, monkeypatch, runtimes=["codex"], hybrid=hybrid)
     put_notes(new_folder_store(store), "app", 6)
     return folder
 

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from agentmem.machine import setup
 from agentmem.memory import delivery, pending
-from tests.template_kit import make_template_repo
+from tests.template_kit import make_template_repo, render_tasks_skipped
 
 
 @pytest.fixture(scope="module")
@@ -19,17 +17,7 @@ def template_repo(tmp_path_factory):
 @pytest.fixture
 def machine(template_repo, tmp_path, monkeypatch):
     """A machine folder rendered by copier (tasks skipped), in a throwaway HOME."""
-    import copier
-
-    user, folder, store = tmp_path / "user", tmp_path / "user" / "agentmem", tmp_path / "store"
-    (user / "app").mkdir(parents=True)
-    for key in [k for k in os.environ if k.startswith(("AGENTMEM_", "CODEX_", "XDG_"))]:
-        monkeypatch.delenv(key)
-    monkeypatch.setenv("HOME", str(user))
-    copier.run_copy(str(template_repo), str(folder), vcs_ref="v1.0.0", defaults=True, unsafe=True, skip_tasks=True,
-                    quiet=True, data={"bucket": str(store), "projects": {str(user / "app"): "app"},
-                                      "runtimes": ["codex", "claude"]})
-    return folder, store, user
+    return render_tasks_skipped(template_repo, tmp_path, monkeypatch)
 
 
 def _notes(store):
