@@ -10,6 +10,7 @@ import json
 import re
 import subprocess
 import sys
+import threading
 
 from tests.mcpkit import SERVER
 from tests.test_mcp_server import INITIALIZE, _message
@@ -18,16 +19,30 @@ from tests.test_mcp_server import INITIALIZE, _message
 NOT_NEEDED = ("mcp.client", "mcp.server.mcpserver", "httpx2")
 
 
-def test_the_server_answers_without_importing_the_sdks_client_or_high_level_server(laptop):
+def test_the_server_answers_without_importing_the_sdks_client_or_high_level_server(laptop, tmp_path):
     argv = [SERVER[0], "-X", "importtime", *SERVER[1:]]
-    proc = subprocess.run(argv, cwd=laptop.checkout, env=laptop.env, capture_output=True, timeout=120,
-                          input=_message(INITIALIZE) + _message({"jsonrpc": "2.0", "method": "notifications/initialized"})
-                          + _message({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}))
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    answers = [json.loads(line) for line in proc.stdout.splitlines()]
+    # stdin stays open until both answers are read, as a client keeps it: a server whose input ends may stop
+    # before it answers what it was still working on.
+    log = (tmp_path / "stderr").open("w+b")  # a file, not a pipe: -X importtime writes more than a pipe holds
+    proc = subprocess.Popen(argv, cwd=laptop.checkout, env=laptop.env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=log)
+    proc.stdin.write(_message(INITIALIZE) + _message({"jsonrpc": "2.0", "method": "notifications/initialized"})
+                     + _message({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}))
+    proc.stdin.flush()
+    timer = threading.Timer(120, proc.kill)
+    timer.start()
+    try:
+        answers = [json.loads(proc.stdout.readline() or "null") for _ in range(2)]
+        proc.stdin.close()
+        status = proc.wait()
+    finally:
+        timer.cancel()
+    log.seek(0)
+    stderr = log.read()
+    assert status == 0, stderr[-2000:]
     assert answers[0]["result"]["serverInfo"]["name"] == "agentmem"
     assert "memory_search" in [t["name"] for t in answers[1]["result"]["tools"]]  # the models, built when used
-    imported = re.findall(rb"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", proc.stderr, re.M)
+    imported = re.findall(rb"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", stderr, re.M)
     names = {name.decode() for name in imported}
     assert "mcp.server.lowlevel.server" in names
     assert sorted(n for n in names if n.startswith(NOT_NEEDED)) == []

@@ -125,5 +125,7 @@ def test_every_way_out_and_the_view_withhold_every_family_of_a_planted_note(plan
     assert all(v.encode() not in data for data in cache_bytes(laptop.home).values() for v in values)
     status, out, _ = laptop.json("view", cwd=laptop.user_home)
     assert status == 0
-    html = (laptop.home / "view" / "index.html").read_text()
+    page = laptop.home / "view" / "index.html"  # and the note bodies in the files beside it
+    html = page.read_text() + "".join(p.read_text() for p in sorted((page.parent / "index.files").rglob("*"))
+                                      if p.is_file())
     assert not [v for v in values if v in html] and "[REDACTED:" in html

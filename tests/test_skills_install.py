@@ -101,7 +101,7 @@ def test_update_refuses_to_replace_by_default_and_replace_keeps_a_backup(machine
 
     with pytest.raises(Conflict, match="already installed") as refused:
         install(machine, store, "evolving", r2)
-    assert "--diff" in refused.value.hint and "--replace" in refused.value.hint
+    assert "--diff" in str(refused.value.hint) and "--replace" in str(refused.value.hint)
     assert {rt.name: tree(rt.skills_root / "evolving") for rt in machine.runtimes} == before
 
     preview = install(machine, store, "evolving", r2, diff=True, dry_run=True)

@@ -45,7 +45,7 @@ def test_a_failed_upload_leaves_the_note_pending_and_a_later_run_completes_it(hu
     home = tmp_path / "home"
     hub.inject("batch", status=503)
     down = verification.verify(home, STORE, "app", "codex@laptop", timeout=2)
-    assert down.upload == "pending" and not down.ok and "--retry" in down.problem
+    assert down.upload == "pending" and not down.ok and "--retry" in str(down.problem)
     hub.clear_faults()
     up = verification.verify(home, STORE, "app", "codex@laptop", timeout=3)
     assert up.ok and up.upload == "saved" and up.id == down.id
