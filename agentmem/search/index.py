@@ -62,6 +62,10 @@ _MAX_NOTE_READ = 1024 * 1024
 # order instead of sorting every row, which took most of such an answer at 100k notes (docs/benchmarks.md). An
 # index written before it gains it on first use; a read-only one is sorted instead.
 _NEWEST = "CREATE INDEX IF NOT EXISTS docs_newest ON docs(created, id)"
+# The notes correcting given notes, for a search's results (search/corrections.py): looked up by the corrected
+# ID rather than read whole, so a search pays for its results' corrections, not the project's. An index
+# written before it gains it on first use; a read-only one scans the corrections table instead.
+_BY_TARGET = "CREATE INDEX IF NOT EXISTS corrects_target ON corrects(target)"
 _CHUNK = 500  # SQL variables per IN (...) list: SQLite allows 999 in older builds
 _TRIPLE = 3 * array("i").itemsize  # bytes per posting in a block
 # A rebuild holds at most this many postings in memory (~18 bytes each with their arrays) before
@@ -79,7 +83,7 @@ CREATE TABLE postings(term TEXT NOT NULL, num INTEGER NOT NULL, tf INTEGER NOT N
 CREATE TABLE vectors(num INTEGER PRIMARY KEY, model TEXT NOT NULL, spans TEXT NOT NULL, scales BLOB NOT NULL,
                       vec BLOB NOT NULL, fine BLOB NOT NULL);
 CREATE TABLE corrects(num INTEGER PRIMARY KEY, target TEXT NOT NULL);
-""" + _NEWEST + ";\n"
+""" + _NEWEST + ";\n" + _BY_TARGET + ";\n"
 
 
 def chunks(values: list) -> Iterator[tuple[list, str]]:
@@ -229,8 +233,23 @@ class Index:
         return self.conn.execute("SELECT created, id FROM docs ORDER BY created DESC, id DESC")
 
     def corrections(self) -> dict[str, str]:
-        """{correcting note ID: the note ID it corrects} over the indexed notes (search/corrections.py)."""
-        return dict(self.conn.execute("SELECT docs.id, corrects.target FROM corrects JOIN docs USING(num)"))
+        """{correcting note ID: the note ID it corrects} over the indexed notes (search/corrections.py).
+        The corrections table is walked and each note found by its key: a plain join let SQLite walk every
+        note instead (docs/benchmarks.md)."""
+        return dict(self.conn.execute(
+            "SELECT docs.id, corrects.target FROM corrects CROSS JOIN docs ON docs.num = corrects.num"))
+
+    def correcting(self, targets: Iterable[str]) -> list[tuple[str, str]]:
+        """(correcting note ID, the note ID it corrects) for each indexed note correcting one of `targets`."""
+        try:
+            self.conn.execute(_BY_TARGET)
+        except sqlite3.OperationalError:
+            pass  # read-only (an agent's sandbox): the same rows, found by a scan of the corrections
+        out: list[tuple[str, str]] = []
+        for chunk, marks in chunks(sorted(set(targets))):
+            out += self.conn.execute(f"SELECT docs.id, corrects.target FROM corrects CROSS JOIN docs "
+                                     f"ON docs.num = corrects.num WHERE corrects.target IN ({marks})", chunk)
+        return out
 
     def holding(self, note_ids: Iterable[str]) -> set[str]:
         """Those of `note_ids` that are indexed."""
