@@ -58,13 +58,13 @@ class durable:  # noqa: N801 - used like a function: `with durable(folder, names
 def counts(plan: Plan, done: int) -> tuple[int, int]:
     """(notes here, notes in all) after `done` of a refresh plan's downloads: of the store's notes when
     a listing told, else of the plan's."""
-    ahead, count = len(plan.fetch), plan.count
+    ahead, count = len(plan.fetch) + plan.beyond, plan.count
     return (count - ahead + done, count) if count and count >= ahead else (done, ahead)
 
 
 def cut_short(plan: Plan, status: CacheStatus, checked: str) -> CacheStatus:
     """The status of a refresh whose downloads stopped at the catch-up budget (`plan.left` not fetched)."""
-    have, total = counts(plan, len(plan.fetch) - plan.left)
+    have, total = counts(plan, len(plan.fetch) + plan.beyond - plan.left)
     status.reason = f"catching up: {have} of {total} notes are here; each search fetches more; {checked}"
     status.catching_up = {"have": have, "total": total}
     return status
