@@ -180,3 +180,30 @@ def test_setup_brings_a_machine_joining_a_store_all_the_way(laptop, store_dir, m
     assert step.status == "changed" and step.detail.startswith("501 note(s) here"), step
     assert len(cache.cached_ids(laptop.home, cfg.store, "app")) == 501  # with the verification note
     assert heard["here"][-1] == (501, 501) and heard["indexed"][-1] == (501, 501)
+
+
+def test_a_folder_store_reads_a_batch_as_get_reads_each_object(tmp_path):
+    # INV unreadable-skipped, INV store-identity: a batch read (get_many, what a catch-up uses) answers for each
+    # path exactly what `get` answers: the bytes, not found, or unreadable (a link out, a FIFO, too large)
+    store = new_folder_store(tmp_path / "store")
+    [note] = put_notes(store, "app", 1)
+    folder = tmp_path / "store" / "projects" / "app" / "notes"
+    (tmp_path / "outside.md").write_text("not the store's")
+    os.symlink(tmp_path / "outside.md", folder / "20260101T000000000Z-linkoutx.md")
+    os.symlink(folder / f"{note}.md", folder / "20260101T000000000Z-linkinxx.md")
+    os.mkfifo(folder / "20260101T000000000Z-fifoxxxx.md")
+    (folder / "20260101T000000000Z-largexxx.md").write_bytes(b"x" * 2048)
+    names = [f"{note}.md", "20260101T000000000Z-linkoutx.md", "20260101T000000000Z-linkinxx.md",
+             "20260101T000000000Z-fifoxxxx.md", "20260101T000000000Z-largexxx.md", "20260101T000000000Z-missingx.md"]
+    paths = [f"projects/app/notes/{n}" for n in names]
+
+    def one(path):
+        try:
+            return store.get(path, 1024)
+        except errors.AgentmemError as exc:
+            return type(exc), exc.one_line()
+
+    many = store.get_many(paths, 1024)
+    assert {p: v if isinstance(v, bytes) else (type(v), v.one_line()) for p, v in many.items()} == \
+        {p: one(p) for p in paths}
+    assert isinstance(many[paths[0]], bytes) and isinstance(many[paths[-1]], errors.NotFound)

@@ -211,9 +211,24 @@ class FolderStore:
     def _get_many(self, targets: list[tuple[str, str]], limit: int) -> dict[str, bytes | errors.AgentmemError]:
         self._check()
         out: dict[str, bytes | errors.AgentmemError] = {}
+        inside: dict[str, bool] = {}  # each folder resolved once: the realpath of every file was most of a read
         for path, target in targets:
+            folder = os.path.dirname(target)
+            if folder not in inside:
+                inside[folder] = self._inside(folder)
             try:
-                out[path] = self._get(path, target, limit)
+                # A file is opened without following a link (O_NOFOLLOW), so in a folder inside the store it is
+                # the store's; a link is read as `get` reads it, to say what it is.
+                out[path] = self._read(path, target, limit) if inside[folder] else self._get(path, target, limit)
+            except Unreadable as exc:
+                try:
+                    is_link = stat.S_ISLNK(os.lstat(target).st_mode)
+                except OSError:
+                    is_link = False
+                try:
+                    out[path] = self._get(path, target, limit) if is_link else exc
+                except errors.AgentmemError as again:
+                    out[path] = again
             except errors.AgentmemError as exc:
                 out[path] = exc
         return out
