@@ -56,7 +56,7 @@ def copy_reference(notes: Path, scratch: Path) -> float:
     t0 = time.perf_counter()
     subprocess.run(["cp", "-r", str(notes), str(target)], check=True)
     wall = time.perf_counter() - t0
-    shutil.rmtree(target)
+    subprocess.run(["rm", "-rf", str(target)], check=True)  # shutil.rmtree takes minutes on a loaded machine
     return wall
 
 
