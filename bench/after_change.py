@@ -11,6 +11,8 @@ search with nothing changed, timed in the same run, and each figure is printed b
 - `other`: `--rounds` times, another machine puts one note into the store, `--gap` seconds pass, one search
   (timed), then the search after it (`other_next`: settled again);
 - `own`: `--rounds` times, this machine saves a note (`agentmem save`, timed) and searches at once (timed);
+- `paired`: a settled search before each of those rounds, so each figure is also given against searches run
+  under the load of the same minutes (the machine is shared);
 - `arriving` (`--seconds` > 0): a writer puts one note a second while searches run back to back, each
   followed by `search arrived --offline` (the cache alone, just after the refresh changed it).
 
@@ -122,8 +124,9 @@ def main(argv=None) -> int:
     report: dict = {"notes": args.notes, "load": os.getloadavg(), "quiet": summary(quiet)}
     written: list[str] = []
     missing = 0
-    other, other_next = [], []
+    other, other_next, paired = [], [], []
     for _ in range(args.rounds):
+        paired.append(search(home, work)[0])  # a settled search just before: the pair's reference
         written.append(other_machine_note(home, folder))
         time.sleep(args.gap)
         wall, answer = search(home, work)
@@ -134,6 +137,8 @@ def main(argv=None) -> int:
     report["other_next"] = summary(other_next, reference)
     saves, own = [], []
     for i in range(args.rounds):
+        settle(folder)
+        paired.append(search(home, work)[0])
         wall, note_id = own_save(home, work, i)
         saves.append(wall)
         written.append(note_id)
@@ -143,6 +148,10 @@ def main(argv=None) -> int:
     report["own_save"] = summary(saves)
     report["own"] = summary(own, reference)
     report["missing_from_answers"] = missing
+    # The same ratios against the settled searches run between them (the load of the moment, not of the start)
+    report["paired"] = summary(paired)
+    for name in ("other", "other_next", "own"):
+        report[name]["x_paired"] = report[name]["median_s"] / report["paired"]["median_s"]
     if args.seconds > 0:
         writer = subprocess.Popen([sys.executable, "-c", WRITER, str(folder), str(args.seconds)],
                                   stdout=subprocess.PIPE, text=True, env=_env(home))
@@ -161,7 +170,8 @@ def main(argv=None) -> int:
         print(json.dumps(report, indent=2))
         return 0
     print(f"{args.notes} notes; load {report['load'][0]:.2f} before, {report['load_after'][0]:.2f} after")
-    labels = {"quiet": "settled (reference)", "other": f"{args.gap:g} s after another machine's note",
+    labels = {"quiet": "settled (reference)", "paired": "settled, between the rounds below",
+              "other": f"{args.gap:g} s after another machine's note",
               "other_next": "the search after that", "own_save": "this machine's save (the save itself)",
               "own": "right after this machine's save", "arriving": "a note arriving each second",
               "arriving_offline": "  --offline right after"}
@@ -170,6 +180,7 @@ def main(argv=None) -> int:
         if row is None:
             continue
         ratio = f", {row['x_reference']:.2f}x the reference" if "x_reference" in row else ""
+        ratio += f", {row['x_paired']:.2f}x those between" if "x_paired" in row else ""
         print(f"  {label:<40} {row['searches']:3d}: median {row['median_s'] * 1000:7.1f} ms "
               f"(min {row['min_s'] * 1000:6.1f}, max {row['max_s'] * 1000:7.1f}){ratio}")
     print(f"  notes missing from an answer after they were written: {missing}"

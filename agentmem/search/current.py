@@ -36,8 +36,6 @@ _listed_at: dict[str, float] = {}  # notes folder -> time.monotonic() of that li
 
 def follow_folder(idx: Index) -> bool:
     """Make the index match its notes folder if the folder changed. True if it did anything."""
-    from agentmem.memory import names
-
     began = time.time_ns()  # before the stat: see store/dirwatch.py
     try:
         sig = dirwatch.signature(idx.ndir)
@@ -49,7 +47,9 @@ def follow_folder(idx: Index) -> bool:
     if _listed.get(idx.ndir) == (mtime, idx.meta("n")) \
             and time.monotonic() - _listed_at.get(idx.ndir, 0.0) < SHARED_LISTING:
         return False  # this process listed the folder as it is a moment ago: one search's parts share it
-    kept = names.read(idx.pdir, sig)  # the folder's names as its last witnessed writer left them
+    from agentmem.memory import names
+
+    kept = names.read(idx.pdir, sig)  # the folder's names as its last writer recorded them (memory/names.py)
     if kept is not None:
         on_disk, trusted = set(kept[0]), mtime  # recorded by the folder's last writer: settled
     else:
