@@ -275,21 +275,29 @@ def _settled(ndir: str) -> list | None:
 class Cached:
     """One refresh's view of a project's notes cache folder: `names` (hidden ones aside unless `listed`),
     `json` (whether a `.json` file is among them), `listed` (True when the folder was listed, temp files
-    included), and the session of the refresh's writes (`session`)."""
+    included), read when first asked (a refresh told its changes by a feed never asks), and the session of
+    the refresh's writes (`session`)."""
 
     def __init__(self, pdir: str) -> None:
         self.session = Session(pdir)
-        kept = read(pdir, self.session.before or dirwatch.signature(self.session.ndir))
-        self.listed = kept is None
-        self.names: list[str] | set[str]
-        if kept is None:
-            try:
-                self.names = set(os.listdir(self.session.ndir))
-            except FileNotFoundError:
-                self.names = set()
-            self.json = ".json" in "\n".join(self.names)  # one scan in C
-        else:
-            self.names, self.json = kept
+        self._names: list[str] | set[str] | None = None
+        self.json = self.listed = False
+
+    @property
+    def names(self) -> list[str] | set[str]:
+        if self._names is None:
+            ndir = self.session.ndir
+            kept = read(self.session.pdir, self.session.before or dirwatch.signature(ndir))
+            self.listed = kept is None
+            if kept is None:
+                try:
+                    self._names = set(os.listdir(ndir))
+                except FileNotFoundError:
+                    self._names = set()
+                self.json = ".json" in "\n".join(self._names)  # one scan in C
+            else:
+                self._names, self.json = kept
+        return self._names
 
     @property
     def before(self) -> list | None:
@@ -297,10 +305,12 @@ class Cached:
 
     def end(self, added: Iterable[str], removed: Iterable[str],
             record: Callable[[list], object] | None = None) -> list | None:
+        """`Session.end`; the names are written whole, when a record cannot be appended, only if this refresh
+        read them."""
         def names() -> set[str]:
             return {n for n in self.names if not n.startswith(".")} if self.listed else set(self.names)
 
-        return self.session.end(added, removed, record, names=names)
+        return self.session.end(added, removed, record, names=names if self._names is not None else None)
 
     def close(self) -> None:
         self.session.close()

@@ -92,7 +92,7 @@ def make_plan(changes: Changes, prefix: str, ndir: str, started: float, store: S
         listed: set[str] | KeysView[str] = changes.names
         sized = None
         fresh = changes.names.difference(names)
-        if not (cached.json if cached is not None else ".json" in "\n".join(names)):
+        if not (cached.json if cached is not None else ".json" in "\n".join(names)):  # cached.names read above
             # No record is hidden among the cached names: the new names hold them all. Those that could be
             # records (a scan in C first: a catch-up's 100k new names are rarely any).
             plan.unmatched = {n for n in fresh if n.endswith(".json")} if ".json" in "\n".join(fresh) else set()
