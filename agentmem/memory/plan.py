@@ -160,9 +160,11 @@ def _check_sizes(plan: Plan, prefix: str, sized: dict[str, Listed] | None, liste
         pick = [n for n in listed if n not in new]
         sizes = {name: sized[name].size for name in pick}
     for name in pick:
-        note_id, size = _name_id(name), sizes[name]
-        if note_id is not None and size is not None and size <= MAX_CACHED_OBJECT \
-                and cached_size(ndir, note_id, plan.recorded) != size:
+        size, found = sizes[name], ids.NOTE_FILE.match(name)
+        if found is None or size is None or size > MAX_CACHED_OBJECT:
+            continue
+        note_id = found.group(1)  # the credential check of its name (several patterns) only for a difference
+        if cached_size(ndir, note_id, plan.recorded) != size and _name_id(name) is not None:
             plan.fetch[note_id] = Listed(f"{prefix}/{name}", size)
             plan.damaged.add(note_id)
 
