@@ -33,7 +33,7 @@ def test_each_search_of_a_catch_up_keeps_what_it_fetched_and_says_how_far_it_got
     # INV change-token: the token is kept only by the refresh that fetched everything
     cfg = _joined(laptop, store_dir, 300)
     monkeypatch.setattr(sync, "SEARCH_CATCH_UP", 0.0)  # as if the first batch took the whole budget
-    batch = cache.FETCH_BATCH  # a batch read is kept whole: its bytes are here
+    batch = cache.SEARCH_BATCH  # a batch read is kept whole: its bytes are here
     first = recall.search(str(laptop.home), cfg, "app", "note")
     second = recall.search(str(laptop.home), cfg, "app", "note")
     assert first["stale"] and first["stale_error"] == "catching-up"

@@ -59,6 +59,10 @@ MAX_REPORTED = 20  # unreadable objects kept in the state and the JSON
 # whatever the count, instead of two per note): 100 keeps a long first sync's count moving about
 # every second, and a batch cut short by the budget costs at most 100 downloads again (2026-12-01).
 FETCH_BATCH = 100
+# A search's catch-up (a budget under a second) reads in smaller batches: a batch begun is kept whole and
+# indexed (about 1 ms a note), and the first always is, so this bounds what a catch-up search adds to its
+# answer (issue W, item 3: a catch-up search within 10x a settled one).
+SEARCH_BATCH = 32
 # Notes planned per second of a refresh's catch-up budget, and at least: more than any refresh fetches in that
 # time, so the budget ends a round, not the plan; a search that lacks 100k notes then sorts out the newest
 # few thousand instead of making an entry for each (issue W, item 3).
@@ -304,7 +308,8 @@ def _fetch(store: Store, plan: Plan, pdir: str, unreadable: dict, progress: Prog
     # elsewhere is in its next search (issue W, item 3).
     wanted = sorted(plan.fetch.items(), reverse=True)
     done = 0
-    for done, (note_id, data) in enumerate(_read_each(store, wanted, plan.regular, deadline), start=1):
+    batch = FETCH_BATCH if catch_up is None or catch_up >= 1 else SEARCH_BATCH
+    for done, (note_id, data) in enumerate(_read_each(store, wanted, plan.regular, deadline, batch), start=1):
         if isinstance(data, errors.NotFound):
             unreadable.pop(note_id, None)  # deleted since it was listed
         elif isinstance(data, errors.Unreadable):  # INV unreadable-skipped
@@ -332,7 +337,7 @@ def _fetch(store: Store, plan: Plan, pdir: str, unreadable: dict, progress: Prog
 
 def _read_each(store: Store, items: list[tuple[str, Listed]],
                regular: Callable[[Iterable[str]], set[str]] | None = None, deadline: float | None = None,
-               ) -> Iterator[tuple[str, bytes | errors.AgentmemError]]:
+               batch_size: int = FETCH_BATCH) -> Iterator[tuple[str, bytes | errors.AgentmemError]]:
     """(note id, its bytes or the error reading it raised), in order. A store that reads many at once
     (`get_many`) is asked FETCH_BATCH at a time, and a batch that fails other than offline is read
     again one `get` at a time, so one object it cannot transfer keeps none of the others out.
@@ -340,7 +345,7 @@ def _read_each(store: Store, items: list[tuple[str, Listed]],
     Past `deadline` (time.monotonic()) no other batch is begun; the first always is (progress), and every
     note of a batch read is given (its bytes are here)."""
     many = getattr(store, "get_many", None)
-    step = FETCH_BATCH if many is not None else REGULAR_BATCH
+    step = batch_size if many is not None else REGULAR_BATCH
     for start in range(0, len(items), step):
         if start and deadline is not None and time.monotonic() > deadline:
             return

@@ -8,7 +8,6 @@ listing (a folder store) has a random batch of sizes checked per listing instead
 from __future__ import annotations
 
 import os
-import re
 from itertools import filterfalse
 
 from agentmem import errors
@@ -23,8 +22,6 @@ if TYPE_CHECKING:
     from agentmem.memory.names import Cached
     from agentmem.store.base import Store
 
-# ids.NOTE_FILE, a line at a time: the notes among many names, counted in one scan in C.
-_NOTE_LINE = re.compile(ids.NOTE_FILE.pattern.replace("^", "^(?:").replace("$", ")$"), re.M)
 # Objects larger than this are not notes we wrote (notes are <= 64 KiB); never downloaded.
 MAX_CACHED_OBJECT = 1024 * 1024
 # Cached notes, picked at random, whose size is compared with the store's per listing that
@@ -102,10 +99,16 @@ def make_plan(changes: Changes, prefix: str, ndir: str, started: float, store: S
         chosen: Iterable[str] = fresh
         if limit is not None and len(fresh) > limit:
             chosen = sorted(fresh, reverse=True)[:limit]  # names start with the note's UTC time: the newest
-            if sum(1 for name in chosen if ids.NOTE_FILE.match(name)) < limit // 2:  # names that are no notes
-                chosen = sorted((name for name in fresh if ids.NOTE_FILE.match(name)), reverse=True)[:limit]
+            if sum(1 for name in chosen if ids.NOTE_FILE.match(name)) >= limit // 2:
+                # The notes among the rest, about (their names end in .md; counted in C): "N of M", and
+                # whether the catch-up goes on (it does: most of the newest names are notes)
+                md = sum(1 for name in chosen if name.endswith(".md"))
+                plan.beyond = max(0, ("\n".join(fresh) + "\n").count(".md\n") - md)
+            else:  # mostly names that are no notes: the notes alone, counted exactly, so a catch-up ends
+                notes_only = [name for name in fresh if ids.NOTE_FILE.match(name)]
+                chosen = sorted(notes_only, reverse=True)[:limit]
+                plan.beyond = len(notes_only) - len(chosen)
             plan.unplanned = len(fresh) - len(chosen)
-            plan.beyond = len(_NOTE_LINE.findall("\n".join(fresh.difference(chosen))))  # the notes among them, in C
         new = {name: Listed(f"{prefix}/{name}", None) for name in chosen}
     else:
         head = prefix + "/"
