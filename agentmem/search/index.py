@@ -386,7 +386,13 @@ class Index:
 
     def sync(self) -> bool:
         """Make the index match the notes folder if the folder changed (search/current.py). True if it did
-        anything."""
+        anything. A folder as the index last saw it costs one stat and no import."""
+        try:
+            mtime = os.stat(self.ndir).st_mtime_ns
+        except FileNotFoundError:
+            mtime = -1
+        if self.meta("dir_mtime") == str(mtime) and mtime != 0:
+            return False
         from agentmem.search import current
 
         return current.follow_folder(self)
