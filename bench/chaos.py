@@ -330,6 +330,12 @@ def _search_all(plan: dict, env: dict, writers: int) -> tuple[int, list[str]]:
     )
     env = dict(env, AGENTMEM_HOME=str(home))
     found, problems = 0, []
+    # A machine joining a store is brought all the way by setup, as `sync` does; a search alone fetches only
+    # the newest notes within its catch-up budget and says it is catching up.
+    done = subprocess.run([sys.executable, "-m", "agentmem", "sync"], cwd=src, env=env, capture_output=True,
+                          text=True, timeout=600)
+    if done.returncode != 0:
+        problems.append(f"sync: exit {done.returncode}: {done.stderr.strip()[-300:]}")
     for w in range(writers):
         expected = {r["id"] for r in read_lines(work / f"m{w}" / "journal.jsonl")}
         # The default (ranked) search for the writer's word, and a literal search for its marker prefix.

@@ -133,16 +133,20 @@ def test_recent_notes_times_search_with_no_words_beside_a_word_search(tmp_path):
     assert report["word_ranked"]["median_s"] > 0 and report["recent_by_scan"]["median_s"] > 0
 
 
-def test_after_change_times_searches_while_notes_arrive(tmp_path):
-    report = json.loads(_bench("after_change.py", "--notes", "300", "--root", str(tmp_path), "--seconds", "1",
-                               "--json"))
+def test_after_change_times_searches_after_a_note_from_elsewhere_after_a_save_and_while_notes_arrive(tmp_path):
+    report = json.loads(_bench("after_change.py", "--notes", "300", "--root", str(tmp_path), "--rounds", "1",
+                               "--gap", "0.1", "--seconds", "1", "--json"))
     assert report["arriving"]["written"] >= 1 and report["arriving"]["missing_from_last_answer"] == 0
     assert report["quiet"]["searches"] >= 1 and report["arriving_offline"]["searches"] >= 1
+    assert report["other"]["x_reference"] > 0 and report["own"]["x_reference"] > 0
+    assert report["missing_from_answers"] == 0
 
 
-def test_catch_up_times_a_new_machine_and_agentmem_sync(tmp_path):
+def test_catch_up_times_a_new_machine_agentmem_sync_and_setup_beside_cp_r(tmp_path):
     report = json.loads(_bench("catch_up.py", "--notes", "300", "--root", str(tmp_path), "--searches", "1", "--json"))
-    assert report["sync"]["notes"] == 300 and not report["sync"]["stale"] and not report["caught_up_search"]["stale"]
+    assert report["sync"]["notes"] == 301 and not report["sync"]["stale"] and not report["caught_up_search"]["stale"]
+    assert report["searches"][0]["newest_found"] and report["cp_r_s"] > 0
+    assert report["setup"]["outcome"] == "confirmed" and not report["search_after_setup"]["stale"]
 
 
 def test_embed_coverage_counts_vectors_after_each_search_and_finishes_with_sync_embed(tmp_path):

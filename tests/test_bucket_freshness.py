@@ -331,7 +331,7 @@ def test_a_note_whose_transfer_fails_keeps_none_of_the_notes_before_it_out(hub, 
     home = tmp_path / "b"
     refresh(home)
     good = another_machine_saves(hub, 3)
-    broken = "29991231T235959999Z-zzzzzzzz"  # sorts after the others; its bytes are in no CAS
+    broken = "20000101T000000000Z-zzzzzzzz"  # older than the others, so fetched after them; its bytes are in no CAS
     with hub.lock:
         bucket = hub.buckets[BUCKET]
         path = notes.note_path("app", broken)

@@ -144,6 +144,7 @@ def test_a_second_write_in_the_granule_of_the_first_is_still_found(tmp_path, mon
     home = tmp_path / "home"
     put_notes(store, "app", 1)
     monkeypatch.setattr(dirwatch, "filesystem_type", lambda folder: "ext4")
+    monkeypatch.setattr(dirwatch, "granule", lambda: dirwatch.FINE_SECONDS)  # the widest, whatever the tick here
     folder = os.path.join(store.root, "projects", "app", "notes")
     assert cache.refresh(home, store.description, "app").how == "listing"
     time.sleep(dirwatch.FINE_SECONDS + 0.05)

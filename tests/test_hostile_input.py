@@ -282,7 +282,10 @@ def test_a_hostile_listing_never_reads_or_writes_outside_the_project_or_the_cach
     assert not status.stale
     assert store.fetched == [f"{NOTE_DIR}/20261130T000000001Z-goodnote.md"]
     cached = sorted(p.relative_to(home).as_posix() for p in home.rglob("*") if p.is_file())
-    assert cached == [
+    assert cached == [  # the note, and what the cache derives beside it (its state, its kept names)
+        f"cache/{desc.key}/projects/app/names",
+        f"cache/{desc.key}/projects/app/names.gen",
+        f"cache/{desc.key}/projects/app/names.lock",
         f"cache/{desc.key}/projects/app/notes/20261130T000000001Z-goodnote.md",
         f"cache/{desc.key}/projects/app/state.json",
     ]

@@ -525,6 +525,7 @@ def test_the_search_box_ranks_as_agentmem_search_does(laptop, store_dir, visit):
     from agentmem.search import words
 
     _readme_corpus(store_dir, 400)
+    assert laptop.run("sync", cwd=laptop.checkout)[0] == 0  # as setup brings a joining machine all the way
     v = visit(view(laptop))
     held = shown_notes(v_path := Path(v.url.removeprefix("file://")))
     assert len(held) == 400 and v_path.exists()

@@ -9,6 +9,7 @@ from agentmem.errors import EXIT_OK, EXIT_PENDING, EXIT_UNEXPECTED, AgentmemErro
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
     from pathlib import Path
 
     from agentmem.cli.memory import _Progress
@@ -96,7 +97,7 @@ def run_setup(args: argparse.Namespace) -> Result:
     bars = _EmbedBars(args.json)
     try:
         report = setup.run_setup(common.machine_path(), replace_core_skill=args.replace_core_skill,
-                                 new_store=args.new_store, embed_progress=bars)
+                                 new_store=args.new_store, embed_progress=bars, sync_progress=bars.syncing)
     finally:
         bars.finish()
     try:  # the config as setup left it: its parsed copy is kept if setup succeeded
@@ -116,10 +117,25 @@ class _EmbedBars:
         self.bar: _Progress | None = None
 
     def __call__(self, project: str) -> _Progress | None:
+        return self._new(f"notes of {project} embedded")
+
+    def syncing(self, project: str) -> tuple[_Progress | None, Callable[[int, int], None]]:
+        """A bar for the notes of `project` arriving, then one for them being indexed (setup's catch-up)."""
+        here = self._new(f"notes of {project} here")
+
+        def indexed(done: int, total: int) -> None:
+            if self.bar is here:
+                self._new(f"notes of {project} indexed")
+            if self.bar is not None:
+                self.bar(done, total)
+
+        return here, indexed
+
+    def _new(self, what: str) -> _Progress | None:
         from agentmem.cli.memory import _Progress
 
         self.finish()
-        self.bar = _Progress.for_terminal(self.as_json, bar=True, what=f"notes of {project} embedded")
+        self.bar = _Progress.for_terminal(self.as_json, bar=True, what=what)
         return self.bar
 
     def finish(self) -> None:

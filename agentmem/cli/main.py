@@ -38,8 +38,8 @@ COMMANDS = {
     "search": ("memory", "search the project's notes (empty query: most recent)"),
     "read": ("memory", "print a note"),
     "sync": ("memory", "download every note of the project that this machine lacks (a new machine's first "
-             "catch-up of a big store), with a progress bar on a terminal; --embed: then embed every note for "
-             "hybrid search"),
+             "catch-up of a big store, which setup also runs) and index them, with progress bars on a terminal; "
+             "--embed: then embed every note for hybrid search"),
     "retract": ("hygiene", "retract a note: every machine's search hides it from now on (read still shows it)"),
     "pin": ("hygiene", "pin a note into the project's session-start reminder on every machine"),
     "unpin": ("hygiene", "take a note out of the session-start reminder"),

@@ -244,19 +244,27 @@ def run_sync(args: argparse.Namespace) -> Result:
     cfg = common.config()
     project = _project(cfg, args, "sync")
     progress = _Progress.for_terminal(args.json, bar=True)
+    indexing = _Progress.for_terminal(args.json, bar=True, what="notes indexed")
     embedding = _Progress.for_terminal(args.json, bar=True, what="notes embedded") if args.embed else None
 
-    def embed_progress(done: int, total: int) -> None:  # after the download's bar
+    def index_progress(done: int, total: int) -> None:  # after the download's bar
         if progress is not None:
             progress.finish()
+        if indexing is not None:
+            indexing(done, total)
+
+    def embed_progress(done: int, total: int) -> None:  # after the download's and the index's bars
+        for bar in (progress, indexing):
+            if bar is not None:
+                bar.finish()
         if embedding is not None:
             embedding(done, total)
 
     try:
         out = sync.sync(common.machine(), cfg, project, timeout=common.timeout(cfg), progress=progress,
-                        embed=args.embed, embed_progress=embed_progress)
+                        embed=args.embed, embed_progress=embed_progress, index_progress=index_progress)
     finally:
-        for bar in (progress, embedding):
+        for bar in (progress, indexing, embedding):
             if bar is not None:
                 bar.finish()
     lines = freshness_lines(out, "the cache")
@@ -278,6 +286,7 @@ class _Progress:
 
     def __init__(self, bar: bool = False, what: str = "notes here"):
         self.last, self.shown, self.bar, self.what = 0.0, False, bar, what
+        self.first: tuple[float, int] | None = None  # (when, done) at the first report: the rate is measured from it
 
     @classmethod
     def for_terminal(cls, as_json: bool, bar: bool = False, what: str = "notes here") -> _Progress | None:
@@ -290,12 +299,18 @@ class _Progress:
         import time
 
         now = time.monotonic()
+        if self.first is None:
+            self.first = (now, done)
         if done < total and now - self.last < 0.2:
             return
         self.last, self.shown = now, True
         if self.bar:
             filled = 30 * done // max(total, 1)
-            sys.stderr.write(f"\ragentmem: {self.what} [{'#' * filled}{'.' * (30 - filled)}] {done}/{total}")
+            since, start = self.first
+            rate = (done - start) / (now - since) if now - since >= 1.0 and done > start else 0.0
+            pace = f", {rate:,.0f} a second, {(total - done) / rate:,.0f} s left" if rate and done < total else ""
+            sys.stderr.write(f"\ragentmem: {self.what} [{'#' * filled}{'.' * (30 - filled)}] {done}/{total}{pace}"
+                             "\033[K")  # the line's end cleared: a shorter line leaves nothing of a longer one
         else:
             sys.stderr.write(f"\ragentmem: syncing notes from the store: {done}/{total}")
         sys.stderr.flush()

@@ -5,8 +5,9 @@ ledger. Steps: store (auth, connect or create), config, then one loop over the
 runtimes (runtimes/registry.py): each enabled one gets its core skill, managed
 block, permissions, hooks (optional) and the MCP server's registration (optional);
 each other one has all of those that agentmem put there taken out again. Then
-shared skills, the verification note and, when hybrid is the search mode, the
-sentence vectors of every cached note (what `agentmem sync --embed` does).
+shared skills, the verification note, every note of each mapped project (what
+`agentmem sync` does) and, when hybrid is the search mode, the sentence vectors
+of every cached note (what `agentmem sync --embed` does).
 
 INV setup-rerun: rerunning setup, whole or after an interruption, creates no
 second store, note or skill copy, and changes nothing already in place.
@@ -341,10 +342,12 @@ def _shared_skill_steps(report: SetupReport, machine: Path, cfg: Config, wanted:
 
 def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: bool = False,
               helper_command: list[str] | None = None, new_store: bool = False,
-              embed_progress: Callable[[str], Callable[[int, int], None] | None] | None = None) -> SetupReport:
-    """Bring this machine folder's setup to the state its config describes, and verify the store.
+              embed_progress: Callable[[str], Callable[[int, int], None] | None] | None = None,
+              sync_progress: Callable[[str], tuple] | None = None) -> SetupReport:
+    """Bring this machine folder's setup to the state its config describes, verify the store, and catch up.
 
-    `embed_progress(project)`: what hears (done, total) while that project's notes are embedded."""
+    `embed_progress(project)`: what hears (done, total) while that project's notes are embedded;
+    `sync_progress(project)`: what hears them arrive and be indexed (memory/sync.py catch_up_all)."""
     from agentmem import config
     from agentmem.machine import settings, verification
 
@@ -381,10 +384,26 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     _reflect_step(report, cfg, names, env)
     _shared_skill_steps(report, machine, cfg, settings.shared_skills(cfg), names, env)
     report.outcome = verification.verification_step(report, machine, env)
+    _catch_up_step(report, machine, sync_progress)
     _embed_step(report, machine, embed_progress)
     _wiring_step(report, machine, env)
     _commit_step(report, machine)
     return report
+
+
+def _catch_up_step(report: SetupReport, machine: Path, progress: Callable[[str], tuple] | None) -> None:
+    """Every note of each mapped project is fetched and indexed now (memory/sync.py catch_up_all), so a
+    machine joining a big store is caught up when setup ends, not after dozens of searches."""
+    from agentmem import config
+    from agentmem.memory import sync
+
+    for project, got in sync.catch_up_all(machine, config.load(machine, allow_stale=False), progress=progress):
+        name = f"catch up {project}" if project else "catch up"
+        if isinstance(got, str) or got["stale"]:
+            report.add(name, WARNING, got if isinstance(got, str) else str(got["stale_reason"]))
+        else:
+            report.add(name, CHANGED if got["added"] or got["removed"] else OK,
+                       f"{got['notes']} note(s) here ({got['added']} downloaded, {got['removed']} removed)")
 
 
 def _embed_step(report: SetupReport, machine: Path,

@@ -116,7 +116,7 @@ class Verification:
 def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str, *,
            timeout: float | None = None) -> Verification:
     """Save (once per machine), read back bypassing the cache, and search for the setup note."""
-    from agentmem.memory import cache, delivery, notes, pending
+    from agentmem.memory import cache, delivery, notes, pending, sync
     from agentmem.search import find, follow
     from agentmem.store.opening import open_store
 
@@ -171,7 +171,9 @@ def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str
     raw = store.get(path)  # straight from the store, not the cache; failures raise as what they are
     read_back = notes.parse(raw).title == TITLE and hashlib.sha256(raw).hexdigest() == wanted
 
-    status = cache.refresh(machine, store_desc, project, store=store, index=follow.update)
+    # A search's refresh: a store this machine is joining is caught up by setup's next step, with progress
+    status = cache.refresh(machine, store_desc, project, store=store, index=follow.update,
+                           catch_up=sync.SEARCH_CATCH_UP)
     found = any(r.id == note_id for r in find.literal(find.candidates(machine, store_desc, project), TITLE, 200))
     problem = None if found else (status.reason or "search did not find the setup note")
     if not read_back:

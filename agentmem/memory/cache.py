@@ -36,7 +36,7 @@ import time
 
 from agentmem import errors
 from agentmem.fsutil import read_bytes, sweep_temp, write_atomic
-from agentmem.memory import catchup, ids, withheld
+from agentmem.memory import catchup, ids, names, withheld
 from agentmem.memory.freshness import CacheStatus, Uncached
 from agentmem.memory.plan import MAX_CACHED_OBJECT, Plan, cached_size, make_plan
 from agentmem.paths import project_cache
@@ -44,11 +44,12 @@ from agentmem.store.base import Changes, Listed, StoreDescription
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see paths.py)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
     from agentmem.store.base import Store
+    from agentmem.store.witness import Watched
 
-    Index = Callable[..., None]  # the caller's observer: search/follow.update
+    Index = Callable[..., object]  # the caller's observer: search/follow.update
     Progress = Callable[[int, int], object]
 
 STATE_FILE = "state.json"
@@ -58,6 +59,18 @@ MAX_REPORTED = 20  # unreadable objects kept in the state and the JSON
 # whatever the count, instead of two per note): 100 keeps a long first sync's count moving about
 # every second, and a batch cut short by the budget costs at most 100 downloads again (2026-12-01).
 FETCH_BATCH = 100
+# A search's catch-up (a budget under a second) reads in smaller batches: a batch begun is kept whole and
+# indexed (about 1 ms a note), and the first always is, so this bounds what a catch-up search adds to its
+# answer (issue W, item 3: a catch-up search within 10x a settled one).
+SEARCH_BATCH = 32
+# Notes planned per second of a refresh's catch-up budget, and at least: more than any refresh fetches in that
+# time, so the budget ends a round, not the plan; a search that lacks 100k notes then sorts out the newest
+# few thousand instead of making an entry for each (issue W, item 3).
+PLAN_RATE = 5000
+PLAN_MIN = 500
+# New names of a folder store's listing checked at a time for links and folders (one lstat each), as the
+# fetch reaches them: a catch-up search stops long before the last of 100k (issue W, item 3).
+REGULAR_BATCH = 64
 
 
 def project_dir(machine: str | os.PathLike, store: StoreDescription, project: str) -> str:
@@ -100,15 +113,52 @@ def _safe_state(pdir: str, state: dict) -> None:
 
 
 def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: str, note_id: str, data: bytes, *,
-                  index: Index | None = None) -> None:
+                  index: Index | None = None, watched: Watched | None = None) -> None:
     """Place a note this machine just saved (and the store confirmed), or read from the store, into the cache
-    (`index` told)."""
-    target = os.path.join(notes_dir(machine, store, project), ids.note_file(note_id))
-    if os.path.exists(target):
-        return
-    withheld.put(project_dir(machine, store, project), note_id, data)
-    if index is not None:  # the caller's observer (search/follow.update: the index follows the cache)
-        index(project_dir(machine, store, project), [note_id], [])
+    (`index` told). What this knew of the cache folder (its kept names, the index's folder time) follows the
+    write when a witness proves it was the folder's only change (memory/names.py). `watched`: the store's
+    folder watched from before this machine's own upload of the note (FolderStore.watch); when that upload
+    was the store's only change since the last refresh, the change token moves past it, so the next search
+    is one stat, not a listing (issue W, item 1)."""
+    pdir = project_dir(machine, store, project)
+    name = ids.note_file(note_id)
+    if not os.path.exists(os.path.join(pdir, "notes", name)):
+        session = names.Session(pdir)
+        try:
+            withheld.put(pdir, note_id, data)
+            if not _told(session, index, pdir, [note_id], [], {name}, set()) and index is not None:
+                index(pdir, [note_id], [])  # search/follow.update
+        finally:
+            session.close()
+    if watched is not None:  # INV change-token: only now is the note in the cache
+        token = watched.seal({name})
+        state = _read_state(pdir)
+        if token is not None and state.get("token") == watched.token:
+            state["token"] = token
+            _safe_state(pdir, state)
+
+
+def _told(session: names.Session | names.Cached, index: Index | None, pdir: str, added: list[str],
+          removed: list[str], added_names: set[str], removed_names: set[str]) -> bool:
+    """End the session of the cache writes that added and removed these notes (their file names too):
+    when they were the notes folder's only change, the kept names follow them and the index (`index`) is
+    told of them with the folder's new time, in one transaction, so its next open is one stat. True if
+    the index was told."""
+    told = []
+
+    def record(after: list) -> None:
+        if index is not None and session.before is not None and (added or removed):
+            index(pdir, added, removed, settled=(session.before[2], after[2]))
+            told.append(True)
+
+    session.end(added_names, removed_names, record)
+    return bool(told)
+
+
+def change_token(machine: str | os.PathLike, store: StoreDescription, project: str) -> dict | None:
+    """The change token the project's last complete refresh kept (INV change-token), or None."""
+    token = _read_state(project_dir(machine, store, project)).get("token")
+    return token if isinstance(token, dict) else None
 
 
 def last_checked(machine: str | os.PathLike, store: StoreDescription, project: str) -> float | None:
@@ -124,13 +174,13 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
 
     `progress(done, total)` is called while a large sync downloads (PROGRESS_MIN notes or more).
     `check_timeout`: a search's wait for the store's answer (memory/holdoff.py); `catch_up` (memory/sync.py).
-    `index(pdir, added, removed, scrub=False)`: told what the cache gained and lost (search/follow.update).
+    `index(pdir, added, removed, scrub=False, settled=None)`: told what the cache gained and lost, and, once
+    a witness proved those the folder's only changes, `settled` (search/follow.update).
     """
     from agentmem.memory import holdoff
     from agentmem.store import identity
 
     pdir = project_dir(machine, store_desc, project)
-    ndir = os.path.join(pdir, "notes")
     prefix = f"projects/{project}/notes"
     state = _read_state(pdir)
     last_ok = state.get("refreshed_at") if isinstance(state.get("refreshed_at"), (int, float)) else None
@@ -151,10 +201,29 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
         return CacheStatus(True, f"{what}: {exc.one_line()}; {_checked_words(last_ok)}",
                            exc.kind, checked_at=last_ok, unreadable=unreadable)
     holdoff.release(machine, store_desc)
+    # The cache folder's names (kept, else listed) and a witness of this refresh's own writes to it, so that
+    # what they change is recorded without listing the folder again (memory/names.py).
+    view = names.Cached(pdir) if changes.kind != Changes.SAME else None
+    try:
+        return _apply(machine, store_desc, project, pdir, state, store, changes, started, last_ok, unreadable,
+                      progress, catch_up, index, view)
+    finally:
+        if view is not None:
+            view.close()
 
+
+def _apply(machine: str | os.PathLike, store_desc: StoreDescription, project: str, pdir: str, state: dict,
+           store: Store, changes: Changes, started: float, last_ok: float | None, unreadable: dict,
+           progress: Progress | None, catch_up: float | None, index: Index | None,
+           view: names.Cached | None) -> CacheStatus:
+    """Carry out what the store answered (`changes`): records first, then the notes; the index told."""
     from agentmem.memory import records, states
 
-    plan = make_plan(changes, prefix, ndir, started, store, unreadable)
+    ndir = os.path.join(pdir, "notes")
+    prefix = f"projects/{project}/notes"
+    # A catch-up cut short by its budget plans only the newest of the notes it lacks (PLAN_RATE a second).
+    limit = None if catch_up is None else max(PLAN_MIN, int(catch_up * PLAN_RATE))
+    plan = make_plan(changes, prefix, ndir, started, store, unreadable, view, limit)
     # Records first: a purge is known before the notes it names.
     plan.records, gone = records.to_fetch(changes, prefix, pdir, plan.unmatched)
     plan.new_purges, problem = records.fetch(store, plan.records, gone, pdir)
@@ -172,10 +241,18 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     if changes.kind == Changes.FULL and refused is None:
         _sweep_local(machine, ndir, plan.temps)
     reindexed = sorted((set(added) & plan.damaged) | set(removed))
-    if (added or removed) and index is not None:  # the caller's observer: the index follows the cache
+    forgetting = bool(purged) and problem is None and refused is None
+    # The caller's observer (the index follows the cache) is told with the folder's new time when these writes
+    # were its only change (memory/names.py), so the search's own index check is one stat.
+    told = view is not None and not forgetting and _told(view, index, pdir, added, reindexed,
+                                                          {ids.note_file(i) for i in added},
+                                                          {ids.note_file(i) for i in removed})
+    if (added or removed) and index is not None and not told:
         index(pdir, added, reindexed)
-    if purged and problem is None and refused is None:  # last: its scrub compacts the index after every other change
-        states.forget(machine, store_desc, project, purged, index)
+    if forgetting:  # last: its scrub compacts the index after every other change
+        forgotten = states.forget(machine, store_desc, project, purged, index)
+        if view is not None:
+            view.end({ids.note_file(i) for i in added}, {ids.note_file(i) for i in [*removed, *forgotten]})
     state["unreadable"] = dict(sorted(unreadable.items())[:MAX_REPORTED])
     if refused is not None:  # the store answered in full; only the cache could not keep it
         _record_failure(pdir, state, refused)  # INV change-token: the previous token stays; the next one replays
@@ -220,17 +297,19 @@ def _fetch(store: Store, plan: Plan, pdir: str, unreadable: dict, progress: Prog
            catch_up: float | None = None, *, added: list[str]) -> errors.AgentmemError | None:
     """Download the plan's objects into the cache (cleaned: `withheld.put`) and `added`; an unreadable one is
     skipped and reported, a store failure stops. Once the cache refuses a write, the rest go into `kept`,
-    cleaned the same way (and the NotWritable is returned). After `catch_up` seconds it stops, leaving the
-    count not fetched in `plan.left`."""
+    cleaned the same way (and the NotWritable is returned). After `catch_up` seconds it begins no other batch,
+    leaving the count not fetched in `plan.left`."""
     ndir = os.path.join(pdir, "notes")
     deadline = None if catch_up is None else time.monotonic() + catch_up
     refused: errors.NotWritable | None = None
     total = len(plan.fetch)
     report = progress if progress is not None and total >= PROGRESS_MIN else None
-    for done, (note_id, data) in enumerate(_read_each(store, sorted(plan.fetch.items())), start=1):
-        if deadline is not None and done > 1 and time.monotonic() > deadline:  # always one: progress
-            plan.left = total - done + 1
-            return refused
+    # Newest first (IDs start with their UTC time): while a new machine catches up, a note saved a moment ago
+    # elsewhere is in its next search (issue W, item 3).
+    wanted = sorted(plan.fetch.items(), reverse=True)
+    done = 0
+    batch = FETCH_BATCH if catch_up is None or catch_up >= 1 else SEARCH_BATCH
+    for done, (note_id, data) in enumerate(_read_each(store, wanted, plan.regular, deadline, batch), start=1):
         if isinstance(data, errors.NotFound):
             unreadable.pop(note_id, None)  # deleted since it was listed
         elif isinstance(data, errors.Unreadable):  # INV unreadable-skipped
@@ -251,17 +330,39 @@ def _fetch(store: Store, plan: Plan, pdir: str, unreadable: dict, progress: Prog
                 kept[note_id] = withheld.clean(data)[0]  # INV no-credentials: shown as it would be cached
         if report is not None:
             report(*catchup.counts(plan, done))
+    # INV change-token: notes not read (the budget ran out) or not planned this time keep the token where it was
+    plan.left = total - done + plan.beyond
     return refused
 
 
-def _read_each(store: Store, items: list[tuple[str, Listed]]) -> Iterator[tuple[str, bytes | errors.AgentmemError]]:
+def _read_each(store: Store, items: list[tuple[str, Listed]],
+               regular: Callable[[Iterable[str]], set[str]] | None = None, deadline: float | None = None,
+               batch_size: int = FETCH_BATCH) -> Iterator[tuple[str, bytes | errors.AgentmemError]]:
     """(note id, its bytes or the error reading it raised), in order. A store that reads many at once
     (`get_many`) is asked FETCH_BATCH at a time, and a batch that fails other than offline is read
-    again one `get` at a time, so one object it cannot transfer keeps none of the others out."""
+    again one `get` at a time, so one object it cannot transfer keeps none of the others out.
+    `regular(names)`: which names are regular files, asked a batch at a time; the others are not read.
+    Past `deadline` (time.monotonic()) no other batch is begun; the first always is (progress), and every
+    note of a batch read is given (its bytes are here)."""
     many = getattr(store, "get_many", None)
-    step = FETCH_BATCH if many is not None else 1
+    step = batch_size if many is not None else REGULAR_BATCH
     for start in range(0, len(items), step):
+        if start and deadline is not None and time.monotonic() > deadline:
+            return
         batch = items[start:start + step]
+        if regular is not None:
+            kept = regular([obj.path.rpartition("/")[2] for _, obj in batch])
+            batch = [(i, obj) for i, obj in batch if obj.path.rpartition("/")[2] in kept]
+        if many is None:
+            for i, (note_id, obj) in enumerate(batch):
+                if (start or i) and deadline is not None and time.monotonic() > deadline:
+                    return
+                try:
+                    data: bytes | errors.AgentmemError = store.get(obj.path, MAX_CACHED_OBJECT)
+                except errors.AgentmemError as exc:
+                    data = exc
+                yield note_id, data
+            continue
         try:
             got = many([obj.path for _, obj in batch], MAX_CACHED_OBJECT) if many is not None else None
         except errors.Offline as exc:
@@ -273,7 +374,7 @@ def _read_each(store: Store, items: list[tuple[str, Listed]]) -> Iterator[tuple[
                 yield note_id, got[obj.path]
                 continue
             try:
-                data: bytes | errors.AgentmemError = store.get(obj.path, MAX_CACHED_OBJECT)
+                data = store.get(obj.path, MAX_CACHED_OBJECT)
             except errors.AgentmemError as exc:
                 data = exc
             yield note_id, data

@@ -13,9 +13,11 @@ if TYPE_CHECKING:
     from agentmem.memory.freshness import CacheStatus
     from agentmem.memory.plan import Plan
 
-# Notes written at once above which one flush of every filesystem (os.sync) replaces an fsync per note:
-# past a few dozen notes, one os.sync costs less than their fsyncs (docs/benchmarks.md).
-FLUSH_ALL_FROM = 64
+# Notes written at once above which one flush of every filesystem (os.sync) replaces an fsync per note. An
+# os.sync waits for whatever else the machine has written too: 0.3-0.6 s on the shared machine, where 64
+# fsyncs of notes took 10 ms, so a search's catch-up (a few hundred notes at most) fsyncs each, and only a
+# sync's rounds of thousands flush all at once (docs/benchmarks.md).
+FLUSH_ALL_FROM = 1000
 
 
 class durable:  # noqa: N801 - used like a function: `with durable(folder, names):`
@@ -58,13 +60,13 @@ class durable:  # noqa: N801 - used like a function: `with durable(folder, names
 def counts(plan: Plan, done: int) -> tuple[int, int]:
     """(notes here, notes in all) after `done` of a refresh plan's downloads: of the store's notes when
     a listing told, else of the plan's."""
-    ahead, count = len(plan.fetch), plan.count
+    ahead, count = len(plan.fetch) + plan.beyond, plan.count
     return (count - ahead + done, count) if count and count >= ahead else (done, ahead)
 
 
 def cut_short(plan: Plan, status: CacheStatus, checked: str) -> CacheStatus:
     """The status of a refresh whose downloads stopped at the catch-up budget (`plan.left` not fetched)."""
-    have, total = counts(plan, len(plan.fetch) - plan.left)
+    have, total = counts(plan, len(plan.fetch) + plan.beyond - plan.left)
     status.reason = f"catching up: {have} of {total} notes are here; each search fetches more; {checked}"
     status.catching_up = {"have": have, "total": total}
     return status

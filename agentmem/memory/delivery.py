@@ -37,6 +37,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from agentmem.store.base import Store
+    from agentmem.store.witness import Watched
+
 RECEIPTS = ".confirmed"  # pending/.confirmed/<id>.json: what a retry confirmed, for a retry racing it
 # Seconds. A week covers an agent acting on a pending-upload hint long after a Stop hook uploaded the
 # note; a receipt is small (docs/benchmarks.md) and only retried notes leave one.
@@ -44,7 +47,7 @@ RECEIPT_SECONDS = 7 * 86400
 
 
 def deliver(machine: str | os.PathLike, entry: pending.Entry, data: bytes, *, timeout: float | None = None,
-            receipt: bool = False, index: Callable[..., None] | None = None) -> pending.Outcome:
+            receipt: bool = False, index: Callable[..., object] | None = None) -> pending.Outcome:
     """Upload a persisted entry to its recorded destination; drop it only on confirmed success.
     A confirmed note goes straight into the cache, `index` (the cache's observer) told.
 
@@ -55,23 +58,29 @@ def deliver(machine: str | os.PathLike, entry: pending.Entry, data: bytes, *, ti
         return pending.Outcome(entry, "pending", _unknown_destination(entry))
     purge = _purge_of(entry, data)
     deleted = None
+    watched = None  # a note's upload watched (never a record's: _watch), so the next search need not list
     try:
         if purge is not None:  # the note's bytes leave this machine first, whatever the store does
             _forget_here(machine, entry.store, purge, index)
         store = open_known(machine, entry.store, timeout=timeout)  # INV store-identity: never another store
+        watched = _watch(machine, entry, store)
         store.put(entry.path, data)
         if purge is not None:
             _after_confirmed(machine, entry, data, index)  # the record holds here even if the delete fails
             deleted = store.delete(note_path(purge.project, purge.note))  # False: the store did not hold it
     except errors.AgentmemError as exc:
+        if watched is not None:
+            watched.close()
         pending.record_failure(machine, entry, exc)
         return pending.Outcome(entry, "pending", exc, purged=purge.note if purge else None)
     except OSError as exc:  # anything the backend did not classify: keep the note
+        if watched is not None:
+            watched.close()
         err = errors.Offline(f"upload failed: {exc}")
         pending.record_failure(machine, entry, err)
         return pending.Outcome(entry, "pending", err, purged=purge.note if purge else None)
     if purge is None:
-        _after_confirmed(machine, entry, data, index)
+        _after_confirmed(machine, entry, data, index, watched)
     if receipt:
         _write_receipt(machine, entry)
     pending.remove(machine, entry.id)
@@ -79,7 +88,7 @@ def deliver(machine: str | os.PathLike, entry: pending.Entry, data: bytes, *, ti
 
 
 def _forget_here(machine: str | os.PathLike, store: StoreDescription, purge: records.Record,
-                 index: Callable[..., None] | None) -> None:
+                 index: Callable[..., object] | None) -> None:
     """Drop the purged note's bytes from this machine (cache, index, pending copy, view pages). A cache this
     process may not write (a sandbox) keeps them until a refresh that can: it brings the record as new."""
     try:
@@ -105,8 +114,20 @@ def _unknown_destination(entry: pending.Entry, configured: StoreDescription | No
     )
 
 
+def _watch(machine: str | os.PathLike, entry: pending.Entry, store: Store) -> Watched | None:
+    """The store's notes folder watched while this machine uploads a note (a folder store's `watch`), so the
+    upload can leave the next search one stat rather than a listing (memory/cache.py add_confirmed)."""
+    watch = getattr(store, "watch", None)
+    if watch is None or entry.store is None or not entry.path.endswith(".md"):
+        return None
+    from agentmem.memory import cache
+
+    prefix = entry.path.rpartition("/")[0]
+    return watch(prefix, cache.change_token(machine, entry.store, entry.project))
+
+
 def _after_confirmed(machine: str | os.PathLike, entry: pending.Entry, data: bytes,
-                     index: Callable[..., None] | None) -> None:
+                     index: Callable[..., object] | None, watched: Watched | None = None) -> None:
     if entry.store is None:  # never: deliver sends no entry without a destination
         return
     # Put the confirmed note straight into the project cache so this machine's
@@ -115,18 +136,21 @@ def _after_confirmed(machine: str | os.PathLike, entry: pending.Entry, data: byt
 
     try:
         if entry.path.endswith(".md"):
-            cache.add_confirmed(machine, entry.store, entry.project, entry.id, data, index=index)
+            cache.add_confirmed(machine, entry.store, entry.project, entry.id, data, index=index, watched=watched)
         else:
             record = records.parse(data)
             if record is not None:
                 records.add_cached(cache.project_dir(machine, entry.store, entry.project), record, data)
     except OSError:
         pass  # the cache is derived; the next refresh fills it
+    finally:
+        if watched is not None:
+            watched.close()
 
 
 def retry(machine: str | os.PathLike, note_id: str, *, timeout: float | None = None,
           repair_store: StoreDescription | None = None, configured: StoreDescription | None = None,
-          index: Callable[..., None] | None = None) -> pending.Outcome:
+          index: Callable[..., object] | None = None) -> pending.Outcome:
     """Resend a pending note. A note an earlier retry confirmed is reported saved (from its receipt).
 
     A damaged entry is sent only with `repair_store` (the user's explicit choice); otherwise it is
@@ -187,7 +211,7 @@ def _prune_receipts(machine: str | os.PathLike) -> None:
 
 
 def retry_all(machine: str | os.PathLike, *, budget: float, timeout: float | None = None,
-              index: Callable[..., None] | None = None) -> tuple[list[pending.Outcome], list[pending.Entry]]:
+              index: Callable[..., object] | None = None) -> tuple[list[pending.Outcome], list[pending.Entry]]:
     """Retry pending entries oldest first until `budget` seconds are spent.
 
     Returns the attempted outcomes and the entries left untried. Each attempt's

@@ -38,7 +38,7 @@ def project_states(machine: str | os.PathLike[str], store: StoreDescription, pro
 
 
 def forget(machine: str | os.PathLike[str], store: StoreDescription, project: str, note_ids: Iterable[str],
-           index: Callable[..., None] | None = None) -> list[str]:
+           index: Callable[..., object] | None = None) -> list[str]:
     """Remove purged notes' bytes from this machine: the cached file, the index (`index`, the cache's
     observer: told with `scrub`, so no freed page keeps their words), the review queue's file of titles,
     any pending copy, and every memory view page this machine wrote holding one (view/written.py).

@@ -5,19 +5,20 @@ the notes that correct it (`corrected_by`) and lists it right below its newest
 correction, pulling that correction into the results if it ranked outside them
 (`mark`; INV corrections-visible). Both stay listed: nothing is hidden.
 
-A correction may rank anywhere, so the pairs of the whole project are needed, but
+A correction may rank anywhere, so any note of the project may correct a result, but
 reading every cached note on each search would cost about 10 ms per 1,000 notes.
-The ranked index keeps each note's `corrects` with its row (search/index.py), so
-where there is an index the pairs are one query of it, kept current by the same
-folder check as the ranking (after a change at 100k notes, no second listing and
-no Python step per note: issue 26, item 8). Without a usable index (literal search
-alone, a sandbox's read-only copy) they are kept in two small derived files in the
+The ranked index keeps each note's `corrects` with its row (search/index.py), indexed
+by the note corrected, so where there is an index a search asks it for the notes
+correcting its results (`corrections_of`: one indexed query per link of a chain, kept
+current by the same folder check as the ranking; issue W, item 2: a query over every
+pair cost 8.5 ms at 100k notes even with none). Without a usable index (literal search
+alone, a sandbox's read-only copy) the pairs are kept in two small derived files in the
 project's cache folder: `corrections.json` (the pairs and the notes folder's mtime
 when they were found: one stat tells a search they are current) and
 `corrections-seen.json` (the note IDs already looked at, read only after the folder
 changed, so that only new notes are opened). Both are rebuilt from the notes if
-missing or unreadable. This machine's pending notes are looked at on every search
-(there are few).
+missing or unreadable. `cached_pairs` gives every pair (the review queue, the view).
+This machine's pending notes are looked at on every search (there are few).
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ from agentmem.memory import ids, notes
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
     from agentmem.search.find import Result
+    from agentmem.search.index import Index
 
 PAIRS_FILE = "corrections.json"
 SEEN_FILE = "corrections-seen.json"
@@ -71,18 +73,74 @@ def _indexed_pairs(pdir: str) -> dict[str, str] | None:
     """The pairs the index holds once current with the notes folder; None if it cannot be used."""
     import sqlite3
 
-    from agentmem.search import build, index
-
-    try:
-        idx = index.open_index(pdir, build.rebuild)
-    except (sqlite3.Error, OSError):
-        return None  # read-only and behind the folder, or unusable: the derived files answer
+    idx = _current_index(pdir)
+    if idx is None:
+        return None
     try:
         return idx.corrections()
     except sqlite3.Error:
         return None
     finally:
         idx.close()
+
+
+def corrections_of(pdir: str, note_ids: Iterable[str], extra: dict[str, str] | None = None,
+                   hidden: set[str] | frozenset[str] = frozenset()) -> dict[str, list[str]]:
+    """{note ID: the IDs correcting it, newest first} for `note_ids` and, in turn, for the notes correcting
+    them (a chain: A corrected by B, B by C), as `mark` needs them. `extra`: {correcting ID: corrected ID} of
+    notes the cache does not hold (this machine's pending ones); a note in `hidden` corrects nothing.
+
+    Looked up by ID in the index where there is one it can use (one indexed query per link of a chain, so a
+    search pays for its results' corrections, not for every note's); else from the derived files' pairs."""
+    import sqlite3
+
+    from agentmem.search.index import index_path
+
+    idx = _current_index(pdir) if os.path.exists(index_path(pdir)) else None
+    try:
+        if idx is not None:
+            try:
+                return _closure(idx.correcting, note_ids, extra or {}, hidden)
+            except sqlite3.Error:
+                pass  # the derived files answer
+        pairs = _kept_pairs(pdir)
+        return _closure(lambda targets: [(k, v) for k, v in pairs.items() if v in targets], note_ids, extra or {},
+                        hidden)
+    finally:
+        if idx is not None:
+            idx.close()
+
+
+def _closure(lookup: Callable[[set[str]], list[tuple[str, str]]], note_ids: Iterable[str], extra: dict[str, str],
+             hidden: set[str] | frozenset[str]) -> dict[str, list[str]]:
+    """{corrected ID: its correcting IDs, newest first} from `note_ids` along every chain of corrections."""
+    by: dict[str, list[str]] = {}
+    frontier, seen = set(note_ids), set()
+    while frontier:
+        seen |= frontier
+        found = lookup(frontier) + [(k, v) for k, v in extra.items() if v in frontier]
+        frontier = set()
+        for fixer, target in found:
+            if fixer in hidden or fixer in by.get(target, ()):
+                continue
+            by.setdefault(target, []).append(fixer)
+            if fixer not in seen:
+                frontier.add(fixer)
+    for fixers in by.values():
+        fixers.sort(reverse=True)  # IDs sort by creation time
+    return by
+
+
+def _current_index(pdir: str) -> Index | None:
+    """The project's index, current with the notes folder; None if it cannot be used."""
+    import sqlite3
+
+    from agentmem.search import build, index
+
+    try:
+        return index.open_index(pdir, build.rebuild)
+    except (sqlite3.Error, OSError):
+        return None  # read-only and behind the folder, or unusable: the derived files answer
 
 
 def _kept_pairs(pdir: str) -> dict[str, str]:

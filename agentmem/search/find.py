@@ -296,13 +296,13 @@ def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, proje
 
     if not found:
         return found
-    pairs = dict(corrections.cached_pairs(cache.project_dir(machine, store, project)))
+    extra = {}  # notes the cache does not hold: this machine's pending ones, what a refresh could not cache
     for note_id, data in [*waiting.items(), *(uncached.notes.items() if uncached is not None else ())]:
         fixed = notes.parse(data).meta.get("corrects")
         if isinstance(fixed, str):
-            pairs[note_id] = fixed
-    if hidden:  # a hidden (retracted, purged) correction neither marks nor is pulled in
-        pairs = {k: v for k, v in pairs.items() if k not in hidden}
+            extra[note_id] = fixed
+    # a hidden (retracted, purged) correction neither marks nor is pulled in
+    by = corrections.corrections_of(cache.project_dir(machine, store, project), [r.id for r in found], extra, hidden)
 
     def fetch(note_id: str) -> Result | None:
         data = _cached(machine, store, project, note_id, uncached)
@@ -314,7 +314,7 @@ def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, proje
         _mark_states([fresh], states, review_after, ranked=False)
         return fresh
 
-    return corrections.mark(found, corrections.corrected_by(pairs), fetch, limit)
+    return corrections.mark(found, by, fetch, limit)
 
 
 def _ranked(machine: str | os.PathLike, store: StoreDescription, project: str, query: str, limit: int,

@@ -13,8 +13,11 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 
-def update(pdir: str, added: Iterable[str], removed: Iterable[str], *, scrub: bool = False) -> None:
-    """Tell the project's index which notes arrived or left its cache (see ranked.update)."""
+def update(pdir: str, added: Iterable[str], removed: Iterable[str], *, scrub: bool = False,
+           settled: tuple[int, int] | None = None) -> None:
+    """Tell the project's index which notes arrived or left its cache (see ranked.update). `settled` = (the
+    notes folder's mtime before, after): these were its only changes (memory/names.py), so the index records
+    the new time with them and its next open is one stat."""
     from agentmem.search import ranked
 
-    ranked.update(pdir, added, removed, scrub=scrub)
+    ranked.update(pdir, added, removed, scrub=scrub, settled=settled)

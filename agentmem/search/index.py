@@ -6,7 +6,7 @@ optional sentence vectors. Each term's postings live in one blob (`blocks`,
 written by a rebuild) plus the rows added since (`postings`, the delta), which
 are folded into the term's blob once they grow past a share of it. It is kept
 current incrementally (`apply`), checked against the notes folder on every open
-(`sync`: one stat, and a listing only when the folder changed), and rebuilt from
+(`sync`, search/current.py: one stat, and the folder's names only when it changed), and rebuilt from
 scratch when missing, corrupt or written by another version. Everything stored
 is integers and strings, so scores computed from an updated index equal those
 from a rebuilt one.
@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
-import time
 import zlib
 from array import array
 from collections import Counter
@@ -25,7 +24,6 @@ from collections import Counter
 from agentmem.fsutil import read_bytes
 from agentmem.memory import ids, notes
 from agentmem.search import words
-from agentmem.store import dirwatch
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -47,21 +45,16 @@ TITLE_WEIGHT = 2
 # measurable (2026-11-30, 10k notes; figures: docs/benchmarks.md, "Figures behind choices").
 FOLD_MIN = 64
 FOLD_SHARE = 16
-# A folder mtime younger than this may hide a change made in the same clock tick;
-# it is not trusted, so the next open lists the folder again (as git does for racy files).
-_RACY_NS = 2_000_000_000
 _BUSY_MS = 10_000
-# Seconds for which this process's own listing of a notes folder stands for the folder while its time is
-# unchanged, though too young to record (_RACY_NS): the parts of one search (its ranking, its corrections)
-# share one listing instead of each making it. The recorded shortcut stays unset, so the next search lists.
-SHARED_LISTING = 1.0
-_listed: dict[str, tuple[int, str]] = {}  # notes folder -> (its mtime, the index's note count) when listed
-_listed_at: dict[str, float] = {}  # notes folder -> time.monotonic() of that listing
 _MAX_NOTE_READ = 1024 * 1024
 # The newest notes first, for a search with no words (`search ""`): with this index SQLite reads them in
 # order instead of sorting every row, which took most of such an answer at 100k notes (docs/benchmarks.md). An
 # index written before it gains it on first use; a read-only one is sorted instead.
 _NEWEST = "CREATE INDEX IF NOT EXISTS docs_newest ON docs(created, id)"
+# The notes correcting given notes, for a search's results (search/corrections.py): looked up by the corrected
+# ID rather than read whole, so a search pays for its results' corrections, not the project's. An index
+# written before it gains it on first use; a read-only one scans the corrections table instead.
+_BY_TARGET = "CREATE INDEX IF NOT EXISTS corrects_target ON corrects(target)"
 _CHUNK = 500  # SQL variables per IN (...) list: SQLite allows 999 in older builds
 _TRIPLE = 3 * array("i").itemsize  # bytes per posting in a block
 # A rebuild holds at most this many postings in memory (~18 bytes each with their arrays) before
@@ -79,7 +72,7 @@ CREATE TABLE postings(term TEXT NOT NULL, num INTEGER NOT NULL, tf INTEGER NOT N
 CREATE TABLE vectors(num INTEGER PRIMARY KEY, model TEXT NOT NULL, spans TEXT NOT NULL, scales BLOB NOT NULL,
                       vec BLOB NOT NULL, fine BLOB NOT NULL);
 CREATE TABLE corrects(num INTEGER PRIMARY KEY, target TEXT NOT NULL);
-""" + _NEWEST + ";\n"
+""" + _NEWEST + ";\n" + _BY_TARGET + ";\n"
 
 
 def chunks(values: list) -> Iterator[tuple[list, str]]:
@@ -229,8 +222,23 @@ class Index:
         return self.conn.execute("SELECT created, id FROM docs ORDER BY created DESC, id DESC")
 
     def corrections(self) -> dict[str, str]:
-        """{correcting note ID: the note ID it corrects} over the indexed notes (search/corrections.py)."""
-        return dict(self.conn.execute("SELECT docs.id, corrects.target FROM corrects JOIN docs USING(num)"))
+        """{correcting note ID: the note ID it corrects} over the indexed notes (search/corrections.py).
+        The corrections table is walked and each note found by its key: a plain join let SQLite walk every
+        note instead (docs/benchmarks.md)."""
+        return dict(self.conn.execute(
+            "SELECT docs.id, corrects.target FROM corrects CROSS JOIN docs ON docs.num = corrects.num"))
+
+    def correcting(self, targets: Iterable[str]) -> list[tuple[str, str]]:
+        """(correcting note ID, the note ID it corrects) for each indexed note correcting one of `targets`."""
+        try:
+            self.conn.execute(_BY_TARGET)
+        except sqlite3.OperationalError:
+            pass  # read-only (an agent's sandbox): the same rows, found by a scan of the corrections
+        out: list[tuple[str, str]] = []
+        for chunk, marks in chunks(sorted(set(targets))):
+            out += self.conn.execute(f"SELECT docs.id, corrects.target FROM corrects CROSS JOIN docs "
+                                     f"ON docs.num = corrects.num WHERE corrects.target IN ({marks})", chunk)
+        return out
 
     def starting(self, prefix: str) -> set[str]:
         """The indexed note IDs that start with `prefix` (a range of the ID's own index, not a scan)."""
@@ -342,15 +350,19 @@ class Index:
             )
             self.conn.execute("DELETE FROM postings WHERE term=?", (term,))
 
-    def apply(self, added: Iterable[str], removed: Iterable[str], *, scrub: bool = False) -> None:
+    def apply(self, added: Iterable[str], removed: Iterable[str], *, scrub: bool = False,
+              settled: tuple[int, int] | None = None) -> None:
         """Add the notes `added` (read from the cache) and drop `removed`, in one transaction.
 
         `scrub` (a purge): freed space is zeroed (secure_delete) and the file rebuilt afterwards (VACUUM:
         no freed page or interior key keeps a removed note's words); the vector snapshot goes too.
+        `settled` = (mtime before, mtime after): these were the notes folder's only changes, and no later
+        one can share its time (memory/names.py): if the index matched the folder at `before`, it records
+        `after`, so its next open is one stat (search/current.py).
         """
         if scrub:
             self.conn.execute("PRAGMA secure_delete=ON")
-        self._apply(added, removed)
+        self._apply(added, removed, settled)
         if scrub:
             self.conn.execute("VACUUM")
             try:
@@ -358,7 +370,7 @@ class Index:
             except FileNotFoundError:
                 pass
 
-    def _apply(self, added: Iterable[str], removed: Iterable[str]) -> None:
+    def _apply(self, added: Iterable[str], removed: Iterable[str], settled: tuple[int, int] | None = None) -> None:
         with self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
             n, total = self.stats()
@@ -374,50 +386,21 @@ class Index:
             self._fold(touched)
             self._set_meta("n", n)
             self._set_meta("total", total)
+            if settled is not None and settled[0] and self.meta("dir_mtime") == str(settled[0]):
+                self._set_meta("dir_mtime", settled[1])
 
     def sync(self) -> bool:
-        """Make the index match the notes folder if the folder changed. True if it did anything."""
-        began = time.time_ns()  # before the stat: see store/dirwatch.py
+        """Make the index match the notes folder if the folder changed (search/current.py). True if it did
+        anything. A folder as the index last saw it costs one stat and no import."""
         try:
             mtime = os.stat(self.ndir).st_mtime_ns
         except FileNotFoundError:
             mtime = -1
         if self.meta("dir_mtime") == str(mtime) and mtime != 0:
             return False
-        if _listed.get(self.ndir) == (mtime, self.meta("n")) \
-                and time.monotonic() - _listed_at.get(self.ndir, 0.0) < SHARED_LISTING:
-            return False  # this process listed the folder as it is a moment ago: one search's parts share it
-        pause = dirwatch.settle_wait(began / 1e9, mtime, dirwatch.filesystem_type(self.ndir)) if mtime > 0 else 0.0
-        if pause:  # the cache changed a moment ago (this search's refresh): settle it, not list it again next time
-            time.sleep(pause)
-            began = time.time_ns()
-            try:
-                mtime = os.stat(self.ndir).st_mtime_ns
-            except FileNotFoundError:
-                mtime = -1
-        # As sets of file names, the index's joined by SQLite into one string: only the names that differ
-        # are parsed, so a change at 100k notes costs two listings in C, not a Python step per note
-        # (issue 26, item 8).
-        try:
-            on_disk = set(os.listdir(self.ndir))
-        except (FileNotFoundError, NotADirectoryError):
-            on_disk = set()
-        joined = self.conn.execute("SELECT group_concat(id || '.md', '/') FROM docs").fetchone()[0]
-        indexed = set(joined.split("/")) if joined else set()
-        added = sorted(ids.note_ids(on_disk - indexed))
-        removed = sorted(name[:-3] for name in indexed - on_disk)
-        if added or removed:
-            self.apply(added, removed)
-        trusted = dirwatch.trusted_mtime(began, mtime, self.ndir, _RACY_NS)
-        try:
-            with self.conn:
-                self._set_meta("dir_mtime", trusted)
-        except sqlite3.OperationalError:
-            # Read-only (an agent's sandbox): the index matches the folder, only the shortcut for the next
-            # open is not recorded. Anything it had to apply was written above, or raised there.
-            pass
-        _listed[self.ndir], _listed_at[self.ndir] = (mtime, self.meta("n")), time.monotonic()
-        return bool(added or removed)
+        from agentmem.search import current
+
+        return current.follow_folder(self)
 
 
 def _connect(path: str) -> sqlite3.Connection:

@@ -86,30 +86,32 @@ class _Pool:
         self.ids, self.created, self.terms = ids, created, terms
 
 
-def rebuild(pdir: PathLike) -> None:
-    """Build the index from the cached notes into a temp file, then rename it into place (search/build.py)."""
+def rebuild(pdir: PathLike, progress: Callable[[int, int], object] | None = None) -> None:
+    """Build the index from the cached notes into a temp file, then rename it into place (search/build.py);
+    `progress(done, total)` hears the notes indexed."""
     from agentmem.search import build
 
-    build.rebuild(pdir)
+    build.rebuild(pdir, progress)
 
 
 def update(pdir: PathLike, added_ids: Iterable[str] = (), removed_ids: Iterable[str] = (), *,
-           scrub: bool = False) -> None:
+           scrub: bool = False, settled: tuple[int, int] | None = None) -> None:
     """Follow the cache: index the notes that arrived, drop those that left.
 
     With `scrub` (a purge), the removal overwrites what it frees and the file is then compacted, so
     none of the removed notes' words stay in it, and the vector snapshot is removed (rewritten later).
+    `settled`: these were the notes folder's only changes (index.Index.apply).
     Never fails the caller (a refresh): the index is derived, so if it cannot
     be updated it is discarded and rebuilt from the notes by the next search.
     """
     if not os.path.exists(index.index_path(pdir)):
         return  # built on the first search; nothing to keep current yet
     try:
-        # No folder check here: a save would pay a listing of the whole folder. The
-        # next search checks the folder and picks up anything this did not say.
+        # No folder check here: a save would pay a listing of the whole folder. The next search checks
+        # the folder and picks up anything this did not say (or, `settled`, stats it).
         idx = index.open_index(os.fspath(pdir), rebuild, sync=False)
         try:
-            idx.apply(list(added_ids), list(removed_ids), scrub=scrub)
+            idx.apply(list(added_ids), list(removed_ids), scrub=scrub, settled=settled)
         finally:
             idx.close()
     except (sqlite3.Error, OSError):

@@ -59,6 +59,28 @@ ENV_CHECK = "AGENTMEM_FOLDER_CHECK"  # "list": never trust folder times
 FINE_TYPES = frozenset({"ext4", "xfs", "btrfs", "tmpfs", "ramfs", "zfs", "f2fs", "bcachefs", "overlay", "apfs",
                         "ntfs3"})
 FINE_SECONDS = 0.05
+# The ticks of the kernel's coarse clock (CLOCK_REALTIME_COARSE, what stamps folder times) after which a
+# folder time is settled, where the kernel says how long its tick is: a stamp lags the clock by at most one
+# tick, so three leave a margin of two (4 ms ticks here: 12 ms, not FINE_SECONDS' 50; docs/benchmarks.md).
+GRANULE_TICKS = 3
+_CLOCK_REALTIME_COARSE = 5  # Linux's clock ID (time has no name for it)
+_granule: float | None = None
+
+
+def granule() -> float:
+    """Seconds after a folder's time (on a FINE_TYPES filesystem) past which no change can carry that time:
+    GRANULE_TICKS ticks of the kernel's coarse clock, at most FINE_SECONDS (all of it where the tick is
+    unknown)."""
+    global _granule
+    if _granule is None:
+        tick = None
+        if sys.platform.startswith("linux"):
+            try:
+                tick = time.clock_getres(_CLOCK_REALTIME_COARSE)
+            except (OSError, AttributeError):
+                tick = None
+        _granule = FINE_SECONDS if not tick or tick <= 0 else min(FINE_SECONDS, GRANULE_TICKS * tick)
+    return _granule
 
 
 def signature(folder: str) -> list | None:
@@ -125,17 +147,17 @@ def listing_settles(began: float, mtime_ns: int, fs_type: str) -> bool:
     """Whether a listing begun at `began` (time.time(), before the stat) saw every change that the folder
     time `mtime_ns` can hide, without waiting RACY_SECONDS: on a FINE_TYPES filesystem, FINE_SECONDS after it."""
     return (fs_type in FINE_TYPES and mtime_ns % 1_000_000_000 != 0
-            and began - mtime_ns / 1e9 >= FINE_SECONDS)
+            and began - mtime_ns / 1e9 >= granule())
 
 
 def settle_wait(began: float, mtime_ns: int, fs_type: str) -> float:
     """Seconds to wait before a listing begun at `began` so that it settles the folder time `mtime_ns`
-    (`listing_settles`); 0.0 when it settles already or never can. At most FINE_SECONDS: waiting that
+    (`listing_settles`); 0.0 when it settles already or never can. At most `granule()`: waiting that
     long once after a change costs less than listing a big folder again on the next search."""
     if fs_type not in FINE_TYPES or mtime_ns % 1_000_000_000 == 0:
         return 0.0
     young = began - mtime_ns / 1e9
-    return FINE_SECONDS - young if 0.0 <= young < FINE_SECONDS else 0.0
+    return granule() - young if 0.0 <= young < granule() else 0.0
 
 
 def trusted_mtime(began_ns: int, mtime_ns: int, folder: str, racy_ns: int) -> int:
