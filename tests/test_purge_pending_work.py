@@ -202,3 +202,13 @@ def test_the_stop_hook_reports_a_finished_purge_as_a_purge_not_an_uploaded_note(
     status, _, err = w.run("hook", "stop", "--runtime", "claude", stdin=hook_input)
     assert status == 0 and "finished 1 purge(s): the store no longer holds the note" in err, err
     assert "uploaded" not in err and not w.in_store(w.leak)
+
+
+def test_a_note_too_large_to_read_is_purged_all_the_same(tmp_path):
+    # INV purged-gone: the purge reads the note for its record's digest, and a note no read takes still goes
+    w = World(tmp_path)
+    big = "20261130T000000001Z-bignote1"
+    path = w.root / "projects" / "app" / "notes" / f"{big}.md"
+    path.write_bytes(b"---\ntitle: big\n---\n" + b"x" * (2 * 1024 * 1024))
+    status, out = w.json("purge", big, "--yes")
+    assert status == 0 and out["status"] == "purged" and not path.exists(), out

@@ -180,14 +180,18 @@ def purge(machine: str, cfg: Config, project: str, note_id: str, *, reason: str 
     states = project_states(machine, store_desc, project)
     waiting = _waiting_purges(machine, project)
     here = _held_here(machine, store_desc, project, note_id)
-    if note_id not in states.purged and not here:  # asked without downloading what is to be purged
-        store = identity.open_known(machine, store_desc, timeout=deadline.left())
-        if store.info(notes.note_path(project, note_id)) is None:
-            raise _elsewhere(machine, cfg, project, note_id, deadline)
+    data = None  # the note's bytes, read once: for its digest in the purge record
+    if note_id not in states.purged and not here:  # read into memory, never cached: it is to be purged
+        try:
+            data = _stored_bytes(machine, cfg, project, note_id, deadline)
+        except errors.NotFound:
+            raise _elsewhere(machine, cfg, project, note_id, deadline) from None
+        except errors.Unreadable:  # there, but not a note a read takes (over 1 MiB, a FIFO): purged all the same
+            pass
     unsent = waiting.get(note_id)  # a purge record still pending here
     summary = states.purged.get(note_id)  # cached, or pending here
     if summary is None:
-        digest = _digest_of(machine, cfg, project, note_id, deadline)
+        digest = _digest_of(data or _local_bytes(machine, cfg, project, note_id))
         record = records.build("purge", note_id, project, cfg.agent, reason, digest=digest)
         summary, unsent = record.summary(), record.id
         entry = pending.Entry(id=record.id, store=store_desc, project=project, path=record.path(),
@@ -219,17 +223,14 @@ def title_of(machine: str, cfg: Config, project: str, note_id: str, *, timeout: 
     machine, else read from the store into memory (never cached), each credential shown as
     `[REDACTED:<kind>]`. None when no copy is left to name (an unfinished purge). NotFound, naming the
     project that holds it, when the project has no such note."""
-    from agentmem.memory import cache, withheld
-    from agentmem.store import identity
+    from agentmem.memory import withheld
 
     note_id = _checked_id(note_id, "purge")
     deadline = Deadline(timeout)
-    data = pending.project_notes(machine, project).get(note_id) or cache.read_cached(machine, cfg.store, project,
-                                                                                      note_id)
+    data = _local_bytes(machine, cfg, project, note_id)
     if data is None:
         try:
-            store = identity.open_known(machine, cfg.store, timeout=deadline.left())
-            data = store.get(notes.note_path(project, note_id), cache.MAX_CACHED_OBJECT)
+            data = _stored_bytes(machine, cfg, project, note_id, deadline)
         except errors.NotFound:
             if note_id in project_states(machine, cfg.store, project).purged:
                 return None
@@ -237,24 +238,27 @@ def title_of(machine: str, cfg: Config, project: str, note_id: str, *, timeout: 
     return notes.parse(withheld.clean(data)[0]).title
 
 
-def _digest_of(machine: str, cfg: Config, project: str, note_id: str, deadline: Deadline) -> str | None:
-    """The content digest the purge record keeps of the note's body (INV purged-stays-gone: an import of the
-    same memory is refused), read from this machine or the store; None when no copy can be read in time."""
+def _local_bytes(machine: str, cfg: Config, project: str, note_id: str) -> bytes | None:
+    """The note's bytes on this machine (pending, else cached), or None."""
+    from agentmem.memory import cache
+
+    return pending.project_notes(machine, project).get(note_id) or cache.read_cached(machine, cfg.store, project,
+                                                                                      note_id)
+
+
+def _stored_bytes(machine: str, cfg: Config, project: str, note_id: str, deadline: Deadline) -> bytes:
+    """The note's bytes read from the store into memory (never cached); NotFound when it holds none."""
     from agentmem.memory import cache
     from agentmem.store import identity
 
-    data = pending.project_notes(machine, project).get(note_id) or cache.read_cached(machine, cfg.store, project,
-                                                                                      note_id)
-    if data is None:
-        try:
-            store = identity.open_known(machine, cfg.store, timeout=deadline.left())
-            data = store.get(notes.note_path(project, note_id), cache.MAX_CACHED_OBJECT)
-        except errors.AgentmemError:
-            return None
-    try:
-        return records.content_digest(notes.parse(data).body)
-    except errors.AgentmemError:
-        return None
+    store = identity.open_known(machine, cfg.store, timeout=deadline.left())
+    return store.get(notes.note_path(project, note_id), cache.MAX_CACHED_OBJECT)
+
+
+def _digest_of(data: bytes | None) -> str | None:
+    """The content digest the purge record keeps of the note's body (INV purged-stays-gone: an import of the
+    same memory is refused); None when no copy of the note was read."""
+    return records.content_digest(notes.parse(data).body) if data is not None else None
 
 
 def _waiting_purges(machine: str, project: str) -> dict[str, str]:
