@@ -65,15 +65,6 @@ def shown(text: str) -> str:
     return screening.withhold(text, credentials.env_secrets())[0]
 
 
-def _key(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
-def _saved_key(text: str) -> str:
-    """The key of the text as `--redact` saves it (each credential as `[REDACTED:<kind>]`)."""
-    return _key(shown(text))
-
-
 def agentmem_items(folder: str, only: str | None) -> tuple[list[Planned], list[Planned]]:
     """An export's notes and records, each checked against its manifest entry: (notes, records), planned
     `save` (or refused, with the reason) before the store is consulted."""
@@ -240,21 +231,22 @@ def plan(machine: str, cfg: Config, fmt: str, path: str, project: str | None = N
         item = p.item
         text = f"{item.title}\n{item.body}" + (f"\n{item.source}" if p.data is None else "")  # a file name too
         purge = states.purged.get(p.note_id) if p.note_id else None
+        forms = {item.body, shown(item.body)}  # as given, and as `--redact` saves it (credentials redacted)
         if purge is not None or p.note_id in purged_by_export:
             when = f" on {purge['created'][:10]}" if purge else " by a record in the export"
             p.action, p.reason = "refused", f"purged{when}: a purged note never comes back"
-        elif {records.content_digest(item.body), records.content_digest(shown(item.body))} & purged_texts[p.project]:
+        elif {records.content_digest(f) for f in forms} & purged_texts[p.project]:
             p.action, p.reason = "refused", "a note with this text was purged: a purged note never comes back"
         elif len(item.body.encode("utf-8", errors="replace")) > notes.MAX_NOTE_BYTES:
             p.action, p.reason = "refused", f"larger than a note may be ({notes.MAX_NOTE_BYTES} bytes)"
-        elif p.note_id in have_ids or (p.note_id is None and {_key(item.body), _saved_key(item.body)} & have_texts):
+        elif p.note_id in have_ids or (p.note_id is None and {records.text_key(f) for f in forms} & have_texts):
             p.action = "present"
         elif (found := credentials.scan(text, credentials.env_secrets())) and (p.data is not None or not redact):
             why = "cannot be redacted: its bytes are kept" if p.data else NextStep("pass {} to save it redacted",
                                                                                    Option("redact"))
             p.action, p.reason = "refused", NextStep.of(f"holds a credential ({found[0].kind}); ", why)
         else:
-            have_texts.update({_key(item.body), _saved_key(item.body)})  # the same memory twice in a source: once
+            have_texts.update(records.text_key(f) for f in forms)  # the same memory twice in a source: once
             if p.note_id:
                 have_ids.add(p.note_id)
     record_ids: dict[str, set[str]] = {}
@@ -288,7 +280,7 @@ def _known(machine: str, cfg: Config, project: str) -> tuple[set[str], set[str]]
             data = cache.read_cached(machine, cfg.store, project, note_id)
             if data is not None:
                 found[note_id] = data
-    return set(found), {_key(notes.parse(data).body) for data in found.values()}
+    return set(found), {records.text_key(notes.parse(data).body) for data in found.values()}
 
 
 def tool_agent(agent: str, fmt: str) -> str:

@@ -91,13 +91,18 @@ def is_record_path(path: str) -> bool:
     return ids.RECORD_FILE.match(path.rpartition("/")[2]) is not None
 
 
+def text_key(text: str) -> str:
+    """A memory's text as `import` matches it: whitespace runs made one space, case folded."""
+    return " ".join(text.split()).casefold()
+
+
 def content_digest(text: str) -> str:
     """What a purge record keeps of the purged note, so that no copy of it comes back (INV purged-stays-gone):
-    the SHA-256 of its text with whitespace runs made one space and case folded, the key `import` matches
-    memories by. A hash of the whole text: it names the note's content without holding any of it."""
+    the SHA-256 of its `text_key`, the key `import` matches memories by. A hash of the whole text: it names
+    the note's content without holding any of it."""
     import hashlib
 
-    return hashlib.sha256(" ".join(text.split()).casefold().encode("utf-8")).hexdigest()
+    return hashlib.sha256(text_key(text).encode("utf-8")).hexdigest()
 
 
 def build(kind: str, note_id: str, project: str, agent: str, reason: str | None = None,
