@@ -38,9 +38,10 @@ def main(argv=None) -> int:
     print("Forms detect-secrets does not flag, by reason (family: samples missed):\n")
     by_reason: dict[str, dict[str, int]] = {}
     for s in c.missed_by_oracle():
-        family = "every family's backslash-split form" if reasons.reason_missed(s) == reasons.SPLIT else s.family
-        by_reason.setdefault(reasons.reason_missed(s) or "NO REASON LISTED", {}).setdefault(family, 0)
-        by_reason[reasons.reason_missed(s) or "NO REASON LISTED"][family] += 1
+        reason = reasons.reason_missed(s) or "NO REASON LISTED"
+        family = "every family's backslash-split form" if reason == reasons.SPLIT else s.family
+        families = by_reason.setdefault(reason, {})
+        families[family] = families.get(family, 0) + 1
     for reason, families in by_reason.items():
         listed = ", ".join(f"{f} ({n})" for f, n in families.items())
         print(f"- {reason}. {listed}.")

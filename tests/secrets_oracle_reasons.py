@@ -123,6 +123,7 @@ class Comparison:
             for plugin, value in self.flags[id(s)]:
                 flagged = value.strip("\\\"'")
                 start = s.text.find(flagged)
+                assert start >= 0, (s.form, plugin)  # else the overlap below would be judged at the wrong place
                 if not any(f.start < start + len(flagged) and start < f.end for f in self.ours[id(s)]):
                     out.append((s.form, plugin))
         return out

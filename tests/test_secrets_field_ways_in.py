@@ -6,6 +6,7 @@ outputs a note planted in the store reaches. A refusal never prints the value it
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -13,6 +14,7 @@ from agentmem.errors import SecretFound
 from tests import secrets_corpus, secrets_corpus_field
 from tests.mcpkit import call, session
 from tests.test_planted_credentials import FolderSide, cache_bytes, every_output
+from tests.test_secrets_corpus import _machine
 
 _FIELD = {what for _, what, _, _ in secrets_corpus_field.VENDORS} | {
     what for _, what, _ in secrets_corpus_field.FILES} | {s for s, _, _ in secrets_corpus_field.SYNTAXES}
@@ -27,17 +29,6 @@ def _values(samples) -> list[str]:
     return [v for s in samples for v in s.material if len(v) >= 8]
 
 
-def _config(tmp_path):
-    from agentmem import config
-
-    home, store, app = tmp_path / "machine", tmp_path / "store", tmp_path / "app"
-    for folder in (home, store, app):
-        folder.mkdir()
-    (home / "config.toml").write_text(f'agent = "laptop"\n\n[store]\nkind = "folder"\nlocation = "{store}"\n\n'
-                                      f'[projects]\n"{app}" = "app"\n')
-    return home, store, config.load(str(home))
-
-
 def test_the_field_forms_are_many_and_one_of_each_family_fits_on_a_line():
     assert len(NEW) >= 500 and len(ONE_EACH) >= 60
 
@@ -46,17 +37,17 @@ def test_save_refuses_every_new_form_and_its_refusal_never_holds_the_value(tmp_p
     # INV no-credentials
     from agentmem.memory import save
 
-    home, store, cfg = _config(tmp_path)
+    home, cfg, store = _machine(tmp_path)
     leaked, saved = [], []
     for sample in NEW:
         try:
-            save.save(str(home), cfg, "app", f"# Setup\n\n{sample.text}\n", title="setup", timeout=5)
+            save.save(home, cfg, "app", f"# Setup\n\n{sample.text}\n", title="setup", timeout=5)
             saved.append(sample.form)
         except SecretFound as refused:
             shown = refused.one_line() + json.dumps({"hint": str(refused.hint)})
             leaked += [(sample.form, v) for v in sample.material if len(v) >= 4 and v in shown]
     assert saved == [] and leaked == []
-    assert list(store.rglob("*.md")) == [] and not (home / "pending").exists()
+    assert list(store.rglob("*.md")) == [] and not os.path.exists(os.path.join(home, "pending"))
 
 
 def test_the_cli_refuses_a_note_of_every_family_in_one_line_naming_none_of_the_values(laptop, store_dir):

@@ -13,6 +13,7 @@ import pytest
 
 from agentmem.safety import credentials
 from tests import secrets_corpus, secrets_corpus_field
+from tests.test_secrets_corpus import _machine
 
 CREDENTIALS = secrets_corpus.credentials()
 BENIGN = secrets_corpus.benign()
@@ -95,17 +96,11 @@ def test_the_corpus_module_holds_templates_not_secrets(module):
 
 
 def test_save_stores_every_benign_look_alike(tmp_path):
-    from agentmem import config
     from agentmem.memory import save
 
-    home, store, app = tmp_path / "machine", tmp_path / "store", tmp_path / "app"
-    for folder in (home, store, app):
-        folder.mkdir()
-    (home / "config.toml").write_text(f'agent = "laptop"\n\n[store]\nkind = "folder"\nlocation = "{store}"\n\n'
-                                      f'[projects]\n"{app}" = "app"\n')
-    cfg = config.load(str(home))
+    home, cfg, store = _machine(tmp_path)
     body = "# Look-alikes\n\n" + "\n\n".join(s.text for s in BENIGN) + "\n"
-    saved = save.save(str(home), cfg, "app", body, title="benign look-alikes", timeout=5)
+    saved = save.save(home, cfg, "app", body, title="benign look-alikes", timeout=5)
     assert saved.outcome.status == "saved"
     assert len(list(store.rglob("*.md"))) == 1
 

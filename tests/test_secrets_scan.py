@@ -111,6 +111,21 @@ def test_assignment_redaction_keeps_the_name_so_the_note_stays_readable():
     assert credentials.redact("API_KEY=a8f3k29dm3kd02md") == "API_KEY=[REDACTED:password-assignment]"
 
 
+def test_a_password_ending_in_a_bracket_is_redacted_whole_unless_code_before_it_opened_that_bracket():
+    # INV no-credentials: a `)` or `]` no earlier bracket opened is the password's own last character
+    r = "[REDACTED:password-assignment]"
+    assert credentials.redact("DB_PASSWORD=Tr0ub4dor)") == f"DB_PASSWORD={r}"
+    assert credentials.redact("password = hunter42]\nport = 5432") == f"password = {r}\nport = 5432"
+    assert credentials.redact("token: ab12cd34ef56gh78)") == f"token: {r}"
+    # A bracket opened before the name closes the code or the aside around it, and stays.
+    assert credentials.redact("db = connect(password=Tr0ub4dor)") == f"db = connect(password={r})"
+    assert credentials.redact("db = connect(\n    host=db,\n    password=Tr0ub4dor)") == (
+        f"db = connect(\n    host=db,\n    password={r})")
+    assert credentials.redact("(the new one is password=Tr0ub4dor)") == f"(the new one is password={r})"
+    assert credentials.redact("f([password=Tr0ub4dor])") == f"f([password={r}])"
+    assert credentials.redact("(password=Tr0ub4dor))") == f"(password={r})"
+
+
 def test_a_credential_value_from_the_environment_is_found_whatever_its_shape(monkeypatch):
     monkeypatch.setenv("HF_TOKEN", "sentinel-value-1234")
     known = credentials.env_secrets()

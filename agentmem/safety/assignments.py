@@ -61,6 +61,7 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 _FORWARD = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")  # what may follow the anchor in the same name
 _STOPS = frozenset(",;&")  # end a bare value: list items, connection-string fields, query parameters
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+_LOOK_BACK = 512  # how far before a name its enclosing brackets are counted (a call spread over a few lines)
 
 
 def words(name: str) -> list[str]:
@@ -176,7 +177,7 @@ def _assignment(text: str, pos: int, name_end: int) -> tuple[int, int, int, str]
         return None
     while at < len(text) and text[at] in " \t":
         at += 1
-    value_start, value_end, quoted = _value(text, at)
+    value_start, value_end, quoted = _value(text, at, start)
     if value_end <= value_start:
         return None
     value = text[value_start:value_end]
@@ -192,8 +193,9 @@ def _assignment(text: str, pos: int, name_end: int) -> tuple[int, int, int, str]
     return value_start, value_end, past, kind
 
 
-def _value(text: str, at: int) -> tuple[int, int, int]:
-    """(start, end, quoted: 1 for a quoted value) of the value starting at `at`, within its line."""
+def _value(text: str, at: int, name_start: int) -> tuple[int, int, int]:
+    """(start, end, quoted: 1 for a quoted value) of the value starting at `at`, within its line, given to the
+    name starting at `name_start`."""
     if at < len(text) - 1 and text[at] in "bBrRfFuU" and text[at + 1] in "\"'":
         at += 1  # b"...", r'...', f"..."
     quote = text[at : at + 1]
@@ -205,8 +207,15 @@ def _value(text: str, at: int) -> tuple[int, int, int]:
     # Bare: up to a blank or a quote, and before a `,`, `;` or `&` (list items, connection-string fields).
     bare = rx("bare", r"[^\s\"'`,;&]*+").match(text, at)
     end = bare.end() if bare else at
-    # A closing bracket with no opener inside the value closes the code around it: `connect(password=...)`.
-    while end > at and text[end - 1] in _CLOSERS and _CLOSERS[text[end - 1]] not in text[at : end - 1]:
+    # A closing bracket with no opener inside the value closes the code around it (`connect(password=...)`)
+    # only if that code opened one before the name; else it is the value's own last character, and redacted.
+    before = text[max(0, name_start - _LOOK_BACK) : name_start]
+    opened = {c: before.count(c) - before.count(closer) for closer, c in _CLOSERS.items()}
+    while end > at and text[end - 1] in _CLOSERS:
+        opener = _CLOSERS[text[end - 1]]
+        if opener in text[at : end - 1] or opened[opener] <= 0:
+            break
+        opened[opener] -= 1
         end -= 1
     return at, end, 0
 
