@@ -157,7 +157,7 @@ def index_check(machine: str, cfg: Config, project: str) -> Check:
         from agentmem.store import dirwatch
 
         trusted = dirwatch.trusted_mtime(began, notes_time, ndir, int(dirwatch.RACY_SECONDS * 1e9)) if notes_time else 0
-        _record_checked(path, {"index": identity, "notes": trusted or None, "cached": cached})
+        _record_checked(path, {"index": identity, "notes": trusted or None, "cached": cached}, record)
     if indexed != cached:
         return Check(f"index {project}", OK, f"{indexed} of {cached} cached note(s) indexed",
                      "the next search brings it up to date")
@@ -196,13 +196,14 @@ def _checked(path: str) -> dict:
     return found if isinstance(found, dict) else {}
 
 
-def _record_checked(path: str, record: dict) -> None:
-    """Write the record if it says something new; skipped where the folder cannot be written (a sandbox)."""
+def _record_checked(path: str, record: dict, kept: dict) -> None:
+    """Write the record if it says something new (`kept`: the one read before the check); skipped where the
+    folder cannot be written (a sandbox)."""
     import json
 
     from agentmem.fsutil import write_atomic
 
-    if _checked(path) == record:
+    if kept == record:
         return
     try:
         write_atomic(os.path.join(os.path.dirname(path), CHECKED), json.dumps(record).encode(), durable=False)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from itertools import filterfalse
 
 from agentmem.fsutil import read_bytes, write_atomic
@@ -185,7 +184,7 @@ class Session:
                 fcntl.flock(self.lock, fcntl.LOCK_SH)  # from EX: no writer begins while this one has the turn
                 self.gen = os.urandom(8).hex()
                 state.write(self.gen)
-                sig = _settled(self.ndir)
+                sig = dirwatch.settled_signature(self.ndir)
                 self.before = sig if alone and sig is not None else None
         except (OSError, ImportError):
             self.close()
@@ -257,19 +256,6 @@ class _turn:  # noqa: N801 - used like a function: `with _turn(pdir) as state:`
 
     def __exit__(self, *exc: object) -> None:
         os.close(self.fd)  # releases the lock
-
-
-def _settled(ndir: str) -> list | None:
-    """The folder's signature once its time is `dirwatch.granule()` old (waiting for that): a write made after
-    this stamps a later time. None if the folder is missing or its time has no fraction of a second."""
-    while True:
-        sig = dirwatch.signature(ndir)
-        if sig is None or sig[2] % 1_000_000_000 == 0:
-            return None
-        young = dirwatch.granule() - (time.time() - sig[2] / 1e9)
-        if young <= 0:
-            return sig
-        time.sleep(young)
 
 
 class Cached:

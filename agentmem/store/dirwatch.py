@@ -150,6 +150,20 @@ def listing_settles(began: float, mtime_ns: int, fs_type: str) -> bool:
             and began - mtime_ns / 1e9 >= granule())
 
 
+def settled_signature(folder: str) -> list | None:
+    """The folder's signature once its time is `granule()` old (waiting for that): a change made after this
+    stamps a later time. None if the folder is missing or its time has no fraction of a second (not fine-
+    grained: no wait can settle it). memory/names.py and store/witness.py record folders with it."""
+    while True:
+        sig = signature(folder)
+        if sig is None or sig[2] % 1_000_000_000 == 0:
+            return None
+        young = granule() - (time.time() - sig[2] / 1e9)
+        if young <= 0:
+            return sig
+        time.sleep(young)
+
+
 def settle_wait(began: float, mtime_ns: int, fs_type: str) -> float:
     """Seconds to wait before a listing begun at `began` so that it settles the folder time `mtime_ns`
     (`listing_settles`); 0.0 when it settles already or never can. At most `granule()`: waiting that

@@ -109,14 +109,9 @@ class Witness:
         if not self.watching:
             return None
         try:
-            while True:
-                sig = dirwatch.signature(self.folder)
-                if sig is None:
-                    return None
-                young = dirwatch.granule() - (time.time() - sig[2] / 1e9)
-                if young <= 0:
-                    break
-                time.sleep(young)  # a change made now could carry the same time: wait until it cannot
+            sig = dirwatch.settled_signature(self.folder)  # a change made now could carry the same time
+            if sig is None:
+                return None
             if self._foreign(ours) or dirwatch.signature(self.folder) != sig:
                 return None
             return sig
