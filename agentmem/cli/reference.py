@@ -249,8 +249,8 @@ STEP_SHAPE = {
     "argv?": "when the step runs one helper command: its arguments (without the helper's path)",
     "command?": "with argv: the line to run (the absolute helper, quoted for a POSIX shell)",
 }
-WARNING_SHAPE = {"warning": "its class: " + ", ".join(f"`{cls.kind}`" for cls in (
-    errors.AgentmemWarning, errors.StaleConfig, errors.BadSetting, errors.PublicStore)),
+_WARNINGS: list[type[errors.AgentmemWarning]] = [errors.AgentmemWarning, *errors.AgentmemWarning.__subclasses__()]
+WARNING_SHAPE = {"warning": "its class: " + ", ".join(f"`{cls.kind}`" for cls in _WARNINGS),  # each, as defined
     "message": "the line, as in `warnings`", "next": "[steps], as an error's"}
 
 # config.toml: (table, key, default, meaning). Defaults come from the code that applies them.

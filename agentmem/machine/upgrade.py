@@ -224,8 +224,8 @@ def run(machine: Path, plan: Plan, echo: Callable[[str], object], *, stdout: Any
     for line in proc.stderr:
         kept.feed(line)
     code = proc.wait()
-    undone = bool(code and plan.committed and head is not None and repo.head(machine) == head
-                  and repo.uncommit(machine, head))
+    # repo.uncommit takes it back only while HEAD is still that commit and the files are as it left them
+    undone = bool(code and plan.committed and head is not None and repo.uncommit(machine, head))
     return Ran(code, kept.error(), undone)
 
 
