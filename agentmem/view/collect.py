@@ -211,9 +211,9 @@ class Collector:
             known = look(row.id) if look is not None else None
             if known is not None:
                 title_terms, body_terms = known
-            else:  # search/words.py `note_fields`: title text is the title and tags, body text the body and sources
-                title_terms = words.terms(f"{title} {' '.join(tags)}".strip())
-                body_terms = words.terms(f"{body}\n{' '.join(sources)}" if sources else body)
+            else:  # made as the index makes them, from the redacted text the page shows
+                title_text, body_text = words.field_texts(title, tags, body, sources)
+                title_terms, body_terms = words.terms(title_text), words.terms(body_text)
             row.dl = TITLE_WEIGHT * len(title_terms) + len(body_terms)
             self.postings.add(i, title_terms, body_terms)
             # as the page shows it; what the note lacks, or the row already says (a whole short title), is left out
