@@ -503,7 +503,7 @@ QUERIES = ["cache", "search", "the store", "hooks", "pending upload", "memory vi
 def test_the_search_box_ranks_as_agentmem_search_does(laptop, store_dir, visit):
     """U item 11: the page's search box gives the top results `agentmem search` gives (ranked mode), in its
     order, for every query of QUERIES over 400 notes (agreement 24 of 24 queries); what it lists beyond
-    them are the notes holding every word of the query, so "redis lat" keeps a dozen notes, not most."""
+    them are the notes holding every word of the query, so "redis lat" keeps search's 10 notes (none holds "lat"), not most."""
     from agentmem.search import words
 
     _readme_corpus(store_dir, 400)
