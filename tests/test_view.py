@@ -489,3 +489,31 @@ def test_a_new_page_replaces_the_note_files_of_the_last_and_a_purged_note_leaves
     assert len(first) == len(second) == 1 and first != second  # one generation: the page's own
     assert not any(b"Personal data" in p.read_bytes() for p in view_files(html_path))
     assert set(by_id(html_path)) == {kept}
+
+
+def test_once_the_view_has_read_its_notes_no_search_index_stays_locked(laptop):
+    """The view takes cached notes' terms from the search index in short read transactions (search/stored.py);
+    once every note is read, the last one is over: a writer of the index gets it at once, while the page is
+    still being written, rather than waiting on the view's open read."""
+    import sqlite3
+
+    from agentmem.config import load
+    from agentmem.memory import cache
+    from agentmem.search import index
+    from agentmem.view import data
+
+    saved(laptop, laptop.checkout, "Redis latency spikes when the cache key changes", "--title", "Redis latency")
+    assert laptop.json("search", "latency", cwd=laptop.checkout)[0] == 0  # builds the index
+    cfg = load(laptop.home)
+    gathered = data.gather(str(laptop.home), cfg, offline=True)
+    try:
+        assert len(list(gathered.notes.details())) == 1
+        path = index.index_path(cache.project_dir(laptop.home, cfg.store, "app"))
+        writer = sqlite3.connect(path, timeout=0, isolation_level=None)
+        try:
+            writer.execute("BEGIN EXCLUSIVE")  # "database is locked" while a reader holds it
+            writer.execute("ROLLBACK")
+        finally:
+            writer.close()
+    finally:
+        gathered.close()
