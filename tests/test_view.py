@@ -310,9 +310,10 @@ def test_note_text_in_the_note_files_is_data_that_cannot_break_out(laptop):  # I
     assert HOSTILE.encode() not in html_path.read_bytes()  # a body is in its note file only
 
 
-def test_a_page_of_many_notes_holds_their_rows_and_its_files_hold_the_rest(tmp_path):
-    """W item 5: the page holds each note's row (ID, a short title, project, kind, agent, tags, states), its
-    bodies are in note files of NOTES_PER_FILE notes, and its search postings in term files."""
+def view_of_many(tmp_path: Path, count: int) -> dict:
+    """`agentmem view --offline --json`'s output on a machine whose cache holds `count` of bench/view.py's
+    synthetic notes. They go straight into the cache (the store's layout), which is all an offline view
+    reads: the page at that size is what such a test is about; the first sync is bench/view.py's to time."""
     import subprocess
     import sys
 
@@ -325,11 +326,19 @@ def test_a_page_of_many_notes_holds_their_rows_and_its_files_hold_the_rest(tmp_p
     create_store(str(root / "store"))
     env = bench.machine(root, root / "store")
     cwd = env.pop("_cwd")
-    bench.fill(Path(cache_root(env["AGENTMEM_HOME"])) / StoreDescription("folder", str(root / "store")).key, 1_000)
+    bench.fill(Path(cache_root(env["AGENTMEM_HOME"])) / StoreDescription("folder", str(root / "store")).key, count)
     done = subprocess.run([sys.executable, "-m", "agentmem", "view", "--offline", "--json"], env=env, cwd=cwd,
                           capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
-    assert done.returncode == 0 and out["notes"] == 1_000, done.stderr
+    assert out["notes"] == count, done.stderr
+    return out
+
+
+def test_a_page_of_many_notes_holds_their_rows_and_its_files_hold_the_rest(tmp_path):
+    """W item 5: the page holds each note's row (ID, a short title, project, kind, agent, tags, states), its
+    bodies are in note files of NOTES_PER_FILE notes, and its search postings in term files."""
+    out = view_of_many(tmp_path, 1_000)
     html_path = Path(out["path"])
     names = [p.name for p in view_files(html_path)]
     assert sorted(n for n in names if n.startswith("n")) == [f"n{k}.js" for k in range(4)]  # 250 notes a file
@@ -480,3 +489,31 @@ def test_a_new_page_replaces_the_note_files_of_the_last_and_a_purged_note_leaves
     assert len(first) == len(second) == 1 and first != second  # one generation: the page's own
     assert not any(b"Personal data" in p.read_bytes() for p in view_files(html_path))
     assert set(by_id(html_path)) == {kept}
+
+
+def test_once_the_view_has_read_its_notes_no_search_index_stays_locked(laptop):
+    """The view takes cached notes' terms from the search index in short read transactions (search/stored.py);
+    once every note is read, the last one is over: a writer of the index gets it at once, while the page is
+    still being written, rather than waiting on the view's open read."""
+    import sqlite3
+
+    from agentmem.config import load
+    from agentmem.memory import cache
+    from agentmem.search import index
+    from agentmem.view import data
+
+    saved(laptop, laptop.checkout, "Redis latency spikes when the cache key changes", "--title", "Redis latency")
+    assert laptop.json("search", "latency", cwd=laptop.checkout)[0] == 0  # builds the index
+    cfg = load(laptop.home)
+    gathered = data.gather(str(laptop.home), cfg, offline=True)
+    try:
+        assert len(list(gathered.notes.details())) == 1
+        path = index.index_path(cache.project_dir(laptop.home, cfg.store, "app"))
+        writer = sqlite3.connect(path, timeout=0, isolation_level=None)
+        try:
+            writer.execute("BEGIN EXCLUSIVE")  # "database is locked" while a reader holds it
+            writer.execute("ROLLBACK")
+        finally:
+            writer.close()
+    finally:
+        gathered.close()

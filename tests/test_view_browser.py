@@ -19,7 +19,7 @@ import pytest
 from agentmem.view import files
 from tests import browserkit
 from tests.fixtures_core import missing_prerequisite, save_pending
-from tests.test_view import plant, saved, shown_notes, two_projects
+from tests.test_view import plant, saved, shown_notes, two_projects, view_of_many
 
 pytestmark = pytest.mark.slow  # a real Chromium
 
@@ -285,27 +285,9 @@ def test_a_pending_note_and_a_stale_store_are_shown(offline_machine, visit):
 def test_ten_thousand_notes_load_and_filter_within_budget(tmp_path, chromium):
     """The goal is usable < 1 s and a keystroke < 100 ms (bench/view.py measures them); this box is shared
     by several test runs, so the test allows 5 times that and checks the page is correct at that size."""
-    import json
-    import subprocess
-    import sys
-
-    from agentmem.paths import cache_root
-    from agentmem.store.base import StoreDescription
-    from agentmem.store.folder import create_store
     from bench import view as bench
 
-    root = tmp_path / "m"
-    create_store(str(root / "store"))
-    env = bench.machine(root, root / "store")
-    cwd = env.pop("_cwd")
-    # The notes go straight into this machine's cache (the same layout as the store's), and the view
-    # reads only the cache: the page at 10k notes is what this test is about; the first sync of 10k notes
-    # is bench/view.py's to time.
-    bench.fill(Path(cache_root(env["AGENTMEM_HOME"])) / StoreDescription("folder", str(root / "store")).key, 10_000)
-    done = subprocess.run([sys.executable, "-m", "agentmem", "view", "--offline", "--json"], env=env, cwd=cwd,
-                          capture_output=True, text=True, timeout=600)
-    out = json.loads(done.stdout)
-    assert done.returncode == 0 and out["notes"] == 10_000, done.stderr
+    out = view_of_many(tmp_path, 10_000)
     page = chromium.new_page(viewport={"width": 1280, "height": 800})
     try:
         started = time.perf_counter()
@@ -521,7 +503,7 @@ QUERIES = ["cache", "search", "the store", "hooks", "pending upload", "memory vi
 def test_the_search_box_ranks_as_agentmem_search_does(laptop, store_dir, visit):
     """U item 11: the page's search box gives the top results `agentmem search` gives (ranked mode), in its
     order, for every query of QUERIES over 400 notes (agreement 24 of 24 queries); what it lists beyond
-    them are the notes holding every word of the query, so "redis lat" keeps a dozen notes, not most."""
+    them are the notes holding every word of the query, so "redis lat" keeps search's 10 notes (none holds "lat"), not most."""
     from agentmem.search import words
 
     _readme_corpus(store_dir, 400)

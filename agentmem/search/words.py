@@ -61,16 +61,21 @@ def split_query(query: str) -> tuple[list[str], list[str]]:
     return phrases, terms(query.replace('"', " "))
 
 
-def _list_text(parsed: Parsed, key: str) -> str:
+def _strings(parsed: Parsed, key: str) -> list[str]:
     values = parsed.meta.get(key)
-    return " ".join(v for v in values if isinstance(v, str)) if isinstance(values, list) else ""
+    return [v for v in values if isinstance(v, str)] if isinstance(values, list) else []
+
+
+def field_texts(title: str, tags: list[str], body: str, sources: list[str]) -> tuple[str, str]:
+    """(title text: title and tags; body text: body and sources): what a note's title terms and body terms
+    are made of, for the index and for the memory view's postings (view/collect.py) alike."""
+    listed = " ".join(sources)
+    return f"{title} {' '.join(tags)}".strip(), f"{body}\n{listed}" if listed else body
 
 
 def note_fields(parsed: Parsed) -> tuple[str, str]:
-    """(title text: title and tags; body text: body and sources) of a parsed note."""
-    title = f"{parsed.title} {_list_text(parsed, 'tags')}".strip()
-    sources = _list_text(parsed, "sources")
-    return title, f"{parsed.body}\n{sources}" if sources else parsed.body
+    """`field_texts` of a parsed note."""
+    return field_texts(parsed.title, _strings(parsed, "tags"), parsed.body, _strings(parsed, "sources"))
 
 
 def searchable_text(parsed: Parsed) -> str:

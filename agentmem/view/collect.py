@@ -28,9 +28,10 @@ from agentmem.search.index import TITLE_WEIGHT
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Iterator
 
     from agentmem.memory.notes import Parsed
+    from agentmem.search.stored import StoredTerms
     from agentmem.view.data import Redactor
 
 # Characters of a title in the page's list (one line with an ellipsis); the whole title is in the note's file.
@@ -139,7 +140,7 @@ class Collector:
         self.rows: list[Row] = []
         self.spool = tempfile.TemporaryFile(prefix="agentmem-view-")
         self.postings = Postings()
-        self.indexes: dict[str, Callable[[str], tuple[list[str], list[str]] | None] | None] = {}
+        self.indexes: dict[str, StoredTerms | None] = {}
 
     def use_index(self, project: str, pdir: str) -> None:
         """Take the search terms of the project's cached notes from its search index, where there is one
@@ -152,7 +153,15 @@ class Collector:
         return len(self.rows)
 
     def close(self) -> None:
+        self._close_indexes()
         self.spool.close()
+
+    def _close_indexes(self) -> None:
+        """End the look-ups in the projects' search indexes: their read transactions with them."""
+        for look in self.indexes.values():
+            if look is not None:
+                look.close()
+        self.indexes.clear()
 
     def add(self, note_id: str, project: str, parsed: Parsed, states: list[dict], review_by: str | None,
             cached: bool = False) -> None:
@@ -211,9 +220,9 @@ class Collector:
             known = look(row.id) if look is not None else None
             if known is not None:
                 title_terms, body_terms = known
-            else:  # search/words.py `note_fields`: title text is the title and tags, body text the body and sources
-                title_terms = words.terms(f"{title} {' '.join(tags)}".strip())
-                body_terms = words.terms(f"{body}\n{' '.join(sources)}" if sources else body)
+            else:  # made as the index makes them, from the redacted text the page shows
+                title_text, body_text = words.field_texts(title, tags, body, sources)
+                title_terms, body_terms = words.terms(title_text), words.terms(body_text)
             row.dl = TITLE_WEIGHT * len(title_terms) + len(body_terms)
             self.postings.add(i, title_terms, body_terms)
             # as the page shows it; what the note lacks, or the row already says (a whole short title), is left out
@@ -230,6 +239,7 @@ class Collector:
             if detail.get("review_by"):
                 shown["review_by"] = detail["review_by"]
             yield shown
+        self._close_indexes()  # every look-up done: no index's writer waits on the page being written
 
 
 def _str(value: object) -> str:

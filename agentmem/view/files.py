@@ -1,6 +1,6 @@
 """The memory view's note files: what a note holds beyond its row in the list, and the search postings,
 in small script files beside the page, read only when the page needs them (W item 5: a page of 100k
-notes stays a few MB; opening a note reads one file of `NOTES_PER_FILE` notes, a search one file
+notes stays under 10 MB; opening a note reads one file of `NOTES_PER_FILE` notes, a search one file
 per word).
 
 Opened from disk, the page may not `fetch()` a file beside it (Chromium refuses file:// fetches), but
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 NOTES_PER_FILE = 250
 # Bytes of postings a term file holds about (a very common term alone may be more): a search of a few
-# words reads a few such files; 100k notes make a few hundred of them.
+# words reads a few such files; 100k notes make about 160 of them (docs/benchmarks.md, the view at 100k).
 TERM_FILE_BYTES = 192 * 1024
 CALLBACK = "agentmemViewFile"
 

@@ -110,7 +110,7 @@ def _casefold() -> dict[str, str]:
 
 
 def columns(notes: Collector) -> dict:
-    """The notes' rows, one column each, compact: a page of 100k notes stays a few MB (W item 5).
+    """The notes' rows, one column each, compact: a page of 100k notes stays under 10 MB (W item 5).
 
     `id`, `title`: joined by line breaks (neither holds one); `created`: {row: time} only where it is not
     the one the ID spells; `attr`: base-36 (agent * kinds + kind) * projects + project, indexes into

@@ -50,8 +50,9 @@ def pages(machine: str | os.PathLike) -> list[str]:
 
 def remember(machine: str | os.PathLike, path: str) -> None:
     """Record a page `view` just wrote (best effort: the default page is found without it)."""
-    known = [p for p in pages(machine)[1:] if os.path.exists(p)]
-    if path in known or path == pages(machine)[0]:
+    default, *listed = pages(machine)
+    known = [p for p in listed if os.path.exists(p)]
+    if path in known or path == default:
         return
     try:
         write_atomic(_registry(machine), json.dumps({"pages": known + [path]}, indent=1).encode(), durable=False)
