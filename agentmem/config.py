@@ -55,6 +55,10 @@ DEFAULT_EMBED_BUDGET = 1.0
 SETUP_HINT = ("set this machine up with `copier copy` of the agentmem template "
               "(the bootstrap.md beside the template says how)")
 
+# How a machine gains a team store: the template's `team` answer, changed through an upgrade.
+TEAM_HINT = NextStep("add the team's store with {} (ORG/NAME: the team's bucket; or a folder the team shares)",
+                     Command("upgrade", "--data", "team=ORG/NAME"))
+
 
 def map_hint(directory: str) -> NextStep:
     """How to map an unmapped directory: the command, runnable once PROJECT is named."""
@@ -107,6 +111,7 @@ class Config:
         self.data = {} if data is None else data
         self.warnings = warnings or []
         self._parsed = parsed  # (machine, text) this data was parsed from, not yet kept as a copy
+        self._scope = "personal"
 
     def keep_parsed_copy(self) -> None:
         """Write the parsed copy of this config's text (see `_keep_parsed_copy`); once, and only for a
@@ -117,17 +122,70 @@ class Config:
 
     @property
     def store(self) -> StoreDescription:
+        """The store of this config's scope: the member's own (`[store]`), or the team's in a `scoped` copy."""
         raw = self.data.get("store")
         if not isinstance(raw, dict):
             raise NotConfigured(f"no store configured in {self.path}", hint=SETUP_HINT)
+        return self._described("store", raw)
+
+    @property
+    def team(self) -> StoreDescription | None:
+        """`[team]`: the team's shared store beside the member's own, or None (no team on this machine)."""
+        raw = self.data.get("team")
+        if raw is None or raw == {}:
+            return None
+        if not isinstance(raw, dict):
+            raise InvalidInput(f"{self.path}: [team] must be a table with kind and location")
+        team = self._described("team", raw)
+        if "store" in self.data and isinstance(self.data["store"], dict) and team == self.store:
+            raise InvalidInput(f"{self.path}: [team] names the same store as [store]; a team store is another one")
+        return team
+
+    def _described(self, table: str, raw: dict) -> StoreDescription:
         kind, location = raw.get("kind"), raw.get("location")
         if kind not in ("folder", "bucket") or not isinstance(location, str) or not location:
-            raise InvalidInput(f"{self.path}: [store] needs kind = \"folder\" or \"bucket\" and a location")
+            raise InvalidInput(f"{self.path}: [{table}] needs kind = \"folder\" or \"bucket\" and a location")
         if kind == "folder":
             location = os.path.normpath(os.path.expanduser(location))
             if not os.path.isabs(location):
-                raise InvalidInput(f"{self.path}: a folder store's location must be an absolute path")
+                raise InvalidInput(f"{self.path}: a folder store's location must be an absolute path ([{table}])")
         return StoreDescription(kind, location)
+
+    @property
+    def scope(self) -> str:
+        """Which store `store` is: "personal" (the member's own) or "team" (a `scoped("team")` copy)."""
+        return self._scope
+
+    def scoped(self, scope: str) -> Config:
+        """This config with `store` naming the store of `scope` ("personal" or "team"): every library call
+        that takes a config then works on that store, unchanged. A team scope with no `[team]` is refused."""
+        if scope == self._scope:
+            return self
+        if scope == "personal":
+            raise InvalidInput("a team-scoped config has no personal store")  # a programming error, not input
+        if scope != "team":
+            raise InvalidInput(f"unknown scope {scope!r}: personal or team")
+        team = self.team
+        if team is None:
+            raise NotConfigured(f"no team store configured in {self.path}", hint=TEAM_HINT)
+        data = dict(self.data)
+        data["store"] = team.to_dict()
+        data.pop("team", None)
+        out = Config(self.path, data, warnings=self.warnings)
+        out._scope = "team"
+        return out
+
+    def scopes(self) -> list[str]:
+        """The scopes this machine has: ["personal"], or ["personal", "team"] with a `[team]`."""
+        return ["personal", "team"] if self.team is not None else ["personal"]
+
+    @property
+    def author(self) -> str:
+        """`author`: the member's name on their notes ("" when not set: the store's user name applies)."""
+        name = self.data.get("author") or ""
+        if not isinstance(name, str) or (name and not AGENT_NAME.match(name)):
+            raise InvalidInput(f"{self.path}: invalid author name {name!r}")
+        return name
 
     @property
     def agent(self) -> str:

@@ -61,6 +61,18 @@ def test_bucket_answers_name_a_bucket_or_ask_setup_to_create_one(template_repo, 
     assert render(template_repo, tmp_path / "b", bucket="hf")["store"] == {"kind": "bucket", "location": ""}
 
 
+def test_a_team_answer_adds_the_team_store_beside_the_own_and_no_answer_adds_none(template_repo, tmp_path,
+                                                                                  monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    cfg = render(template_repo, tmp_path / "a", bucket="ada/agent-memory", team="acme/team-memory", author="ada")
+    assert cfg["store"] == {"kind": "bucket", "location": "ada/agent-memory"}
+    assert cfg["team"] == {"kind": "bucket", "location": "acme/team-memory"} and cfg["author"] == "ada"
+    shared = render(template_repo, tmp_path / "b", team="~/shared/team")["team"]
+    assert shared == {"kind": "folder", "location": str(tmp_path / "user" / "shared" / "team")}
+    plain = render(template_repo, tmp_path / "c")
+    assert "team" not in plain and plain["author"] == ""
+
+
 def test_only_machine_files_are_tracked_by_the_rendered_gitignore(template_repo, tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "user"))
     render(template_repo, tmp_path / "m")
@@ -80,6 +92,10 @@ def test_only_machine_files_are_tracked_by_the_rendered_gitignore(template_repo,
         ({"projects": {"/w/app": "My App"}}, "use 1-64 lowercase letters"),
         ({"runtimes": []}, "Choose at least one runtime"),
         ({"agent_name": "me and you"}, "no spaces"),
+        ({"team": "team-memory"}, "is neither a bucket ID (organization/name)"),
+        ({"team": "hf://buckets/acme/mem"}, "without the hf://buckets/ prefix, e.g. acme/mem"),
+        ({"bucket": "acme/mem", "team": "acme/mem"}, "must be another store than your own"),
+        ({"author": "Ada L"}, "no spaces"),
         ({"skills": "review@1"}, "Give a list of name@revision"),
         ({"skills": ["review"]}, "is not name@revision"),
         ({"skills": ["agent-memory@20261130T000000000Z-abcdefgh"]}, "is the core skill"),

@@ -258,6 +258,11 @@ CONFIG_KEYS = [
     ("", "agent", "`<first runtime>@<host>` (setup fills it)", "identity written into each note's frontmatter"),
     ("store", "kind", "`folder`", "`folder`, or `bucket` for a Hugging Face Storage Bucket"),
     ("store", "location", "`~/agent-memory`", "the folder (absolute), or the bucket ID `namespace/name`"),
+    ("", "author", "empty", "your name on the notes you save; empty: your Hub user name on a bucket store, your "
+     "login name on a folder store"),
+    ("team", "kind", "none", "the team's shared store beside your own: `bucket` (in the team's organization) or "
+     "`folder` (a folder the team shares); no `[team]` table: no team"),
+    ("team", "location", "none", "the team bucket's ID `org/name`, or the shared folder (absolute)"),
     ("network", "timeout", f"`{config.DEFAULT_NETWORK_TIMEOUT:g}`",
      f"seconds: the network budget of one helper call (`{config.ENV_NETWORK_TIMEOUT}` overrides)"),
     ("network", "check_timeout", f"`{config.DEFAULT_CHECK_TIMEOUT:g}`",
