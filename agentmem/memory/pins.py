@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from agentmem.paths import PENDING_RECORD_FILE, RECORDS_DIR, project_caches
+from agentmem.paths import PENDING_RECORD_FILE, pending_dir, project_caches, records_folder
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -23,9 +23,9 @@ def may_have_pins(machine: str, waiting: list[str]) -> bool:
     and none among the pending entries named in `waiting` (a pending note is not a pin). A stat per
     project and per pending entry, so a machine with no records pays neither its config's reading nor
     the imports of the cache and pending modules at every session start."""
-    if any(os.path.isdir(os.path.join(pdir, RECORDS_DIR)) for pdir in project_caches(machine)):
+    if any(os.path.isdir(records_folder(pdir)) for pdir in project_caches(machine)):
         return True
-    pending = os.path.join(machine, "pending")
+    pending = pending_dir(machine)
     return any(os.path.exists(os.path.join(pending, name, PENDING_RECORD_FILE)) for name in waiting)
 
 
@@ -40,7 +40,7 @@ def pinned_notes(machine: str, store: StoreDescription, project: str, budget: in
         return {"shown": [], "left_out": []}
     from agentmem.memory import cache, notes, pending
 
-    waiting = pending.project_notes(machine, project)
+    waiting = pending.project_notes(machine, store, project)
     shown: list[dict] = []
     left_out: list[dict] = []
     used, full = 0, False

@@ -96,7 +96,7 @@ def candidates(machine: str | os.PathLike, store: StoreDescription, project: str
             out[note_id] = Candidate(note_id, read_bytes(os.path.join(ndir, ids.note_file(note_id))), False)
         except OSError:
             continue
-    for note_id, data in (pending.project_notes(machine, project) if waiting is None else waiting).items():
+    for note_id, data in (pending.project_notes(machine, store, project) if waiting is None else waiting).items():
         if note_id not in out:
             out[note_id] = Candidate(note_id, data, True)
     return list(out.values())
@@ -164,7 +164,7 @@ def find(machine: str | os.PathLike, store: StoreDescription, project: str, quer
 
     if states is None:
         states = project_states(machine, store, project)
-    hidden, waiting = _hidden_and_waiting(machine, project, states, include_retracted, held, uncached)
+    hidden, waiting = _hidden_and_waiting(machine, store, project, states, include_retracted, held, uncached)
     if not query.strip():
         return _recent(machine, store, project, limit, mode, hidden, waiting, states, review_after, uncached)[0]
     if mode == "literal":
@@ -192,12 +192,13 @@ def recent(machine: str | os.PathLike, store: StoreDescription, project: str, li
 
     if states is None:
         states = project_states(machine, store, project)
-    hidden, waiting = _hidden_and_waiting(machine, project, states, include_retracted, held, uncached)
+    hidden, waiting = _hidden_and_waiting(machine, store, project, states, include_retracted, held, uncached)
     return _recent(machine, store, project, limit, mode, hidden, waiting, states, review_after, uncached)
 
 
-def _hidden_and_waiting(machine: str | os.PathLike, project: str, states: States, include_retracted: bool,
-                        held: dict | None, uncached: Uncached | None) -> tuple[set[str], dict[str, bytes]]:
+def _hidden_and_waiting(machine: str | os.PathLike, store: StoreDescription, project: str, states: States,
+                        include_retracted: bool, held: dict | None,
+                        uncached: Uncached | None) -> tuple[set[str], dict[str, bytes]]:
     """The IDs never shown, and this machine's pending notes of the project as shown, less those."""
     from agentmem.memory import withheld
 
@@ -205,7 +206,7 @@ def _hidden_and_waiting(machine: str | os.PathLike, project: str, states: States
     if uncached is not None:  # a read-only sandbox: new purges, and cached notes the store no longer holds
         hidden |= uncached.gone
     # read once, for the search and its corrections pass
-    waiting, cleaned = withheld.clean_all(pending.project_notes(machine, project))
+    waiting, cleaned = withheld.clean_all(pending.project_notes(machine, store, project))
     if held is not None:
         held.update(cleaned)
     return hidden, ({k: v for k, v in waiting.items() if k not in hidden} if hidden else waiting)
