@@ -7,7 +7,7 @@ import pty
 import subprocess
 import sys
 
-from agentmem.memory import notes
+from agentmem.note import document
 from tests.fixtures_core import new_folder_store
 
 
@@ -19,7 +19,7 @@ def _store_with(machines, tmp_path, count: int = 0):
     folder = store / "projects" / "app" / "notes"
     folder.mkdir(parents=True, exist_ok=True)
     for i in range(count):
-        note = notes.build(body=f"bulk note {i}", title=f"bulk {i}", kind="note", project="app", agent="x")
+        note = document.build(body=f"bulk note {i}", title=f"bulk {i}", kind="note", project="app", agent="x")
         (folder / f"{note.id}.md").write_bytes(note.render())
     return checkout
 

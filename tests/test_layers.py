@@ -21,7 +21,7 @@ EXCEPTIONS = {
     ("agentmem.search.encoder", "agentmem.machine.answers"):
         "the encoder's missing-package error names the one command that turns hybrid on for this "
         "machine; machine/answers imports only errors, so the edge closes no cycle",
-    ("agentmem.memory.withheld", "agentmem.search.index"):
+    ("agentmem.replica.redacted_copies", "agentmem.search.index"):
         "a cache screened by an older scanner is cleaned again, and the index derived from the raw notes is "
         "discarded with it (INV no-credentials); index.discard only removes files and search/index imports "
         "nothing of the cache, so no cycle. Landed with Q during this pass; it could take the cache's "
@@ -185,10 +185,10 @@ def test_the_checker_sees_function_level_dynamic_imports_and_cycles_but_not_type
     tree = ast.parse(
         "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n    from agentmem.search import ranked\n"
-        "def f():\n    from agentmem.memory import cache\n"
+        "def f():\n    from agentmem.replica import cache\n"
         "    __import__('agentmem.store.base')\n"
         "    importlib.import_module('agentmem.config')\n")
-    known = {"agentmem.search.ranked", "agentmem.memory.cache", "agentmem.store.base", "agentmem.config"}
-    assert imported(tree, known) == {"agentmem.memory.cache", "agentmem.store.base", "agentmem.config"}
+    known = {"agentmem.search.ranked", "agentmem.replica.cache", "agentmem.store.base", "agentmem.config"}
+    assert imported(tree, known) == {"agentmem.replica.cache", "agentmem.store.base", "agentmem.config"}
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []

@@ -3,9 +3,9 @@ witnessed write leaves.
 
 Each open (`index.open_index`) compares the notes folder's time with the one the index recorded when it last
 matched the folder: equal, the index is current (one stat). Otherwise the folder's names (the kept ones,
-memory/names.py, while they are true for the folder; else a listing) are compared with the index's as sets
+replica/kept_names.py, while they are true for the folder; else a listing) are compared with the index's as sets
 and the difference applied; the folder's time is recorded only once no later change can share it (settled:
-store/dirwatch.py). A process whose own writes were the folder's only change (memory/names.py) records the
+store/dirwatch.py). A process whose own writes were the folder's only change (replica/kept_names.py) records the
 folder's new time with them (`Index.apply`, `settled`), so the next open is one stat again, not a listing of
 every note (issue W, item 1).
 """
@@ -16,7 +16,7 @@ import os
 import sqlite3
 import time
 
-from agentmem.memory import ids
+from agentmem.note import ids
 from agentmem.store import dirwatch
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
@@ -47,9 +47,9 @@ def follow_folder(idx: Index) -> bool:
     if _listed.get(idx.ndir) == (mtime, idx.meta("n")) \
             and time.monotonic() - _listed_at.get(idx.ndir, 0.0) < SHARED_LISTING:
         return False  # this process listed the folder as it is a moment ago: one search's parts share it
-    from agentmem.memory import names
+    from agentmem.replica import kept_names
 
-    kept = names.read(idx.pdir, sig)  # the folder's names as its last writer recorded them (memory/names.py)
+    kept = kept_names.read(idx.pdir, sig)  # the folder's names as its last writer recorded them (replica/kept_names.py)
     if kept is not None:
         on_disk, trusted = set(kept[0]), mtime  # recorded by the folder's last writer: settled
     else:

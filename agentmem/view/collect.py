@@ -30,7 +30,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from agentmem.memory.notes import Parsed
+    from agentmem.note.document import Parsed
     from agentmem.search.stored import StoredTerms
     from agentmem.view.data import Redactor
 
@@ -167,7 +167,7 @@ class Collector:
             cached: bool = False) -> None:
         """One note; `states`: what this machine knows of it (`data.note_states`), already redacted; `cached`:
         in the project's cache (so in its index, if it has one), not only pending here."""
-        from agentmem.memory import ids
+        from agentmem.note import ids
 
         meta = parsed.meta
         given = {
