@@ -115,7 +115,8 @@ def _note(folder: str, entry: dict) -> Planned:
     parsed = document.parse(data)
     item = native.Item(parsed.title or note_id, parsed.body, [], item.source)
     if len(data) > document.MAX_NOTE_BYTES:
-        return Planned(item, project, "refused", f"larger than a note may be ({document.MAX_NOTE_BYTES} bytes)", note_id)
+        return Planned(item, project, "refused", f"larger than a note may be ({document.MAX_NOTE_BYTES} bytes)",
+                       note_id)
     if hashlib.sha256(data).hexdigest() != entry["sha256"]:
         return Planned(item, project, "refused", "its file changed since the export (SHA-256 differs from the "
                        "manifest), so its ID no longer names these bytes", note_id)
