@@ -35,8 +35,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from agentmem.search.find import Result
     from agentmem.search.index import Index
+    from agentmem.search.results import Result
 
 PAIRS_FILE = CORRECTIONS_FILE
 SEEN_FILE = CORRECTIONS_SEEN_FILE

@@ -21,7 +21,22 @@ from agentmem.store import dirwatch
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
-    from agentmem.search.index import Index
+    from collections.abc import Iterable
+    from typing import Protocol
+
+    class Index(Protocol):
+        """What this module needs of search/index.py's `Index` (which calls it): said here, so the two
+        modules do not import each other even for their types."""
+
+        conn: sqlite3.Connection
+        pdir: str
+        ndir: str
+
+        def meta(self, key: str, default: str = "") -> str: ...
+
+        def _set_meta(self, key: str, value: object) -> None: ...
+
+        def apply(self, added: Iterable[str], removed: Iterable[str]) -> object: ...
 
 # A folder mtime younger than this may hide a change made in the same clock tick;
 # it is not trusted, so the next open lists the folder again (as git does for racy files).

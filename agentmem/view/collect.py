@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     from agentmem.note.document import Parsed
     from agentmem.search.stored import StoredTerms
-    from agentmem.view.data import Redactor
+    from agentmem.view.redactor import Redactor
 
 # Characters of a title in the page's list (one line with an ellipsis); the whole title is in the note's file.
 SHORT_TITLE = 72
