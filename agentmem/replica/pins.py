@@ -1,6 +1,6 @@
 """Pinned notes: the small memory of a project that every session starts with.
 
-A note is pinned by a record (memory/records.py: the latest pin or unpin per note wins), so pins
+A note is pinned by a record (note/records.py: the latest pin or unpin per note wins), so pins
 travel with the store. `pinned_notes` picks what the session-start reminder carries: newest pin
 first, each note whole, until `[memory] pin_budget` characters; the rest are named as left out.
 It reads this machine's cache and pending folder only (no network, no heavy import), so the
@@ -32,13 +32,15 @@ def may_have_pins(machine: str, waiting: list[str]) -> bool:
 def pinned_notes(machine: str, store: StoreDescription, project: str, budget: int) -> dict:
     """{"shown": [{id, title, text, pinned_at}], "left_out": [{id, why}]}: the pinned notes of `project`
     within `budget` characters of text, newest pin first."""
-    from agentmem.memory.states import project_states
+    from agentmem.replica.states import project_states
 
     states = project_states(machine, store, project)
     pins = sorted(states.pinned().items(), key=lambda item: item[1]["record"], reverse=True)
     if not pins:
         return {"shown": [], "left_out": []}
-    from agentmem.memory import cache, notes, pending
+    from agentmem.note import document
+    from agentmem.replica import cache
+    from agentmem.uploads import pending
 
     waiting = pending.project_notes(machine, store, project)
     shown: list[dict] = []
@@ -47,13 +49,13 @@ def pinned_notes(machine: str, store: StoreDescription, project: str, budget: in
     for note_id, pin in pins:
         data = cache.read_cached(machine, store, project, note_id)  # cleaned when it entered the cache
         if data is None and note_id in waiting:  # INV no-credentials: a pending copy passes the same step
-            from agentmem.memory import withheld
+            from agentmem.replica import redacted_copies
 
-            data = withheld.clean(waiting[note_id])[0]
+            data = redacted_copies.clean(waiting[note_id])[0]
         if data is None:
             left_out.append({"id": note_id, "why": "not on this machine yet (a search brings it)"})
             continue
-        parsed = notes.parse(data)
+        parsed = document.parse(data)
         text = f"{parsed.title or note_id}\n{parsed.body.strip()}"
         if full or used + len(text) > budget:  # the newest pins win: once one is over, so are all older
             full = True
