@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
@@ -67,6 +68,7 @@ def _step(report, name="team"):
 
 def test_a_writer_is_told_the_team_store_reads_and_writes_and_nothing_is_written_there(
         template_repo, tmp_path, monkeypatch, hub, hub_team):
+    # INV team-check-reads
     before = _team_files(hub, hub_team.bucket)
     folder = _member_machine(template_repo, tmp_path, monkeypatch, hub_team.writer)
     report = setup.run_setup(folder)
@@ -81,6 +83,7 @@ def test_a_writer_is_told_the_team_store_reads_and_writes_and_nothing_is_written
 
 def test_a_reader_is_told_to_ask_an_admin_for_the_write_role_and_setup_still_verifies(
         template_repo, tmp_path, monkeypatch, hub, hub_team):
+    # INV team-check-reads
     before = _team_files(hub, hub_team.bucket)
     folder = _member_machine(template_repo, tmp_path, monkeypatch, hub_team.reader)
     report = setup.run_setup(folder)
@@ -96,6 +99,7 @@ def test_a_reader_is_told_to_ask_an_admin_for_the_write_role_and_setup_still_ver
 
 def test_an_outsider_gets_one_line_naming_the_team_store_and_who_grants_access_and_the_personal_setup_completes(
         template_repo, tmp_path, monkeypatch, hub, hub_team):
+    # INV team-check-reads
     folder = _member_machine(template_repo, tmp_path, monkeypatch, hub_team.outsider)
     report = setup.run_setup(folder)
     assert report.outcome == "confirmed", report.text()  # the personal setup's verdict stands
@@ -111,6 +115,7 @@ def test_an_outsider_gets_one_line_naming_the_team_store_and_who_grants_access_a
 
 def test_a_team_bucket_the_organisation_lacks_is_named_as_missing_for_a_member(
         template_repo, tmp_path, monkeypatch, hub, team):
+    # INV team-check-reads
     folder = _member_machine(template_repo, tmp_path, monkeypatch, team.writer, team_answer="acme/nothing-here")
     report = setup.run_setup(folder)
     assert report.outcome == "confirmed"
@@ -122,6 +127,7 @@ def test_a_team_bucket_the_organisation_lacks_is_named_as_missing_for_a_member(
 
 def test_setups_exit_status_and_json_are_the_personal_setups_when_the_team_is_out_of_reach(
         template_repo, tmp_path, monkeypatch, hub, hub_team):
+    # INV team-check-reads
     folder = _member_machine(template_repo, tmp_path, monkeypatch, hub_team.outsider)
     env = dict(os.environ, AGENTMEM_HOME=str(folder), PYTHONPATH=os.getcwd())
     done = subprocess.run([sys.executable, "-m", "agentmem", "setup", "--json"], env=env, cwd=folder.parent / "app",
@@ -184,6 +190,7 @@ def _shared_team_folder(tmp_path):
 
 
 def test_a_writable_team_folder_is_read_and_write_and_left_as_it_was(template_repo, tmp_path, monkeypatch):
+    # INV team-check-reads
     root = _shared_team_folder(tmp_path)
     before = _tree(root)
     folder, _ = _folder_machine(template_repo, tmp_path, monkeypatch, root)
@@ -205,6 +212,7 @@ def test_an_unmarked_team_folder_a_writer_sets_up_gets_its_marker_and_no_note(te
 
 
 def test_a_missing_team_folder_is_not_found_and_not_created(template_repo, tmp_path, monkeypatch):
+    # INV team-check-reads
     root = tmp_path / "shared" / "team"
     folder, store = _folder_machine(template_repo, tmp_path, monkeypatch, root)
     report = setup.run_setup(folder)
@@ -255,6 +263,7 @@ def _setup_with_read_only(folder, root, cwd):
 
 
 def test_a_read_only_team_folder_is_read_only_and_setup_still_verifies(template_repo, tmp_path, monkeypatch):
+    # INV team-check-reads
     root = _shared_team_folder(tmp_path)
     before = _tree(root)
     folder, _ = _folder_machine(template_repo, tmp_path, monkeypatch, root)
@@ -267,3 +276,18 @@ def test_a_read_only_team_folder_is_read_only_and_setup_still_verifies(template_
     assert step["detail"].startswith(f"team {root}: read only: ask its owner (") and "for write permission" in \
         step["detail"]
     assert _tree(root) == before
+
+
+@pytest.mark.slow  # a copier update (README's way to add a team to a machine set up without one)
+def test_a_machine_gains_its_team_through_upgrade_data_team_and_its_setup_reports_the_team_line(
+        copied_laptop, tmp_path):
+    m = copied_laptop.m
+    root = _shared_team_folder(tmp_path)
+    before = _tree(root)
+    proc = m.run("upgrade", "--data", f"team={root}")
+    assert proc.returncode == 0, (proc.stdout[-3000:], proc.stderr[-3000:])
+    assert tomllib.loads((m.folder / "config.toml").read_text())["team"] == {"kind": "folder", "location": str(root)}
+    assert f"team: ok - team {root}: read and write" in proc.stdout, proc.stdout[-3000:]
+    assert _tree(root) == before
+    doctor_out = json.loads(m.run("doctor", "--json").stdout)
+    assert [c["status"] for c in doctor_out["checks"] if c["name"] == "team"] == ["ok"]
