@@ -241,9 +241,16 @@ def _failure(desc: StoreDescription, exc: errors.AgentmemError, project: str | N
     line = f"team {desc.location}: {message}" if message.startswith(said) else \
         f"team {desc.location}: {said}: {message}"
     commands = [c for step in exc.next for c in step.commands]
-    if commands:  # another store at the team's location (INV store-identity): setup --new-store accepts it
+    if commands and commands[0].args == ("setup", "--new-store"):  # another store there (INV store-identity)
         return TeamAccess(desc, access, FAILED, line, "restore the team's store there, or accept the one there now",
                           commands[0], project=project)
+    if commands:  # the hint's words, its command as data after them
+        import re
+
+        step = next(step for step in exc.next if step.commands)
+        words = "".join(p for p in step.pieces if isinstance(p, str))
+        words = re.sub(r"[\s,;:]*(?:and\s+)?(?:run\s+|with\s+)?``[\s,;:.]*$", "", words)
+        return TeamAccess(desc, access, FAILED, line, words or None, commands[0], project=project)
     return TeamAccess(desc, access, FAILED, line, _FIXES.get(exc.kind) or errors.steps_line(exc.next) or None,
                       project=project)
 
