@@ -227,6 +227,12 @@ def project_notes(machine: str | os.PathLike, project: str) -> dict[str, bytes]:
             if entry is not None and entry.project == project and entry.path.endswith(".md")}
 
 
+def store_notes(machine: str | os.PathLike, store: StoreDescription, project: str) -> dict[str, bytes]:
+    """The bytes of this machine's pending notes of `project` bound for `store` (one of several), by ID."""
+    return {entry.id: data for _, entry, data in _scan(machine, with_data=True)
+            if entry is not None and entry.store == store and entry.project == project and entry.path.endswith(".md")}
+
+
 def project_records(machine: str | os.PathLike, project: str) -> dict[str, bytes]:
     """The bytes of this machine's pending records of `project` (memory/records.py), by record ID."""
     return {entry.id: data for _, entry, data in _scan(machine, with_data=True)

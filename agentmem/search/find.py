@@ -78,6 +78,9 @@ class Result:
             out["review_due"] = True
         if self.pinned:
             out["pinned"] = True
+        author = notes.author_of(self.meta)
+        if author:  # notes saved before authors were stamped have none (issue X, item 5)
+            out["author"] = author
         return out
 
 
