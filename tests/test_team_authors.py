@@ -142,3 +142,14 @@ def _frontmatter_bytes(data: bytes) -> dict:
     from agentmem.memory import notes
 
     return notes.parse(data).meta
+
+
+def test_doctor_asks_the_hub_user_name_again_so_the_next_save_asks_nothing(hub, tmp_path):
+    token = hub.add_user("alice")
+    hub.add_bucket("alice/agent-memory")
+    m = BucketMachine(tmp_path / "m", hub, token)
+    m.run("doctor")
+    assert "alice" in (m.home / "whoami.json").read_text()
+    hub.clear_log()
+    done = json.loads(m.run("save", "--json", "--text", "a finding").stdout)
+    assert done["status"] == "saved" and hub.requests("whoami") == []
