@@ -153,3 +153,16 @@ def test_doctor_asks_the_hub_user_name_again_so_the_next_save_asks_nothing(hub, 
     hub.clear_log()
     done = json.loads(m.run("save", "--json", "--text", "a finding").stdout)
     assert done["status"] == "saved" and hub.requests("whoami") == []
+
+
+def test_an_audit_fix_copy_keeps_the_original_notes_author(laptop, store_dir):
+    from tests.test_planted_credentials import NOTE_ID, planted
+
+    notes_dir = store_dir / "projects" / "app" / "notes"
+    notes_dir.mkdir(parents=True)
+    (notes_dir / f"{NOTE_ID}.md").write_bytes(planted().replace(b"agent: by-hand\n", b"agent: by-hand\nauthor: ada\n"))
+    laptop.env["LOGNAME"] = "auditor"
+    status, out, err = laptop.json("audit", "--fix", "--yes", cwd=laptop.checkout)
+    assert status == 0, (out, err)
+    [copy] = [p for p in notes_dir.iterdir() if p.suffix == ".md"]
+    assert _frontmatter(copy)["author"] == "ada"
