@@ -360,6 +360,11 @@ def run(machine: str, cfg: Config, *, timeout: float | None = None,
         checks.append(Check("config", WARNING, line))
     projects = sorted(cfg.project_names())
     checks += store_checks(machine, cfg, projects, timeout)
+    if cfg.store.kind == "bucket" and not cfg.author:  # the name a save stamps, asked again (issue X, item 5)
+        from agentmem.memory.author import CHECK_SECONDS
+        from agentmem.store import whoami
+
+        whoami.refresh(machine, min(CHECK_SECONDS, timeout or CHECK_SECONDS))
     checks.append(pending_check(machine))
     checks += purge_checks(machine, cfg, projects, timeout)
     for project in projects:

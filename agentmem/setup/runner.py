@@ -141,6 +141,9 @@ def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: fl
         report.exit_code = exc.exit_code
         return False
     report.add("auth", OK, f"Hugging Face user {done.user}")
+    from agentmem.store import whoami
+
+    whoami.remember(machine, done.user)  # the author a save stamps, kept so that no save asks (issue X, item 5)
     report.add("store", CHANGED if done.action == "created" else OK, done.text())
     return True
 
