@@ -3,7 +3,8 @@
 A note on a bucket store names its author by the Hub user name (issue X, item 5). Asking the Hub costs a
 request, so the answer is kept, keyed by a fingerprint of the endpoint and the token (a SHA-256 prefix:
 never the token itself), and a new login is asked again. Setup and doctor refresh it; a save asks only
-when nothing is kept for the token it holds, within what is left of its own network budget.
+when nothing is kept for the token it holds, within what is left of its own network budget; a rights
+probe (store/rights.py) keeps the name its own whoami found. This is the one place the name is kept.
 
 Standard library only (the light HTTP path of store/hubhttp.py); huggingface_hub is imported only for a
 login the light path cannot read (OIDC, a refreshable OAuth token, a proxy).
@@ -14,14 +15,10 @@ from __future__ import annotations
 import os
 
 from agentmem import errors
+from agentmem.paths import whoami_path
 
-WHOAMI_FILE = "whoami.json"
 MAX_KEPT = 8  # tokens remembered; a machine rarely changes login more often than this
 MAX_FILE_BYTES = 64 * 1024
-
-
-def _path(machine: str | os.PathLike) -> str:
-    return os.path.join(machine, WHOAMI_FILE)
 
 
 def fingerprint() -> str | None:
@@ -50,7 +47,7 @@ def _kept(machine: str | os.PathLike) -> dict:
     from agentmem.fsutil import read_bytes
 
     try:
-        data = json.loads(read_bytes(_path(machine), MAX_FILE_BYTES))
+        data = json.loads(read_bytes(whoami_path(machine), MAX_FILE_BYTES))
     except (OSError, ValueError):
         return {}
     users = data.get("users") if isinstance(data, dict) else None
@@ -82,7 +79,7 @@ def remember(machine: str | os.PathLike, name: str, key: str | None = None) -> N
     newest = sorted(users.items(), key=lambda kv: kv[1].get("checked", 0) if isinstance(kv[1].get("checked"), int)
                     else 0)[-MAX_KEPT:]
     try:
-        write_atomic(_path(machine), json.dumps({"users": dict(newest)}, indent=1).encode(), durable=False)
+        write_atomic(whoami_path(machine), json.dumps({"users": dict(newest)}, indent=1).encode(), durable=False)
     except OSError:
         pass
 
