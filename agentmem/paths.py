@@ -28,6 +28,7 @@ CONFIG_FILE = "config.toml"
 PENDING_DIR = "pending"
 CACHE_DIR = "cache"
 SETUP_VERIFICATION_FILE = "setup-verification.json"  # the setup note of each store and project (setup/verification)
+WHOAMI_FILE = "whoami.json"  # the Hub user name of each recent login, by a fingerprint (store/whoami.py)
 VIEW_DIR = "view"
 VIEW_PAGE = "index.html"  # in view/: where `view` writes unless told
 VIEW_REGISTRY = "written.json"  # in view/: the view pages this machine wrote (view/written.py)
@@ -127,6 +128,10 @@ def cache_root(machine: str | os.PathLike) -> str:
 
 def setup_verification_path(machine: str | os.PathLike) -> str:
     return os.path.join(machine, SETUP_VERIFICATION_FILE)
+
+
+def whoami_path(machine: str | os.PathLike) -> str:
+    return os.path.join(machine, WHOAMI_FILE)
 
 
 def view_dir(machine: str | os.PathLike) -> str:

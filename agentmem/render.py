@@ -125,9 +125,11 @@ def freshness_lines(out: dict, what: str) -> list[str]:
 
 
 def search_text(out: dict, explicit_project: str | None = None, *, tool: ToolName | None = None,
-                read_hint: str | None = None) -> str:
+                read_hint: str | None = None, authors: bool = False) -> str:
     """Search results as text, note content framed as data. `read_hint`: the front end's own last line
-    (the MCP server names its read tool); else the command that reads the first result."""
+    (the MCP server names its read tool); else the command that reads the first result. `authors`: name
+    each note's author (a machine with a team store: on one member's machine every note is theirs, and
+    the name would cost an agent's every turn for nothing; JSON carries `author` either way)."""
     from agentmem.safety.framing import frame_lines
 
     lines = freshness_lines(out, "results")
@@ -158,7 +160,8 @@ def search_text(out: dict, explicit_project: str | None = None, *, tool: ToolNam
             corr += " [pinned]"
         if r.get("withheld"):
             corr += " [credential withheld]"
-        found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}: {r['title']}{flag}{corr}")
+        by = f" by {r['author']}" if authors and r.get("author") else ""
+        found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}{by}: {r['title']}{flag}{corr}")
         for m in r["matches"]:
             found.append(f"    {m['line']}: {m['text']}")
     if found:  # titles and lines are note content: quoted data, not instructions (INV framed-recall)
@@ -183,14 +186,21 @@ def embedded_line(embedding: dict, project: str) -> str:
             f"hybrid search ({embedding['embedded']} embedded now)")
 
 
-def read_text(out: dict, data: bytes) -> str:
+def read_text(out: dict, data: bytes, *, authors: bool = False) -> str:
     """A note read in full, framed as data, with what the reader should know about where it came from:
-    first its retraction, a review that is due, a pin (`states_text`)."""
+    first its retraction, a review that is due, a pin (`states_text`); `authors` (a machine with a team
+    store): who wrote it, and the personal note it was promoted from."""
+    from agentmem.note import document, ids
     from agentmem.safety.framing import frame_note
 
     note_id = out["id"]
     framed = frame_note(data.decode("utf-8", errors="replace").rstrip("\n"), note_id=note_id).rstrip("\n")
     text = states_text(out) + framed
+    author = document.author_of(out.get("meta") or {}) if authors else None
+    if author:
+        origin = (out.get("meta") or {}).get("promoted_from")
+        origin = f", promoted from their note {origin}" if isinstance(origin, str) and ids.ID.match(origin) else ""
+        text = f"Note {note_id} by {author}{origin}:\n" + text
     if out["source"] == "pending":
         text += f"\n\n(note {note_id} is pending upload on this machine)"
     if out.get("withheld"):

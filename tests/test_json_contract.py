@@ -151,6 +151,7 @@ FAILURES = [
     (["unpin", "20261130T000000000Z-aaaaaaaa", "--project", "app"], "not-found"),
     (["review"], "not-configured"),
     (["purge", "20261130T000000000Z-aaaaaaaa", "--project", "app"], "invalid-input"),  # no terminal, no --yes
+    (["promote", "20261130T000000000Z-aaaaaaaa", "--project", "app"], "not-configured"),  # no team store
     (["map", "/nonexistent/folder", "p"], "invalid-input"),
     (["unmap", "/nonexistent/folder"], "not-found"),
     (["export"], "invalid-input"),

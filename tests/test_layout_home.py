@@ -25,7 +25,7 @@ LAYOUT_NAMES = {
     "state.json", "records.json", "store.json", "no-answer.json", "review.json", "corrections.json",
     "corrections-seen.json", "names", "names.lock", "names.gen", "ranked.sqlite", "vectors.bin", "rebuild.lock",
     "checked.json", "entry.json", "record.json", "note.md", ".confirmed", "setup-verification.json", "written.json",
-    "config.toml", "index.html", "pending-skills",
+    "config.toml", "index.html", "pending-skills", "whoami.json",
 }
 
 # Modules that spell one of these names as a place that is not agentmem's own layout, and why.

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentmem import errors
-from agentmem.store import rights
+from agentmem import errors, paths
+from agentmem.store import rights, whoami
 from agentmem.store.bucket import BucketStore
 
 
@@ -102,17 +102,25 @@ def test_the_probe_asks_whoami_and_one_read_of_the_bucket_and_nothing_else(hub, 
     assert [(r.method, r.route) for r in hub.log] == [("GET", "whoami"), ("GET", "info")]
 
 
-def test_the_probe_keeps_the_users_name_in_the_machine_folder_for_this_endpoint(hub, team, monkeypatch, tmp_path):
+def test_the_probe_keeps_the_users_name_for_this_login_in_the_one_place_author_stamps_read(
+        hub, team, monkeypatch, tmp_path):
     machine = tmp_path / "machine"
     machine.mkdir()
-    assert rights.cached_user(machine) is None
+    monkeypatch.setenv("HF_TOKEN", team.reader.token)
+    assert whoami.cached_name(machine) is None
     _probe(monkeypatch, team.reader.token, team.bucket, machine)
-    assert rights.cached_user(machine) == "reader"
-    assert team.reader.token not in (machine / rights.ACCOUNT_FILE).read_text()  # INV no-credentials
+    assert whoami.cached_name(machine) == "reader"
+    assert team.reader.token not in (machine / paths.WHOAMI_FILE).read_text()  # INV no-credentials
     _probe(monkeypatch, team.writer.token, team.writer.bucket, machine)  # another login on this machine
-    assert rights.cached_user(machine) == "writer"
+    assert whoami.cached_name(machine) == "writer"
+    monkeypatch.setenv("HF_TOKEN", team.reader.token)  # back to the first login, with no probe: its own name
+    assert whoami.cached_name(machine) == "reader"
+    monkeypatch.setenv("HF_TOKEN", team.outsider.token)  # a login never asked about is not named after another
+    assert whoami.cached_name(machine) is None
+    monkeypatch.setenv("HF_TOKEN", team.writer.token)
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # another Hub: its account is not known here
-    assert rights.cached_user(machine) is None
+    assert whoami.cached_name(machine) is None
+    assert sorted(p.name for p in machine.iterdir()) == [paths.WHOAMI_FILE]  # one file holds the name
 
 
 @pytest.mark.parametrize("case", ["no-token", "bad-token", "hub-down", "hub-error"])

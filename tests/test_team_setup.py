@@ -21,7 +21,7 @@ from agentmem import config
 from agentmem.machine import doctor
 from agentmem.setup import runner
 from agentmem.store import folder as folders
-from agentmem.store import rights
+from agentmem.store import whoami
 from agentmem.store.bucket import BucketStore
 from tests.fixtures_core import missing_prerequisite
 from tests.template_kit import make_template_repo, render_tasks_skipped
@@ -79,7 +79,7 @@ def test_a_writer_is_told_the_team_store_reads_and_writes_and_nothing_is_written
     assert "1 object(s) of project app" in step.detail  # it read the project's prefix
     assert report.to_dict()["team"]["access"] == "read and write"
     assert _team_files(hub, hub_team.bucket) == before and _writes_to(hub, hub_team.bucket) == []
-    assert rights.cached_user(folder) == "writer"  # author stamps have the Hub user name
+    assert whoami.cached_name(folder) == "writer"  # author stamps have the Hub user name
 
 
 def test_a_reader_is_told_to_ask_an_admin_for_the_write_role_and_setup_still_verifies(
@@ -165,7 +165,7 @@ def test_without_a_team_setup_and_doctor_have_no_team_step(template_repo, tmp_pa
     assert not [line for line in report.text().splitlines() if line.startswith("team")]
     assert "team step" not in report.text()
     assert doctor.team_check(str(folder), config.load(folder), 10) is None
-    assert rights.cached_user(folder) == "writer"  # the personal bucket's user, recorded by setup
+    assert whoami.cached_name(folder) == "writer"  # the personal bucket's user, recorded by setup
 
 
 # -- a team folder on a shared drive ---------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""The commands that keep memory true: retract, purge, pin, unpin, review (library: memory/curation.py,
-memory/review.py). Every command they print names the helper by its absolute path, quoted."""
+"""The commands that keep memory true: retract, purge, pin, unpin, review, promote (library: memory/curation.py,
+memory/review.py, memory/promotion.py). Every command they print names the helper by its absolute path, quoted."""
 
 from __future__ import annotations
 
@@ -129,3 +129,28 @@ def run_review(args: argparse.Namespace) -> Result:
     project = common.project(cfg, args, "review")
     out = with_command_lines(review.queue(common.machine(), cfg, project, timeout=common.timeout(cfg)))
     return Result(out, review_text(out))
+
+
+def add_promote(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("id", help="the note of yours to copy into the team store")
+    sp.add_argument("--project", help="a configured project name (default: from the current directory)")
+
+
+def run_promote(args: argparse.Namespace) -> Result:
+    from agentmem.memory import promotion
+
+    cfg = common.config()
+    project = common.project(cfg, args, "promote")
+    done = promotion.promote(common.machine(), cfg, project, args.id, timeout=common.timeout(cfg))
+    out = done.to_json()
+    if done.status == "already-promoted":
+        text = (f"note {done.note} was already promoted: team note {done.team_note} came from it; "
+                "nothing was written")
+    elif done.status == "promoted":
+        text = (f"promoted {done.note} to the team store as team note {done.team_note} "
+                f"({out['save']['path']}); your note stays in your own store")
+    else:
+        why = out["save"].get("reason", {}).get("message", "outcome unknown")
+        text = (f"promoted {done.note} as team note {done.team_note} on this machine; NOT confirmed in the team "
+                f"store: {why}\nit is pending; retry with: {out['save']['retry']}")
+    return Result(out, text, EXIT_PENDING if done.status == "pending" else EXIT_OK)

@@ -44,8 +44,10 @@ COMMANDS = {
     "pin": ("hygiene", "pin a note into the project's session-start reminder on every machine"),
     "unpin": ("hygiene", "take a note out of the session-start reminder"),
     "review": ("hygiene", "list what to review: notes past review, near duplicates, repeated corrections, "
-               "retractions"),
+               "retractions, notes proposed for the team"),
     "purge": ("hygiene", "delete a note for good, everywhere (a leaked credential, personal data); asks first"),
+    "promote": ("hygiene", "copy one of your notes into the team store as a new team note naming you and it (a "
+                "curator's decision; yours stays)"),
     "export": ("exchange", "write the notes as plain Markdown files: a folder per project, an index, a manifest"),
     "import": ("exchange", "import memories from an agentmem export or another agent CLI's memory files (dry run "
                "unless --apply)"),

@@ -110,6 +110,9 @@ def add_save(sp: argparse.ArgumentParser) -> None:
                     "configured store (an intact entry keeps its recorded destination)")
     sp.add_argument("--redact", action="store_true",
                     help="replace credentials found in the note with [REDACTED:<kind>] instead of refusing it")
+    sp.add_argument("--propose", action="store_true",
+                    help="mark the note for the team (`propose: \"team\"`): `review` lists it for a writer to "
+                    "`promote`; it stays in your own store until then")
 
 
 def run_save(args: argparse.Namespace) -> Result:
@@ -118,7 +121,7 @@ def run_save(args: argparse.Namespace) -> Result:
     machine = common.machine()
     if args.retry is not None:
         if (args.file or args.text is not None or args.title or args.tag or args.source or args.corrects
-                or args.kind != "note" or args.redact or args.review_by):
+                or args.kind != "note" or args.redact or args.review_by or args.propose):
             raise InvalidInput("--retry takes only a note ID: the pending note is resent exactly as saved")
         from agentmem.safety.screening import refuse_argument
 
@@ -134,13 +137,19 @@ def run_save(args: argparse.Namespace) -> Result:
     raw = args.text.encode("utf-8", errors="surrogateescape") if args.text is not None else _read_body(args.file)
     cfg = common.config()
     project = _project(cfg, args, "save")
+    if args.propose and cfg.team is None:
+        from agentmem.config import TEAM_HINT
+        from agentmem.errors import NotConfigured
+
+        raise NotConfigured("--propose marks a note for the team, and this machine has no team store; "
+                            "nothing was written", hint=TEAM_HINT)
     body = document.decode_body(raw)
     if args.text is None and args.file in (None, "-"):
         check_heredoc_tail(body)
     saved = save.save(machine, cfg, project, body, title=args.title,
                       kind=args.kind, tags=args.tag, sources=args.source, session=args.session,
                       corrects=args.corrects, review_by=args.review_by, redact=args.redact,
-                      timeout=common.timeout(cfg))
+                      timeout=common.timeout(cfg), propose=args.propose)
     out = saved.to_json(with_redacted=args.redact)
     text = _save_text(out)
     if saved.redacted:
@@ -225,7 +234,7 @@ def run_search(args: argparse.Namespace) -> Result:
     finally:
         if progress is not None:
             progress.finish()
-    return Result(out, search_text(out, args.project))
+    return Result(out, search_text(out, args.project, authors=bool(cfg.data.get("team"))))
 
 
 def add_sync(sp: argparse.ArgumentParser) -> None:
@@ -335,4 +344,4 @@ def run_read(args: argparse.Namespace) -> Result:
     cfg = common.config()
     project = _project(cfg, args, "read")
     out, data = recall.read(common.machine(), cfg, project, args.id, fresh=args.fresh, timeout=common.timeout(cfg))
-    return Result(out, read_text(out, data))
+    return Result(out, read_text(out, data, authors=bool(cfg.data.get("team"))))

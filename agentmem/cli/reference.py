@@ -41,8 +41,9 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     }),
     "search": ("ok", {
         "project": "the project searched", "query": "the query", "mode": "ranked | literal | hybrid",
-        "results": "[{id, title, created, kind, pending, matches: [{line, text}], withheld, corrects?, corrected_by?, "
-                   "score?, retracted?, review_due?, pinned?}], best first; a corrected note right below its newest "
+        "results": "[{id, title, created, kind, pending, matches: [{line, text}], withheld, author?, corrects?, "
+                   "corrected_by?, score?, retracted?, review_due?, pinned?}], best first; `author`: who saved it "
+                   "(notes saved before authors were stamped have none); a corrected note right below its newest "
                    "correction; retracted notes only with --include-retracted (`retracted`: {record, kind, agent, "
                    "created, reason}); a note past its review date ranks below an equal match; `withheld`: "
                    "[{where, kind, line?}] credentials the note holds, shown as [REDACTED:<kind>]",
@@ -95,7 +96,9 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     "unpin": _RECORD_SHAPE,
     "review": ("ok", {
         "project": "the project", "notes": "how many notes were looked at",
-        "items": "[{kind: review-due | near-duplicate | corrected-repeatedly | retracted, notes: [ids], summary, "
+        "items": "[{kind: review-due | near-duplicate | corrected-repeatedly | retracted | proposed-for-team (a "
+                 "machine with a team: your notes saved with --propose that no team note came from yet), notes: "
+                 "[ids], summary, "
                  "titles: {id: title}, commands: [{argv, command, note?}], review_by?, record?}], in that order of "
                  "kinds, each sorted by note ID; `command` is `argv` as a line to run (a capitalised word is yours "
                  "to fill in)",
@@ -105,6 +108,11 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "checked_at": "when this machine last checked the store, or null",
         "not_cached?": "why nothing could be cached (a read-only sandbox): the queue covers what the store sent",
         "catching_up?": "{have, total} while a new machine catches up with a large store",
+    }),
+    "promote": ("promoted | pending | already-promoted", {
+        "note": "your note's ID", "project": "its project",
+        "team_note": "the team note's ID: the one made now, or the one an earlier promote made from it",
+        "save?": "the team note's save, as `save --json` gives it (absent when already promoted)",
     }),
     "purge": ("purged | pending", {
         "note": "the purged note's ID", "project": "its project",

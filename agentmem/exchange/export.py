@@ -158,6 +158,9 @@ def index_text(project: str, exported: list[ExportedNote]) -> str:
     for n in sorted(exported, key=lambda n: (n.parsed.created, n.id), reverse=True):
         title = n.parsed.title.replace("[", "(").replace("]", ")").replace("\n", " ")
         extra = [n.parsed.kind, n.parsed.created[:10], *n.marks]
+        author = document.author_of(n.parsed.meta)
+        if author:  # notes saved before authors were stamped have none (issue X, item 5)
+            extra.insert(2, f"by {author}")
         if n.parsed.get("corrects"):
             extra.append(f"corrects {n.parsed.get('corrects')}")
         if n.pending:

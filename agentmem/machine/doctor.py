@@ -376,6 +376,11 @@ def run(machine: str, cfg: Config, *, timeout: float | None = None,
     team = team_check(machine, cfg, timeout)
     if team is not None:
         checks.append(team)
+    if cfg.store.kind == "bucket" and not cfg.author:  # the name a save stamps, asked again (issue X, item 5)
+        from agentmem.memory.author import CHECK_SECONDS
+        from agentmem.store import whoami
+
+        whoami.refresh(machine, min(CHECK_SECONDS, timeout or CHECK_SECONDS))
     checks.append(pending_check(machine))
     checks += purge_checks(machine, cfg, projects, timeout)
     for project in projects:

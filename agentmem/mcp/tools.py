@@ -358,7 +358,8 @@ def _search(machine: str, cfg: Config, project: str, args: dict[str, Any], timeo
 
     out = recall.search(machine, cfg, project, args["query"], limit=args.get("limit", 10), mode=args.get("mode"),
                         timeout=timeout)
-    text = search_text(out, tool=tool_name, read_hint=f"Read one in full with {READ_TOOL} (argument id).")
+    text = search_text(out, tool=tool_name, read_hint=f"Read one in full with {READ_TOOL} (argument id).",
+                       authors=bool(cfg.data.get("team")))
     return Reply(text, _recalled(out))
 
 
@@ -367,7 +368,7 @@ def _read(machine: str, cfg: Config, project: str, args: dict[str, Any], timeout
     from agentmem.render import read_text
 
     out, data = recall.read(machine, cfg, project, args["id"], timeout=timeout)
-    return Reply(read_text(out, data), _recalled(out))
+    return Reply(read_text(out, data, authors=bool(cfg.data.get("team"))), _recalled(out))
 
 
 def _save(machine: str, cfg: Config, project: str, args: dict[str, Any], timeout: float) -> Reply:

@@ -153,7 +153,8 @@ def save_copy(machine: str, cfg: Config, finding: Finding, *, timeout: float | N
     return save.save(machine, cfg, finding.project, body, title=title, kind=parsed.kind,
                      tags=strings("tags")[: document.MAX_LIST_ITEMS],
                      sources=(strings("sources") + [SOURCE_PREFIX + finding.id])[-document.MAX_LIST_ITEMS:],
-                     corrects=finding.id, redact=True, timeout=timeout)
+                     corrects=finding.id, redact=True, timeout=timeout,
+                     author=document.author_of(meta))  # its words are the original's author's (else the auditor's)
 
 
 def _only_redacted(value: str) -> bool:

@@ -6,7 +6,9 @@ Items, in this order (each kind sorted by note ID):
   neither retracted nor corrected since;
 - near-duplicate: two notes of the project with nearly the same text, or the same title words;
 - corrected-repeatedly: a note corrected by more than one note;
-- retracted: the project's retractions (a person may purge a note that must not exist).
+- retracted: the project's retractions (a person may purge a note that must not exist);
+- proposed-for-team (a machine with a team store): personal notes marked for the team (`save --propose`)
+  that no team note was promoted from yet, each with the `promote` command (memory/promotion.py).
 
 Near-duplicates come from the ranked index's terms (search/index.py), in one pass rather than a
 search per note: each note's rarest terms name its candidates, and a candidate pair is kept when
@@ -19,20 +21,19 @@ Commands are argument lists (`argv`); the front ends render them.
 from __future__ import annotations
 
 import math
-import os
-import time
 
-from agentmem.note import document, ids
-from agentmem.paths import REVIEW_FILE, notes_folder
+from agentmem.memory.heads import notes_of
+from agentmem.note import document
 from agentmem.replica import cache
 from agentmem.uploads import pending
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
     from agentmem.config import Config
+    from agentmem.memory.heads import Head
     from agentmem.note.records import States
 
-KIND_ORDER = ("review-due", "near-duplicate", "corrected-repeatedly", "retracted")
+KIND_ORDER = ("review-due", "near-duplicate", "corrected-repeatedly", "retracted", "proposed-for-team")
 # Idf-weighted cosine of two notes' stemmed term counts from which they are near-duplicates.
 # 0.9 keeps a note saved twice with a word or two changed and is far above two different findings about
 # the same component, which share its name and a few verbs (bench/review.py; docs/benchmarks.md).
@@ -54,16 +55,6 @@ NEAR_TITLE_TEXT = 0.5
 # (all-MiniLM-L6-v2; docs/benchmarks.md).
 NEAR_MEANING = 0.75
 MAX_ITEMS_PER_KIND = 200  # a queue longer than this is cut, and says so
-_HEAD = document.MAX_FRONTMATTER_BYTES + 64  # the frontmatter is all that is needed of a note here
-SEEN_FILE = REVIEW_FILE  # a purge deletes it where it names the note (replica/states.py)
-_RACY_NS = 2_000_000_000  # a folder mtime this young may hide a change in the same tick (as corrections.py)
-
-
-class _Note:
-    __slots__ = ("id", "meta", "title_key")
-
-    def __init__(self, note_id: str, meta: dict, title_key: tuple):
-        self.id, self.meta, self.title_key = note_id, meta, title_key
 
 
 def queue(machine: str, cfg: Config, project: str, *, timeout: float | None = None) -> dict:
@@ -77,7 +68,7 @@ def queue(machine: str, cfg: Config, project: str, *, timeout: float | None = No
     states = project_states(machine, cfg.store, project)
     waiting = pending.project_notes(machine, cfg.store, project)
     hidden = set(states.retracted) | set(states.purged)
-    known = _notes(pdir, waiting, set(states.purged))
+    known = notes_of(pdir, waiting, set(states.purged))
     pairs = dict(corrections.cached_pairs(pdir))
     for note_id, data in waiting.items():
         fixed = document.parse(data).meta.get("corrects")
@@ -89,6 +80,10 @@ def queue(machine: str, cfg: Config, project: str, *, timeout: float | None = No
              + _duplicates(project, pdir, known, hidden, pairs, waiting)
              + _corrected_repeatedly(project, known, fixed_by)
              + _retracted(project, known, states))
+    if cfg.scope == "personal" and cfg.data.get("team"):  # a machine without a team: the queue as before
+        from agentmem.memory import promotion
+
+        items += promotion.proposed(machine, cfg, project, known, hidden, timeout=timeout)
     cut: dict[str, int] = {}
     out: list[dict] = []
     for kind in KIND_ORDER:
@@ -101,65 +96,13 @@ def queue(machine: str, cfg: Config, project: str, *, timeout: float | None = No
     return {"project": project, "items": out, "left_out": cut, "notes": len(known), **freshness}
 
 
-def _notes(pdir: str, waiting: dict[str, bytes], purged: set[str]) -> dict[str, _Note]:
-    """Every note of the project this machine holds (cache, then pending), by ID, without purged ones.
-
-    What the queue needs of each note (title, created, review_by) is kept in `review.json` beside the
-    cache (derived, like corrections.json): only notes that arrived since it was written are opened.
-    """
-    import json
-
-    from agentmem.fsutil import read_bytes, write_atomic
-
-    ndir = notes_folder(pdir)
-    try:
-        mtime = os.stat(ndir).st_mtime_ns
-        present = set(ids.note_ids(os.listdir(ndir)))
-    except FileNotFoundError:
-        mtime, present = 0, set()
-    try:
-        kept = json.loads(read_bytes(os.path.join(pdir, SEEN_FILE)))
-        seen = kept["notes"] if isinstance(kept, dict) and isinstance(kept.get("notes"), dict) else {}
-    except (OSError, ValueError):
-        kept, seen = None, {}
-    fresh = isinstance(kept, dict) and kept.get("dir_mtime") == mtime and mtime
-    known = {k: v for k, v in seen.items() if k in present} if not fresh else seen
-    for note_id in sorted(present - set(known)):
-        try:
-            known[note_id] = _fields(read_bytes(os.path.join(ndir, ids.note_file(note_id)), _HEAD))
-        except OSError:
-            continue
-    if not fresh or len(known) != len(seen):
-        trusted = mtime if time.time_ns() - mtime > _RACY_NS else 0
-        try:
-            write_atomic(os.path.join(pdir, SEEN_FILE),
-                         json.dumps({"dir_mtime": trusted, "notes": known}).encode(), durable=False)
-        except OSError:
-            pass  # derived: found again next time
-    for note_id, data in waiting.items():
-        known.setdefault(note_id, _fields(data))
-    return {i: _Note(i, {"title": f[0], "created": f[1], **({"review_by": f[2]} if f[2] else {})},
-                     tuple(f[3].split()))
-            for i, f in sorted(known.items()) if i not in purged}
-
-
-def _fields(data: bytes) -> list[str]:
-    """[title, created, review_by or "", the title's distinct terms sorted and joined]: what the queue uses."""
-    from agentmem.search import words
-
-    parsed = document.parse(data)
-    review_by = parsed.meta.get("review_by")
-    return [parsed.title, parsed.created, review_by if isinstance(review_by, str) else "",
-            " ".join(sorted(set(words.terms(parsed.title))))]
-
-
-def _title(known: dict[str, _Note], note_id: str) -> dict[str, str]:
+def _title(known: dict[str, Head], note_id: str) -> dict[str, str]:
     note = known.get(note_id)
     title = note.meta.get("title") if note is not None else None
     return {note_id: title} if isinstance(title, str) else {}
 
 
-def _titles(known: dict[str, _Note], *note_ids: str) -> dict[str, str]:
+def _titles(known: dict[str, Head], *note_ids: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for note_id in note_ids:
         out |= _title(known, note_id)
@@ -170,7 +113,7 @@ def _cmd(*argv: str, note: str | None = None) -> dict:
     return {"argv": list(argv)} | ({"note": note} if note else {})
 
 
-def _due(project: str, known: dict[str, _Note], hidden: set[str], fixed_by: dict,
+def _due(project: str, known: dict[str, Head], hidden: set[str], fixed_by: dict,
          review_after: float | None) -> list[dict]:
     today = document.today()
     out = []
@@ -192,7 +135,7 @@ def _due(project: str, known: dict[str, _Note], hidden: set[str], fixed_by: dict
     return out
 
 
-def _corrected_repeatedly(project: str, known: dict[str, _Note], fixed_by: dict) -> list[dict]:
+def _corrected_repeatedly(project: str, known: dict[str, Head], fixed_by: dict) -> list[dict]:
     out = []
     for note_id in sorted(fixed_by):
         fixers = fixed_by[note_id]  # newest first
@@ -209,7 +152,7 @@ def _corrected_repeatedly(project: str, known: dict[str, _Note], fixed_by: dict)
     return out
 
 
-def _retracted(project: str, known: dict[str, _Note], states: States) -> list[dict]:
+def _retracted(project: str, known: dict[str, Head], states: States) -> list[dict]:
     out = []
     for note_id in sorted(states.retracted):
         gone = states.retracted[note_id]
@@ -227,7 +170,7 @@ def _retracted(project: str, known: dict[str, _Note], states: States) -> list[di
 
 # -- near-duplicates ----------------------------------------------------------------------------------
 
-def _duplicates(project: str, pdir: str, known: dict[str, _Note], hidden: set[str], pairs: dict[str, str],
+def _duplicates(project: str, pdir: str, known: dict[str, Head], hidden: set[str], pairs: dict[str, str],
                 waiting: dict[str, bytes]) -> list[dict]:
     """Pairs of live notes with the same title words, or nearly the same text (see NEAR_TEXT)."""
     related = {frozenset(p) for p in pairs.items()}  # a note and its correction are meant to be alike
@@ -265,7 +208,7 @@ def _duplicates(project: str, pdir: str, known: dict[str, _Note], hidden: set[st
 class _Texts:
     """The live notes' stemmed terms (from the index) and document frequencies, for text similarity."""
 
-    def __init__(self, pdir: str, known: dict[str, _Note], hidden: set[str], waiting: dict[str, bytes]):
+    def __init__(self, pdir: str, known: dict[str, Head], hidden: set[str], waiting: dict[str, bytes]):
         from collections import Counter
 
         from agentmem.search import build, index

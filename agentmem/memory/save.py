@@ -37,21 +37,26 @@ class Saved:
 def save(machine: str, cfg: Config, project: str, body: str, *, title: str | None = None, kind: str = "note",
          tags: Iterable[str] = (), sources: Iterable[str] = (), session: str | None = None, corrects: str | None = None,
          review_by: str | None = None, redact: bool = False, timeout: float | None = None,
-         agent: str | None = None) -> Saved:
-    """Save one note of `project` to the configured store; a failed upload leaves it pending. `agent`: who
-    wrote it, when not this machine's configured agent (an imported memory names the tool it came from)."""
+         agent: str | None = None, author: str | None = None, promoted_from: str | None = None,
+         propose: bool = False) -> Saved:
+    """Save one note of `project` to the configured store; a failed upload leaves it pending. `agent`: the
+    tool that wrote it, when not this machine's configured agent (an imported memory names the tool it came
+    from); `author`: the member, when not this machine's (memory/author.py: a promoted note keeps its
+    original's); `promoted_from`: the personal note a team note copies (`promote`); `propose`: marked for
+    the team (`save --propose`)."""
     from agentmem.safety import credentials, screening
 
     agent = agent or cfg.agent
     # Every field that reaches the note or its pending entry; identifiers are refused, never redacted.
     fields, redacted = screening.screen(
         {"body": body, "title": title, "tag": list(tags), "source": list(sources), "session": session,
-         "corrects": corrects, "kind": kind, "project": project, "agent": agent, "review_by": review_by},
+         "corrects": corrects, "kind": kind, "project": project, "agent": agent, "author": author,
+         "review_by": review_by, "promoted_from": promoted_from},
         redact_found=redact,
         known=credentials.env_secrets(),
-        fixed=("corrects", "kind", "project", "agent", "review_by"),
+        fixed=("corrects", "kind", "project", "agent", "author", "review_by", "promoted_from"),
     )
-    deadline = Deadline(timeout)  # INV bounded-network: the correction's check and the upload share one budget
+    deadline = Deadline(timeout)  # INV bounded-network: the name check, the correction's and the upload share it
     if corrects is not None:
         _check_corrects(machine, cfg, project, corrects, deadline)
     note = document.build(
@@ -65,8 +70,18 @@ def save(machine: str, cfg: Config, project: str, body: str, *, title: str | Non
         session=fields["session"],
         corrects=corrects,
         review_by=review_by,
+        author=author,
+        promoted_from=promoted_from,
+        propose=document.PROPOSE_TEAM if propose else None,
     )
+    if author is None:  # once the note is valid: a refused note asks the Hub nothing, not even its author's name
+        from agentmem.memory.author import author_of
+
+        note.author = document.check_author(author_of(machine, cfg, deadline))
+        screening.screen({"author": note.author}, known=credentials.env_secrets(), fixed=("author",))
     data = note.render()
+    if len(data) > document.MAX_NOTE_BYTES:
+        raise errors.InvalidInput(f"note is {len(data)} bytes; the limit is {document.MAX_NOTE_BYTES} bytes (64 KiB)")
     entry = pending.Entry(
         id=note.id,
         store=cfg.store,

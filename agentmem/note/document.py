@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from datetime import datetime
 
 KINDS = ("note", "checkpoint")
+# `propose: "team"` in a personal note's frontmatter: its member marked it for the team (`save --propose`),
+# so `review` lists it for a writer to `promote` (issue X, item 4).
+PROPOSE_TEAM = "team"
+# An author: the member's name (config.AGENT_NAME's rule, repeated here to keep config off this import).
+_AUTHOR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 
 # Limits: a checkpoint is meant to be concise; 64 KiB is about
 # 16k tokens, far above any useful note, and keeps one read cheap for an agent.
@@ -58,24 +63,28 @@ class Note:
 
     def __init__(self, *, id: str, title: str, kind: str, project: str, created: str, agent: str, body: str,
                  sources: list[str] | None = None, tags: list[str] | None = None,
-                 session: str | None = None, corrects: str | None = None, review_by: str | None = None):
+                 session: str | None = None, corrects: str | None = None, review_by: str | None = None,
+                 author: str | None = None, promoted_from: str | None = None, propose: str | None = None):
         self.id, self.title, self.kind, self.project = id, title, kind, project
         self.created, self.agent, self.body = created, agent, body
         self.sources = sources or []
         self.tags = tags or []
         self.session, self.corrects = session, corrects
         self.review_by = review_by
+        self.author, self.promoted_from, self.propose = author, promoted_from, propose
 
     def frontmatter(self) -> dict:
-        meta = {
+        meta: dict[str, str | list[str]] = {
             "id": self.id,
             "title": self.title,
             "kind": self.kind,
             "project": self.project,
             "created": self.created,
             "agent": self.agent,
-            "sources": self.sources,
         }
+        if self.author:  # absent from notes saved before authors were stamped (issue X, item 5)
+            meta["author"] = self.author
+        meta["sources"] = self.sources
         if self.tags:
             meta["tags"] = self.tags
         if self.session:
@@ -84,6 +93,10 @@ class Note:
             meta["corrects"] = self.corrects
         if self.review_by:
             meta["review_by"] = self.review_by
+        if self.promoted_from:
+            meta["promoted_from"] = self.promoted_from
+        if self.propose:
+            meta["propose"] = self.propose
         return meta
 
     def render(self) -> bytes:
@@ -156,8 +169,13 @@ def build(
     review_by: str | None = None,
     note_id: str | None = None,
     now: datetime | None = None,
+    author: str | None = None,
+    promoted_from: str | None = None,
+    propose: str | None = None,
 ) -> Note:
-    """Validate the agent's input and assemble a new note with a fresh ID."""
+    """Validate the agent's input and assemble a new note with a fresh ID. `author`: the member who wrote
+    it; `promoted_from`: the personal note a team note was promoted from; `propose`: "team" when the
+    member marks it for the team (a writer may then promote it)."""
     if kind not in KINDS:
         raise InvalidInput(f"invalid kind {kind!r}: use 'note' or 'checkpoint'")
     if not body.strip():
@@ -172,6 +190,12 @@ def build(
         raise InvalidInput(f"title is too long: at most {MAX_TITLE} characters")
     if corrects is not None:
         check_id(corrects)
+    if promoted_from is not None:
+        check_id(promoted_from)
+    if propose not in (None, PROPOSE_TEAM):
+        raise InvalidInput(f"invalid proposal {propose!r}: only {PROPOSE_TEAM!r}")
+    if author is not None:
+        check_author(author)
     if review_by is not None:
         review_by = check_review_date(review_by)
     if session is not None:
@@ -192,11 +216,28 @@ def build(
         session=session,
         corrects=corrects,
         review_by=review_by,
+        author=author,
+        promoted_from=promoted_from,
+        propose=propose,
     )
     data = note.render()
     if len(data) > MAX_NOTE_BYTES:
         raise InvalidInput(f"note is {len(data)} bytes; the limit is {MAX_NOTE_BYTES} bytes (64 KiB)")
     return note
+
+
+def check_author(name: str) -> str:
+    if not isinstance(name, str) or not _AUTHOR.match(name):
+        raise InvalidInput(f"invalid author name {str(name)[:40]!r}: 1-64 letters, digits, '.', '_', '@', '+' "
+                           "or '-', starting with a letter or digit")
+    return name
+
+
+def author_of(meta: dict) -> str | None:
+    """The author a note's metadata names, or None: notes saved before authors were stamped have none, and
+    a name that breaks the rule (another writer's) is not shown as one."""
+    value = meta.get("author")
+    return value if isinstance(value, str) and _AUTHOR.match(value) else None
 
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")

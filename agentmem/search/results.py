@@ -6,6 +6,8 @@ them), so neither imports the other even for the type.
 
 from __future__ import annotations
 
+from agentmem.note.document import author_of
+
 
 class Result:
     def __init__(self, id: str, title: str, created: str, kind: str, pending: bool,
@@ -41,4 +43,7 @@ class Result:
             out["review_due"] = True
         if self.pinned:
             out["pinned"] = True
+        author = author_of(self.meta)
+        if author:  # notes saved before authors were stamped have none (issue X, item 5)
+            out["author"] = author
         return out

@@ -120,7 +120,7 @@ def _accept(machine: Path, desc: StoreDescription, found: str) -> None:
 def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: float, new_store: bool = False) -> bool:
     """Connect to the configured bucket; with none configured, create or reuse `<user>/agent-memory`."""
     from agentmem.machine import provision  # imports huggingface_hub
-    from agentmem.store import identity, rights
+    from agentmem.store import identity
     from agentmem.store.base import StoreDescription
     from agentmem.store.bucket import BucketStore
 
@@ -140,8 +140,10 @@ def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: fl
         report.add("auth" if exc.kind == "not-authenticated" else "store", FAILED, exc.one_line())
         report.exit_code = exc.exit_code
         return False
-    rights.remember_user(machine, done.user)  # the user's name, for author stamps without the network
     report.add("auth", OK, f"Hugging Face user {done.user}")
+    from agentmem.store import whoami
+
+    whoami.remember(machine, done.user)  # the author a save stamps, kept so that no save asks (issue X, item 5)
     report.add("store", CHANGED if done.action == "created" else OK, done.text())
     return True
 

@@ -18,20 +18,19 @@ What the Hub's answer leaves unsaid (a login whose token role is not stated, a m
 without `roleInOrg`) restricts nothing here: the Hub still refuses what it must. Any other
 failure raises what it is (`network.classify`): Offline, NotAuthenticated, RemoteError.
 
-The user's name is kept in the machine folder (`hub-account.json`, with the endpoint it came
-from) so that author stamps read it without the network (`cached_user`); a probe refreshes it.
+Given the machine folder, a probe keeps the user's name there through store/whoami.py (its
+`whoami.json`, keyed by a fingerprint of endpoint and token, so another login is never taken for
+this one); author stamps read it from there without the network.
 The rules follow the Hub's documentation (/work/shared/reference/hf-teams.md); the live Hub's
 exact shapes are unproved from here.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 
 from agentmem import errors
-from agentmem.fsutil import read_bytes, write_atomic
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -41,8 +40,6 @@ READ_WRITE = "read and write"
 READ_ONLY = "read only"
 NO_ACCESS = "no access"
 NOT_FOUND = "not found"
-ACCOUNT_FILE = "hub-account.json"
-_DEFAULT_ENDPOINT = "https://huggingface.co"
 _WRITING_ROLES = ("owner", "write", "admin")
 
 
@@ -76,11 +73,13 @@ class Access:
 
 def probe(store: BucketStore, machine: str | os.PathLike | None = None) -> Access:
     """What `store`'s credential may do in its bucket: whoami, then one read of the bucket's info.
-    Writes nothing to the bucket; with `machine`, records the user's name there (`cached_user`)."""
+    Writes nothing to the bucket; with `machine`, keeps the user's name there (store/whoami.py)."""
     who = whoami(store)
     user = who["name"]
     if machine is not None:
-        remember_user(machine, user)
+        from agentmem.store import whoami as kept
+
+        kept.remember(machine, user)
     bucket = store.bucket_id
     namespace = bucket.split("/")[0]
     role = _role(who, user, namespace)
@@ -173,38 +172,3 @@ def _what_stops_writing(who: dict, user: str, namespace: str, role: str | None, 
     if token in ("fine-grained read", "fine-grained none"):
         return f"this machine's fine-grained token does not include write access to {bucket}"
     return ""
-
-
-# -- the user's name, kept for author stamps -------------------------------------------------------
-
-
-def _endpoint() -> str:
-    return (os.environ.get("HF_ENDPOINT") or _DEFAULT_ENDPOINT).rstrip("/")
-
-
-def account_path(machine: str | os.PathLike) -> str:
-    return os.path.join(machine, ACCOUNT_FILE)
-
-
-def remember_user(machine: str | os.PathLike, user: str) -> None:
-    """Record `user` as this machine's Hub account (best effort: a failure only costs a later whoami)."""
-    if cached_user(machine) == user:
-        return
-    body = json.dumps({"name": user, "endpoint": _endpoint()}, sort_keys=True) + "\n"
-    try:
-        write_atomic(account_path(machine), body.encode())
-    except OSError:
-        pass
-
-
-def cached_user(machine: str | os.PathLike) -> str | None:
-    """The Hub account name the last probe found for the current endpoint, without the network;
-    None when no probe has recorded one (or it was for another endpoint)."""
-    try:
-        data = json.loads(read_bytes(account_path(machine), 4096))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("endpoint") != _endpoint():
-        return None
-    name = data.get("name")
-    return name if isinstance(name, str) and name else None

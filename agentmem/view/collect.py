@@ -173,12 +173,13 @@ class Collector:
         given = {
             "title": parsed.title, "created": parsed.created, "agent": _str(meta.get("agent")),
             "session": _str(meta.get("session")), "tags": _strs(meta.get("tags")),
-            "sources": _strs(meta.get("sources")), "body": parsed.body,
+            "sources": _strs(meta.get("sources")), "body": parsed.body, "author": _author(meta),
         }
         text = self.shown.fields(given)
         corrects = meta.get("corrects")
         detail = {"title": text["title"], "tags": text["tags"], "sources": text["sources"], "body": text["body"],
-                  "session": text["session"], "states": states, "review_by": review_by}
+                  "session": text["session"], "states": states, "review_by": review_by, "author": text["author"],
+                  "promoted_from": _promoted(meta)}
         detail = {k: v for k, v in detail.items() if v}  # what a note lacks is left out: 100k notes lack much
         line = marshal.dumps(detail)  # this process's own temp file: the quickest way there and back
         at = self.spool.tell()
@@ -238,8 +239,26 @@ class Collector:
                 shown["states"] = [dict(s, detail=shown_body(s["detail"])) for s in detail["states"]]
             if detail.get("review_by"):
                 shown["review_by"] = detail["review_by"]
+            if detail.get("author"):
+                shown["author"] = one_line(detail["author"])
+            if detail.get("promoted_from"):
+                shown["promoted_from"] = detail["promoted_from"]
             yield shown
         self._close_indexes()  # every look-up done: no index's writer waits on the page being written
+
+
+def _author(meta: dict) -> str:
+    """The note's author (issue X, item 5), or "" for a note saved before authors were stamped."""
+    from agentmem.note.document import author_of
+
+    return author_of(meta) or ""
+
+
+def _promoted(meta: dict) -> str:
+    from agentmem.note import ids
+
+    value = meta.get("promoted_from")
+    return value if isinstance(value, str) and ids.ID.match(value) else ""
 
 
 def _str(value: object) -> str:

@@ -248,6 +248,8 @@
       ["Agent", T.agents[agent[i]]]];
     const who = T.agents[agent[i]];
     facts.push(["Machine", who.includes("@") ? who.slice(who.lastIndexOf("@") + 1) : "unknown"]);
+    if (n.author) facts.push(["Author", n.author]);
+    if (n.promoted_from) facts.push(["Promoted from", n.promoted_from]);
     if (n.session) facts.push(["Session", n.session]);
     const dl_ = h("dl", {}, facts.map(([k, v]) => [h("dt", { text: k }), h("dd", { text: v })]));
     const tags = (C.tags[i] || []).map((t) => T.tags[t]);
