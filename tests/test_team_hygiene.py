@@ -206,3 +206,31 @@ def test_a_member_with_the_read_role_is_refused_on_the_hub_in_one_line_with_noth
     assert sorted(hub.buckets[TEAM_BUCKET].files) == before
     done = writer.run("retract", note, "--reason", "the writer may", "--json")
     assert done.returncode == 0 and json.loads(done.stdout)["status"] == "saved", done.stderr
+
+
+def test_a_skill_published_to_the_team_is_discovered_and_installed_by_the_other_member(team):
+    from tests.skillkit import write_skill
+
+    source = team.root / "skills-src" / "deploy-helper"
+    write_skill(source, description="Deploys the app the team's way.")
+    status, out = team.json("a", "publish-skill", str(source), "--team")
+    assert status == 0 and out["status"] == "published" and out["scope"] == "team", out
+    revision = out["revision"]
+    assert (team.team / "skills" / "deploy-helper" / revision / "SKILL.md").is_file()
+    assert not (team.own["a"] / "skills").exists()  # never into the member's own store
+    status, out = team.json("b", "skills")
+    assert status == 0, out
+    assert [(s["name"], s["scope"], [r["revision"] for r in s["revisions"]]) for s in out["skills"]] == [
+        ("deploy-helper", "team", [revision])]
+    status, text, _ = team.run("b", "skills")
+    assert "deploy-helper  [team]" in text
+    status, out = team.json("b", "read-skill", "deploy-helper", revision)
+    assert status == 0 and out["scope"] == "team" and "Deploys the app" in out["content"], out
+    with open(team.machines["b"].home / "config.toml", "a", encoding="utf-8") as f:
+        f.write('\n[runtimes]\nenabled = ["claude"]\n')
+    status, out = team.json("b", "install-skill", "deploy-helper", revision)
+    assert status == 0 and out["scope"] == "team", out
+    installed = team.machines["b"].user_home / ".claude" / "skills" / "deploy-helper" / "SKILL.md"
+    assert "Deploys the app" in installed.read_text()
+    status, out, err = team.run("b", "install-skill", "deploy-helper", "20990101T000000Z-nope0000")
+    assert status != 0 and len(err.strip().splitlines()) == 1 and "no published revision" in err, err
