@@ -234,3 +234,33 @@ def test_a_skill_published_to_the_team_is_discovered_and_installed_by_the_other_
     assert "Deploys the app" in installed.read_text()
     status, out, err = team.run("b", "install-skill", "deploy-helper", "20990101T000000Z-nope0000")
     assert status != 0 and len(err.strip().splitlines()) == 1 and "no published revision" in err, err
+
+
+def test_the_view_shows_team_notes_marked_beside_the_members_own_and_their_commands_carry_team(team):
+    import shlex
+    import subprocess
+
+    from agentmem.view import commands
+    from tests.test_view import by_id, page_data
+
+    shared = team.save_team("a", "Team fact", "the staging database is reset nightly")
+    status, out = team.json("b", "save", "--title", "My fact", "--text", "my own scratch note")
+    assert status == 0, out
+    mine = out["id"]
+    m = team.machines["b"]
+    status, out = team.json("b", "view")
+    assert status == 0, out
+    html = m.home / "view" / "index.html"
+    shown = by_id(html)
+    assert shown[shared]["project"] == shown[mine]["project"] == "app"
+    assert shown[shared]["state_codes"] == ["team"] and shown[mine]["state_codes"] == []
+    assert [s["name"] for s in shown[shared]["states"]] == ["team"]
+    data = page_data(html.read_bytes())
+    assert data["store"]["team"] == str(team.team) and data["projects"][0]["notes"] == 2
+    given = data["commands"]["app"]
+    assert "--team" not in given["lines"]["pin"] and "--team" in given["team"]["lines"]["pin"]
+    line = commands.for_note(given["team"]["lines"]["pin"], shared)
+    done = subprocess.run(shlex.split(line), cwd=m.user_home, env=m.env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and f"pinned team note {shared}" in done.stdout, done.stderr
+    team.json("b", "view")
+    assert by_id(html)[shared]["state_codes"] == ["team", "pinned"]
