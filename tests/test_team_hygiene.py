@@ -264,3 +264,39 @@ def test_the_view_shows_team_notes_marked_beside_the_members_own_and_their_comma
     assert done.returncode == 0 and f"pinned team note {shared}" in done.stdout, done.stderr
     team.json("b", "view")
     assert by_id(html)[shared]["state_codes"] == ["team", "pinned"]
+
+
+def test_an_export_keeps_each_notes_scope_and_an_import_puts_team_notes_back_only_with_team(team, tmp_path):
+    shared = team.save_team("a", "Team fact", "the staging database is reset nightly")
+    assert team.json("a", "retract", shared, "--team", "--reason", "no longer nightly")[0] == 0
+    status, out = team.json("a", "save", "--title", "Mine", "--text", "my own scratch note")
+    mine = out["id"]
+    dest = tmp_path / "export"
+    status, out = team.json("a", "export", str(dest))
+    assert status == 0 and out["projects"] == {"app": 1} and out["team_projects"] == {"app": 1}, out
+    assert (dest / "app" / f"{mine}.md").is_file() and (dest / "@team" / "app" / f"{shared}.md").is_file()
+    assert (dest / "@team" / "app" / "index.md").is_file()
+    manifest = json.loads((dest / "manifest.json").read_text())
+    assert {(n["id"], n.get("scope")) for n in manifest["notes"]} == {(mine, None), (shared, "team")}
+    assert [(r["kind"], r["scope"]) for r in manifest["records"]] == [("retract", "team")]
+    assert team.json("a", "export", str(dest))[1]["written"] == 0  # a rerun changes nothing
+
+    # another member's machine, with stores of its own: both empty
+    other = Team(tmp_path / "elsewhere")
+    status, out = other.json("b", "import", "--from", "agentmem", str(dest), "--apply")
+    assert status == 0, out
+    actions = {i.get("id", i["title"]): (i["action"], i.get("reason", "")) for i in out["items"]}
+    assert actions[mine] == ("save", "") and actions[shared][0] == "refused" and "--team" in actions[shared][1]
+    assert actions[f"retract {shared}"][0] == "refused"  # the team's record stays out of the member's store
+    assert not (other.team / "projects").exists()  # nothing personal reached the team store
+    status, out = other.json("b", "import", "--from", "agentmem", str(dest), "--team", "--apply")
+    assert status == 0, out
+    actions = {i["id"]: i["action"] for i in out["items"] if i["title"] != f"retract {shared}"}
+    assert actions[shared] == "save" and actions[mine] == "refused"
+    assert (other.team / "projects" / "app" / "notes" / f"{shared}.md").is_file()
+    assert not (other.own["b"] / "projects" / "app" / "notes" / f"{shared}.md").exists()
+    assert any(p.endswith(".retract.json") for p in other.team_objects())
+    status, out = other.json("b", "import", "--from", "agentmem", str(dest), "--team")
+    assert status == 0 and out["counts"]["save"] == 0, out  # idempotent
+    status, out, err = other.run("b", "import", "--from", "codex", "--team")
+    assert status != 0 and len(err.strip().splitlines()) == 1 and "your own" in err, err
