@@ -99,8 +99,8 @@ def run_skills(args: argparse.Namespace) -> Result:
     labels = " and ".join(cfg.scoped(scope).store.label() for scope in scopes)
     waiting = publish.pending_publications(machine)
     shown, withheld = screening.withhold(query or "", credentials.env_secrets())  # INV no-credentials
-    out = {"status": "ok", "store": cfg.scoped(scopes[0]).store.label(), "query": shown or None, "skills": found,
-           "pending": waiting}
+    out: dict = {"status": "ok", "store": cfg.scoped(scopes[0]).store.label(), "query": shown or None,
+                 "skills": found, "pending": waiting}
     if cfg.team is not None:
         out["stores"] = {scope: cfg.scoped(scope).store.label() for scope in scopes}
     if withheld:

@@ -210,7 +210,7 @@ def _project_notes(machine: str, cfg: Config, project: str, waiting: dict[str, E
     found.use_index(project, pdir, cfg.scope)
     team = [{"name": "team", "label": "team",
              "detail": shown.text(f"a team note, in the team's store {_home_relative(cfg.store.label())}: every "
-                                  "member finds it; its commands act there (--team)")}] if cfg.scope == "team" else []
+                                  "member finds it: its commands act there")}] if cfg.scope == "team" else []
     for note_id in cached:
         if note_id in states.purged:
             continue
