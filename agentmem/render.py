@@ -245,22 +245,26 @@ def states_text(out: dict) -> str:
 
 def record_text(out: dict, done: str, tool: ToolName | None = None) -> str:
     """What saving a retraction, pin or unpin did (`done`: "retracted", "pinned", "unpinned")."""
-    note = out["note"]
+    team = out.get("scope") == "team"  # a team note: said, as the member may not have known (team_curation)
+    note = f"team note {out['note']}" if team else out["note"]
     if out["status"] == "unchanged":
-        return f"note {note} was already {done}; nothing was written"
+        return f"{'' if team else 'note '}{note} was already {done}; nothing was written"
     if out["status"] == "saved":
-        return f"{done} {note}: record {out['record']['record']} saved to shared memory ({out['path']})"
+        where = "the team's shared memory" if team else "shared memory"
+        return f"{done} {note}: record {out['record']['record']} saved to {where} ({out['path']})"
     reason = out.get("reason", {}).get("message", "outcome unknown")
     retry = command(Command("save", "--retry", out["record"]["record"]), tool)
-    return (f"{done} {note} on this machine; the record is NOT confirmed in the shared store: {reason}\n"
-            f"it is pending; retry with: {retry}")
+    return (f"{done} {note} on this machine; the record is NOT confirmed in the {'team' if team else 'shared'} "
+            f"store: {reason}\nit is pending; retry with: {retry}")
 
 
 def purge_text(out: dict) -> str:
     """What a purge did; a purge the store did not finish names the command that finishes it."""
-    note = out["note"]
+    team = out.get("scope") == "team"
+    note = f"team note {out['note']}" if team else out["note"]
     if out["status"] == "purged":
-        where = "deleted from the store" if out["deleted_from_store"] else "not in the store (already gone)"
+        store = "the team store" if team else "the store"
+        where = f"deleted from {store}" if out["deleted_from_store"] else f"not in {store} (already gone)"
         lines = [f"purged {note}: {where}; purge record {out['record']['record']} tells every other machine to "
                  "drop it at its next search"]
         for other in out.get("other_purges", ()):  # this machine's earlier purges, finished after it
@@ -293,7 +297,7 @@ def review_text(out: dict, tool: ToolName | None = None) -> str:
     lines.append(f"{len(items)} item(s) to review in project {out['project']}" + (":" if items else ""))
     titles: dict[str, str] = {}
     for item in items:
-        lines.append(f"- {item['kind']}: {item['summary']}")
+        lines.append(f"- {'[team] ' if item.get('scope') == 'team' else ''}{item['kind']}: {item['summary']}")
         for step in item["commands"]:
             said = command(Command(*step["argv"]), tool)
             lines.append(f"    {said}" + (f"  # {step['note']}" if step.get("note") else ""))

@@ -28,6 +28,9 @@ def run_export(args: argparse.Namespace) -> Result:
              f"{out['removed']} removed)"]
     for project, count in out["projects"].items():
         lines.append(f"  {project}: {count} note(s), index {out['path']}/{project}/index.md")
+    for project, count in out.get("team_projects", {}).items():
+        lines.append(f"  {project}, the team's: {count} note(s), index {out['path']}/{export.TEAM_FOLDER}/{project}/"
+                     "index.md")
     for w in out["withheld"]:
         lines.append(f"note: {w['id']} holds a credential ({w['kind']}); exported as [REDACTED:{w['kind']}]")
     for project, reason in out["stale_projects"].items():
@@ -60,6 +63,9 @@ def add_import(sp: argparse.ArgumentParser) -> None:
                     "(global ones; for claude-code and cline, default: from the current directory); memories of "
                     "another project are refused. With --from agentmem: only that project's notes and records")
     sp.add_argument("--apply", action="store_true", help="save the items (default: a dry run that saves nothing)")
+    sp.add_argument("--team", action="store_true",
+                    help="with --from agentmem: put an export's team notes and records back into the team's store "
+                    "([team] in config.toml), and nothing else (without it: only your own, never into the team's)")
     sp.add_argument("--redact", action="store_true",
                     help="save an item that holds a credential with [REDACTED:<kind>] instead of refusing it")
 
@@ -82,6 +88,11 @@ def run_import(args: argparse.Namespace) -> Result:
             here = None
     if args.path is None and args.fmt == "agentmem":
         raise InvalidInput("import --from agentmem needs PATH: the folder an export wrote")
+    if args.team and args.fmt != "agentmem":
+        raise InvalidInput(f"--team takes an agentmem export's team notes; {args.fmt} memories are your own: import "
+                           "them without --team (a note reaches the team by promote or save --team)")
+    if args.team:
+        cfg = cfg.scoped("team")
     path = args.path if args.path is not None else sources.default_path(args.fmt)
     path = os.path.abspath(os.path.expanduser(path))
     result = importing.plan(common.machine(), cfg, args.fmt, path, project, here=here, redact=args.redact,

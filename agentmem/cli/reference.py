@@ -20,6 +20,7 @@ _RECORD_SHAPE = ("saved | pending | unchanged", {
     "record": "{record, kind, agent, created, reason}: the record saved (or, unchanged, the one already there)",
     "path?": "the record's path in the store", "store?": "{kind, location}",
     "retry?": "pending only: the command that retries it", "reason?": "pending only: {error, message}",
+    "scope?": "with a team store: personal | team, the store acted on (a note only the team's store holds here: team)",
 })
 # command -> (the values `status` takes, {key: what it holds}).
 JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
@@ -98,10 +99,10 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "project": "the project", "notes": "how many notes were looked at",
         "items": "[{kind: review-due | near-duplicate | corrected-repeatedly | retracted | proposed-for-team (a "
                  "machine with a team: your notes saved with --propose that no team note came from yet), notes: "
-                 "[ids], summary, "
-                 "titles: {id: title}, commands: [{argv, command, note?}], review_by?, record?}], in that order of "
-                 "kinds, each sorted by note ID; `command` is `argv` as a line to run (a capitalised word is yours "
-                 "to fill in)",
+                 "[ids], summary, titles: {id: title}, commands: [{argv, command, note?}], review_by?, record?, "
+                 "scope?}], in that order of kinds, each sorted by note ID (with a team store: the member's own "
+                 "items, then the team's, each with `scope`); `command` is `argv` as a line to run (a capitalised "
+                 "word is yours to fill in)",
         "left_out": "{kind: count} of items past 200 of a kind",
         "stale": "true when the store could not be checked", "stale_reason": "why (null when fresh)",
         "stale_error": "the error kind (null when fresh)", "refreshed": "whether the cache was refreshed",
@@ -123,6 +124,7 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "next?": "pending only: the command that finishes the purge",
         "other_purges?": "[{note, project, record, status: purged | pending, reason?}] this machine's earlier "
                          "unfinished purges, finished after this one",
+        "scope?": "with a team store: personal | team, the store purged from",
     }),
     "audit": ("clean | found (then the exit status is 12) | fixed (--fix purged every note found)", {
         "store": "{kind, location}", "projects": "the projects scanned", "scanned": "notes read from the store",
@@ -137,7 +139,9 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
                   "the command that finishes it",
     }),
     "export": ("ok", {
-        "path": "the export folder (absolute)", "projects": "{project: notes exported}", "notes": "notes exported",
+        "path": "the export folder (absolute)", "projects": "{project: notes exported}",
+        "team_projects?": "with a team store: {project: the team's notes exported, under @team/<project>/}",
+        "notes": "notes exported",
         "records": "retract, pin, unpin and purge records exported (the notes' states)",
         "written": "files written (new or changed)", "unchanged": "files left as they were",
         "removed": "files an earlier export wrote whose note is gone", "stale": "true when a project's store "
@@ -209,23 +213,26 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     "publish-skill": ("published | pending", {
         "name": "the skill", "revision": "the new revision", "store": "where", "files": "[paths] uploaded",
         "skipped": "[paths] hidden entries left out", "pending": "the frozen folder kept for --resume, or null",
-        "message": "one line for a person",
+        "message": "one line for a person", "scope?": "with a team store: personal | team (--team)",
     }),
     "skills": ("ok", {
         "store": "where", "query": "the query or null",
         "skills": "[{name, installed: [{runtime, revision}], revisions: [{revision, description, files, bytes, "
-                  "problem}]}], newest revision first",
+                  "problem}], scope?}], newest revision first; with a team store each says its store's scope "
+                  "(the member's own listed first)",
+        "stores?": "with a team store: {scope: store label} of the stores listed",
         "pending": "[{name, revision, store, created}] interrupted publications",
         "withheld?": "[{where: query, kind}] when the query held a credential (then `query` shows it redacted)",
     }),
     "read-skill": ("ok", {
         "name": "the skill", "revision": "the revision", "path": "the file", "content": "its text",
-        "files": "[paths] of the revision",
+        "files": "[paths] of the revision", "scope?": "with a team store: the store it was read from",
     }),
     "install-skill": ("ok", {
         "name": "the skill", "revision": "the revision", "dry_run": "true with --diff alone",
         "runtimes": "[{runtime, target, state: absent | same | different, action: installed | replaced | "
                     "unchanged | none, backup, diff}]",
+        "scope?": "with a team store: the store it was installed from",
     }),
     "mcp": ("none: it speaks JSON-RPC on stdin and stdout until the client ends (`--json` is refused)", {}),
     "hooks": ("ok | error", {

@@ -10,12 +10,42 @@ from agentmem.shell import line as shell_line
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
+    from typing import Any
+
+    from agentmem.config import Config
+    from agentmem.store.base import Store
+
+
+def _add_team(sp: argparse.ArgumentParser, what: str) -> None:
+    sp.add_argument("--team", action="store_true", help=f"{what} the team's store ([team] in config.toml)")
+
+
+def _in_either(cfg: Config, team: bool, act: Callable[[Store], Any]) -> tuple[Any, str]:
+    """`act(store)` on the team's store with `team`; else on the member's own, then (with a team on this
+    machine) the team's when the member's own has no such revision. (its answer, the scope that gave it)."""
+    from agentmem.errors import NotFound
+
+    scopes = ["team"] if team else cfg.scopes()
+    missing: NotFound | None = None
+    for scope in scopes:
+        try:
+            return act(common.store(cfg.scoped(scope))), scope
+        except NotFound as exc:
+            missing = missing or exc
+    assert missing is not None
+    raise missing
+
+
+def _scoped(cfg: Config, scope: str) -> dict:
+    return {"scope": scope} if cfg.team is not None else {}
 
 
 def add_publish_skill(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("directory", nargs="?", help="the skill's folder (holding SKILL.md)")
     sp.add_argument("--resume", nargs=2, metavar=("NAME", "REVISION"),
                     help="finish an interrupted publication with its frozen files and revision")
+    _add_team(sp, "publish it into")
 
 
 def run_publish_skill(args: argparse.Namespace) -> Result:
@@ -23,15 +53,18 @@ def run_publish_skill(args: argparse.Namespace) -> Result:
 
     machine = common.machine_path()
     if args.resume:
-        if args.directory:
-            raise InvalidInput("--resume takes NAME REVISION only: the frozen files are sent as they were")
+        if args.directory or args.team:
+            raise InvalidInput("--resume takes NAME REVISION only: the frozen files are sent as they were, to the "
+                               "store they were bound for")
         out = publish.resume(machine, *args.resume, timeout=common.timeout(common.load_config(machine)))
     else:
         if not args.directory:
             raise InvalidInput("publish-skill needs the skill's folder (or --resume NAME REVISION)")
         from pathlib import Path
 
-        out = publish.publish(Path(args.directory), machine, common.store(common.config()))
+        cfg = common.config()
+        scope = "team" if args.team else "personal"
+        out = publish.publish(Path(args.directory), machine, common.store(cfg.scoped(scope))) | _scoped(cfg, scope)
     out["message"] = str(out["message"])  # words with the command that resumes it, as a line to run
     text = out["message"] + (f"\nfrozen copy kept in {out['pending']}" if out["pending"] else "")
     return Result(out, text) if out["status"] == "published" else Result(out, text, EXIT_PENDING)
@@ -39,6 +72,7 @@ def run_publish_skill(args: argparse.Namespace) -> Result:
 
 def add_skills(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("query", nargs="*")
+    _add_team(sp, "only")
 
 
 def _one_line(value: object) -> str:
@@ -56,18 +90,28 @@ def run_skills(args: argparse.Namespace) -> Result:
     machine = common.machine_path()
     cfg = common.config()
     query = " ".join(args.query or []) or None
-    found = catalog.discover(common.store(cfg), query, machine=machine, runtimes=common.runtimes(cfg))
+    found: list[dict] = []
+    scopes = ["team"] if args.team else cfg.scopes()
+    for scope in scopes:  # each store's skills, the member's own first; with a team each says its scope
+        where = cfg.scoped(scope)
+        found += [s | _scoped(cfg, scope) for s in catalog.discover(common.store(where), query, machine=machine,
+                                                                     runtimes=common.runtimes(cfg))]
+    labels = " and ".join(cfg.scoped(scope).store.label() for scope in scopes)
     waiting = publish.pending_publications(machine)
     shown, withheld = screening.withhold(query or "", credentials.env_secrets())  # INV no-credentials
-    out = {"status": "ok", "store": cfg.store.label(), "query": shown or None, "skills": found, "pending": waiting}
+    out: dict = {"status": "ok", "store": cfg.scoped(scopes[0]).store.label(), "query": shown or None,
+                 "skills": found, "pending": waiting}
+    if cfg.team is not None:
+        out["stores"] = {scope: cfg.scoped(scope).store.label() for scope in scopes}
     if withheld:
         out["withheld"] = [{"where": "query", "kind": kind} for kind in withheld]
     what = f" matching {_one_line(shown)!r}" if query else ""
-    lines = [f"{len(found)} skill(s){what} in {cfg.store.label()}:"]
+    lines = [f"{len(found)} skill(s){what} in {labels}:"]
     for skill in found:
         have = ", ".join(f"{i['runtime']} {_one_line(i['revision'] or '(not from the store)')}"
                          for i in skill["installed"])
-        lines.append(f"{skill['name']}" + (f"  [installed: {have}]" if have else ""))
+        mark = "  [team]" if skill.get("scope") == "team" else ""
+        lines.append(f"{skill['name']}{mark}" + (f"  [installed: {have}]" if have else ""))
         for rev in skill["revisions"]:
             about = rev["description"] if rev["problem"] is None else f"(unusable: {rev['problem']})"
             lines.append(f"  {_one_line(rev['revision'])}  {_one_line(about)}")
@@ -87,6 +131,7 @@ def add_read_skill(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("name")
     sp.add_argument("revision")
     sp.add_argument("path", nargs="?", default="SKILL.md")
+    _add_team(sp, "read it from")
 
 
 def run_read_skill(args: argparse.Namespace) -> Result:
@@ -95,7 +140,10 @@ def run_read_skill(args: argparse.Namespace) -> Result:
     from agentmem.safety.framing import frame_skill_file
     from agentmem.skills import catalog
 
-    out = catalog.read_file(common.store(common.config()), args.name, args.revision, args.path)
+    cfg = common.config()
+    out, scope = _in_either(cfg, args.team, lambda store: catalog.read_file(store, args.name, args.revision,
+                                                                            args.path))
+    out |= _scoped(cfg, scope)
     label = f"{out['name']} {out['revision']} {out['path']}"
     return Result(out, frame_skill_file(out["content"].rstrip("\n"), label=label).rstrip("\n"))
 
@@ -114,15 +162,17 @@ def add_install_skill(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("revision")
     sp.add_argument("--replace", action="store_true", help="replace a differing installation (a backup is kept)")
     sp.add_argument("--diff", action="store_true", help="show the difference; without --replace, change nothing")
+    _add_team(sp, "install it from")
 
 
 def run_install_skill(args: argparse.Namespace) -> Result:
     from agentmem.skills import install
 
     cfg = common.config()
-    out = install.install(common.store(cfg), args.name, args.revision, common.runtimes(cfg),
-                          machine=common.machine_path(), replace=args.replace, diff=args.diff,
-                          dry_run=args.diff and not args.replace)
+    out, scope = _in_either(cfg, args.team, lambda store: install.install(
+        store, args.name, args.revision, common.runtimes(cfg), machine=common.machine_path(), replace=args.replace,
+        diff=args.diff, dry_run=args.diff and not args.replace))
+    out |= _scoped(cfg, scope)
     lines = []
     for item in out["runtimes"]:
         if item["diff"]:
@@ -134,6 +184,7 @@ def run_install_skill(args: argparse.Namespace) -> Result:
             backup = f" (previous copy kept in {item['backup']})" if item["backup"] else ""
             lines.append(f"{item['runtime']}: {item['action']} {item['target']}{backup}")
     if out["dry_run"] and any(i["state"] == "different" for i in out["runtimes"]):
-        replace = shell_line("install-skill", args.name, args.revision, "--replace")
+        replace = shell_line("install-skill", args.name, args.revision, *(["--team"] if scope == "team" else []),
+                             "--replace")
         lines.append(f"nothing changed; replace with: {replace}")
     return Result(out, "\n".join(lines))

@@ -20,10 +20,17 @@ if TYPE_CHECKING:
     from agentmem.note.records import Record, States
 
 FOLDER = "records"
+TEAM_FOLDER = "@team"  # the team's notes of a project: `@team/<project>/` (a project name starts [a-z0-9])
 
 
-def relpath(record: Record) -> str:
-    return f"{record.project}/{FOLDER}/{record.file}"
+def folder_of(project: str, scope: str = "personal") -> str:
+    """The export's folder of a project's notes (and records) in the store of `scope`."""
+    return project if scope == "personal" else f"{TEAM_FOLDER}/{project}"
+
+
+def relpath(record: Record, scope: str = "personal") -> str:
+    """Where an export keeps the record: beside its project's notes (the team's: under `@team/`)."""
+    return f"{folder_of(record.project, scope)}/{FOLDER}/{record.file}"
 
 
 def of_project(machine: str, cfg: Config, project: str) -> list[tuple[Record, bytes]]:
@@ -50,9 +57,9 @@ def of_project(machine: str, cfg: Config, project: str) -> list[tuple[Record, by
     return [found[k] for k in sorted(found)]
 
 
-def manifest_entry(record: Record, sha256: str) -> dict:
+def manifest_entry(record: Record, sha256: str, scope: str = "personal") -> dict:
     return {"id": record.id, "kind": record.kind, "note": record.note, "project": record.project,
-            "path": relpath(record), "sha256": sha256}
+            "path": relpath(record, scope), "sha256": sha256} | ({"scope": scope} if scope != "personal" else {})
 
 
 def held_ids(machine: str, cfg: Config, project: str) -> set[str]:
@@ -70,6 +77,8 @@ def check_entry(entry: object) -> dict:
     if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str)
                                               for k in ("id", "kind", "note", "project", "path", "sha256")):
         raise ValueError("a malformed record entry")
+    if entry.get("scope", "personal") not in ("personal", "team"):
+        raise ValueError("a record entry of an unknown scope")
     if entry["kind"] not in ids.RECORD_KINDS:
         raise ValueError(f"a record of unknown kind {entry['kind'][:20]!r}")
     ids.check_id(entry["id"])

@@ -17,6 +17,11 @@ before anything is written, an earlier manifest is read confined (INV confined-r
 refused, not waited on) and names only `<project>/<file>` paths, and a temp file a killed export left
 behind neither counts as the folder's content nor survives long (`fsutil.sweep_temp`).
 
+With a team store on this machine (`[team]`), the team's notes and records of each project are exported
+too, under `@team/<project>/` (a name no project can have), their manifest entries marked `"scope": "team"`
+and the team's projects listed in `team_projects`; `import --from agentmem` puts them back only into the
+team store, and only when asked (`--team`). A machine without a team writes exactly what it wrote before.
+
 Notes pass the same credential redaction as `read` (`replica/redacted_copies.py`, INV no-credentials): a note that
 holds a credential is exported with `[REDACTED:<kind>]` in its place and listed in `withheld`.
 """
@@ -38,21 +43,23 @@ if TYPE_CHECKING:
     from agentmem.note.records import Record
 
 MANIFEST = "manifest.json"
+TEAM_FOLDER = carried.TEAM_FOLDER
+folder_of = carried.folder_of
 FORMAT = "agentmem-export"
 FORMAT_VERSION = 1
 
 
 class ExportedNote:
-    __slots__ = ("id", "project", "data", "parsed", "pending", "marks")
+    __slots__ = ("id", "project", "data", "parsed", "pending", "marks", "scope")
 
-    def __init__(self, note_id: str, project: str, data: bytes, pending: bool):
-        self.id, self.project, self.data, self.pending = note_id, project, data, pending
+    def __init__(self, note_id: str, project: str, data: bytes, pending: bool, scope: str = "personal"):
+        self.id, self.project, self.data, self.pending, self.scope = note_id, project, data, pending, scope
         self.parsed = document.parse(data)
         self.marks: list[str] = []  # its states, as the index shows them (retracted, pinned)
 
     @property
     def relpath(self) -> str:
-        return f"{self.project}/{ids.note_file(self.id)}"
+        return f"{folder_of(self.project, self.scope)}/{ids.note_file(self.id)}"
 
 
 def export(machine: str, cfg: Config, dest: str, projects: list[str], *, timeout: float | None = None) -> dict:
@@ -66,45 +73,53 @@ def export(machine: str, cfg: Config, dest: str, projects: list[str], *, timeout
     dest = os.path.abspath(os.path.expanduser(dest))
     previous = check_destination(dest)
     exported: list[ExportedNote] = []
-    kept: list[tuple[Record, bytes]] = []
+    kept: list[tuple[Record, bytes, str]] = []
     withheld: list[dict] = []
     stale: dict[str, str] = {}
-    for project in projects:
-        status = cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
-                                    index=follow.update)
-        if status.stale:
-            stale[project] = status.reason or "the store could not be checked"
-        states = project_states(machine, cfg.store, project)
-        mine: list[ExportedNote] = []
-        waiting = pending.project_notes(machine, cfg.store, project)
-        for note_id, data in waiting.items():
-            if note_id not in states.purged:
-                mine.append(_exported(note_id, project, data, True, withheld))
-        pdir = cache.project_dir(machine, cfg.store, project)
-        recorded = held.recorded_ids(pdir)
-        for note_id in cache.cached_ids(machine, cfg.store, project):
-            if note_id in waiting or note_id in states.purged:
-                continue
-            cached = cache.read_cached(machine, cfg.store, project, note_id)
-            if cached is not None:  # cleaned when it entered the cache: its record says what was withheld
-                if note_id in recorded:
-                    withheld.extend({"id": note_id, **w} for w in held.withheld_of(pdir, note_id))
-                mine.append(_exported(note_id, project, cached, False, withheld))
-        pinned = states.pinned()
-        for n in mine:
-            n.marks = (["retracted"] if n.id in states.retracted else []) + (["pinned"] if n.id in pinned else [])
-        exported.extend(mine)
-        kept.extend(carried.of_project(machine, cfg, project))
-    counts = write(dest, exported, projects, previous, kept)
-    return {"path": dest, "projects": {p: sum(1 for n in exported if n.project == p) for p in projects},
-            "notes": len(exported), "records": len(kept), **counts, "stale": bool(stale),
-            "stale_projects": stale, "withheld": withheld}
+    for scope in cfg.scopes():  # the member's own store, then the team's (with a `[team]`)
+        where = cfg.scoped(scope)
+        for project in projects:
+            status = cache.ensure_fresh(machine, where.store, project, max_age=cfg.cache_max_age, timeout=timeout,
+                                        index=follow.update)
+            if status.stale:
+                said = folder_of(project, scope)
+                stale[said] = status.reason or "the store could not be checked"
+            states = project_states(machine, where.store, project)
+            mine: list[ExportedNote] = []
+            waiting = pending.project_notes(machine, where.store, project)
+            for note_id, data in waiting.items():
+                if note_id not in states.purged:
+                    mine.append(_exported(note_id, project, data, True, withheld, scope))
+            pdir = cache.project_dir(machine, where.store, project)
+            recorded = held.recorded_ids(pdir)
+            for note_id in cache.cached_ids(machine, where.store, project):
+                if note_id in waiting or note_id in states.purged:
+                    continue
+                cached = cache.read_cached(machine, where.store, project, note_id)
+                if cached is not None:  # cleaned when it entered the cache: its record says what was withheld
+                    if note_id in recorded:
+                        withheld.extend({"id": note_id, **w} for w in held.withheld_of(pdir, note_id))
+                    mine.append(_exported(note_id, project, cached, False, withheld, scope))
+            pinned = states.pinned()
+            for n in mine:
+                n.marks = (["retracted"] if n.id in states.retracted else []) + (["pinned"] if n.id in pinned else [])
+            exported.extend(mine)
+            kept.extend((r, data, scope) for r, data in carried.of_project(machine, where, project))
+    counts = write(dest, exported, projects, previous, kept, team=cfg.team is not None)
+    out = {"path": dest, "projects": {p: sum(1 for n in exported if n.project == p and n.scope == "personal")
+                                      for p in projects},
+           "notes": len(exported), "records": len(kept), **counts, "stale": bool(stale),
+           "stale_projects": stale, "withheld": withheld}
+    if cfg.team is not None:
+        out["team_projects"] = {p: sum(1 for n in exported if n.project == p and n.scope == "team") for p in projects}
+    return out
 
 
-def _exported(note_id: str, project: str, data: bytes, is_pending: bool, withheld: list[dict]) -> ExportedNote:
+def _exported(note_id: str, project: str, data: bytes, is_pending: bool, withheld: list[dict],
+              scope: str = "personal") -> ExportedNote:
     shown, found = redacted(data)
     withheld.extend({"id": note_id, **w} for w in found)
-    return ExportedNote(note_id, project, shown, is_pending)
+    return ExportedNote(note_id, project, shown, is_pending, scope)
 
 
 MAX_MANIFEST = 64 * 1024 * 1024
@@ -152,9 +167,10 @@ def redacted(data: bytes) -> tuple[bytes, list[dict]]:
     return redacted_copies.clean(data)
 
 
-def index_text(project: str, exported: list[ExportedNote]) -> str:
+def index_text(project: str, exported: list[ExportedNote], scope: str = "personal") -> str:
     """A project's index: newest first, one line a note with a relative link (Obsidian opens both)."""
-    lines = [f"# {project}", "", f"{len(exported)} note(s), newest first. Exported by agentmem.", ""]
+    heading = project if scope == "personal" else f"{project} (the team's notes)"
+    lines = [f"# {heading}", "", f"{len(exported)} note(s), newest first. Exported by agentmem.", ""]
     for n in sorted(exported, key=lambda n: (n.parsed.created, n.id), reverse=True):
         title = n.parsed.title.replace("[", "(").replace("]", ")").replace("\n", " ")
         extra = [n.parsed.kind, n.parsed.created[:10], *n.marks]
@@ -170,17 +186,20 @@ def index_text(project: str, exported: list[ExportedNote]) -> str:
 
 
 def write(dest: str, exported: list[ExportedNote], projects: list[str], previous: dict | None,
-          kept: list[tuple[Record, bytes]] | None = None) -> dict:
+          kept: list[tuple[Record, bytes, str]] | None = None, *, team: bool = False) -> dict:
     """Write the export into `dest`; returns counts of what changed. Every folder written or cleaned is
-    checked first: nothing is written when one is a link (it would lead outside `dest`)."""
+    checked first: nothing is written when one is a link (it would lead outside `dest`). `kept`: each record
+    with its bytes and scope; `team`: the team's projects get their own folders and index."""
     kept = kept or []
     files: dict[str, bytes] = {n.relpath: n.data for n in exported}
-    files |= {carried.relpath(r): data for r, data in kept}
-    by_project: dict[str, list[ExportedNote]] = {p: [] for p in projects}
+    files |= {carried.relpath(r, scope): data for r, data, scope in kept}
+    by_project: dict[tuple[str, str], list[ExportedNote]] = {(s, p): [] for s in (["personal", "team"] if team
+                                                                                    else ["personal"])
+                                                             for p in projects}
     for n in exported:
-        by_project.setdefault(n.project, []).append(n)
-    for project, members in by_project.items():
-        files[f"{project}/index.md"] = index_text(project, members).encode("utf-8")
+        by_project.setdefault((n.scope, n.project), []).append(n)
+    for (scope, project), members in by_project.items():
+        files[f"{folder_of(project, scope)}/index.md"] = index_text(project, members, scope).encode("utf-8")
     stale = _previous_files(previous) - set(files)
     _check_folders(dest, set(files) | stale)
     os.makedirs(dest, exist_ok=True)
@@ -192,13 +211,15 @@ def write(dest: str, exported: list[ExportedNote], projects: list[str], previous
     manifest = {
         "format": FORMAT,
         "version": FORMAT_VERSION,
-        "projects": sorted(by_project),
+        "projects": sorted(p for s, p in by_project if s == "personal"),
         "notes": [{"id": n.id, "project": n.project, "path": n.relpath,
-                   "sha256": hashlib.sha256(n.data).hexdigest()}
-                  for n in sorted(exported, key=lambda n: (n.project, n.id))],
-        "records": [carried.manifest_entry(r, hashlib.sha256(data).hexdigest())
-                    for r, data in sorted(kept, key=lambda k: (k[0].project, k[0].id))],
+                   "sha256": hashlib.sha256(n.data).hexdigest()} | _scoped(n.scope)
+                  for n in sorted(exported, key=lambda n: (n.scope, n.project, n.id))],
+        "records": [carried.manifest_entry(r, hashlib.sha256(data).hexdigest(), scope)
+                    for r, data, scope in sorted(kept, key=lambda k: (k[2], k[0].project, k[0].id))],
     }
+    if team:
+        manifest["team_projects"] = sorted(p for s, p in by_project if s == "team")
     manifest_bytes = (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     counts = {"written": 0, "unchanged": 0, "removed": 0}
     for rel, data in sorted(files.items()):
@@ -216,12 +237,18 @@ def write(dest: str, exported: list[ExportedNote], projects: list[str], previous
     return counts
 
 
+def _scoped(scope: str) -> dict:
+    """A manifest entry's scope: only a team's entry says it (an export without a team is as before)."""
+    return {} if scope == "personal" else {"scope": scope}
+
+
 def _previous_files(previous: dict | None) -> set[str]:
     """What an earlier export wrote (its notes, records and indexes): only paths of the shapes export
     writes, `<project>/<note>.md`, `<project>/index.md`, `<project>/records/<record file>`."""
     if previous is None:
         return set()
     out = {f"{p}/index.md" for p in previous.get("projects", []) if isinstance(p, str)}
+    out |= {f"{TEAM_FOLDER}/{p}/index.md" for p in previous.get("team_projects", []) if isinstance(p, str)}
     for key in ("notes", "records"):
         entries = previous.get(key)
         out |= {e["path"] for e in entries if isinstance(e, dict) and isinstance(e.get("path"), str)} \
@@ -234,6 +261,8 @@ def _ours(rel: str) -> bool:
     from agentmem.config import PROJECT_NAME
 
     parts = rel.split("/")
+    if parts[0] == TEAM_FOLDER:
+        parts = parts[1:]
     if not PROJECT_NAME.match(parts[0]) or len(parts) not in (2, 3):
         return False
     if len(parts) == 3:

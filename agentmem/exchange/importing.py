@@ -65,9 +65,23 @@ def shown(text: str) -> str:
     return screening.withhold(text, credentials.env_secrets())[0]
 
 
-def agentmem_items(folder: str, only: str | None) -> tuple[list[Planned], list[Planned]]:
+def _other_scope(entry: dict, scope: str) -> str | NextStep | None:
+    """Why an export's entry is not imported into the store of `scope`: a team note (or record) goes only
+    into the team's store, with --team; a member's own only into their own (INV team-by-choice)."""
+    theirs = entry.get("scope", "personal")
+    if theirs not in ("personal", "team"):
+        return f"of an unknown scope {str(theirs)[:20]!r}"
+    if theirs == scope:
+        return None
+    if theirs == "team":
+        return NextStep.of("a team note: it goes back only into the team's store, with ", Option("team"))
+    return NextStep.of("a personal note: ", Option("team"), " imports only the team's notes, never yours")
+
+
+def agentmem_items(folder: str, only: str | None, scope: str = "personal") -> tuple[list[Planned], list[Planned]]:
     """An export's notes and records, each checked against its manifest entry: (notes, records), planned
-    `save` (or refused, with the reason) before the store is consulted."""
+    `save` (or refused, with the reason) before the store is consulted. Entries of another scope than
+    `scope` (the store imported into) are refused, saying where they go."""
     manifest = export.read_manifest(folder, "nothing was imported")
     if manifest is None:
         raise InvalidInput(f"{folder} holds no {export.MANIFEST}: not an agentmem export")
@@ -77,7 +91,7 @@ def agentmem_items(folder: str, only: str | None) -> tuple[list[Planned], list[P
                                                  for k in ("id", "project", "path", "sha256")):
             raise InvalidInput(f"{folder}/{export.MANIFEST} has a malformed entry; nothing was imported")
         if only is None or entry["project"] == only:
-            found.append(_note(folder, entry))
+            found.append(_note(folder, entry, _other_scope(entry, scope)))
     held: list[Planned] = []
     for entry in manifest.get("records") or []:
         try:
@@ -86,7 +100,7 @@ def agentmem_items(folder: str, only: str | None) -> tuple[list[Planned], list[P
             raise InvalidInput(f"{folder}/{export.MANIFEST} has a malformed record entry; nothing was imported") \
                 from None
         if only is None or entry["project"] == only:
-            held.append(_record(folder, entry))
+            held.append(_record(folder, entry, _other_scope(entry, scope)))
     return found, held
 
 
@@ -103,10 +117,12 @@ def _read(folder: str, rel: str, limit: int) -> tuple[bytes | None, str | None]:
     return data, None
 
 
-def _note(folder: str, entry: dict) -> Planned:
+def _note(folder: str, entry: dict, elsewhere: str | NextStep | None = None) -> Planned:
     note_id, project = ids.check_id(entry["id"]), entry["project"]
-    rel = f"{project}/{ids.note_file(note_id)}"
+    rel = f"{carried.folder_of(project, entry.get('scope', 'personal'))}/{ids.note_file(note_id)}"
     item = native.Item(note_id, "", [], os.path.join(folder, *rel.split("/")))
+    if elsewhere is not None:
+        return Planned(item, project, "refused", elsewhere, note_id)
     if entry["path"] != rel:
         return Planned(item, project, "refused", f"the manifest names it at {entry['path']!r}, not {rel!r}", note_id)
     data, why = _read(folder, rel, document.MAX_NOTE_BYTES + 1)
@@ -123,12 +139,14 @@ def _note(folder: str, entry: dict) -> Planned:
     return Planned(item, project, "save", None, note_id, data)
 
 
-def _record(folder: str, entry: dict) -> Planned:
-
+def _record(folder: str, entry: dict, elsewhere: str | NextStep | None = None) -> Planned:
     record_file = ids.record_file(entry["id"], entry["kind"])
-    rel = f"{entry['project']}/{carried.FOLDER}/{record_file}"
+    rel = f"{carried.folder_of(entry['project'], entry.get('scope', 'personal'))}/{carried.FOLDER}/{record_file}"
     item = native.Item(f"{entry['kind']} {entry['note']}", "", [], os.path.join(folder, *rel.split("/")))
     planned = Planned(item, entry["project"], "refused", note_id=None)
+    if elsewhere is not None:
+        planned.reason = elsewhere
+        return planned
     if entry["path"] != rel:
         planned.reason = f"the manifest names it at {entry['path']!r}, not {rel!r}"
         return planned
@@ -193,7 +211,8 @@ def _destination(cfg: Config, item: native.Item, project: str | None, here: str 
 def plan(machine: str, cfg: Config, fmt: str, path: str, project: str | None = None, *, here: str | None = None,
          redact: bool = False, timeout: float | None = None) -> dict:
     """What importing `path` would do, item by item, after refreshing each project as search does.
-    `project`: the one --project names; `here`: the project of the directory import runs for."""
+    `project`: the one --project names; `here`: the project of the directory import runs for. `cfg` names the
+    store imported into: a team-scoped config (`import --team`) takes an export's team notes only."""
     from agentmem.replica import cache
     from agentmem.replica.states import project_states
     from agentmem.safety import credentials
@@ -203,7 +222,7 @@ def plan(machine: str, cfg: Config, fmt: str, path: str, project: str | None = N
         raise InvalidInput(f"unknown import format {fmt!r}: one of {', '.join(sources.FORMATS)}")
     held: list[Planned] = []
     if fmt == "agentmem":
-        planned, held = agentmem_items(path, project)
+        planned, held = agentmem_items(path, project, cfg.scope)
     else:
         planned = _native_items(fmt, path, cfg, project, here)
     purged_by_export = {p.record.note for p in held if p.record is not None and p.record.kind == "purge"}

@@ -38,6 +38,9 @@ _PROJECT = {
 }
 _ID = {"type": "string", "description": "A note ID, e.g. 20261130T091512345Z-k3m9x2pa."}
 _STRINGS = {"type": "array", "items": {"type": "string"}}
+_WHICH_STORE = {"type": "string", "enum": ["personal", "team"],
+                "description": "team: the note is in the team's store ([team] in config.toml); personal: your own. "
+                "Default: your own, or the team's when only the team's store holds the note on this machine."}
 
 # name -> (description for the model, properties, required, read-only?)
 TOOLS: dict[str, tuple[str, dict, tuple[str, ...], bool]] = {
@@ -92,20 +95,20 @@ TOOLS: dict[str, tuple[str, dict, tuple[str, ...], bool]] = {
         "(reading it still works, with the retraction first). Nothing is deleted or rewritten. To say what is "
         "true now, save a correction instead (memory_save with corrects).",
         {"id": _ID, "reason": {"type": "string", "description": "Why it is no longer true (one line)."},
-         "project": _PROJECT},
+         "project": _PROJECT, "scope": _WHICH_STORE},
         ("id", "reason"),
         False,
     ),
     PREFIX + "pin": (
         "Pin a note: it is shown, as recalled data, at the start of every session of this project on every "
         "machine (within a small budget; the newest pins win). Pin only what every session needs.",
-        {"id": _ID, "project": _PROJECT},
+        {"id": _ID, "project": _PROJECT, "scope": _WHICH_STORE},
         ("id",),
         False,
     ),
     PREFIX + "unpin": (
         "Unpin a note: it is no longer shown at the start of every session.",
-        {"id": _ID, "project": _PROJECT},
+        {"id": _ID, "project": _PROJECT, "scope": _WHICH_STORE},
         ("id",),
         False,
     ),
@@ -113,7 +116,8 @@ TOOLS: dict[str, tuple[str, dict, tuple[str, ...], bool]] = {
         "List what in this project's memory may no longer be true: notes past their review date, near-duplicate "
         "pairs, notes corrected more than once, retractions; each with the commands that resolve it (purge is "
         "for a person: suggest it, never run it).",
-        {"project": _PROJECT},
+        {"project": _PROJECT, "scope": _WHICH_STORE | {"description": "Only this store's queue (default: your "
+                                                        "own and, with a team store, the team's)."}},
         (),
         True,
     ),
@@ -391,18 +395,20 @@ def _record_reply(out: dict, done: str) -> Reply:
 
 
 def _retract(machine: str, cfg: Config, project: str, args: dict[str, Any], timeout: float) -> Reply:
-    from agentmem.memory import curation
+    from agentmem.memory import team_curation
 
-    done = curation.retract(machine, cfg, project, args["id"], args["reason"], timeout=timeout)
-    return _record_reply(done.to_json(), "retracted")
+    done, where = team_curation.retract(machine, cfg, project, args["id"], args["reason"], scope=args.get("scope"),
+                                        timeout=timeout)
+    return _record_reply(done.to_json() | team_curation.scope_of(cfg, where), "retracted")
 
 
 def _pin(machine: str, cfg: Config, project: str, args: dict[str, Any], timeout: float, *,
          unpin: bool = False) -> Reply:
-    from agentmem.memory import curation
+    from agentmem.memory import team_curation
 
-    done = curation.pin(machine, cfg, project, args["id"], unpin=unpin, timeout=timeout)
-    return _record_reply(done.to_json(), "unpinned" if unpin else "pinned")
+    done, where = team_curation.pin(machine, cfg, project, args["id"], unpin=unpin, scope=args.get("scope"),
+                                    timeout=timeout)
+    return _record_reply(done.to_json() | team_curation.scope_of(cfg, where), "unpinned" if unpin else "pinned")
 
 
 def _unpin(machine: str, cfg: Config, project: str, args: dict[str, Any], timeout: float) -> Reply:
@@ -410,10 +416,10 @@ def _unpin(machine: str, cfg: Config, project: str, args: dict[str, Any], timeou
 
 
 def _review(machine: str, cfg: Config, project: str, args: dict[str, Any], timeout: float) -> Reply:
-    from agentmem.memory import review
+    from agentmem.memory import team_curation
     from agentmem.render import review_text, with_command_lines
 
-    out = with_command_lines(review.queue(machine, cfg, project, timeout=timeout))
+    out = with_command_lines(team_curation.review(machine, cfg, project, scope=args.get("scope"), timeout=timeout))
     return Reply(review_text(out, tool_name), _recalled(out))
 
 

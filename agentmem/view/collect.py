@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 # Characters of a title in the page's list (one line with an ellipsis); the whole title is in the note's file.
 SHORT_TITLE = 72
 # The one letter per state a row carries in the page (the page's table names and labels them).
-STATE_CODES = {"pending": "u", "retracted": "r", "review-due": "d", "pinned": "p"}
+STATE_CODES = {"pending": "u", "retracted": "r", "review-due": "d", "pinned": "p", "team": "t"}
 
 
 class Row:
@@ -142,12 +142,12 @@ class Collector:
         self.postings = Postings()
         self.indexes: dict[str, StoredTerms | None] = {}
 
-    def use_index(self, project: str, pdir: str) -> None:
-        """Take the search terms of the project's cached notes from its search index, where there is one
-        (`search/stored.py`): the same terms, without making them again."""
+    def use_index(self, project: str, pdir: str, scope: str = "personal") -> None:
+        """Take the search terms of the project's cached notes (of the store of `scope`) from its search
+        index, where there is one (`search/stored.py`): the same terms, without making them again."""
         from agentmem.search import stored
 
-        self.indexes[project] = stored.stored_terms(pdir)
+        self.indexes[_index_key(project, scope)] = stored.stored_terms(pdir)
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -217,7 +217,8 @@ class Collector:
             detail = marshal.loads(os.pread(fd, row.size, row.at))
             title, body = detail.get("title", ""), detail.get("body", "")
             tags, sources = detail.get("tags", []), detail.get("sources", [])
-            look = self.indexes.get(row.project) if row.indexed else None
+            team = "t" in row.states
+            look = self.indexes.get(_index_key(row.project, "team" if team else "personal")) if row.indexed else None
             known = look(row.id) if look is not None else None
             if known is not None:
                 title_terms, body_terms = known
@@ -259,6 +260,11 @@ def _promoted(meta: dict) -> str:
 
     value = meta.get("promoted_from")
     return value if isinstance(value, str) and ids.ID.match(value) else ""
+
+
+def _index_key(project: str, scope: str) -> str:
+    """Which search index a row's terms come from: the project's, in the store of its scope."""
+    return project if scope == "personal" else f"{scope}:{project}"
 
 
 def _str(value: object) -> str:

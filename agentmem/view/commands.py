@@ -23,26 +23,35 @@ PLACEHOLDER = "NOTE-ID"  # a word shell.word leaves bare, as it leaves every not
 RETRACT_REASON = "no longer true"  # the reason a copied retract records; the owner may edit it before running
 
 
-def steps(note_id: str, project: str) -> dict[str, Command]:
-    """The commands that act on one note of `project` (the page picks pin or unpin by the note's state)."""
+def steps(note_id: str, project: str, team: bool = False) -> dict[str, Command]:
+    """The commands that act on one note of `project` (the page picks pin or unpin by the note's state);
+    `team`: a note of the team's store, each command with `--team`."""
+    scope = ("--team",) if team else ()
     return {
-        "retract": Command("retract", note_id, "--project", project, "--reason", RETRACT_REASON),
-        "pin": Command("pin", note_id, "--project", project),
-        "unpin": Command("unpin", note_id, "--project", project),
-        "purge": Command("purge", note_id, "--project", project),
+        "retract": Command("retract", note_id, "--project", project, *scope, "--reason", RETRACT_REASON),
+        "pin": Command("pin", note_id, "--project", project, *scope),
+        "unpin": Command("unpin", note_id, "--project", project, *scope),
+        "purge": Command("purge", note_id, "--project", project, *scope),
     }
 
 
 def for_project(cfg: Config, project: str) -> dict:
-    """{"lines": {name: command line with PLACEHOLDER for the note's ID}} for a project mapped here, else
-    {"lines": None, "map": the command that maps a directory to it (DIRECTORY: the checkout to map)}."""
+    """{"lines": {name: command line with PLACEHOLDER for the note's ID}} for a project mapped here (and,
+    with a team on this machine, "team": {"lines": ...} for the team's notes), else {"lines": None, "map":
+    the command that maps a directory to it (DIRECTORY: the checkout to map)}."""
     if project not in cfg.project_names():
         return {"lines": None, "map": Command("map", "DIRECTORY", project).line()}
-    lines = {name: step.line() for name, step in steps(PLACEHOLDER, project).items()}
-    for line in lines.values():  # the ID goes in one place: the placeholder is nowhere else in the line
-        if line.count(PLACEHOLDER) != 1:
-            return {"lines": None, "map": None}
-    return {"lines": lines, "placeholder": PLACEHOLDER}
+    out: dict = {}
+    for team in ([False, True] if cfg.team is not None else [False]):
+        lines = {name: step.line() for name, step in steps(PLACEHOLDER, project, team).items()}
+        for line in lines.values():  # the ID goes in one place: the placeholder is nowhere else in the line
+            if line.count(PLACEHOLDER) != 1:
+                return {"lines": None, "map": None}
+        if team:
+            out["team"] = {"lines": lines, "placeholder": PLACEHOLDER}
+        else:
+            out |= {"lines": lines, "placeholder": PLACEHOLDER}
+    return out
 
 
 def for_note(template: str, note_id: str) -> str:

@@ -119,6 +119,8 @@ def gather(machine: str, cfg: Config, *, project: str | None = None, whole_store
             fresh = status.to_json()
             before = len(found)
             _project_notes(machine, cfg, name, waiting, shown, found)
+            if cfg.team is not None:  # the team's notes of the project beside the member's own, each marked
+                fresh = _with_team(machine, cfg, name, fresh, waiting, shown, found, offline, timeout)
             projects.append({"name": name, "notes": len(found) - before, "stale": fresh["stale"],
                              "stale_reason": shown.text(fresh["stale_reason"]) or None,
                              "stale_error": fresh["stale_error"], "checked_at": fresh["checked_at"],
@@ -140,7 +142,8 @@ def gather(machine: str, cfg: Config, *, project: str | None = None, whole_store
     meta = {
         "version": DATA_VERSION,
         "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "store": {"kind": cfg.store.kind, "label": shown.text(_home_relative(cfg.store.label()))},
+        "store": {"kind": cfg.store.kind, "label": shown.text(_home_relative(cfg.store.label()))}
+        | ({"team": shown.text(_home_relative(cfg.team.label()))} if cfg.team is not None else {}),
         "agent": shown.text(cfg.agent),
         "scope": "project" if project is not None else ("store" if whole_store else "machine"),
         "projects": projects,
@@ -152,6 +155,26 @@ def gather(machine: str, cfg: Config, *, project: str | None = None, whole_store
         "withheld": shown.withheld,
     }
     return Gathered(meta, found)
+
+
+def _with_team(machine: str, cfg: Config, project: str, fresh: dict, waiting: dict[str, Entry], shown: Redactor,
+               found: Collector, offline: bool, timeout: float | None) -> dict:
+    """The team store's notes of `project` into `found` (each with the `team` state), refreshed as a search
+    refreshes them; `fresh` (the member's own store's freshness) with the team store's staleness added."""
+    from agentmem.memory import recall
+
+    team = cfg.scoped("team")
+    try:
+        theirs = recall.freshen(machine, team, project, offline=offline, timeout=timeout).to_json()
+    except errors.AgentmemError as exc:
+        theirs = {"stale": True, "stale_reason": exc.one_line(), "stale_error": exc.kind, "unreadable": []}
+    _project_notes(machine, team, project, waiting, shown, found)
+    if not theirs["stale"]:
+        return fresh | {"unreadable": fresh["unreadable"] + theirs["unreadable"]}
+    why = f"the team store {team.store.label()}: {theirs['stale_reason']}"
+    return fresh | {"stale": True, "stale_reason": "; ".join(filter(None, [fresh["stale_reason"], why])),
+                    "stale_error": fresh["stale_error"] or theirs["stale_error"],
+                    "unreadable": fresh["unreadable"] + theirs["unreadable"]}
 
 
 def _home_relative(label: str) -> str:
@@ -184,7 +207,10 @@ def _project_notes(machine: str, cfg: Config, project: str, waiting: dict[str, E
     ndir = cache.notes_dir(machine, cfg.store, project)
     recorded = redacted_copies.recorded_ids(pdir)  # cached notes arrive redacted; their record says what was withheld
     cached = cache.cached_ids(machine, cfg.store, project)
-    found.use_index(project, pdir)
+    found.use_index(project, pdir, cfg.scope)
+    team = [{"name": "team", "label": "team",
+             "detail": shown.text(f"a team note, in the team's store {_home_relative(cfg.store.label())}: every "
+                                  "member finds it: its commands act there")}] if cfg.scope == "team" else []
     for note_id in cached:
         if note_id in states.purged:
             continue
@@ -196,14 +222,16 @@ def _project_notes(machine: str, cfg: Config, project: str, waiting: dict[str, E
             shown.withheld += len(redacted_copies.withheld_of(pdir, note_id))
         parsed = document.parse(data)
         known = recall.note_states(states, note_id, parsed.meta, review_after)
-        found.add(note_id, project, parsed, note_states(None, shown, known), known.get("review_by"), cached=True)
+        found.add(note_id, project, parsed, team + note_states(None, shown, known), known.get("review_by"),
+                  cached=True)
     here = set(cached)
     for note_id, data in pending.project_notes(machine, cfg.store, project).items():
         if note_id in here or note_id in states.purged:
             continue
         parsed = document.parse(data)
         known = recall.note_states(states, note_id, parsed.meta, review_after)
-        found.add(note_id, project, parsed, note_states(waiting.get(note_id), shown, known), known.get("review_by"))
+        found.add(note_id, project, parsed, team + note_states(waiting.get(note_id), shown, known),
+                  known.get("review_by"))
 
 
 def note_states(entry: Entry | None, shown: Redactor, known: dict | None = None) -> list[dict]:

@@ -23,7 +23,7 @@
   }
   const STATE_NAME = Object.fromEntries(T.states.map((s) => [s.code, s.name]));
   const LABELS = { pending: "pending upload", retracted: "retracted", "review-due": "review due", pinned: "pinned",
-    corrected: "corrected" };
+    corrected: "corrected", team: "team" };
   function idTime(id) { // view/page.py _id_time
     if (id.length < 20 || id[8] !== "T" || id.slice(18, 20) !== "Z-") return null;
     return id.slice(0, 4) + "-" + id.slice(4, 6) + "-" + id.slice(6, 8) + "T" + id.slice(9, 11) + ":" +
@@ -277,7 +277,8 @@
     const title = n.title.length > 2000 ? n.title.slice(0, 2000) + "… (" + AgentmemDom.size(n.title.length) + ")" : n.title;
     const shown = n.states.concat(fixers.length ? [{ name: "corrected", label: "corrected" }] : []);
     detail.replaceChildren(h("h2", { text: title }), h("div", { class: "badges" }, badges(i, shown)), ...notices, dl_,
-      AgentmemPanels.actions(DATA.commands[pname], IDS[i], has(i, "r"), has(i, "p"), pname), bodyView(n.body));
+      AgentmemPanels.actions(has(i, "t") ? (DATA.commands[pname] || {}).team : DATA.commands[pname], IDS[i],
+        has(i, "r"), has(i, "p"), pname), bodyView(n.body)); // a team note's commands carry --team
     detail.scrollTop = 0;
   }
 

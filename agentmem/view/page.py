@@ -154,7 +154,8 @@ def columns(notes: Collector) -> dict:
         "dl": ",".join(b36(r.dl) for r in rows),
         "states": ",".join(r.states for r in rows),
         "created": created, "tags": tags, "corrects": corrects, "corrected_by": corrected_by,
-        "tables": tables | {"states": [{"code": c, "name": n} for n, c in STATE_CODES.items()]},
+        "tables": tables | {"states": [{"code": c, "name": n} for n, c in STATE_CODES.items()
+                                       if n != "team" or any(c in r.states for r in rows)]},  # no team: as before
     }
 
 

@@ -79,7 +79,9 @@ const AgentmemPanels = (function () {
       h("td", { class: p.stale ? "warn" : "ok", text: p.stale ? "may be stale: " + p.stale_reason : "current" }),
       h("td", { text: p.unreadable.map((u) => u.id + ": " + u.message).join("; ") })));
     const sec = h("section", { id: "store-view", class: "panel" },
-      h("dl", {}, [["Store", DATA.store.label + " (" + DATA.store.kind + ")"], ["This machine's agent", DATA.agent],
+      h("dl", {}, [["Store", DATA.store.label + " (" + DATA.store.kind + ")"],
+        ...(DATA.store.team ? [["Team store", DATA.store.team + " (its notes marked team)"]] : []),
+        ["This machine's agent", DATA.agent],
         ["Projects shown", { machine: "every project this machine knows", store: "every project in the store",
           project: "one project" }[DATA.scope]], ["Page written", when(DATA.generated_at) + " UTC"]]
         .map(([k, v]) => [h("dt", { text: k }), h("dd", { text: v })])),

@@ -1,0 +1,302 @@
+"""Team hygiene and team skills (issue X, items 6 and 7): retract, pin, unpin, purge and review on the
+team's store, and skills published there, reaching every member.
+
+Two machines, A (a writer) and B, each with its own personal folder store, share one team folder store;
+each runs the real CLI. What B's next search sees of the team's store is what the library's search of
+that store answers on B's machine folder (`recall.search` on `cfg.scoped("team")`, the call a search across
+scopes makes per store). The Hub's read-only refusal runs the real client against the stand-in's `acme`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures_core import CLI, make_machine, new_folder_store
+
+
+class Team:
+    """Machines "a" and "b": own folder stores, one shared team folder, project `app` mapped on both."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.team = root / "team-store"
+        new_folder_store(self.team)
+        self.checkout = root / "app"
+        self.checkout.mkdir()
+        self.own: dict[str, Path] = {}
+        self.machines = {}
+        for name in ("a", "b"):
+            self.own[name] = root / f"own-{name}"
+            new_folder_store(self.own[name])
+            m = make_machine(root, name, self.own[name], {self.checkout: "app"}, agent=f"codex@{name}")
+            with open(m.home / "config.toml", "a", encoding="utf-8") as f:
+                f.write(f'\n[team]\nkind = "folder"\nlocation = "{self.team}"\n')
+            self.machines[name] = m
+
+    def run(self, name: str, *args: str, stdin: str = "") -> tuple[int, str, str]:
+        return self.machines[name].run(*args, input=stdin, cwd=self.checkout)
+
+    def json(self, name: str, *args: str) -> tuple[int, dict]:
+        status, out, err = self.run(name, *args, "--json")
+        try:
+            return status, json.loads(out)
+        except ValueError:
+            raise AssertionError(f"not JSON (status {status}): {out!r} {err!r}") from None
+
+    def config(self, name: str, scope: str = "personal"):
+        from agentmem import config
+
+        return config.load(self.machines[name].home).scoped(scope)
+
+    def save_team(self, name: str, title: str, text: str) -> str:
+        """A note saved into the team's store from machine `name` (the library's save on the team config)."""
+        from agentmem.memory import save
+
+        saved = save.save(str(self.machines[name].home), self.config(name, "team"), "app", text, title=title)
+        assert saved.outcome.status == "saved"
+        return saved.outcome.entry.id
+
+    def team_search(self, name: str, *words: str) -> list[str]:
+        """The IDs machine `name`'s next search finds in the team's store."""
+        from agentmem.memory import recall
+
+        out = recall.search(str(self.machines[name].home), self.config(name, "team"), "app", " ".join(words))
+        return [r["id"] for r in out["results"]]
+
+    def pending(self, name: str) -> list[str]:
+        folder = self.machines[name].home / "pending"
+        return sorted(n for n in os.listdir(folder) if not n.startswith(".")) if folder.exists() else []
+
+    def team_objects(self) -> list[str]:
+        return sorted(str(p.relative_to(self.team)) for p in (self.team / "projects").rglob("*") if p.is_file())
+
+
+@pytest.fixture
+def team(tmp_path):
+    return Team(tmp_path)
+
+
+def test_a_writers_retraction_of_a_team_note_hides_it_from_the_other_members_next_search(team):
+    note = team.save_team("a", "Deploy window", "the deploy window is tuesday mornings")
+    assert team.team_search("b", "deploy", "window") == [note]
+    status, out = team.json("a", "retract", note, "--team", "--reason", "moved to thursdays")
+    assert status == 0 and out["status"] == "saved" and out["scope"] == "team", out
+    assert any(p.endswith(".retract.json") for p in team.team_objects())
+    assert not (team.own["a"] / "projects").exists() or not list((team.own["a"] / "projects").rglob("*.json"))
+    assert team.team_search("b", "deploy", "window") == []
+
+
+def test_without_team_an_id_only_the_team_store_holds_here_is_acted_on_there_and_said_so(team):
+    note = team.save_team("a", "Cache key", "the cache key includes the lockfile hash")
+    assert team.team_search("a", "cache", "key") == [note]  # A's team cache holds it
+    status, text, err = team.run("a", "retract", note, "--reason", "no longer true")
+    assert status == 0, err
+    assert f"retracted team note {note}" in text and "team's shared memory" in text
+    assert team.team_search("b", "cache", "key") == []
+
+
+def test_a_team_pin_reaches_the_other_members_session_start_reminder_and_unpin_takes_it_back(team):
+    from agentmem.replica import pins
+
+    note = team.save_team("a", "Release checklist", "run the smoke tests before tagging a release")
+    status, out = team.json("a", "pin", note, "--team")
+    assert status == 0 and out["kind"] == "pin" and out["scope"] == "team", out
+    b = team.config("b", "team")
+    team.team_search("b", "release")  # B's next search brings the pin record
+    shown = pins.pinned_notes(str(team.machines["b"].home), b.store, "app", team.config("b").pin_budget)["shown"]
+    assert [p["id"] for p in shown] == [note]
+    status, out = team.json("a", "unpin", note, "--team")
+    assert status == 0 and out["kind"] == "unpin", out
+    team.team_search("b", "release")
+    assert pins.pinned_notes(str(team.machines["b"].home), b.store, "app", 4000)["shown"] == []
+
+
+def test_a_writers_purge_of_a_team_note_reaches_every_member(team):
+    note = team.save_team("a", "Leaked", "an internal hostname that must not be shared")
+    assert team.team_search("b", "internal", "hostname") == [note]
+    status, out = team.json("a", "purge", note, "--team", "--yes")
+    assert status == 0 and out["status"] == "purged" and out["deleted_from_store"] is True, out
+    assert out["scope"] == "team"
+    assert not (team.team / "projects" / "app" / "notes" / f"{note}.md").exists()
+    assert team.team_search("b", "internal", "hostname") == []
+    cache = team.machines["b"].home / "cache"
+    assert not [p for p in cache.rglob(f"{note}.md")]  # gone from B's machine too
+
+
+def test_review_lists_both_scopes_items_and_the_team_items_commands_carry_team(team):
+    note = team.save_team("a", "Old fact", "this was true once")
+    assert team.json("a", "retract", note, "--team", "--reason", "stale")[0] == 0
+    status, out = team.json("b", "review")
+    assert status == 0, out
+    items = [(i["kind"], i["notes"], i["scope"]) for i in out["items"]]
+    assert items == [("retracted", [note], "team")]
+    purge = [c for c in out["items"][0]["commands"] if c["argv"][0] == "purge"][0]
+    assert purge["argv"][-1] == "--team" and "--team" in purge["command"]
+    status, out = team.json("b", "review", "--team")
+    assert [i["notes"] for i in out["items"]] == [[note]]
+
+
+def test_a_machine_without_a_team_refuses_team_in_one_line(tmp_path):
+    store = tmp_path / "own"
+    new_folder_store(store)
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    m = make_machine(tmp_path, "solo", store, {checkout: "app"})
+    status, out, err = m.run("pin", "20261130T091512345Z-k3m9x2pa", "--team", cwd=checkout)
+    assert status != 0 and out == "" and len(err.strip().splitlines()) == 1 and "no team store" in err, err
+
+
+def _read_only(m) -> None:
+    """Run `m`'s helper without root's power to write what it may not (the test may run as root)."""
+    if os.geteuid() == 0:
+        m.cli = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *CLI]
+        m.child = True
+
+
+def test_a_member_who_may_only_read_a_team_folder_is_refused_in_one_line_and_nothing_is_left(team):
+    note = team.save_team("a", "Shared", "a team note already there")
+    assert team.team_search("b", "team", "note") == [note]
+    _read_only(team.machines["b"])
+    before = team.team_objects()
+    folders = [team.team / "projects" / "app", *[p for p in (team.team / "projects" / "app").iterdir() if p.is_dir()]]
+    for folder in folders:
+        folder.chmod(0o555)
+    try:
+        for args, done in ((("retract", note, "--reason", "nope"), "retracted"), (("pin", note), "pinned"),
+                           (("purge", note, "--yes"), "purged")):
+            status, out, err = team.run("b", *args, "--team")
+            line = err.strip()
+            assert status == 6 and out == "" and len(line.splitlines()) == 1 and "Traceback" not in err, (args, err)
+            assert f"team {team.team} is read only for you" in line and f"nothing was {done}" in line, line
+            assert team.pending("b") == []
+        assert team.team_objects() == before
+        assert team.team_search("b", "team", "note") == [note]  # still there, still found
+    finally:
+        for folder in folders:
+            folder.chmod(0o755)
+
+
+def test_a_member_with_the_read_role_is_refused_on_the_hub_in_one_line_with_nothing_pending(tmp_path, hub):
+    # the Hub's own rights decide: its 403 on the record's upload is the refusal
+    from tests.fixtures_hub import TEAM_BUCKET, BucketMachine
+    from tests.fixtures_hub import Team as HubTeam
+
+    org = HubTeam(hub)
+    writer = BucketMachine(tmp_path / "writer", hub, org.writer.token, bucket=TEAM_BUCKET)  # the team's store
+    done = writer.run("save", "--title", "Shared", "--text", "a note the writer shares", "--json")
+    assert done.returncode == 0, done.stderr
+    note = json.loads(done.stdout)["id"]
+    reader = BucketMachine(tmp_path / "reader", hub, org.reader.token, bucket=org.reader.bucket)
+    with open(reader.home / "config.toml", "a", encoding="utf-8") as f:
+        f.write(f'\n[team]\nkind = "bucket"\nlocation = "{TEAM_BUCKET}"\n')
+    before = sorted(hub.buckets[TEAM_BUCKET].files)
+    for args, did in ((("retract", note, "--reason", "nope"), "retracted"), (("pin", note), "pinned"),
+                      (("purge", note, "--yes"), "purged")):
+        done = reader.run(*args, "--team")
+        line = done.stderr.strip()
+        assert done.returncode == 6 and done.stdout == "" and len(line.splitlines()) == 1, (args, done.stderr)
+        assert line.endswith(f"team {TEAM_BUCKET} is read only for you: ask an admin of acme for the write role; "
+                             f"nothing was {did}"), line
+        listed = json.loads(reader.run("pending", "--json").stdout)
+        assert listed["pending"] == []
+    assert sorted(hub.buckets[TEAM_BUCKET].files) == before
+    done = writer.run("retract", note, "--reason", "the writer may", "--json")
+    assert done.returncode == 0 and json.loads(done.stdout)["status"] == "saved", done.stderr
+
+
+def test_a_skill_published_to_the_team_is_discovered_and_installed_by_the_other_member(team):
+    from tests.skillkit import write_skill
+
+    source = team.root / "skills-src" / "deploy-helper"
+    write_skill(source, description="Deploys the app the team's way.")
+    status, out = team.json("a", "publish-skill", str(source), "--team")
+    assert status == 0 and out["status"] == "published" and out["scope"] == "team", out
+    revision = out["revision"]
+    assert (team.team / "skills" / "deploy-helper" / revision / "SKILL.md").is_file()
+    assert not (team.own["a"] / "skills").exists()  # never into the member's own store
+    status, out = team.json("b", "skills")
+    assert status == 0, out
+    assert [(s["name"], s["scope"], [r["revision"] for r in s["revisions"]]) for s in out["skills"]] == [
+        ("deploy-helper", "team", [revision])]
+    status, text, _ = team.run("b", "skills")
+    assert "deploy-helper  [team]" in text
+    status, out = team.json("b", "read-skill", "deploy-helper", revision)
+    assert status == 0 and out["scope"] == "team" and "Deploys the app" in out["content"], out
+    with open(team.machines["b"].home / "config.toml", "a", encoding="utf-8") as f:
+        f.write('\n[runtimes]\nenabled = ["claude"]\n')
+    status, out = team.json("b", "install-skill", "deploy-helper", revision)
+    assert status == 0 and out["scope"] == "team", out
+    installed = team.machines["b"].user_home / ".claude" / "skills" / "deploy-helper" / "SKILL.md"
+    assert "Deploys the app" in installed.read_text()
+    status, out, err = team.run("b", "install-skill", "deploy-helper", "20990101T000000Z-nope0000")
+    assert status != 0 and len(err.strip().splitlines()) == 1 and "no published revision" in err, err
+
+
+def test_the_view_shows_team_notes_marked_beside_the_members_own_and_their_commands_carry_team(team):
+    import shlex
+    import subprocess
+
+    from agentmem.view import commands
+    from tests.test_view import by_id, page_data
+
+    shared = team.save_team("a", "Team fact", "the staging database is reset nightly")
+    status, out = team.json("b", "save", "--title", "My fact", "--text", "my own scratch note")
+    assert status == 0, out
+    mine = out["id"]
+    m = team.machines["b"]
+    status, out = team.json("b", "view")
+    assert status == 0, out
+    html = m.home / "view" / "index.html"
+    shown = by_id(html)
+    assert shown[shared]["project"] == shown[mine]["project"] == "app"
+    assert shown[shared]["state_codes"] == ["team"] and shown[mine]["state_codes"] == []
+    assert [s["name"] for s in shown[shared]["states"]] == ["team"]
+    data = page_data(html.read_bytes())
+    assert data["store"]["team"] == str(team.team) and data["projects"][0]["notes"] == 2
+    given = data["commands"]["app"]
+    assert "--team" not in given["lines"]["pin"] and "--team" in given["team"]["lines"]["pin"]
+    line = commands.for_note(given["team"]["lines"]["pin"], shared)
+    done = subprocess.run(shlex.split(line), cwd=m.user_home, env=m.env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and f"pinned team note {shared}" in done.stdout, done.stderr
+    team.json("b", "view")
+    assert by_id(html)[shared]["state_codes"] == ["team", "pinned"]
+
+
+def test_an_export_keeps_each_notes_scope_and_an_import_puts_team_notes_back_only_with_team(team, tmp_path):
+    shared = team.save_team("a", "Team fact", "the staging database is reset nightly")
+    assert team.json("a", "retract", shared, "--team", "--reason", "no longer nightly")[0] == 0
+    status, out = team.json("a", "save", "--title", "Mine", "--text", "my own scratch note")
+    mine = out["id"]
+    dest = tmp_path / "export"
+    status, out = team.json("a", "export", str(dest))
+    assert status == 0 and out["projects"] == {"app": 1} and out["team_projects"] == {"app": 1}, out
+    assert (dest / "app" / f"{mine}.md").is_file() and (dest / "@team" / "app" / f"{shared}.md").is_file()
+    assert (dest / "@team" / "app" / "index.md").is_file()
+    manifest = json.loads((dest / "manifest.json").read_text())
+    assert {(n["id"], n.get("scope")) for n in manifest["notes"]} == {(mine, None), (shared, "team")}
+    assert [(r["kind"], r["scope"]) for r in manifest["records"]] == [("retract", "team")]
+    assert team.json("a", "export", str(dest))[1]["written"] == 0  # a rerun changes nothing
+
+    # another member's machine, with stores of its own: both empty
+    other = Team(tmp_path / "elsewhere")
+    status, out = other.json("b", "import", "--from", "agentmem", str(dest), "--apply")
+    assert status == 0, out
+    actions = {i.get("id", i["title"]): (i["action"], i.get("reason", "")) for i in out["items"]}
+    assert actions[mine] == ("save", "") and actions[shared][0] == "refused" and "--team" in actions[shared][1]
+    assert actions[f"retract {shared}"][0] == "refused"  # the team's record stays out of the member's store
+    assert not (other.team / "projects").exists()  # nothing personal reached the team store
+    status, out = other.json("b", "import", "--from", "agentmem", str(dest), "--team", "--apply")
+    assert status == 0, out
+    actions = {i["id"]: i["action"] for i in out["items"] if i["title"] != f"retract {shared}"}
+    assert actions[shared] == "save" and actions[mine] == "refused"
+    assert (other.team / "projects" / "app" / "notes" / f"{shared}.md").is_file()
+    assert not (other.own["b"] / "projects" / "app" / "notes" / f"{shared}.md").exists()
+    assert any(p.endswith(".retract.json") for p in other.team_objects())
+    status, out = other.json("b", "import", "--from", "agentmem", str(dest), "--team")
+    assert status == 0 and out["counts"]["save"] == 0, out  # idempotent
+    status, out, err = other.run("b", "import", "--from", "codex", "--team")
+    assert status != 0 and len(err.strip().splitlines()) == 1 and "your own" in err, err
