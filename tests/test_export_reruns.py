@@ -220,3 +220,17 @@ def test_an_export_flushes_exactly_what_it_wrote_and_a_rerun_that_wrote_nothing_
     synced.clear()
     assert _export(laptop, dest)["written"] == 0
     assert [p for p in synced if p.startswith(str(dest))] == []
+
+
+def test_the_records_of_the_folders_exported_last_are_kept_and_older_ones_removed(tmp_path):
+    from agentmem.exchange import exported_from
+
+    machine = str(tmp_path / "machine")
+    paths = []
+    for i in range(exported_from.KEEP + 2):
+        made = exported_from.ExportedFrom(machine, "store", str(tmp_path / f"export-{i}"))
+        made.save()
+        os.utime(made.path, ns=(10**18 + i, 10**18 + i))  # written in this order
+        paths.append(made.path)
+    kept = sorted(str(p) for p in (tmp_path / "machine" / "cache" / "store" / exported_from.FOLDER).iterdir())
+    assert kept == sorted(paths[2:])

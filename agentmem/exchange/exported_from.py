@@ -15,9 +15,10 @@ All of it holds only under the scanner that screened the notes: the file names t
 rules (`memory/withheld.py`) and a salted slow digest of this machine's credential values (never the values),
 and an export by another scanner, or with other credential values set, screens every note again.
 
-Derived: a missing or damaged file, or one another folder's path hashed to, only costs a full export. It is
-written after the manifest, so it never speaks for a file the folder does not hold yet. Pending notes
-(waiting for upload: few) are read and screened on every export and never recorded here.
+Derived: a missing or damaged file, or one another folder's path hashed to, only costs a full export; the
+files of the KEEP folders exported last are kept, older ones removed. It is written after the manifest, so
+it never speaks for a file the folder does not hold yet. Pending notes (waiting for upload: few) are read
+and screened on every export and never recorded here.
 """
 
 from __future__ import annotations
@@ -119,8 +120,24 @@ class ExportedFrom:
         state = {"version": VERSION, "dest": self.dest, "scanner": self.scanner, "notes": notes}
         try:
             fsutil.write_atomic(self.path, json.dumps(state, separators=(",", ":")).encode("utf-8"), durable=False)
+            _prune(os.path.dirname(self.path))
         except OSError:
             pass
+
+
+KEEP = 8  # the records of the export folders last written: an export into a new folder each day leaves no trail
+
+
+def _prune(folder: str) -> None:
+    """Keep the KEEP records written last (a record is 2 MB at 10k notes); an older folder's next export is a
+    full one."""
+    found = []
+    with os.scandir(folder) as entries:
+        for e in entries:
+            if e.name.endswith(".json") and not e.name.startswith(fsutil.TMP_PREFIX):
+                found.append((e.stat().st_mtime_ns, e.path))
+    for _, path in sorted(found, reverse=True)[KEEP:]:
+        os.unlink(path)
 
 
 def _hex(value: object) -> bool:
