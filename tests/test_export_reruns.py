@@ -234,3 +234,16 @@ def test_the_records_of_the_folders_exported_last_are_kept_and_older_ones_remove
         paths.append(made.path)
     kept = sorted(str(p) for p in (tmp_path / "machine" / "cache" / "store" / exported_from.FOLDER).iterdir())
     assert kept == sorted(paths[2:])
+
+
+def test_the_manifest_text_is_what_json_writes_with_an_indent_of_two():
+    """The manifest is written by a faster equivalent of `json.dumps(indent=2)`: the same bytes, so a rerun of
+    an older export finds its manifest unchanged."""
+    from agentmem.exchange.export import indented_json
+
+    odd = ["", "plain-id_1.md", 'a "quote"', "back\\slash", "tab\there", "line\nbreak", "\u2028", "\x00\x1f",
+           "caf\u00e9 \U0001f600", "\ud800", "</script>"]
+    value = {"format": "agentmem-export", "version": 1, "projects": ["app", "big"], "empty": [], "none": {},
+             "notes": [{"id": s, "n": 1.5, "ok": True, "no": None, "list": [s, [], {}]} for s in odd],
+             "records": [], "nested": {"a": {"b": [1, {"c": odd}]}}, "odd keys": {s: s for s in odd}}
+    assert indented_json(value) == json.dumps(value, indent=2, ensure_ascii=False)

@@ -90,7 +90,7 @@ class ExportedFrom:
         if not isinstance(entry, list) or len(entry) != 5 or entry[0] != source:
             return None
         try:
-            st = os.stat(os.path.join(self.dest, *rel.split("/")), follow_symlinks=False)
+            st = os.stat(f"{self.dest}/{rel}", follow_symlinks=False)  # rel: `<project>/<note file>`, checked
         except OSError:
             return None
         sha256, fields, found = entry[2], entry[3], entry[4]
