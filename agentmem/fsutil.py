@@ -72,7 +72,7 @@ class Flush:
     entries changed (a rename into it, a removal, a folder made in it). Exactly those: a run that wrote
     nothing flushes nothing, and nothing else on the machine is waited for (`os.sync` flushes every disk).
     The files' fsyncs run a few at a time, which lets the file system commit them together (an fsync each,
-    one after another, cost 0.25 ms a file on the shared machine: docs/benchmarks.md)."""
+    one after another, cost 0.25-0.3 ms a file on the shared machine: docs/benchmarks.md, export reruns)."""
 
     WORKERS = 8
 

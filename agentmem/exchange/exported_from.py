@@ -129,7 +129,7 @@ KEEP = 8  # the records of the export folders last written: an export into a new
 
 
 def _prune(folder: str) -> None:
-    """Keep the KEEP records written last (a record is 2 MB at 10k notes); an older folder's next export is a
+    """Keep the KEEP records written last (a few hundred bytes a note each); an older folder's next export is a
     full one."""
     found = []
     with os.scandir(folder) as entries:
