@@ -58,6 +58,66 @@ def write_atomic(target: str | os.PathLike, data: bytes, *, mode: int = 0o644, d
         fsync_dir(os.path.dirname(target) or ".")
 
 
+def fsync_file(path: str | os.PathLike) -> None:
+    """Make a file written without its fsync (`write_atomic(durable=False)`) durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class Flush:
+    """Many files written without their fsyncs, made durable together: each file, then each folder whose
+    entries changed (a rename into it, a removal, a folder made in it). Exactly those: a run that wrote
+    nothing flushes nothing, and nothing else on the machine is waited for (`os.sync` flushes every disk).
+    The files' fsyncs run a few at a time, which lets the file system commit them together (an fsync each,
+    one after another, cost 0.25-0.3 ms a file on the shared machine: docs/benchmarks.md, export reruns)."""
+
+    WORKERS = 8
+
+    def __init__(self) -> None:
+        self.files: list[str] = []
+        self.folders: set[str] = set()
+
+    def wrote(self, path: str) -> None:
+        self.files.append(path)
+        self.folders.add(os.path.dirname(path))
+
+    def removed(self, path: str) -> None:
+        self.folders.add(os.path.dirname(path))
+
+    def makedirs(self, folder: str) -> None:
+        """`os.makedirs(folder, exist_ok=True)`, noting the parent of each folder it made."""
+        if os.path.isdir(folder):
+            return
+        parent = os.path.dirname(folder)
+        if parent and parent != folder:
+            self.makedirs(parent)
+        try:
+            os.mkdir(folder)
+        except FileExistsError:
+            if not os.path.isdir(folder):
+                raise
+            return
+        self.folders.update((folder, parent or "."))
+
+    def done(self) -> None:
+        """fsync what was noted, then forget it. Raises what an fsync raised (a disk error is no success)."""
+        files, folders = self.files, sorted(self.folders, key=len, reverse=True)  # the deepest first
+        self.files, self.folders = [], set()
+        if len(files) > self.WORKERS:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(self.WORKERS) as pool:
+                list(pool.map(fsync_file, files))
+        else:
+            for path in files:
+                fsync_file(path)
+        for folder in folders:
+            fsync_dir(folder)
+
+
 def create_exclusive_atomic(target: str | os.PathLike, data: bytes) -> bool:
     """Place `data` at `target` only if nothing is there yet. Returns False if something was.
 

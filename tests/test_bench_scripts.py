@@ -96,10 +96,12 @@ def test_review_bench_finds_every_planted_item_and_times_the_queue():
     assert report["near-duplicate_found"] == report["near-duplicate_planted"] > 0
 
 
-def test_export_times_a_first_export_an_unchanged_rerun_and_the_import_dry_run():
-    report = json.loads(_bench("export.py", "--sizes", "60", "--repeat", "1", "--json"))
+def test_export_times_a_first_export_an_unchanged_rerun_one_change_and_cp(tmp_path):
+    report = json.loads(_bench("export.py", "--sizes", "60", "--root", str(tmp_path), "--repeat", "1", "--json"))
     [size] = report["sizes"]  # the script itself stops when an unchanged rerun writes anything
-    assert size["notes"] == 60 and size["export_s"] > 0 and size["rerun_s"] > 0 and size["import_dry_run_s"] > 0
+    this = size["trees"]["this"]
+    assert size["notes"] == this["notes"] == 60 and this["import_dry_run_s"] > 0
+    assert all(this[k] > 0 for k in ("first_s", "rerun_s", "one_change_s", "cp_r_s"))
 
 
 def test_view_times_the_page_in_chromium():
