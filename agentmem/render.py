@@ -158,7 +158,8 @@ def search_text(out: dict, explicit_project: str | None = None, *, tool: ToolNam
             corr += " [pinned]"
         if r.get("withheld"):
             corr += " [credential withheld]"
-        found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}: {r['title']}{flag}{corr}")
+        team = "[team] " if r.get("scope") == "team" else ""  # a note of the team's store (memory/scopes.py)
+        found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}: {team}{r['title']}{flag}{corr}")
         for m in r["matches"]:
             found.append(f"    {m['line']}: {m['text']}")
     if found:  # titles and lines are note content: quoted data, not instructions (INV framed-recall)
@@ -191,6 +192,8 @@ def read_text(out: dict, data: bytes) -> str:
     note_id = out["id"]
     framed = frame_note(data.decode("utf-8", errors="replace").rstrip("\n"), note_id=note_id).rstrip("\n")
     text = states_text(out) + framed
+    if out.get("scope") == "team":
+        text += f"\n\n(note {note_id} is a team note: from the team's store)"
     if out["source"] == "pending":
         text += f"\n\n(note {note_id} is pending upload on this machine)"
     if out.get("withheld"):

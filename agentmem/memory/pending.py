@@ -37,6 +37,10 @@ from agentmem.memory.notes import check_id
 from agentmem.paths import PENDING_ENTRY_FILE, PENDING_RECORD_FILE, pending_dir
 from agentmem.store.base import StoreDescription, check_object_path
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 NOTE_FILE = "note.md"
 RECORD_FILE = PENDING_RECORD_FILE  # the payload of a pending record (its entry's path ends in .json)
 ENTRY_FILE = PENDING_ENTRY_FILE
@@ -221,10 +225,13 @@ def list_entries(machine: str | os.PathLike) -> list[Entry]:
     return [entry for _, entry, _ in _scan(machine) if entry is not None]
 
 
-def project_notes(machine: str | os.PathLike, project: str) -> dict[str, bytes]:
-    """The bytes of this machine's pending notes of `project`, by ID, oldest first (one read each)."""
+def project_notes(machine: str | os.PathLike, project: str,
+                  bound: Callable[[StoreDescription | None], bool] | None = None) -> dict[str, bytes]:
+    """The bytes of this machine's pending notes of `project`, by ID, oldest first (one read each);
+    `bound(destination)`: only the notes bound for the store(s) it accepts (memory/scopes.py)."""
     return {entry.id: data for _, entry, data in _scan(machine, with_data=True)
-            if entry is not None and entry.project == project and entry.path.endswith(".md")}
+            if entry is not None and entry.project == project and entry.path.endswith(".md")
+            and (bound is None or bound(entry.store))}
 
 
 def project_records(machine: str | os.PathLike, project: str) -> dict[str, bytes]:
