@@ -253,3 +253,60 @@ def test_the_mcp_server_searches_reads_and_saves_with_a_scope(team):
                                                                        mine[2]["id"]: "personal"}
     assert not read[0] and read[2]["scope"] == "team"
     assert wrong[0] and "scope" in wrong[1]
+
+
+class BucketTeam:
+    """One machine with its own folder store and the team's bucket `team/memory` on the loopback Hub."""
+
+    def __init__(self, root: Path, hub, token: str):
+        self.hub, self.bucket = hub, "team/memory"
+        hub.add_bucket(self.bucket, private=True)
+        self.own = root / "own"
+        new_folder_store(self.own)
+        self.checkout = root / "app"
+        self.checkout.mkdir()
+        self.m = make_machine(root, "member", self.own, {self.checkout: "app"})
+        with open(self.m.home / "config.toml", "a", encoding="utf-8") as f:
+            f.write(f'\n[team]\nkind = "bucket"\nlocation = "{self.bucket}"\n\n[network]\ntimeout = 3\n')
+        self.m.env.update(HF_ENDPOINT=hub.url, HF_TOKEN=token)
+        self.m.child = True  # huggingface_hub reads HF_ENDPOINT once per process
+
+    def json(self, *args: str) -> tuple[int, dict]:
+        status, out, err = self.m.json(*args, cwd=self.checkout)
+        return status, out
+
+    def in_bucket(self) -> list[str]:
+        return sorted(p for p in self.hub.buckets[self.bucket].files if p.endswith(".md"))
+
+
+def test_a_team_save_while_the_team_bucket_is_offline_stays_pending_for_the_team_and_a_retry_delivers_it_there(
+        tmp_path, hub):
+    # INV nothing-lost, INV same-bytes-retry: the pending entry keeps its team destination
+    token = hub.add_user("ada", orgs=("team",))
+    t = BucketTeam(tmp_path, hub, token)
+    hub.stop()
+    try:
+        status, out = t.json("save", "--team", "--title", "Hub down", "--text", "saved while the hub was away")
+    finally:
+        hub.start()
+    assert status == 10 and out["scope"] == "team" and out["store"] == {"kind": "bucket", "location": t.bucket}
+    note = out["id"]
+    status, listed = t.json("pending")
+    assert [(p["id"], p["store"]["location"]) for p in listed["pending"]] == [(note, t.bucket)]
+    assert t.in_bucket() == [] and _notes_in(t.own) == []
+    status, out = t.json("save", "--retry", note)
+    assert status == 0 and out["status"] == "saved", out
+    assert t.in_bucket() == [f"projects/app/notes/{note}.md"] and _notes_in(t.own) == []
+    assert t.json("pending")[1]["pending"] == []
+    status, out = t.json("search", "hub", "away", "--scope", "team")
+    assert [(r["id"], r["scope"]) for r in out["results"]] == [(note, "team")]
+
+
+def test_a_team_save_with_only_the_read_role_is_refused_in_one_line_naming_who_grants_the_write_role(tmp_path, hub):
+    hub.add_user("reader", orgs=("team",))
+    t = BucketTeam(tmp_path, hub, hub.add_token("reader", write=False))
+    status, out, err = t.m.run("save", "--team", "--text", "a note the reader may not share", cwd=t.checkout)
+    assert status == 6 and out == "" and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert f"the team store hf://buckets/{t.bucket}" in err and "can read the team's notes but not write them" in err
+    assert "an admin of the organization team" in err and "write role" in err
+    assert t.json("pending")[1]["pending"] == [] and t.in_bucket() == [] and _notes_in(t.own) == []
