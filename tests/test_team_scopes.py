@@ -310,3 +310,23 @@ def test_a_team_save_with_only_the_read_role_is_refused_in_one_line_naming_who_g
     assert f"the team store hf://buckets/{t.bucket}" in err and "can read the team's notes but not write them" in err
     assert "an admin of the organization team" in err and "write role" in err
     assert t.json("pending")[1]["pending"] == [] and t.in_bucket() == [] and _notes_in(t.own) == []
+
+
+def test_a_team_pin_reaches_every_members_session_start_reminder_within_the_one_pin_budget(team):
+    from agentmem import config
+    from agentmem.memory import hygiene
+
+    shared = team.save("a", "Team rule", "run the linters before every push", "--team")
+    own = team.save("b", "My rule", "keep my scratch branch rebased")
+    a = config.load(str(team.machines["a"].home))
+    assert hygiene.pin(str(team.machines["a"].home), a.scoped("team"), "app", shared).to_json()["status"] == "saved"
+    assert team.json("b", "pin", own)[1]["status"] == "saved"
+    team.json("b", "search")  # brings the team's pin record, as any search does
+    status, reminder, _ = team.run("b", "hook", "reminder", "--runtime", "claude")
+    assert status == 0 and "Pinned memory of project app (2 note(s)" in reminder, reminder
+    assert f"[{shared}] Team rule" in reminder and f"[{own}] My rule" in reminder
+    assert reminder.index(own) < reminder.index(shared)  # the newest pin first, across both stores
+    with open(team.machines["b"].home / "config.toml", "a", encoding="utf-8") as f:
+        f.write("\n[memory]\npin_budget = 40\n")
+    status, reminder, _ = team.run("b", "hook", "reminder", "--runtime", "claude")
+    assert "(1 note(s)" in reminder and f"Pinned but left out: {shared} (over the pin budget" in reminder
