@@ -109,6 +109,7 @@ def test_the_recent_list_merges_both_stores_newest_first(team):
 
 
 def test_a_team_store_out_of_reach_never_hides_the_members_own_notes(team):
+    # INV team-by-choice, INV read-your-writes: the store that could not be asked is said to be stale
     own = team.save("b", "Flaky test", "the flaky test needs a retry budget")
     team.save("a", "Flaky team", "flaky test owners rotate weekly", "--team")
     team.team.rename(team.root / "team-store-away")  # the shared folder unmounted
@@ -145,6 +146,7 @@ def test_read_looks_in_the_members_own_store_then_the_teams(team):
 
 
 def test_a_team_note_pending_upload_is_searched_and_read_as_the_teams(team):
+    # INV team-by-choice: a pending note shows in the scope of the store it is bound for, only
     team.team.rename(team.root / "team-store-away")
     status, out = team.json("a", "save", "--team", "--title", "Waiting", "--text", "a queued team finding")
     assert status == 10 and out["scope"] == "team" and out["store"]["location"] == str(team.team)
@@ -195,6 +197,7 @@ def _read_only_member(m):
 
 
 def test_saving_to_a_team_folder_the_member_may_only_read_is_refused_in_one_line_and_leaves_nothing(team):
+    # INV team-by-choice: a refused team save leaves nothing, pending or in either store
     shared = team.save("a", "Existing", "a team note already there", "--team")
     m = team.machines["b"]
     _read_only_member(m)
