@@ -17,6 +17,7 @@ from agentmem import errors
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from agentmem.config import Config
     from agentmem.errors import Command
@@ -151,10 +152,10 @@ def _interleaved(lists: list[list[dict]], limit: int, by_score: bool) -> list[di
     return out[:limit]
 
 
-def _groups(results: list[dict], by_score: bool) -> list[tuple[object, list[dict]]]:
+def _groups(results: list[dict], by_score: bool) -> list[tuple[Any, list[dict]]]:
     """`results` cut into (key, group): a corrected note joins the group of the correction listed above it
     (search/corrections.py puts it there), the group's key being its best score, or its newest date."""
-    groups: list[tuple[object, list[dict]]] = []
+    groups: list[tuple[Any, list[dict]]] = []
     for r in results:
         fixers = r.get("corrected_by") or ()
         if groups and fixers and fixers[0] in {g["id"] for g in groups[-1][1]}:
@@ -165,7 +166,7 @@ def _groups(results: list[dict], by_score: bool) -> list[tuple[object, list[dict
     for _, group in groups:
         if by_score:
             scores = [g["score"] for g in group if g.get("score") is not None]
-            key: object = max(scores) if scores else float("-inf")
+            key: Any = max(scores) if scores else float("-inf")
         else:
             key = max(g["created"] for g in group)
         keyed.append((key, group))
