@@ -333,3 +333,25 @@ def test_a_team_pin_reaches_every_members_session_start_reminder_within_the_one_
         f.write("\n[memory]\npin_budget = 40\n")
     status, reminder, _ = team.run("b", "hook", "reminder", "--runtime", "claude")
     assert "(1 note(s)" in reminder and f"Pinned but left out: {shared} (over the pin budget" in reminder
+
+
+def test_both_stores_are_asked_what_changed_at_the_same_time_not_one_after_the_other(tmp_path, hub):
+    import time
+
+    token = hub.add_user("ada", orgs=("team",))
+    hub.add_bucket("ada/agent-memory", private=True)
+    t = BucketTeam(tmp_path, hub, token)
+    config = t.m.home / "config.toml"
+    config.write_text(config.read_text().replace(f'kind = "folder"\nlocation = "{t.own}"',
+                                                 'kind = "bucket"\nlocation = "ada/agent-memory"'))
+    assert t.json("save", "--text", "own words about tides")[0] == 0
+    assert t.json("save", "--team", "--text", "team words about tides")[0] == 0
+    status, out = t.json("search", "tides")
+    assert status == 0 and not out["stale"] and len(out["results"]) == 2, out
+    hub.inject("info", "slow", delay=1.5)  # each store's change check answers 1.5 s late, inside check_timeout
+    started = time.monotonic()
+    status, out = t.json("search", "tides")
+    took = time.monotonic() - started
+    assert status == 0 and not out["stale"] and len(out["results"]) == 2, out
+    assert len(hub.requests("info")) >= 2
+    assert took < 2.8, f"{took:.2f} s: the two checks waited one after the other"

@@ -72,19 +72,62 @@ def search(machine: str, cfg: Config, project: str, query: str, *, scope: str | 
         return recall.search(machine, cfg, project, query, limit=limit, mode=mode, **options)  # type: ignore[arg-type]
     answers: dict[str, dict] = {}
     failed: dict[str, errors.AgentmemError] = {}
-    for name in wanted:
+    broke: dict[str, BaseException] = {}  # what is not a store's failure: raised as it would be without a team
+
+    def one(name: str) -> None:
+        kept = options if name == wanted[0] else {k: v for k, v in options.items() if k != "progress"}
         try:
             answers[name] = recall.search(machine, cfg.scoped(name), project, query, limit=limit, mode=mode,
-                                          **options)  # type: ignore[arg-type]
-        except errors.InvalidInput:
-            raise  # the same arguments fail for every store
+                                          **kept)  # type: ignore[arg-type]
+        except errors.InvalidInput as exc:  # the same arguments fail for every store
+            broke[name] = exc
         except errors.AgentmemError as exc:
             failed[name] = exc
-    if not answers:
-        raise failed[wanted[0]]
+        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+            broke[name] = exc
+
+    late = _side_by_side(one, wanted, options.get("timeout"), cfg)
+    # a worker left behind may still write: only what the others answered is read, from copies
+    got = {name: answers[name] for name in wanted if name in answers and name not in late}
+    lost = {name: late.get(name) or failed[name] for name in wanted if name not in got and name not in broke}
+    for name in wanted:
+        if name in broke and name not in late:
+            raise broke[name]
+    if not got:
+        raise lost[wanted[0]]
     labels = {name: cfg.scoped(name).store.label() for name in wanted}
-    by_score = bool(query.strip()) and next(iter(answers.values()))["mode"] != "literal"
-    return _merged(answers, failed, labels, limit, by_score)
+    by_score = bool(query.strip()) and next(iter(got.values()))["mode"] != "literal"
+    return _merged(got, lost, labels, limit, by_score)
+
+
+def _side_by_side(one: Callable[[str], None], names: list[str], timeout: object,
+                  cfg: Config) -> dict[str, errors.AgentmemError]:
+    """`one(name)` for each name, the first on this thread and the others on their own at the same time, so a
+    team store's check waits on the network while the member's own is searched (a search with a team costs
+    about the slower store's wait, not the sum). Each is bounded by its own network budget; one that outlives
+    it by a second more is reported as not answering (returned: name -> its error), and this search goes on
+    without it."""
+    if len(names) == 1:
+        one(names[0])
+        return {}
+    import threading
+    import time
+
+    workers = [threading.Thread(target=one, args=(name,), name=f"agentmem-search-{name}", daemon=True)
+               for name in names[1:]]
+    for worker in workers:
+        worker.start()
+    one(names[0])
+    from agentmem.config import timeout_or_default
+
+    limit = (timeout if isinstance(timeout, (int, float)) else timeout_or_default(cfg)[0]) + 1.0
+    deadline = time.monotonic() + limit
+    late: dict[str, errors.AgentmemError] = {}
+    for name, worker in zip(names[1:], workers):
+        worker.join(max(0.0, deadline - time.monotonic()))
+        if worker.is_alive():
+            late[name] = errors.NoAnswer(f"the search of the {name} store did not end within {limit:g} s")
+    return late
 
 
 def _merged(answers: dict[str, dict], failed: dict[str, errors.AgentmemError], labels: dict[str, str], limit: int,
