@@ -113,3 +113,48 @@ class BucketMachine:
         if self.token:  # INV no-credentials
             assert self.token not in done.stdout and self.token not in (done.stderr or "")
         return done
+
+
+TEAM_ORG = "acme"
+TEAM_BUCKET = "acme/team-memory"
+
+
+class TeamMember:
+    """One member of the `acme` team: their name, role in the org (None: not a member), token, and
+    personal bucket `<name>/agent-memory`."""
+
+    def __init__(self, hub, name: str, role: str | None):
+        self.name, self.role = name, role
+        if role is not None:
+            hub.add_member(TEAM_ORG, name, role)
+        self.token = hub.add_user(name)
+        self.bucket = f"{name}/agent-memory"
+        hub.add_bucket(self.bucket, private=True)
+
+    def machine(self, root: Path, hub, bucket: str | None = TEAM_BUCKET) -> BucketMachine:
+        """A machine logged in as this member, its store `bucket` (the team's by default)."""
+        return BucketMachine(root, hub, self.token, bucket=bucket)
+
+
+class Team:
+    """The org `acme` with its private team bucket `acme/team-memory` and three people:
+    `writer` (role write), `reader` (role read), `outsider` (no role), each with a write token
+    of their own and a private personal bucket. Nobody is logged in (HF_TOKEN unset) until a
+    test chooses a member."""
+
+    def __init__(self, hub):
+        self.hub, self.org, self.bucket = hub, TEAM_ORG, TEAM_BUCKET
+        hub.add_bucket(TEAM_BUCKET, private=True)
+        self.writer = TeamMember(hub, "writer", "write")
+        self.reader = TeamMember(hub, "reader", "read")
+        self.outsider = TeamMember(hub, "outsider", None)
+
+    @property
+    def members(self) -> list[TeamMember]:
+        return [self.writer, self.reader, self.outsider]
+
+
+@pytest.fixture
+def team(hub):
+    """An organisation `acme` on the stand-in: see `Team`."""
+    return Team(hub)

@@ -10,8 +10,9 @@ first stream with `reconnect`. The token endpoints answer `casUrl: local:///<dir
 so the real hf_xet client chunks, uploads and reconstructs file bytes in a
 folder: no Xet server is involved.
 
-Users, tokens (write or read-only), organisations, private and public buckets,
-injectable faults and a request log live on `Hub`. It runs as a thread of the
+Users, tokens (write, read-only or fine-grained), organisations with members' roles
+(tests/hubstub_rights.py, which decides every bucket request), private and public
+buckets, injectable faults and a request log live on `Hub`. It runs as a thread of the
 test process (`Hub.start()`), bound to 127.0.0.1 only.
 """
 
@@ -33,6 +34,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from tests.hubstub_feed import FeedHandler
 from tests.hubstub_misbehave import MisbehaveHandler
+from tests.hubstub_rights import Decision, Rights, Token
 
 # ----------------------------------------------------------------------------- state
 
@@ -54,12 +56,6 @@ class Bucket:
     files: dict[str, StoredFile] = field(default_factory=dict)
     updated_ms: int = 0  # the last change (the info's updatedAt); the creation until then
     events: list[dict] = field(default_factory=list)  # every change, in order: {"seq", "at_ms", "change"}
-
-
-@dataclass
-class Token:
-    user: str
-    write: bool
 
 
 @dataclass
@@ -152,7 +148,8 @@ class Hub:
         self.cas_dir.mkdir(parents=True, exist_ok=True)
         self.page_size = page_size
         self.missing_prefix_404 = False  # answer a tree request for an unused prefix with 404, not []
-        self.users: dict[str, set[str]] = {}  # user -> orgs
+        self.users: set[str] = set()
+        self.rights = Rights()  # organisations and their members' roles
         self.tokens: dict[str, Token] = {}
         self.buckets: dict[str, Bucket] = {}
         self.faults: list[Fault] = []
@@ -176,15 +173,26 @@ class Hub:
     # -- setup ------------------------------------------------------------------------
 
     def add_user(self, name: str, *, orgs: tuple[str, ...] = ()) -> str:
-        """Create a user and return a write token for it."""
+        """Create a user (a `write` member of each of `orgs`) and return a write token for it."""
         with self.lock:
-            self.users[name] = set(orgs)
+            self.users.add(name)
+            for org in orgs:
+                self.rights.add_member(org, name, "write")
         return self.add_token(name, write=True)
 
-    def add_token(self, user: str, *, write: bool) -> str:
-        token = f"hf_stub_{user}_{'rw' if write else 'ro'}_{secrets.token_hex(6)}"
+    def add_member(self, org: str, user: str, role: str) -> None:
+        """Make `user` a member of `org` (created on first use) with `role`: read, contributor, write, admin."""
         with self.lock:
-            self.tokens[token] = Token(user, write)
+            self.users.add(user)
+            self.rights.add_member(org, user, role)
+
+    def add_token(self, user: str, *, write: bool = True, scoped: dict[str, str] | None = None) -> str:
+        """A classic token (`write` or read-only), or with `scoped` a fine-grained one:
+        `{bucket ID or namespace: "read" | "write"}`, and nothing else."""
+        kind = "fg" if scoped is not None else "rw" if write else "ro"
+        token = f"hf_stub_{user}_{kind}_{secrets.token_hex(6)}"
+        with self.lock:
+            self.tokens[token] = Token(user, write, dict(scoped) if scoped is not None else None)
         return token
 
     def add_bucket(self, bucket_id: str, *, private: bool = True) -> Bucket:
@@ -472,7 +480,7 @@ class _Handler(FeedHandler, MisbehaveHandler, BaseHTTPRequestHandler):
         extra = {"Content-Type": "application/json", **(headers or {})}
         if status >= 400 and isinstance(payload, dict) and "error" in payload:
             extra.setdefault("X-Error-Message", payload["error"])
-        self._send(status, json.dumps(payload).encode(), extra)
+        self._send(status, json.dumps(payload).encode(), extra, head=self.command == "HEAD")
 
     def _base(self) -> str:
         return f"http://{self.headers.get('Host') or f'127.0.0.1:{self.hub.port}'}"
@@ -491,11 +499,13 @@ class _Handler(FeedHandler, MisbehaveHandler, BaseHTTPRequestHandler):
     def _deny_bad_token(self) -> None:
         self._send_json(401, {"error": "Invalid credentials in Authorization header"})
 
-    def _may_act_in(self, user: str, namespace: str) -> bool:
-        return namespace == user or namespace in self.hub.users.get(user, set())
+    def _refuse(self, decision: Decision) -> None:
+        headers = {"X-Error-Code": "RepoNotFound"} if decision.status == 404 else None
+        self._send_json(decision.status, {"error": decision.error}, headers)
 
     def _bucket_for(self, match, *, write: bool) -> Bucket | None:
-        """The bucket named in the URL if the caller may use it; otherwise answer and return None."""
+        """The bucket named in the URL if the caller may read it (or `write` it); otherwise answer and
+        return None. Every bucket route asks this (tests/hubstub_rights.py decides)."""
         caller = self._caller()
         if caller is False:
             self._deny_bad_token()
@@ -503,20 +513,11 @@ class _Handler(FeedHandler, MisbehaveHandler, BaseHTTPRequestHandler):
         bucket_id = f"{match['ns']}/{match['name']}"
         with self.hub.lock:
             bucket = self.hub.buckets.get(bucket_id)
-        member = caller is not None and self._may_act_in(caller.user, match["ns"])
-        if bucket is None or (bucket.private and caller is not None and not member):
-            self._send_json(404, {"error": "Repository not found"}, {"X-Error-Code": "RepoNotFound"})
+            decision = (Decision(404, "Repository not found") if bucket is None
+                        else self.hub.rights.bucket(caller, bucket_id, bucket.private, write=write))
+        if not decision.allowed:
+            self._refuse(decision)
             return None
-        if bucket.private and caller is None:
-            self._send_json(401, {"error": "Unauthorized"})
-            return None
-        if write:
-            if caller is None:
-                self._send_json(401, {"error": "Unauthorized"})
-                return None
-            if not member or not caller.write:
-                self._send_json(403, {"error": "You don't have the rights to write to this bucket"})
-                return None
         return bucket
 
     # -- endpoints --------------------------------------------------------------------
@@ -526,17 +527,9 @@ class _Handler(FeedHandler, MisbehaveHandler, BaseHTTPRequestHandler):
         if caller is False or caller is None:
             self._deny_bad_token()
             return
-        orgs = sorted(self.hub.users.get(caller.user, set()))
-        role = "write" if caller.write else "read"
-        self._send_json(
-            200,
-            {
-                "type": "user",
-                "name": caller.user,
-                "orgs": [{"name": org, "type": "org"} for org in orgs],
-                "auth": {"type": "access_token", "accessToken": {"role": role, "displayName": "stub"}},
-            },
-        )
+        with self.hub.lock:
+            answer = self.hub.rights.whoami(caller)
+        self._send_json(200, answer)
 
     def _h_agent_harnesses(self, method, match, query, body, split, drop_reply):
         # huggingface_hub fetches this registry once a day (cached under HF_HOME) to name the agent in its user agent.
@@ -553,8 +546,10 @@ class _Handler(FeedHandler, MisbehaveHandler, BaseHTTPRequestHandler):
         namespace = caller.user if match["ns"] == "me" else match["ns"]
         bucket_id = f"{namespace}/{match['name']}"
         url = f"{self._base()}/buckets/{bucket_id}"
-        if not self._may_act_in(caller.user, namespace) or not caller.write:
-            self._send_json(403, {"error": f"You don't have the rights to create a bucket under {namespace}"})
+        with self.hub.lock:
+            decision = self.hub.rights.create(caller, namespace)
+        if not decision.allowed:
+            self._refuse(decision)
             return
         payload = json.loads(body or b"{}")
         with self.hub.lock:

@@ -48,3 +48,12 @@ def test_someone_elses_private_bucket_looks_missing_and_anonymous_callers_are_re
     with pytest.raises(HfHubHTTPError) as anon:
         _api(hub, False).bucket_info("bob/agent-memory")
     assert anon.value.response.status_code == 401
+
+
+def test_an_error_answer_to_a_head_request_has_no_body_so_the_kept_alive_connection_still_works(hub, alice, bob):
+    import httpx2
+
+    with httpx2.Client(base_url=hub.url, headers={"Authorization": f"Bearer {alice}"}) as client:
+        head = client.head("/buckets/bob/agent-memory/resolve/notes%2Fa.md")
+        assert head.status_code == 404 and head.headers["X-Error-Code"] == "RepoNotFound"
+        assert client.get("/api/whoami-v2").json()["name"] == "alice"  # the same connection, read cleanly

@@ -186,7 +186,7 @@ def test_a_pending_long_note_scores_exactly_as_it_will_once_indexed(tmp_path):
 
 
 def _snapshot(pdir) -> str:
-    return os.path.join(pdir, rindex.INDEX_DIR, vectors.SNAPSHOT)
+    return os.path.join(os.path.dirname(rindex.index_path(pdir)), vectors.SNAPSHOT)
 
 
 @needs_model

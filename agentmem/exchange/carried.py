@@ -42,7 +42,7 @@ def of_project(machine: str, cfg: Config, project: str) -> list[tuple[Record, by
         record = records.parse(data, name)
         if record is not None and record.project == project:
             found[record.id] = (record, data)
-    for data in pending.project_records(machine, project).values():
+    for data in pending.project_records(machine, cfg.store, project).values():
         record = records.parse(data)
         if record is not None and record.project == project and record.id not in found:
             found[record.id] = (record, data)
@@ -60,7 +60,7 @@ def held_ids(machine: str, cfg: Config, project: str) -> set[str]:
 
     pdir = cache.project_dir(machine, cfg.store, project)
     out = {m.group(1) for name in records.cached_files(pdir) if (m := ids.RECORD_FILE.match(name))}
-    return out | set(pending.project_records(machine, project))
+    return out | set(pending.project_records(machine, cfg.store, project))
 
 
 def check_entry(entry: object) -> dict:

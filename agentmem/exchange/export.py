@@ -75,7 +75,7 @@ def export(machine: str, cfg: Config, dest: str, projects: list[str], *, timeout
             stale[project] = status.reason or "the store could not be checked"
         states = project_states(machine, cfg.store, project)
         mine: list[ExportedNote] = []
-        waiting = pending.project_notes(machine, project)
+        waiting = pending.project_notes(machine, cfg.store, project)
         for note_id, data in waiting.items():
             if note_id not in states.purged:
                 mine.append(_exported(note_id, project, data, True, withheld))

@@ -267,14 +267,14 @@ def _purged_digests(machine: str, cfg: Config, project: str) -> set[str]:
     from agentmem.memory import cache, pending
 
     return records.purged_digests(cache.project_dir(machine, cfg.store, project),
-                                  pending.project_records(machine, project).values())
+                                  pending.project_records(machine, cfg.store, project).values())
 
 
 def _known(machine: str, cfg: Config, project: str) -> tuple[set[str], set[str]]:
     """The IDs and the body texts (normalised) the project already holds, cached or pending."""
     from agentmem.memory import cache, pending
 
-    found: dict[str, bytes] = dict(pending.project_notes(machine, project))
+    found: dict[str, bytes] = dict(pending.project_notes(machine, cfg.store, project))
     for note_id in cache.cached_ids(machine, cfg.store, project):
         if note_id not in found:
             data = cache.read_cached(machine, cfg.store, project, note_id)

@@ -14,6 +14,8 @@ Installing them into the runtimes' files lives in `hooks/config_files.py`.
 import os
 import time
 
+from agentmem.paths import pending_dir
+
 # Seconds: the whole time a Stop hook may spend retrying. An agent's stop
 # should not feel slow, and a folder or a healthy bucket confirms one note in
 # a small part of it (docs/benchmarks.md); an unreachable bucket then costs 10 s once.
@@ -39,7 +41,7 @@ def pending_names(machine: str | os.PathLike) -> list[str]:
     """The pending entries' names, by the same rule as `pending.count` (entries are folders not starting
     with "."), without importing the pending module: this runs on every prompt (see bench/hook_latency.py)."""
     try:
-        return [n for n in os.listdir(os.path.join(machine, "pending")) if not n.startswith(".")]
+        return [n for n in os.listdir(pending_dir(machine)) if not n.startswith(".")]
     except FileNotFoundError:
         return []
 
@@ -177,7 +179,7 @@ def stop(machine: str | os.PathLike, hook_input: dict, *, budget: float = STOP_B
         from agentmem.errors import Command
 
         try:
-            oldest = min((n for n in os.listdir(os.path.join(machine, "pending")) if not n.startswith(".")),
+            oldest = min((n for n in os.listdir(pending_dir(machine)) if not n.startswith(".")),
                          default=None)
         except OSError:
             oldest = None

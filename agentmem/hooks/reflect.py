@@ -26,6 +26,8 @@ from __future__ import annotations
 import os
 import time
 
+from agentmem.paths import config_path
+
 STATE_FILE = "hook-reflect-state.json"
 LOCK_FILE = "hook-reflect-state.lock"
 # Seconds a session stays recorded: a resumed session (Claude Code `--resume`, Codex `resume`)
@@ -44,7 +46,7 @@ def _may_be_on(machine: str | os.PathLike) -> bool:
     in any spelling TOML allows (a key and its value share a line; so do an inline table's); then the
     stop hook, which runs at the end of every agent turn, need not import and load the config at all."""
     try:
-        with open(os.path.join(machine, "config.toml"), "rb") as f:
+        with open(config_path(machine), "rb") as f:
             text = f.read()
     except OSError:
         return True  # let config.load say what is wrong (it is off either way)

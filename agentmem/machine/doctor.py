@@ -20,6 +20,7 @@ import time
 from agentmem import errors
 from agentmem.errors import Command, NextStep, Option
 from agentmem.memory.overdue import PENDING_TOO_LONG, age_text, created_at
+from agentmem.paths import CHECKED_FILE, config_path
 from agentmem.status import FAILED, OK, WARNING, Status, check_word
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
@@ -122,7 +123,7 @@ def _store_fix(kind: str | None) -> str:
 # docs/benchmarks.md), so a rerun with nothing changed takes the record's word instead; any write to the
 # index (a search that added a note, a rebuild, damage done through the file system) changes the file's
 # identity, and the check runs again.
-CHECKED = "checked.json"
+CHECKED = CHECKED_FILE
 
 
 def index_check(machine: str, cfg: Config, project: str) -> Check:
@@ -354,7 +355,7 @@ def _reinstall(machine: str, answers: dict[str, str]) -> Command | None:
 def run(machine: str, cfg: Config, *, timeout: float | None = None,
         runtime_checks: list[Check] | None = None) -> list[Check]:
     """Every check, in the order a person fixes them: config, store, pending, index, helper, runtimes."""
-    checks = [Check("config", OK, f"{os.path.join(machine, 'config.toml')} ({cfg.store.label()})")]
+    checks = [Check("config", OK, f"{config_path(machine)} ({cfg.store.label()})")]
     for line in getattr(cfg, "warnings", ()) or ():
         checks.append(Check("config", WARNING, line))
     projects = sorted(cfg.project_names())

@@ -27,7 +27,7 @@ from agentmem.errors import AgentmemError, Command, InvalidInput, NotConfigured
 from agentmem.machine import blocks, core_skill
 from agentmem.machine.reach import store_reach
 from agentmem.machine.setup_report import SetupReport, Step  # noqa: F401  (Step: setup.Step, as before)
-from agentmem.paths import helper_command
+from agentmem.paths import config_path, helper_command
 from agentmem.runtimes import registry
 from agentmem.runtimes.base import hooked
 from agentmem.runtimes.registry import enabled_names, listed_names, runtime
@@ -375,7 +375,7 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     report.store = store_reach(cfg.store)
     agent = settings.agent_name(cfg) or default_agent(names)
     changed = settings.complete(machine, cfg, agent=agent, helper_command=helper_cmd)
-    report.add("config", CHANGED if changed else OK, f"{machine / 'config.toml'} (helper: {helper})")
+    report.add("config", CHANGED if changed else OK, f"{config_path(machine)} (helper: {helper})")
     plan = _Plan(machine, helper_cmd, cfg.store, replace_core_skill, settings.hooks_runtimes(cfg, names),
                  settings.mcp_enabled(cfg), settings.trusted_folders(cfg),
                  core_skill.render_files(core_skill.skill_source(machine), helper),

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentmem import errors
+from agentmem.paths import SETUP_VERIFICATION_FILE
 from agentmem.runtimes.registry import configured
 from agentmem.skills.spec import CORE_SKILL
 from agentmem.status import FAILED, OK, PENDING, WARNING
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from agentmem.machine.setup_report import SetupReport
 
 TITLE = "Memory setup verification"
-RECORD = "setup-verification.json"  # in the machine folder: {"<store>|<project>": {"id", "sha256"}}
+RECORD = SETUP_VERIFICATION_FILE  # in the machine folder: {"<store>|<project>": {"id", "sha256"}}
 
 
 def setup_note_prefix(machine: Path, store: StoreDescription, project: str) -> str:

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from agentmem import errors
 from agentmem.errors import Command
-from agentmem.memory import ids, notes
+from agentmem.memory import notes
+from agentmem.store import layout
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -76,12 +77,9 @@ def _notes_of(listing: Iterable[ObjectInfo], project: str | None) -> list[tuple[
     """(project, note id, path) of every note object in a listing (of one project, or of all)."""
     out = []
     for obj in listing:
-        parts = obj.path.split("/")
-        if len(parts) != 4 or parts[0] != "projects" or parts[2] != "notes":
-            continue
-        m = ids.NOTE_FILE.match(parts[3])
-        if m and (project is None or parts[1] == project):
-            out.append((parts[1], m.group(1), obj.path))
+        found = layout.parse(obj.path)
+        if found is not None and found[1] == layout.NOTE and (project is None or found[0] == project):
+            out.append((found[0], found[2], obj.path))
     return sorted(out)
 
 
@@ -91,7 +89,7 @@ def audit(machine: str, cfg: Config, project: str | None, *, timeout: float | No
     from agentmem.store import identity
 
     store = identity.open_known(machine, cfg.store, timeout=timeout)
-    listing = store.list(f"projects/{project}/notes" if project else "projects")
+    listing = store.list(layout.notes_prefix(project) if project else layout.PROJECTS)
     found = _notes_of(listing, project)
     result = Audit(cfg.store.to_dict(), [project] if project else sorted({p for p, _, _ in found}))
     copies: dict[tuple[str, str], str] = {}  # (project, original id) -> the copy an earlier fix saved
@@ -101,7 +99,7 @@ def audit(machine: str, cfg: Config, project: str | None, *, timeout: float | No
 
             named: list[dict] = []
             shown_id = redaction.redact_text(note_id, "note ID", credentials.env_secrets(), named)
-            result.findings.append(Finding(proj, shown_id, f"projects/{proj}/notes/{shown_id}.md", named, True))
+            result.findings.append(Finding(proj, shown_id, layout.note_path(proj, shown_id), named, True))
             continue
         try:
             data = store.get(path, cache.MAX_CACHED_OBJECT)

@@ -39,7 +39,8 @@ from agentmem.fsutil import read_bytes, sweep_temp, write_atomic
 from agentmem.memory import catchup, ids, names, withheld
 from agentmem.memory.freshness import CacheStatus, Uncached
 from agentmem.memory.plan import MAX_CACHED_OBJECT, Plan, cached_size, make_plan
-from agentmem.paths import project_cache
+from agentmem.paths import STATE_FILE, notes_folder, project_cache
+from agentmem.store import layout
 from agentmem.store.base import Changes, Listed, StoreDescription
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see paths.py)
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
     Index = Callable[..., object]  # the caller's observer: search/follow.update
     Progress = Callable[[int, int], object]
 
-STATE_FILE = "state.json"
 PROGRESS_MIN = 200  # notes: a sync at least this large reports its progress (a few seconds' work)
 MAX_REPORTED = 20  # unreadable objects kept in the state and the JSON
 # Notes asked of a store that reads many at once (a bucket: one hf_xet transfer, two requests
@@ -78,7 +78,7 @@ def project_dir(machine: str | os.PathLike, store: StoreDescription, project: st
 
 
 def notes_dir(machine: str | os.PathLike, store: StoreDescription, project: str) -> str:
-    return os.path.join(project_dir(machine, store, project), "notes")
+    return notes_folder(project_dir(machine, store, project))
 
 
 def cached_ids(machine: str | os.PathLike, store: StoreDescription, project: str) -> list[str]:
@@ -122,7 +122,7 @@ def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: 
     is one stat, not a listing (issue W, item 1)."""
     pdir = project_dir(machine, store, project)
     name = ids.note_file(note_id)
-    if not os.path.exists(os.path.join(pdir, "notes", name)):
+    if not os.path.exists(os.path.join(notes_folder(pdir), name)):
         session = names.Session(pdir)
         try:
             withheld.put(pdir, note_id, data)
@@ -181,7 +181,7 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     from agentmem.store import identity
 
     pdir = project_dir(machine, store_desc, project)
-    prefix = f"projects/{project}/notes"
+    prefix = layout.notes_prefix(project)
     state = _read_state(pdir)
     last_ok = state.get("refreshed_at") if isinstance(state.get("refreshed_at"), (int, float)) else None
     unreadable: dict = state["unreadable"] if isinstance(state.get("unreadable"), dict) else {}
@@ -219,8 +219,8 @@ def _apply(machine: str | os.PathLike, store_desc: StoreDescription, project: st
     """Carry out what the store answered (`changes`): records first, then the notes; the index told."""
     from agentmem.memory import records, states
 
-    ndir = os.path.join(pdir, "notes")
-    prefix = f"projects/{project}/notes"
+    ndir = notes_folder(pdir)
+    prefix = layout.notes_prefix(project)
     # A catch-up cut short by its budget plans only the newest of the notes it lacks (PLAN_RATE a second).
     limit = None if catch_up is None else max(PLAN_MIN, int(catch_up * PLAN_RATE))
     plan = make_plan(changes, prefix, ndir, started, store, unreadable, view, limit)
@@ -299,7 +299,7 @@ def _fetch(store: Store, plan: Plan, pdir: str, unreadable: dict, progress: Prog
     skipped and reported, a store failure stops. Once the cache refuses a write, the rest go into `kept`,
     cleaned the same way (and the NotWritable is returned). After `catch_up` seconds it begins no other batch,
     leaving the count not fetched in `plan.left`."""
-    ndir = os.path.join(pdir, "notes")
+    ndir = notes_folder(pdir)
     deadline = None if catch_up is None else time.monotonic() + catch_up
     refused: errors.NotWritable | None = None
     total = len(plan.fetch)
@@ -381,7 +381,7 @@ def _read_each(store: Store, items: list[tuple[str, Listed]],
 
 
 def _drop(pdir: str, doomed: set[str]) -> tuple[list[str], errors.AgentmemError | None]:
-    ndir = os.path.join(pdir, "notes")
+    ndir = notes_folder(pdir)
     removed = []
     for note_id in sorted(doomed):
         try:

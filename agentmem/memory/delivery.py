@@ -29,7 +29,7 @@ from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.memory import pending, records
 from agentmem.memory.notes import check_id, note_path
 from agentmem.memory.states import forget
-from agentmem.paths import pending_dir
+from agentmem.paths import receipts_dir
 from agentmem.store.base import StoreDescription
 from agentmem.store.identity import open_known
 
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from agentmem.store.base import Store
     from agentmem.store.witness import Watched
 
-RECEIPTS = ".confirmed"  # pending/.confirmed/<id>.json: what a retry confirmed, for a retry racing it
 # Seconds. A week covers an agent acting on a pending-upload hint long after a Stop hook uploaded the
 # note; a receipt is small (docs/benchmarks.md) and only retried notes leave one.
 RECEIPT_SECONDS = 7 * 86400
@@ -173,7 +172,7 @@ def retry(machine: str | os.PathLike, note_id: str, *, timeout: float | None = N
 # -- receipts: what a retry confirmed -------------------------------------------------------------
 
 def _receipt_path(machine: str | os.PathLike, note_id: str) -> str:
-    return os.path.join(pending_dir(machine), RECEIPTS, f"{check_id(note_id)}.json")
+    return os.path.join(receipts_dir(machine), f"{check_id(note_id)}.json")
 
 
 def _write_receipt(machine: str | os.PathLike, entry: pending.Entry) -> None:
@@ -199,7 +198,7 @@ def _read_receipt(machine: str | os.PathLike, note_id: str) -> pending.Outcome |
 
 
 def _prune_receipts(machine: str | os.PathLike) -> None:
-    folder = os.path.join(pending_dir(machine), RECEIPTS)
+    folder = receipts_dir(machine)
     cutoff = time.time() - RECEIPT_SECONDS
     for name in os.listdir(folder):
         path = os.path.join(folder, name)

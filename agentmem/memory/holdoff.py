@@ -16,10 +16,9 @@ import os
 import time
 
 from agentmem.fsutil import read_bytes, write_atomic
-from agentmem.paths import cache_root
+from agentmem.paths import NO_ANSWER_FILE, store_cache
 from agentmem.store.base import StoreDescription
 
-FILE = "no-answer.json"
 # Seconds. An agent's turns come every few seconds to a minute, so a Hub that hangs costs one
 # turn in a minute its check deadline instead of every turn; a note saved elsewhere meanwhile is
 # missed by searches for at most this long, and each of their answers says so (2026-12-01).
@@ -27,7 +26,7 @@ HOLD_SECONDS = 60.0
 
 
 def _path(machine: str | os.PathLike, store: StoreDescription) -> str:
-    return os.path.join(cache_root(machine), store.key, FILE)
+    return os.path.join(store_cache(machine, store.key), NO_ANSWER_FILE)
 
 
 def held(machine: str | os.PathLike, store: StoreDescription) -> tuple[float, str] | None:

@@ -178,7 +178,7 @@ def purge(machine: str, cfg: Config, project: str, note_id: str, *, reason: str 
     deadline = Deadline(timeout)
     store_desc = cfg.store
     states = project_states(machine, store_desc, project)
-    waiting = _waiting_purges(machine, project)
+    waiting = _waiting_purges(machine, store_desc, project)
     here = _held_here(machine, store_desc, project, note_id)
     data = None  # the note's bytes, read once: for its digest in the purge record
     if note_id not in states.purged and not here:  # read into memory, never cached: it is to be purged
@@ -242,8 +242,8 @@ def _local_bytes(machine: str, cfg: Config, project: str, note_id: str) -> bytes
     """The note's bytes on this machine (pending, else cached), or None."""
     from agentmem.memory import cache
 
-    return pending.project_notes(machine, project).get(note_id) or cache.read_cached(machine, cfg.store, project,
-                                                                                      note_id)
+    return (pending.project_notes(machine, cfg.store, project).get(note_id)
+            or cache.read_cached(machine, cfg.store, project, note_id))
 
 
 def _stored_bytes(machine: str, cfg: Config, project: str, note_id: str, deadline: Deadline) -> bytes:
@@ -261,9 +261,9 @@ def _digest_of(data: bytes | None) -> str | None:
     return records.content_digest(notes.parse(data).body) if data is not None else None
 
 
-def _waiting_purges(machine: str, project: str) -> dict[str, str]:
-    """This machine's pending purge records of `project`: note ID -> record ID."""
-    return {r.note: r.id for r in map(records.parse, pending.project_records(machine, project).values())
+def _waiting_purges(machine: str, store: StoreDescription, project: str) -> dict[str, str]:
+    """This machine's pending purge records of `project` bound for `store`: note ID -> record ID."""
+    return {r.note: r.id for r in map(records.parse, pending.project_records(machine, store, project).values())
             if r is not None and r.kind == "purge"}
 
 
@@ -345,7 +345,7 @@ def _held_here(machine: str, store_desc: StoreDescription, project: str, note_id
     out = []
     if cache.read_cached(machine, store_desc, project, note_id) is not None:
         out += ["cache", "index"]
-    if note_id in pending.project_notes(machine, project):
+    if note_id in pending.project_notes(machine, store_desc, project):
         out.append("pending")
     from agentmem.view import written
 

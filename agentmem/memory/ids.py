@@ -1,4 +1,5 @@
-"""Note IDs and note file names: the one home of their rules.
+"""Note IDs: the one home of their rules; note and record file names as the store's layout spells them
+(store/layout.py), named here too for the cache that keeps them.
 
 An ID is `YYYYMMDDTHHMMSSmmmZ-` (UTC creation time to the millisecond) plus 8
 random base32 characters: unique across machines, and sorting by ID sorts by
@@ -13,18 +14,20 @@ import os
 import re
 
 from agentmem.errors import InvalidInput
+from agentmem.store import layout
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from datetime import datetime
 
-ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
+ID = re.compile(rf"^{layout.ID_PATTERN}$")
 ALLOCATED = re.compile(r"^\d{8}T\d{9}Z-[a-z2-7]{8}$")  # what new_id returns
-NOTE_FILE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.md$")  # <id>.md, in a store or a cache
-RECORD_KINDS = ("retract", "pin", "unpin", "purge")
-# <record id>.<kind>.json, beside the notes in a store (memory/records.py); never a note's name (it has a dot)
-RECORD_FILE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.(retract|pin|unpin|purge)\.json$")
+# File names are the store's layout (store/layout.py), which the cache keeps: <id>.md, <record id>.<kind>.json
+NOTE_FILE = layout.NOTE_FILE
+RECORD_KINDS = layout.RECORD_KINDS
+RECORD_FILE = layout.RECORD_FILE
+note_file = layout.note_file
 # What every setup verification note's ID starts with (machine/verification.py): notes of setup's own, left
 # out of an empty query's list of recent notes (search/find.py), found by any search that matches them.
 SETUP_PREFIX = "setup-verification-"
@@ -47,16 +50,11 @@ def check_id(note_id: str) -> str:
     return note_id
 
 
-def note_file(note_id: str) -> str:
-    """The file name of a note: `<id>.md`."""
-    return f"{note_id}.md"
-
-
 def record_file(record_id: str, kind: str) -> str:
     """The file name of a record (a retraction, pin, unpin or purge): `<id>.<kind>.json`."""
     if kind not in RECORD_KINDS:
         raise InvalidInput(f"invalid record kind {kind!r}")
-    return f"{check_id(record_id)}.{kind}.json"
+    return layout.record_file(check_id(record_id), kind)
 
 
 def note_ids(names: Iterable[str]) -> list[str]:

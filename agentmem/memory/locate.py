@@ -26,14 +26,14 @@ def known_projects(machine: str, cfg: Config) -> list[str]:
     """Every project this machine knows: mapped in config.toml, cached from the configured store, pending."""
     from agentmem.config import PROJECT_NAME
     from agentmem.memory import pending
-    from agentmem.paths import cache_root
+    from agentmem.paths import projects_cache
 
     names = set(cfg.project_names())
     try:
-        names.update(os.listdir(os.path.join(cache_root(machine), cfg.store.key, "projects")))
+        names.update(os.listdir(projects_cache(machine, cfg.store.key)))
     except OSError:
         pass
-    names.update(e.project for e in pending.list_entries(machine))
+    names.update(e.project for e in pending.list_entries(machine) if e.store in (None, cfg.store))
     return sorted(n for n in names if isinstance(n, str) and PROJECT_NAME.match(n))
 
 

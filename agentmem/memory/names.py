@@ -23,22 +23,20 @@ import os
 from itertools import filterfalse
 
 from agentmem.fsutil import read_bytes, write_atomic
+from agentmem.paths import NAMES_FILE, NAMES_GEN, NAMES_LOCK, notes_folder
 from agentmem.store import dirwatch
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see paths.py)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-FILE = "names"
-LOCK = "names.lock"  # held shared by every writer of the notes folder while it writes
-GEN = "names.gen"  # the generation of the writer that began last (memory/names.py Session)
 MAX_RECORDS = 64  # appended records a reader parses before the file is written whole again
 APPEND_MAX = 256  # names a change may carry in an appended record; a larger one rewrites the file
 _TAIL = 64 * 1024  # bytes read from the end of the file to find the last record before appending
 
 
 def _path(pdir: str) -> str:
-    return os.path.join(pdir, FILE)
+    return os.path.join(pdir, NAMES_FILE)
 
 
 def _sig(value: object) -> list | None:
@@ -160,7 +158,7 @@ class Session:
     """
 
     def __init__(self, pdir: str) -> None:
-        self.pdir, self.ndir = pdir, os.path.join(pdir, "notes")
+        self.pdir, self.ndir = pdir, notes_folder(pdir)
         try:
             os.makedirs(self.ndir, exist_ok=True)  # a new cache: its first names are kept too
         except OSError:
@@ -174,7 +172,7 @@ class Session:
         try:
             import fcntl
 
-            self.lock = os.open(os.path.join(pdir, LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            self.lock = os.open(os.path.join(pdir, NAMES_LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
             with _turn(pdir) as state:
                 try:
                     fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -234,7 +232,7 @@ class _turn:  # noqa: N801 - used like a function: `with _turn(pdir) as state:`
     """`names.gen` held exclusively: the moment in which a writer begins or ends."""
 
     def __init__(self, pdir: str) -> None:
-        self.path = os.path.join(pdir, GEN)
+        self.path = os.path.join(pdir, NAMES_GEN)
 
     def __enter__(self) -> _turn:
         import fcntl

@@ -13,6 +13,7 @@ import re
 
 from agentmem.errors import InvalidInput
 from agentmem.memory.ids import ALLOCATED, check_id, new_id, note_file  # noqa: F401 - part of the note API
+from agentmem.store import layout
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ def utc_timestamp(now: datetime | None = None) -> str:
 
 def note_path(project: str, note_id: str) -> str:
     """The object path of a note in a store."""
-    return f"projects/{project}/notes/{note_file(check_id(note_id))}"
+    return layout.note_path(project, check_id(note_id))
 
 
 class Note:

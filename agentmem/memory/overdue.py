@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import time
 
-from agentmem.paths import PENDING_ENTRY_FILE, listed, project_caches
+from agentmem.paths import PENDING_ENTRY_FILE, STATE_FILE, listed, pending_dir, project_caches
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see paths.py)
 if TYPE_CHECKING:
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 PENDING_TOO_LONG = 3600.0  # an hour: the Stop hook or the next save retries far sooner when the store answers
 STORE_SILENT_TOO_LONG = 86400.0  # a day without one good check of the store is worth a line at session start
-_STATE_FILE = "state.json"  # a project cache's refresh state (memory/cache.py STATE_FILE)
 _MAX_READ = 65536  # bytes: entry.json and state.json are far smaller; a bigger one goes the slow way
 
 
@@ -107,7 +106,7 @@ def _utc_seconds(stamp: str) -> float | None:
 
 def _created_fast(machine: str, name: str) -> float | None:
     """A pending entry's `created`, read straight from its entry.json, or None (ask the pending module)."""
-    text = _read_text(os.path.join(machine, "pending", name, PENDING_ENTRY_FILE))
+    text = _read_text(os.path.join(pending_dir(machine), name, PENDING_ENTRY_FILE))
     value = _scalar(text, "created") if text is not None else None
     return _utc_seconds(value) if value is not None else None
 
@@ -145,7 +144,7 @@ def reminder_line(machine: str, doctor_command: Callable[[], str], now: float | 
     asked only for a line that names it."""
     now = time.time() if now is None else now
     if waiting is None:
-        waiting = listed(os.path.join(machine, "pending"))
+        waiting = listed(pending_dir(machine))
     created = [_created_fast(machine, name) for name in waiting]
     if None in created:
         from agentmem.memory import pending
@@ -158,7 +157,7 @@ def reminder_line(machine: str, doctor_command: Callable[[], str], now: float | 
                 f"them. Tell the user; `{doctor_command()}` says why.")
     last = None
     for pdir in project_caches(machine):
-        seen = _refreshed_at(os.path.join(pdir, _STATE_FILE))
+        seen = _refreshed_at(os.path.join(pdir, STATE_FILE))
         if seen is not None and (last is None or seen > last):
             last = seen
     if last is not None and now - last > STORE_SILENT_TOO_LONG:

@@ -34,14 +34,11 @@ from agentmem import errors
 from agentmem.errors import Command, InvalidInput, NextStep, NotFound
 from agentmem.fsutil import TMP_PREFIX, read_bytes, write_atomic
 from agentmem.memory.notes import check_id
-from agentmem.paths import PENDING_ENTRY_FILE, PENDING_RECORD_FILE, pending_dir
+from agentmem.paths import PENDING_ENTRY_FILE, PENDING_NOTE_FILE, PENDING_RECORD_FILE, pending_dir
+from agentmem.store import layout
 from agentmem.store.base import StoreDescription, check_object_path
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-NOTE_FILE = "note.md"
+NOTE_FILE = PENDING_NOTE_FILE
 RECORD_FILE = PENDING_RECORD_FILE  # the payload of a pending record (its entry's path ends in .json)
 ENTRY_FILE = PENDING_ENTRY_FILE
 
@@ -225,19 +222,24 @@ def list_entries(machine: str | os.PathLike) -> list[Entry]:
     return [entry for _, entry, _ in _scan(machine) if entry is not None]
 
 
-def project_notes(machine: str | os.PathLike, project: str,
-                  bound: Callable[[StoreDescription | None], bool] | None = None) -> dict[str, bytes]:
-    """The bytes of this machine's pending notes of `project`, by ID, oldest first (one read each);
-    `bound(destination)`: only the notes bound for the store(s) it accepts (memory/scopes.py)."""
+def project_notes(machine: str | os.PathLike, store: StoreDescription, project: str) -> dict[str, bytes]:
+    """The bytes of this machine's pending notes of `project` bound for `store`, by ID, oldest first (one read
+    each). A damaged entry (its store unknown) counts for every store: its note is never hidden."""
     return {entry.id: data for _, entry, data in _scan(machine, with_data=True)
-            if entry is not None and entry.project == project and entry.path.endswith(".md")
-            and (bound is None or bound(entry.store))}
+            if _bound_for(entry, store, project) and entry.path.endswith(layout.NOTE_SUFFIX)}
 
 
-def project_records(machine: str | os.PathLike, project: str) -> dict[str, bytes]:
-    """The bytes of this machine's pending records of `project` (memory/records.py), by record ID."""
+def project_records(machine: str | os.PathLike, store: StoreDescription, project: str) -> dict[str, bytes]:
+    """The bytes of this machine's pending records of `project` bound for `store` (memory/records.py), by
+    record ID; a damaged entry's too, as `project_notes`."""
     return {entry.id: data for _, entry, data in _scan(machine, with_data=True)
-            if entry is not None and entry.project == project and not entry.path.endswith(".md")}
+            if _bound_for(entry, store, project) and not entry.path.endswith(layout.NOTE_SUFFIX)}
+
+
+def _bound_for(entry: Entry | None, store: StoreDescription, project: str) -> bool:
+    """Whether a pending entry goes to `store`'s `project` (the same project of another store is another
+    place: the cache and index of each store are its own)."""
+    return entry is not None and entry.project == project and (entry.store is None or entry.store == store)
 
 
 def unreadable(machine: str | os.PathLike) -> list[dict]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from agentmem.paths import PENDING_RECORD_FILE, RECORDS_DIR, project_caches
+from agentmem.paths import PENDING_RECORD_FILE, pending_dir, project_caches, records_folder
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -23,9 +23,9 @@ def may_have_pins(machine: str, waiting: list[str]) -> bool:
     and none among the pending entries named in `waiting` (a pending note is not a pin). A stat per
     project and per pending entry, so a machine with no records pays neither its config's reading nor
     the imports of the cache and pending modules at every session start."""
-    if any(os.path.isdir(os.path.join(pdir, RECORDS_DIR)) for pdir in project_caches(machine)):
+    if any(os.path.isdir(records_folder(pdir)) for pdir in project_caches(machine)):
         return True
-    pending = os.path.join(machine, "pending")
+    pending = pending_dir(machine)
     return any(os.path.exists(os.path.join(pending, name, PENDING_RECORD_FILE)) for name in waiting)
 
 
@@ -43,16 +43,16 @@ def pinned_notes(machine: str, store: StoreDescription | list[StoreDescription],
         return {"shown": [], "left_out": []}
     from agentmem.memory import cache, notes, pending
 
-    waiting = pending.project_notes(machine, project)
+    waiting = {where: pending.project_notes(machine, where, project) for where in stores}
     shown: list[dict] = []
     left_out: list[dict] = []
     used, full = 0, False
     for note_id, pin, where in pins:
         data = cache.read_cached(machine, where, project, note_id)  # cleaned when it entered the cache
-        if data is None and note_id in waiting:  # INV no-credentials: a pending copy passes the same step
+        if data is None and note_id in waiting[where]:  # INV no-credentials: a pending copy passes the same step
             from agentmem.memory import withheld
 
-            data = withheld.clean(waiting[note_id])[0]
+            data = withheld.clean(waiting[where][note_id])[0]
         if data is None:
             left_out.append({"id": note_id, "why": "not on this machine yet (a search brings it)"})
             continue

@@ -38,7 +38,6 @@ def search(machine: str, cfg: Config, project: str, query: str, *, limit: int = 
     """
     from agentmem.memory import cache, pending
     from agentmem.memory import withheld as withheld_notes  # `withheld` below: what the query held
-    from agentmem.memory.scopes import bound_for
     from agentmem.memory.states import project_states
     from agentmem.search import find
 
@@ -55,19 +54,17 @@ def search(machine: str, cfg: Config, project: str, query: str, *, limit: int = 
     # The cache holds a credential only as [REDACTED:<kind>], so a query holding one looks for that.
     wanted = shown if withheld else query
     states = project_states(machine, cfg.store, project)
-    bound = bound_for(cfg)  # with a team: only the pending notes bound for this scope's store
     total = None
     embedding: dict[str, int] = {}
     if query.strip():
         found = find.find(machine, cfg.store, project, wanted, limit, mode, notices,
                           include_retracted=include_retracted, review_after=cfg.review_after, states=states,
                           held=held, uncached=status.uncached,
-                          embed_budget=cfg.embed_budget if mode == "hybrid" else None, embedding=embedding,
-                          bound=bound)
+                          embed_budget=cfg.embed_budget if mode == "hybrid" else None, embedding=embedding)
     else:  # the list of recent notes, from the index, with how many notes there are in all
         found, total = find.recent(machine, cfg.store, project, limit, mode, include_retracted=include_retracted,
                                    review_after=cfg.review_after, states=states, held=held,
-                                   uncached=status.uncached, bound=bound)
+                                   uncached=status.uncached)
     results = [r.to_json() for r in found]
     _say_withheld(cache.project_dir(machine, cfg.store, project), results, held, screened)
     for r in results:
@@ -129,7 +126,6 @@ def read(machine: str, cfg: Config, project: str, note_id: str, *, fresh: bool =
     import os
 
     from agentmem.memory import cache, notes, pending, withheld
-    from agentmem.memory.scopes import bound_for
     from agentmem.memory.states import project_states
     from agentmem.paths import pending_dir
     from agentmem.search import follow
@@ -153,8 +149,9 @@ def read(machine: str, cfg: Config, project: str, note_id: str, *, fresh: bool =
     if not fresh:
         try:
             entry, pdata = pending.load(machine, note_id)
-            bound = bound_for(cfg)  # with a team: a pending note is read in the scope it is bound for
-            if entry.project == project and (bound is None or bound(entry.store)):
+            # with a team, a pending note is read in the scope of the store it is bound for (memory/scopes.py)
+            bound = entry.store is None or entry.store == cfg.store or (cfg.scope == "personal" and cfg.team is None)
+            if entry.project == project and bound:
                 data, source = pdata, "pending"
         except errors.NotFound:
             pass

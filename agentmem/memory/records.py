@@ -26,7 +26,8 @@ import time
 from agentmem.errors import InvalidInput
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.memory import ids
-from agentmem.paths import RECORDS_DIR
+from agentmem.paths import RECORD_STATES_FILE, records_folder
+from agentmem.store import layout
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from agentmem.errors import AgentmemError
     from agentmem.store.base import Changes, Store
 
-STATES_FILE = "records.json"
 MAX_REASON = 500  # characters: one line saying why; the note itself holds the detail
 MAX_RECORD_BYTES = 4096
 # What a record's one-line fields may hold (as config.py's AGENT_NAME and PROJECT_NAME, and utc_timestamp).
@@ -84,11 +84,11 @@ class Record:
 
 
 def record_path(project: str, record_id: str, kind: str) -> str:
-    return f"projects/{project}/notes/{ids.record_file(record_id, kind)}"
+    return layout.object_path(layout.notes_prefix(project), ids.record_file(record_id, kind))  # checked: ids
 
 
 def is_record_path(path: str) -> bool:
-    return ids.RECORD_FILE.match(path.rpartition("/")[2]) is not None
+    return layout.is_record_name(path)
 
 
 def text_key(text: str) -> str:
@@ -194,7 +194,7 @@ def _keep(table: dict, note_id: str, summary: dict, *, earliest: bool) -> None:
 
 
 def records_dir(pdir: str) -> str:
-    return os.path.join(pdir, RECORDS_DIR)
+    return records_folder(pdir)
 
 
 def cached_files(pdir: str) -> set[str]:
@@ -226,7 +226,7 @@ def states(pdir: str) -> States:
     except OSError:
         return States()
     try:
-        kept = json.loads(read_bytes(os.path.join(pdir, STATES_FILE)))
+        kept = json.loads(read_bytes(os.path.join(pdir, RECORD_STATES_FILE)))
         if isinstance(kept, dict) and kept.get("dir_mtime") == mtime and mtime:
             return States(kept["retracted"], kept["pins"], kept["purged"])
     except (OSError, ValueError, KeyError, TypeError):
@@ -236,7 +236,7 @@ def states(pdir: str) -> States:
         found.add(record)
     trusted = mtime if time.time_ns() - mtime > _RACY_NS else 0
     try:
-        write_atomic(os.path.join(pdir, STATES_FILE),
+        write_atomic(os.path.join(pdir, RECORD_STATES_FILE),
                      json.dumps({"dir_mtime": trusted, **found.to_json()}, sort_keys=True).encode(), durable=False)
     except OSError:
         pass  # derived: rebuilt next time (a read-only sandbox)
@@ -303,7 +303,7 @@ def rescreen(pdir: str) -> bool:
             changed = True
     if changed:
         try:
-            os.unlink(os.path.join(pdir, STATES_FILE))
+            os.unlink(os.path.join(pdir, RECORD_STATES_FILE))
         except FileNotFoundError:
             pass
     return changed

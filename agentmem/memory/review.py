@@ -23,7 +23,7 @@ import os
 import time
 
 from agentmem.memory import cache, ids, notes, pending
-from agentmem.memory.states import REVIEW_FILE
+from agentmem.paths import REVIEW_FILE, notes_folder
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def queue(machine: str, cfg: Config, project: str, *, timeout: float | None = No
                                 index=follow.update)
     pdir = cache.project_dir(machine, cfg.store, project)
     states = project_states(machine, cfg.store, project)
-    waiting = pending.project_notes(machine, project)
+    waiting = pending.project_notes(machine, cfg.store, project)
     hidden = set(states.retracted) | set(states.purged)
     known = _notes(pdir, waiting, set(states.purged))
     pairs = dict(corrections.cached_pairs(pdir))
@@ -109,7 +109,7 @@ def _notes(pdir: str, waiting: dict[str, bytes], purged: set[str]) -> dict[str, 
 
     from agentmem.fsutil import read_bytes, write_atomic
 
-    ndir = os.path.join(pdir, "notes")
+    ndir = notes_folder(pdir)
     try:
         mtime = os.stat(ndir).st_mtime_ns
         present = set(ids.note_ids(os.listdir(ndir)))

@@ -96,7 +96,7 @@ def _check_corrects(machine: str, cfg: Config, project: str, corrects: str, dead
     from agentmem.store import identity
 
     notes.check_id(corrects)
-    if corrects in pending.project_notes(machine, project) or cache.read_cached(machine, cfg.store, project,
+    if corrects in pending.project_notes(machine, cfg.store, project) or cache.read_cached(machine, cfg.store, project,
                                                                                  corrects) is not None:
         return
     if corrects in project_states(machine, cfg.store, project).purged:

@@ -6,8 +6,8 @@ that cannot be asked never hides the other's notes: it is reported as what it is
 answer). A machine without a team gets exactly what `memory/recall.py` and `memory/save.py` answer.
 
 INV team-by-choice: a note reaches the team store only when saved there (`save --team`, MCP `scope`);
-a pending note is searched and read in the scope of the store it is bound for (`bound_for`), so a
-member's note never shows as the team's, nor the reverse, before its upload either.
+a pending note is searched and read in the scope of the store it is bound for (pending.project_notes
+takes the store), so a member's note never shows as the team's, nor the reverse, before its upload either.
 """
 
 from __future__ import annotations
@@ -25,20 +25,6 @@ if TYPE_CHECKING:
     from agentmem.store.base import StoreDescription
 
 SCOPES = ("personal", "team", "all")  # what `--scope` takes; "all" (the default): every store configured
-
-
-def bound_for(cfg: Config) -> Callable[[StoreDescription | None], bool] | None:
-    """Which pending notes belong to the store of `cfg`'s scope, by their recorded destination: in a team
-    scope those bound for the team store; in the personal scope of a machine with a team, all the others
-    (a damaged entry's unknown destination too: it is the member's until they choose). None: every one
-    (no team on this machine: as before teams)."""
-    if cfg.scope == "team":
-        team = cfg.store
-        return lambda destination: destination == team
-    team_store = cfg.team
-    if team_store is None:
-        return None
-    return lambda destination: destination != team_store
 
 
 def asked(cfg: Config, scope: str | None) -> list[str]:
@@ -136,7 +122,12 @@ def _merged(answers: dict[str, dict], failed: dict[str, errors.AgentmemError], l
     for name, answer in answers.items():
         for r in answer["results"]:
             r["scope"] = name
-    results = _interleaved([answers[name]["results"] for name in answers], limit, by_score)
+    seen: set[str] = set()  # a damaged pending note (its store unknown) is in each store's answer: listed once
+    lists = []
+    for answer in answers.values():
+        lists.append([r for r in answer["results"] if r["id"] not in seen])
+        seen.update(r["id"] for r in answer["results"])
+    results = _interleaved(lists, limit, by_score)
     per_scope = [_scope_status(name, labels[name], answers.get(name), failed.get(name)) for name in labels]
     stale = [s for s in per_scope if s["stale"]]
     checked = [s["checked_at"] for s in per_scope]

@@ -10,9 +10,8 @@ import os
 
 from agentmem.memory import ids
 from agentmem.memory.records import States, states, with_pending
-from agentmem.paths import project_cache
+from agentmem.paths import REVIEW_FILE, notes_folder, pending_dir, project_cache
 
-REVIEW_FILE = "review.json"  # beside the cache: what the review queue keeps of each note (title, dates)
 DERIVED_WITH_TEXT = (REVIEW_FILE,)  # derived files holding note text (the index is scrubbed by its observer)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
@@ -27,14 +26,14 @@ def project_states(machine: str | os.PathLike[str], store: StoreDescription, pro
     What `search`, `read`, `review`, the reminder and the view ask."""
     pdir = project_cache(machine, store.key, project)
     try:  # the pending module only when something is pending (the session-start reminder imports little)
-        waiting = any(not n.startswith(".") for n in os.listdir(os.path.join(os.fspath(machine), "pending")))
+        waiting = any(not n.startswith(".") for n in os.listdir(pending_dir(machine)))
     except OSError:
         waiting = False
     if not waiting:
         return states(pdir)
     from agentmem.memory import pending
 
-    return with_pending(pdir, pending.project_records(machine, project).values())
+    return with_pending(pdir, pending.project_records(machine, store, project).values())
 
 
 def forget(machine: str | os.PathLike[str], store: StoreDescription, project: str, note_ids: Iterable[str],
@@ -54,7 +53,7 @@ def forget(machine: str | os.PathLike[str], store: StoreDescription, project: st
     removed = []
     for note_id in note_ids:
         try:
-            os.unlink(os.path.join(pdir, "notes", ids.note_file(note_id)))
+            os.unlink(os.path.join(notes_folder(pdir), ids.note_file(note_id)))
             withheld.drop_record(pdir, note_id)
             removed.append(note_id)
         except FileNotFoundError:
@@ -67,7 +66,7 @@ def forget(machine: str | os.PathLike[str], store: StoreDescription, project: st
     if index is not None:
         index(pdir, [], note_ids, scrub=True)
     _drop_derived(pdir, note_ids)
-    waiting = pending.project_notes(machine, project)
+    waiting = pending.project_notes(machine, store, project)
     for note_id in note_ids:
         if note_id in waiting:
             pending.remove(machine, note_id)

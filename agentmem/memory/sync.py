@@ -142,9 +142,9 @@ def forget_changes(machine: str | os.PathLike[str], store: StoreDescription) -> 
     """Drop every project's change token for `store`, because another store was accepted at its
     location (INV store-identity): the next refresh lists it whole and prunes what the old one held."""
     from agentmem.memory import cache
-    from agentmem.paths import cache_root
+    from agentmem.paths import projects_cache
 
-    root = os.path.join(cache_root(machine), store.key, "projects")
+    root = projects_cache(machine, store.key)
     try:
         projects = os.listdir(root)
     except OSError:

@@ -32,9 +32,8 @@ import os
 
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.memory import ids, notes
+from agentmem.paths import SCREENED_FILE, notes_folder, withheld_folder
 
-RECORDS = "withheld"
-SCREENED = "screened"  # beside notes/: the fingerprint of the scanner that screened the cached notes
 _fingerprint: str | None = None
 _rules: str | None = None
 
@@ -92,13 +91,13 @@ def clean_all(found: dict[str, bytes]) -> tuple[dict[str, bytes], dict[str, list
 
 
 def _record_path(pdir: str, note_id: str) -> str:
-    return os.path.join(pdir, RECORDS, ids.check_id(note_id) + ".json")
+    return os.path.join(withheld_folder(pdir), ids.check_id(note_id) + ".json")
 
 
 def recorded_ids(pdir: str) -> set[str]:
     """The cached notes of the project that had something withheld (one listing; usually none)."""
     try:
-        names = os.listdir(os.path.join(pdir, RECORDS))
+        names = os.listdir(withheld_folder(pdir))
     except (FileNotFoundError, NotADirectoryError):
         return set()
     return {n[:-5] for n in names if n.endswith(".json") and ids.ID.match(n[:-5])}
@@ -121,7 +120,7 @@ def withheld_of(pdir: str, note_id: str) -> list[dict]:
 def write_record(pdir: str, note_id: str, size: int, withheld: list[dict]) -> None:
     """Record what was withheld from a cached note; written before the note, so a cached copy that is
     shorter than the store's always has its record."""
-    os.makedirs(os.path.join(pdir, RECORDS), exist_ok=True)
+    os.makedirs(withheld_folder(pdir), exist_ok=True)
     data = json.dumps({"size": size, "withheld": withheld}, sort_keys=True) + "\n"
     write_atomic(_record_path(pdir, note_id), data.encode(), durable=False)
 
@@ -155,7 +154,7 @@ def put(pdir: str, note_id: str, data: bytes, *, durable: bool = True) -> None:
         write_record(pdir, note_id, len(data), withheld)
     else:
         drop_record(pdir, note_id)
-    write_atomic(os.path.join(pdir, "notes", ids.note_file(note_id)), shown, durable=durable)
+    write_atomic(os.path.join(notes_folder(pdir), ids.note_file(note_id)), shown, durable=durable)
 
 
 # -- screening a cache again when the scanner changed ------------------------------------------
@@ -222,7 +221,7 @@ def ensure_screened(pdir: str) -> bool:
     rules as recorded: the same rules from other files (an upgrade that left `safety/` as it was), so
     only the marker is rewritten. Else every cached note is cleaned again.
     False when that could not be done (a read-only sandbox): the caller then cleans what it shows."""
-    marker = os.path.join(pdir, SCREENED)
+    marker = os.path.join(pdir, SCREENED_FILE)
     try:
         recorded = read_bytes(marker, 65536).decode("utf-8", errors="replace").split("\n")
     except OSError:
@@ -251,7 +250,7 @@ def rescreen(pdir: str) -> bool:
     from agentmem.memory import records
 
     cleaned = records.rescreen(pdir)
-    ndir = os.path.join(pdir, "notes")
+    ndir = notes_folder(pdir)
     try:
         names = os.listdir(ndir)
     except FileNotFoundError:

@@ -21,13 +21,14 @@ import time
 from array import array
 
 from agentmem.fsutil import sweep_temp, temp_path_for
+from agentmem.paths import REBUILD_LOCK
 from agentmem.search import current, index, words
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-LOCK_FILE = "rebuild.lock"
+LOCK_FILE = REBUILD_LOCK
 PROGRESS_EVERY = 250  # notes indexed between two reports of a build's progress
 
 

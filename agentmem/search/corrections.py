@@ -29,6 +29,7 @@ import time
 
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.memory import ids, notes
+from agentmem.paths import CORRECTIONS_FILE, CORRECTIONS_SEEN_FILE, notes_folder
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -37,8 +38,8 @@ if TYPE_CHECKING:
     from agentmem.search.find import Result
     from agentmem.search.index import Index
 
-PAIRS_FILE = "corrections.json"
-SEEN_FILE = "corrections-seen.json"
+PAIRS_FILE = CORRECTIONS_FILE
+SEEN_FILE = CORRECTIONS_SEEN_FILE
 _HEAD = notes.MAX_FRONTMATTER_BYTES + 64  # the frontmatter is all that is needed of a note
 # A folder mtime younger than this may hide a change made in the same clock tick; it is
 # not trusted, so the next search lists the folder again (as the ranked index does).
@@ -144,7 +145,7 @@ def _current_index(pdir: str) -> Index | None:
 
 
 def _kept_pairs(pdir: str) -> dict[str, str]:
-    ndir = os.path.join(pdir, "notes")
+    ndir = notes_folder(pdir)
     began = time.time_ns()  # before the stat: see store/dirwatch.py
     try:
         mtime = os.stat(ndir).st_mtime_ns

@@ -24,8 +24,6 @@ from agentmem.store.base import StoreDescription
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from agentmem.memory.records import States
 
 MAX_MATCHES_PER_NOTE = 5
@@ -98,7 +96,7 @@ def candidates(machine: str | os.PathLike, store: StoreDescription, project: str
             out[note_id] = Candidate(note_id, read_bytes(os.path.join(ndir, ids.note_file(note_id))), False)
         except OSError:
             continue
-    for note_id, data in (pending.project_notes(machine, project) if waiting is None else waiting).items():
+    for note_id, data in (pending.project_notes(machine, store, project) if waiting is None else waiting).items():
         if note_id not in out:
             out[note_id] = Candidate(note_id, data, True)
     return list(out.values())
@@ -152,8 +150,7 @@ def find(machine: str | os.PathLike, store: StoreDescription, project: str, quer
          mode: str = "ranked", notices: list[str] | None = None, *, include_retracted: bool = False,
          review_after: float | None = None, states: States | None = None,
          held: dict[str, list[dict]] | None = None, uncached: Uncached | None = None,
-         embed_budget: float | None = None, embedding: dict[str, int] | None = None,
-         bound: Callable[[StoreDescription | None], bool] | None = None) -> list[Result]:
+         embed_budget: float | None = None, embedding: dict[str, int] | None = None) -> list[Result]:
     """The project's notes that match `query` in `mode`, at most `limit`; an empty query lists recent notes.
 
     If the index could not be used (the notes were scanned instead), why is appended to `notices`.
@@ -162,13 +159,12 @@ def find(machine: str | os.PathLike, store: StoreDescription, project: str, quer
     `states` (memory/states.py) is read here when not given; `review_after` is [memory] review_after.
     Pending notes are searched as shown (`withheld.clean`); what each withheld goes into `held`.
     `uncached`: what a refresh read from the store but could not cache (searched as if cached).
-    `bound(destination)`: which of this machine's pending notes belong to this store's search (None: all).
     """
     from agentmem.memory.states import project_states
 
     if states is None:
         states = project_states(machine, store, project)
-    hidden, waiting = _hidden_and_waiting(machine, project, states, include_retracted, held, uncached, bound)
+    hidden, waiting = _hidden_and_waiting(machine, store, project, states, include_retracted, held, uncached)
     if not query.strip():
         return _recent(machine, store, project, limit, mode, hidden, waiting, states, review_after, uncached)[0]
     if mode == "literal":
@@ -185,8 +181,7 @@ def find(machine: str | os.PathLike, store: StoreDescription, project: str, quer
 
 def recent(machine: str | os.PathLike, store: StoreDescription, project: str, limit: int, mode: str = "ranked", *,
            include_retracted: bool = False, review_after: float | None = None, states: States | None = None,
-           held: dict[str, list[dict]] | None = None, uncached: Uncached | None = None,
-           bound: Callable[[StoreDescription | None], bool] | None = None) -> tuple[list[Result], int]:
+           held: dict[str, list[dict]] | None = None, uncached: Uncached | None = None) -> tuple[list[Result], int]:
     """The `limit` newest notes (cached and pending, newest first, as `find` with an empty query lists
     them) and how many notes there are in all, hidden ones left out. Arguments as for `find`.
 
@@ -197,23 +192,21 @@ def recent(machine: str | os.PathLike, store: StoreDescription, project: str, li
 
     if states is None:
         states = project_states(machine, store, project)
-    hidden, waiting = _hidden_and_waiting(machine, project, states, include_retracted, held, uncached, bound)
+    hidden, waiting = _hidden_and_waiting(machine, store, project, states, include_retracted, held, uncached)
     return _recent(machine, store, project, limit, mode, hidden, waiting, states, review_after, uncached)
 
 
-def _hidden_and_waiting(machine: str | os.PathLike, project: str, states: States, include_retracted: bool,
-                        held: dict | None, uncached: Uncached | None,
-                        bound: Callable[[StoreDescription | None], bool] | None = None,
-                        ) -> tuple[set[str], dict[str, bytes]]:
-    """The IDs never shown, and this machine's pending notes of the project as shown, less those; `bound`:
-    only the pending notes bound for this store (a member's personal and team stores: memory/scopes.py)."""
+def _hidden_and_waiting(machine: str | os.PathLike, store: StoreDescription, project: str, states: States,
+                        include_retracted: bool, held: dict | None,
+                        uncached: Uncached | None) -> tuple[set[str], dict[str, bytes]]:
+    """The IDs never shown, and this machine's pending notes of the project as shown, less those."""
     from agentmem.memory import withheld
 
     hidden = set(states.purged) | (set() if include_retracted else set(states.retracted))
     if uncached is not None:  # a read-only sandbox: new purges, and cached notes the store no longer holds
         hidden |= uncached.gone
     # read once, for the search and its corrections pass
-    waiting, cleaned = withheld.clean_all(pending.project_notes(machine, project, bound))
+    waiting, cleaned = withheld.clean_all(pending.project_notes(machine, store, project))
     if held is not None:
         held.update(cleaned)
     return hidden, ({k: v for k, v in waiting.items() if k not in hidden} if hidden else waiting)

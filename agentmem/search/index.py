@@ -23,14 +23,13 @@ from collections import Counter
 
 from agentmem.fsutil import read_bytes
 from agentmem.memory import ids, notes
+from agentmem.paths import INDEX_FILE, VECTORS_FILE, index_folder, notes_folder
 from agentmem.search import words
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
-INDEX_DIR = "index"
-INDEX_FILE = "ranked.sqlite"
 # 5 (2026-12-01): a CRC-32 per term block; vectors per passage (int8, with their line spans).
 # 6 (2026-12-01): each passage's int8 rounding residual beside its components (search/vectors.py rescore).
 # 7 (2026-12-03): which note each note corrects (`corrects`), kept with its row (search/corrections.py).
@@ -83,7 +82,7 @@ def chunks(values: list) -> Iterator[tuple[list, str]]:
 
 
 def index_path(pdir: str | os.PathLike[str]) -> str:
-    return os.path.join(os.fspath(pdir), INDEX_DIR, INDEX_FILE)
+    return os.path.join(index_folder(os.fspath(pdir)), INDEX_FILE)
 
 
 def list_note_ids(ndir: str | os.PathLike[str]) -> list[str]:
@@ -168,7 +167,7 @@ class Index:
     def __init__(self, conn: sqlite3.Connection, pdir: str | os.PathLike[str], on_disk: bool = True) -> None:
         self.conn = conn
         self.pdir = os.fspath(pdir)
-        self.ndir = os.path.join(self.pdir, "notes")
+        self.ndir = notes_folder(self.pdir)
         self.on_disk = on_disk  # False: built in memory for one search (the index folder is unusable)
 
     def close(self) -> None:
@@ -366,7 +365,7 @@ class Index:
         if scrub:
             self.conn.execute("VACUUM")
             try:
-                os.unlink(os.path.join(os.path.dirname(index_path(self.pdir)), "vectors.bin"))
+                os.unlink(os.path.join(os.path.dirname(index_path(self.pdir)), VECTORS_FILE))
             except FileNotFoundError:
                 pass
 

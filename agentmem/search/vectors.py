@@ -45,6 +45,7 @@ import os
 import time
 
 from agentmem.fsutil import write_atomic
+from agentmem.paths import VECTORS_FILE, index_folder
 from agentmem.search import encoder, index, passages
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
     Key = int | str  # an indexed note's num, or "x:<id>" for a note not indexed yet (ranked.py)
     Progress = Callable[[int, int], None]
 
-SNAPSHOT = "vectors.bin"
+SNAPSHOT = VECTORS_FILE
 _MAGIC = "agentmem-vectors-1"
 _HEADER = 256  # bytes: one JSON line, padded with spaces
 _FILL_NOTES = 32  # notes encoded per transaction: a killed first search keeps what it finished
@@ -339,7 +340,7 @@ def fill(idx: index.Index, budget: float | None = None, *, progress: Progress | 
 
 
 def _snapshot_path(idx: index.Index) -> str:
-    return os.path.join(idx.pdir, index.INDEX_DIR, SNAPSHOT)
+    return os.path.join(index_folder(idx.pdir), SNAPSHOT)
 
 
 def _load(idx: index.Index) -> tuple[Array, Array, Array, Array]:

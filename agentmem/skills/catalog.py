@@ -13,9 +13,10 @@ from pathlib import Path
 
 from agentmem.errors import Command, InvalidInput, NextStep, NotFound
 from agentmem.fsutil import write_atomic
-from agentmem.paths import cache_root
+from agentmem.paths import skill_cache
 from agentmem.skills import spec
 from agentmem.skills.spec import INSTALL_MARKER, revision_prefix
+from agentmem.store import layout
 from agentmem.store.base import Store
 
 
@@ -23,12 +24,12 @@ def _skill_md(store: Store, machine: Path | None, name: str, revision: str) -> b
     """A revision's SKILL.md, from the local cache when present (revisions never change)."""
     cached = None
     if machine is not None:
-        cached = Path(cache_root(machine)) / store.description.key / "skills" / name / revision / spec.ENTRYPOINT
+        cached = Path(skill_cache(machine, store.description.key, name, revision)) / spec.ENTRYPOINT
         try:
             return cached.read_bytes()
         except OSError:
             pass
-    data = store.get(f"{revision_prefix(name, revision)}/{spec.ENTRYPOINT}")
+    data = store.get(layout.skill_file(name, revision, spec.ENTRYPOINT))
     if cached is not None and len(data) <= spec.MAX_FILE_BYTES:
         write_atomic(cached, data)
     return data
@@ -41,14 +42,14 @@ def discover(store: Store, query: str | None = None, *, machine: Path | None = N
     `query` keeps skills whose name or a revision's description contains it (case-insensitive).
     """
     revisions: dict[tuple[str, str], dict] = {}
-    for obj in store.list("skills"):
-        parts = obj.path.split("/")
-        if len(parts) < 4 or not spec.is_valid_name(parts[1]) or parts[1] == spec.CORE_SKILL:
+    for obj in store.list(layout.SKILLS):
+        found = layout.parse_skill(obj.path)
+        if found is None or not spec.is_valid_name(found[0]) or found[0] == spec.CORE_SKILL:
             continue
-        rev = revisions.setdefault((parts[1], parts[2]), {"files": 0, "bytes": 0, "entry_size": None})
+        rev = revisions.setdefault(found[:2], {"files": 0, "bytes": 0, "entry_size": None})
         rev["files"] += 1
         rev["bytes"] += obj.size
-        if len(parts) == 4 and parts[3] == spec.ENTRYPOINT:
+        if found[2] == spec.ENTRYPOINT:
             rev["entry_size"] = obj.size
     needle = query.casefold() if query else None
     skills: dict[str, list[dict]] = {}

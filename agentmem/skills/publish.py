@@ -28,6 +28,7 @@ from pathlib import Path
 
 from agentmem.errors import TRANSIENT, AgentmemError, Command, InvalidInput, NextStep, NotFound
 from agentmem.fsutil import TMP_PREFIX, write_atomic
+from agentmem.paths import PENDING_SKILL_ENTRY, PENDING_SKILLS_DIR
 from agentmem.skills import spec
 from agentmem.store.base import Store, StoreDescription
 
@@ -35,12 +36,12 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-ENTRY = "entry.json"
+ENTRY = PENDING_SKILL_ENTRY
 FILES = "files"
 
 
 def pending_root(machine: Path) -> Path:
-    return Path(machine) / "pending-skills"
+    return Path(machine) / PENDING_SKILLS_DIR
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import re
 
 from agentmem.errors import InvalidInput
 from agentmem.memory.ids import new_id
+from agentmem.store import layout
 from agentmem.store.base import check_object_path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
@@ -138,6 +139,4 @@ class Budget:
 INSTALL_MARKER = ".agentmem-skill.json"  # written into each installed skill folder by skills/install.py
 
 
-def revision_prefix(name: str, revision: str) -> str:
-    """The store folder of one revision."""
-    return f"skills/{name}/{revision}"
+revision_prefix = layout.revision_prefix  # the store folder of one revision (store/layout.py)

@@ -26,7 +26,7 @@ import time
 from agentmem import errors
 from agentmem.errors import Command, Conflict, InvalidInput, NextStep, NoAccess, NotFound, Offline, Unreadable
 from agentmem.fsutil import STALE_TEMP_SECONDS, TMP_PREFIX, create_exclusive_atomic
-from agentmem.store import dirwatch, network
+from agentmem.store import dirwatch, layout, network
 from agentmem.store.base import MAX_OBJECT, Changes, ObjectInfo, StoreDescription, check_object_path
 from agentmem.store.marker import MARKER, MARKER_LIMIT, create_store, read_marker, write_marker  # noqa: F401 - re-exported
 
@@ -46,8 +46,7 @@ def new_store_hint() -> NextStep:
                     "want, run `{}`", Command("setup", "--new-store"))
 
 
-_NOTE_SUFFIX = ".md"
-_LISTED_SUFFIXES = (_NOTE_SUFFIX, ".json")  # notes, and the records beside them (memory/records.py)
+_LISTED_SUFFIXES = (layout.NOTE_SUFFIX, layout.RECORD_SUFFIX)  # notes, and the records beside them (memory/records.py)
 _Objects = list[ObjectInfo]  # the method `list` hides the builtin inside the class
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 _OBJECT_ERRNOS = {"EACCES", "EPERM", "ELOOP", "ENXIO", "EISDIR"}  # about this object, not the store

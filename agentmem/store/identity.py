@@ -14,7 +14,7 @@ import json
 import os
 
 from agentmem.fsutil import read_bytes, write_atomic
-from agentmem.paths import cache_root, pending_dir
+from agentmem.paths import STORE_IDENTITY_FILE, pending_dir, store_cache
 from agentmem.store.base import Store, StoreDescription
 from agentmem.store.opening import open_store
 
@@ -22,11 +22,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-FILE = "store.json"
-
 
 def record_path(machine: str | os.PathLike, desc: StoreDescription) -> str:
-    return os.path.join(cache_root(machine), desc.key, FILE)
+    return os.path.join(store_cache(machine, desc.key), STORE_IDENTITY_FILE)
 
 
 def recorded(machine: str | os.PathLike, desc: StoreDescription) -> str | None:
@@ -53,7 +51,7 @@ def has_trace(machine: str | os.PathLike, desc: StoreDescription,
     """Whether this machine ever used the store at `desc`: a cache for it, or a pending upload to it.
     `pending_stores()` gives the stores this machine's pending uploads go to (the caller, above memory/,
     reads them; asked only when there is no cache)."""
-    if os.path.isdir(os.path.join(cache_root(machine), desc.key)):
+    if os.path.isdir(store_cache(machine, desc.key)):
         return True
     return os.path.isdir(pending_dir(machine)) and any(store == desc for store in pending_stores())
 

@@ -25,8 +25,9 @@ import time
 
 from agentmem import errors
 from agentmem.memory import ids, notes, pending
-from agentmem.paths import cache_root
+from agentmem.paths import projects_cache
 from agentmem.safety import credentials, screening
+from agentmem.store import layout
 from agentmem.view import commands
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -78,12 +79,12 @@ class Redactor:
 def projects_on_machine(machine: str, cfg: Config) -> list[str]:
     """Every project this machine knows: mapped in config.toml, cached from this store, or pending."""
     names = set(cfg.project_names())
-    root = os.path.join(cache_root(machine), cfg.store.key, "projects")
+    root = projects_cache(machine, cfg.store.key)
     try:
         names.update(n for n in os.listdir(root) if os.path.isdir(os.path.join(root, n)))
     except OSError:
         pass
-    names.update(e.project for e in pending.list_entries(machine) if e.project)
+    names.update(e.project for e in pending.list_entries(machine) if e.project and e.store in (None, cfg.store))
     return sorted(n for n in names if _valid_project(n))
 
 
@@ -100,10 +101,10 @@ def _valid_project(name: str) -> bool:
 def store_projects(store: Store) -> list[str]:
     """The projects the store holds notes for (one complete listing; raises like `Store.list`)."""
     found = set()
-    for obj in store.list("projects"):
-        parts = obj.path.split("/")
-        if len(parts) == 4 and parts[2] == "notes" and _valid_project(parts[1]):
-            found.add(parts[1])
+    for obj in store.list(layout.PROJECTS):
+        project = layout.notes_project(obj.path)
+        if project is not None and _valid_project(project):
+            found.add(project)
     return sorted(found)
 
 
@@ -228,7 +229,7 @@ def _project_notes(machine: str, cfg: Config, project: str, waiting: dict[str, E
         known = recall.note_states(states, note_id, parsed.meta, review_after)
         found.add(note_id, project, parsed, note_states(None, shown, known), known.get("review_by"), cached=True)
     here = set(cached)
-    for note_id, data in pending.project_notes(machine, project).items():
+    for note_id, data in pending.project_notes(machine, cfg.store, project).items():
         if note_id in here or note_id in states.purged:
             continue
         parsed = notes.parse(data)

@@ -23,6 +23,7 @@ import hashlib
 import os
 from importlib import resources
 
+from agentmem.paths import VIEW_PAGE, view_dir
 from agentmem.view.files import inert_json
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -74,7 +75,7 @@ def render(data: dict) -> bytes:
 
 def default_path(machine: str) -> str:
     """Where `agentmem view` writes the page unless told: inside the machine folder (not tracked by git)."""
-    return os.path.join(machine, "view", "index.html")
+    return os.path.join(view_dir(machine), VIEW_PAGE)
 
 
 def write(path: str, gathered: Gathered) -> dict:

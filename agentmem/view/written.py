@@ -17,9 +17,10 @@ import json
 import os
 
 from agentmem.fsutil import read_bytes, write_atomic
+from agentmem.paths import VIEW_DIR, VIEW_PAGE, VIEW_REGISTRY
 
-REGISTRY = os.path.join("view", "written.json")  # in the machine folder
-DEFAULT_PAGE = os.path.join("view", "index.html")  # where `view` writes unless told (page.default_path)
+REGISTRY = os.path.join(VIEW_DIR, VIEW_REGISTRY)  # in the machine folder
+DEFAULT_PAGE = os.path.join(VIEW_DIR, VIEW_PAGE)  # where `view` writes unless told (page.default_path)
 _MARK = b'id="memory-data"'  # what every page `view` writes holds: a file without it is not ours
 
 
