@@ -259,11 +259,13 @@ def test_the_mcp_server_searches_reads_and_saves_with_a_scope(team):
 
 
 class BucketTeam:
-    """One machine with its own folder store and the team's bucket `team/memory` on the loopback Hub."""
+    """One machine with its own folder store and a team bucket on the loopback Hub (default: a new
+    `team/memory`)."""
 
-    def __init__(self, root: Path, hub, token: str):
-        self.hub, self.bucket = hub, "team/memory"
-        hub.add_bucket(self.bucket, private=True)
+    def __init__(self, root: Path, hub, token: str, bucket: str | None = None):
+        self.hub, self.bucket = hub, bucket or "team/memory"
+        if bucket is None:
+            hub.add_bucket(self.bucket, private=True)
         self.own = root / "own"
         new_folder_store(self.own)
         self.checkout = root / "app"
@@ -306,13 +308,21 @@ def test_a_team_save_while_the_team_bucket_is_offline_stays_pending_for_the_team
 
 
 def test_a_team_save_with_only_the_read_role_is_refused_in_one_line_naming_who_grants_the_write_role(tmp_path, hub):
-    hub.add_user("reader", orgs=("team",))
-    t = BucketTeam(tmp_path, hub, hub.add_token("reader", write=False))
-    status, out, err = t.m.run("save", "--team", "--text", "a note the reader may not share", cwd=t.checkout)
+    # INV team-by-choice: the Hub's own rights decide; a refused team save leaves nothing anywhere
+    from tests.fixtures_hub import Team as HubTeam
+
+    org = HubTeam(hub)
+    reader = BucketTeam(tmp_path / "reader", hub, org.reader.token, bucket=org.bucket)
+    status, out, err = reader.m.run("save", "--team", "--text", "a note the reader may not share", cwd=reader.checkout)
     assert status == 6 and out == "" and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
-    assert f"the team store hf://buckets/{t.bucket}" in err and "can read the team's notes but not write them" in err
-    assert "an admin of the organization team" in err and "write role" in err
-    assert t.json("pending")[1]["pending"] == [] and t.in_bucket() == [] and _notes_in(t.own) == []
+    assert f"the team store hf://buckets/{org.bucket}" in err and "can read the team's notes but not write them" in err
+    assert "an admin of the organization acme" in err and "write role" in err
+    assert reader.json("pending")[1]["pending"] == [] and reader.in_bucket() == [] and _notes_in(reader.own) == []
+    writer = BucketTeam(tmp_path / "writer", hub, org.writer.token, bucket=org.bucket)
+    status, out = writer.json("save", "--team", "--title", "Shared", "--text", "a note the writer shares")
+    assert status == 0 and writer.in_bucket() == [f"projects/app/notes/{out['id']}.md"]
+    status, out = reader.json("search", "writer", "shares")  # the reader still reads the team's notes
+    assert [(r["title"], r["scope"]) for r in out["results"]] == [("Shared", "team")]
 
 
 def test_a_team_pin_reaches_every_members_session_start_reminder_within_the_one_pin_budget(team):
