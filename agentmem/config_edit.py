@@ -135,7 +135,7 @@ def _commit_alone(machine: str | os.PathLike, change: Callable[[TOMLDocument], o
 
     import tomlkit
 
-    from agentmem.machine import repo
+    from agentmem import repo
 
     try:
         head = repo.committed_text(machine, "config.toml")

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 CONFIG_FILE = "config.toml"
 PENDING_DIR = "pending"
 CACHE_DIR = "cache"
-SETUP_VERIFICATION_FILE = "setup-verification.json"  # the setup note of each store and project (machine/verification)
+SETUP_VERIFICATION_FILE = "setup-verification.json"  # the setup note of each store and project (setup/verification)
 VIEW_DIR = "view"
 VIEW_PAGE = "index.html"  # in view/: where `view` writes unless told
 VIEW_REGISTRY = "written.json"  # in view/: the view pages this machine wrote (view/written.py)
@@ -35,7 +35,7 @@ VIEW_REGISTRY = "written.json"  # in view/: the view pages this machine wrote (v
 PENDING_SKILLS_DIR = "pending-skills"  # <name>/<revision>/: a frozen skill publication until confirmed
 PENDING_SKILL_ENTRY = "entry.json"  # in a frozen publication, beside its files/ (skills/publish.py)
 
-# In pending/ (memory/pending.py): a folder per entry holding the entry itself, and the payload: a note's
+# In pending/ (uploads/pending.py): a folder per entry holding the entry itself, and the payload: a note's
 # bytes, or a record's when it is a record. Named here for the session-start reminder too, which reads them
 # without the pending module. Receipts of what a retry confirmed: pending/.confirmed/<id>.json.
 PENDING_ENTRY_FILE = "entry.json"
@@ -47,16 +47,16 @@ RECEIPTS_DIR = ".confirmed"
 PROJECTS_DIR = "projects"  # a folder per project (below)
 SKILLS_DIR = "skills"  # <name>/<revision>/SKILL.md: discovered revisions' entry files
 STORE_IDENTITY_FILE = "store.json"  # the identity this machine proved for the store (store/identity.py)
-NO_ANSWER_FILE = "no-answer.json"  # when the store last did not answer a search in time (memory/holdoff.py)
+NO_ANSWER_FILE = "no-answer.json"  # when the store last did not answer a search in time (replica/backoff.py)
 
 # In a project's cache, cache/<store key>/projects/<project>/:
 NOTES_DIR = "notes"  # cached notes, <id>.md as the store names them
-RECORDS_DIR = "records"  # cached records (memory/records.py); the reminder looks for any (memory/pins.py)
+RECORDS_DIR = "records"  # cached records (note/records.py); the reminder looks for any (replica/pins.py)
 RECORD_STATES_FILE = "records.json"  # the notes' states from those records, derived
-STATE_FILE = "state.json"  # the last check of the store, its change token, unreadable objects (memory/cache.py)
-SCREENED_FILE = "screened"  # the fingerprint of the scanner that screened the cached notes (memory/withheld.py)
-WITHHELD_DIR = "withheld"  # <id>.json: a cached note that held a credential (memory/withheld.py)
-NAMES_FILE = "names"  # what the notes folder holds, by name (memory/names.py)
+STATE_FILE = "state.json"  # the last check of the store, its change token, unreadable objects (replica/cache.py)
+SCREENED_FILE = "screened"  # the fingerprint of the scanner that screened the cached notes (replica/redacted_copies.py)
+WITHHELD_DIR = "withheld"  # <id>.json: a cached note that held a credential (replica/redacted_copies.py)
+NAMES_FILE = "names"  # what the notes folder holds, by name (replica/kept_names.py)
 NAMES_LOCK = "names.lock"  # held shared by every writer of the notes folder while it writes
 NAMES_GEN = "names.gen"  # the generation of the writer that began last
 REVIEW_FILE = "review.json"  # what the review queue keeps of each note: title, dates (memory/review.py)
@@ -161,7 +161,7 @@ def project_caches(machine: str | os.PathLike, store_key: str | None = None) -> 
 
 
 def project_cache(machine: str | os.PathLike, store_key: str, project: str) -> str:
-    """One project's cache of one store (`memory/cache.project_dir`; records keep theirs inside it)."""
+    """One project's cache of one store (`replica/cache.project_dir`; records keep theirs inside it)."""
     return os.path.join(cache_root(machine), store_key, PROJECTS_DIR, project)
 
 

@@ -37,12 +37,12 @@ sys.path.insert(0, str(REPO))
 WORD = "arrived"  # in the new notes alone: each answer shows which of them it found
 WRITER = r"""
 import os, sys, time
-from agentmem.memory import notes
+from agentmem.note import document
 folder, seconds = sys.argv[1], float(sys.argv[2])
 end = time.time() + seconds
 i = 0
 while True:
-    n = notes.build(body=f"arrived {i}", title=f"arrived {i}", kind="note", project="big", agent="writer")
+    n = document.build(body=f"arrived {i}", title=f"arrived {i}", kind="note", project="big", agent="writer")
     tmp = os.path.join(folder, ".tmp-" + n.id)
     with open(tmp, "wb") as fh:
         fh.write(n.render())

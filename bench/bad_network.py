@@ -41,7 +41,8 @@ def main() -> int:
     args = ap.parse_args()
 
     from agentmem.config import DEFAULT_CHECK_TIMEOUT
-    from agentmem.memory import cache, notes
+    from agentmem.note import document
+    from agentmem.replica import cache
     from agentmem.search import follow
     from agentmem.store import hubhttp
     from agentmem.store.base import StoreDescription
@@ -58,8 +59,8 @@ def main() -> int:
 
     def another_machine_saves(count: int) -> None:
         for i in range(count):
-            note = notes.build(body=f"# finding {i}\nmore text\n", title=None, kind="note", project="app", agent="m2")
-            hub.put_file("alice/agent-memory", notes.note_path("app", note.id), note.render())
+            note = document.build(body=f"# finding {i}\nmore text\n", title=None, kind="note", project="app", agent="m2")
+            hub.put_file("alice/agent-memory", document.note_path("app", note.id), note.render())
 
     home = work / "machine"
     another_machine_saves(2)

@@ -80,7 +80,7 @@ def make(notes: int, root: Path) -> Path:
         shutil.rmtree(base)
     from search_latency import Generator
 
-    from agentmem.memory import cache
+    from agentmem.replica import cache
     from agentmem.search import follow, ranked
     from agentmem.store import folder
     from agentmem.store.base import StoreDescription
@@ -115,7 +115,7 @@ def clone(base: Path, dest: Path, *, with_cache: bool = True) -> tuple[Path, Pat
     """A copy of `base`'s store at `dest/store` (notes hard-linked: they never change) and a machine at
     `dest/home` using it: caught up (its cache hard-linked, index and state copied) or, without
     `with_cache`, new. Returns (machine, store, checkout)."""
-    from agentmem.memory import cache
+    from agentmem.replica import cache
     from agentmem.store.base import StoreDescription
 
     if dest.exists():

@@ -62,9 +62,9 @@ def copy_reference(notes: Path, scratch: Path) -> float:
 
 def other_machine_note(folder: Path, i: int) -> str:
     """One note put into the store as another machine's save would (a temp file renamed into place)."""
-    from agentmem.memory import notes
+    from agentmem.note import document
 
-    n = notes.build(body=f"{WORD} {i}", title=f"{WORD} {i}", kind="note", project="big", agent="other")
+    n = document.build(body=f"{WORD} {i}", title=f"{WORD} {i}", kind="note", project="big", agent="other")
     tmp = folder / f".tmp-{n.id}"
     tmp.write_bytes(n.render())
     os.rename(tmp, folder / f"{n.id}.md")

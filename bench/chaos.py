@@ -106,7 +106,7 @@ _kill_next: dict[str, tuple[Log, int, int]] = {}
 def _install_faults(plan: dict, role: str, rng: random.Random, events: dict) -> None:
     """Patch the fault points into this child process: the folder store's put, and pending cleanup."""
     from agentmem import errors
-    from agentmem.memory import pending
+    from agentmem.uploads import pending
 
     original_remove = pending.remove
 
@@ -150,9 +150,10 @@ def killed_plans(work: Path, w: int) -> set[tuple[int, int]]:
 
 
 def _writer(plan: dict, w: int, role: str, events: dict) -> None:
-    from agentmem.memory import delivery, notes, pending
+    from agentmem.note import document
     from agentmem.search import follow
     from agentmem.store.base import StoreDescription
+    from agentmem.uploads import delivery, pending
 
     work = Path(plan["work"])
     home = work / f"m{w}" / "home"
@@ -190,10 +191,10 @@ def _writer(plan: dict, w: int, role: str, events: dict) -> None:
     for i in range(plan["notes"]):
         if i in done:
             continue
-        note = notes.build(body=note_body(plan["seed"], w, i), title=None, kind="note", project=PROJECT,
-                           agent=f"writer-{w}", tags=[f"chaos-w{w}"])
+        note = document.build(body=note_body(plan["seed"], w, i), title=None, kind="note", project=PROJECT,
+                              agent=f"writer-{w}", tags=[f"chaos-w{w}"])
         data = note.render()
-        entry = pending.Entry(id=note.id, store=desc, project=PROJECT, path=notes.note_path(PROJECT, note.id),
+        entry = pending.Entry(id=note.id, store=desc, project=PROJECT, path=document.note_path(PROJECT, note.id),
                               created=note.created)
         pending.persist(home, entry, data)
         journal.write(i=i, id=note.id, sha256=hashlib.sha256(data).hexdigest())
@@ -413,7 +414,7 @@ def run(store: str, *, writers: int = 8, notes: int = 50, seed: int = 20261130, 
     interrupted = len(expected) - sum(saves.values()) - faults.get("killed", 0)
     pending_by_error = Counter(e["error"] for e in events if e.get("event") == "save" and e["status"] == "pending")
     retries = [e for e in events if e.get("event") == "retry"]
-    from agentmem.memory import pending
+    from agentmem.uploads import pending
 
     pending_left = sum(len(pending.list_entries(work / f"m{w}" / "home")) for w in range(writers))
 

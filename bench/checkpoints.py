@@ -81,7 +81,7 @@ def _sessions(data_path: Path) -> list[list[str]]:
 
 
 def make_note(rng: random.Random, sessions: list[list[str]], i: int) -> tuple[str, bytes]:
-    from agentmem.memory import notes
+    from agentmem.note import document
 
     target = rng.randint(3000, 6000)
     session = rng.choice(sessions)
@@ -99,7 +99,7 @@ def make_note(rng: random.Random, sessions: list[list[str]], i: int) -> tuple[st
     body = "\n".join(lines)[:target]
     when = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(minutes=i)
     title = f"checkpoint {i}: " + " ".join(lines[0].split()[1:6])
-    n = notes.build(body=body, title=title, kind="checkpoint", project="big", agent="bench", now=when)
+    n = document.build(body=body, title=title, kind="checkpoint", project="big", agent="bench", now=when)
     return n.id, n.render()
 
 
@@ -138,7 +138,7 @@ def main(argv=None) -> int:
     from search_latency import folder_machine, median_seconds
 
     from agentmem.machine import helper_venv
-    from agentmem.memory import cache
+    from agentmem.replica import cache
     from agentmem.search import encoder, index, ranked
     from agentmem.store.base import StoreDescription
 

@@ -49,7 +49,7 @@ def _run(checkout: Path, home: Path, work: Path, *args: str) -> tuple[float, dic
 
 def vectors_digest(home: Path) -> str:
     """SHA-256 of every stored vector (spans, scales, both int8 planes), by note ID."""
-    from agentmem.memory import cache
+    from agentmem.replica import cache
     from agentmem.search import index
     from agentmem.store.base import StoreDescription
 

@@ -49,7 +49,7 @@ def main(argv=None) -> int:
     from search_latency import Generator, folder_machine, ripgrep, settle
 
     from agentmem.machine import helper_venv
-    from agentmem.memory import cache
+    from agentmem.replica import cache
     from agentmem.search import follow, ranked
     from agentmem.store.base import StoreDescription
     from agentmem.store.folder import create_store

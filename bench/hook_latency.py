@@ -39,15 +39,16 @@ def measure(argvs, env, stdin, runs):
 
 def _pending(home: Path, count: int) -> None:
     """`count` pending notes as an unconfirmed save leaves them: entry.json and note.md in each folder."""
-    from agentmem.memory import notes, pending
+    from agentmem.note import document
     from agentmem.store.base import StoreDescription
+    from agentmem.uploads import pending
 
     store = StoreDescription("folder", str(home.parent / "store"))
     for i in range(count):
-        note = notes.build(body=f"A finding the store has not confirmed yet ({i}).\n", title=f"Pending note {i}",
-                           kind="note", project="app", agent="bench")
+        note = document.build(body=f"A finding the store has not confirmed yet ({i}).\n", title=f"Pending note {i}",
+                              kind="note", project="app", agent="bench")
         data = note.render()
-        pending.persist(home, pending.Entry(note.id, store, "app", notes.note_path("app", note.id), note.created),
+        pending.persist(home, pending.Entry(note.id, store, "app", document.note_path("app", note.id), note.created),
                         data)
 
 

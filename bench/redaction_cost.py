@@ -1,6 +1,6 @@
 """What withholding credentials costs: once per note where it enters the cache, and on every search.
 
-Every note entering the cache passes `memory/withheld.clean` (one scan of the file; a note with a
+Every note entering the cache passes `replica/redacted_copies.clean` (one scan of the file; a note with a
 credential is rebuilt redacted). Timed here beside `credentials.scan` of the same bytes, the scan
 `save` already pays for every note (the reference). A search adds three small steps (is the cache
 screened by this scanner, which cached notes have a record, clean the pending notes: none here),
@@ -25,7 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agentmem.memory import cache, notes, withheld  # noqa: E402
+from agentmem.note import document
+from agentmem.replica import cache, redacted_copies  # noqa: E402
 from agentmem.safety import credentials  # noqa: E402
 from agentmem.store.base import StoreDescription  # noqa: E402
 
@@ -35,8 +36,8 @@ def _note(lines: int, token: bool, rng: random.Random) -> bytes:
     body = [" ".join(rng.choice(words) for _ in range(12)) for _ in range(lines)]
     if token:
         body[len(body) // 2] += " push with ghp_" + "".join(rng.choice("ABCDEFGHabcdefgh2345") for _ in range(36))
-    built = notes.Note(id=notes.new_id(), title="bench", kind="note", project="p", created="2026-12-01T00:00:00.000Z",
-                       agent="bench", body="\n".join(body))
+    built = document.Note(id=document.new_id(), title="bench", kind="note", project="p", created="2026-12-01T00:00:00.000Z",
+                          agent="bench", body="\n".join(body))
     return built.render()
 
 
@@ -62,18 +63,18 @@ def main(argv=None) -> int:
         text = data.decode()
         known = credentials.env_secrets()
         scan = _median(lambda: credentials.scan(text, known), args.repeat)
-        clean = _median(lambda: withheld.clean(data, known), args.repeat)
+        clean = _median(lambda: redacted_copies.clean(data, known), args.repeat)
         rows.append({"note": label, "bytes": len(data), "scan_ms": scan * 1e3, "clean_ms": clean * 1e3})
     with tempfile.TemporaryDirectory() as machine:
         store = StoreDescription("folder", os.path.join(machine, "store"))
         pdir = cache.project_dir(machine, store, "p")
         os.makedirs(os.path.join(pdir, "notes"))
-        withheld.ensure_screened(pdir)
+        redacted_copies.ensure_screened(pdir)
 
         def added():
-            withheld.ensure_screened(pdir)
-            withheld.recorded_ids(pdir)
-            withheld.clean_all({})
+            redacted_copies.ensure_screened(pdir)
+            redacted_copies.recorded_ids(pdir)
+            redacted_copies.clean_all({})
 
         per_search = _median(added, args.repeat * 10)
         state = _median(lambda: cache.last_checked(machine, store, "p"), args.repeat * 10)

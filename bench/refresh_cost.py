@@ -45,7 +45,8 @@ def main() -> int:
 
     from huggingface_hub import HfApi
 
-    from agentmem.memory import cache, notes
+    from agentmem.note import document
+    from agentmem.replica import cache
     from agentmem.search import follow
     from agentmem.store.base import StoreDescription
     from agentmem.store.bucket import BucketStore
@@ -70,9 +71,9 @@ def main() -> int:
     def add_notes(count: int) -> int:
         total = 0
         for i in range(count):
-            note = notes.build(body=f"# Note {i}\n" + "finding\n" * 20, title=None, kind="note", project="app", agent="bench")
+            note = document.build(body=f"# Note {i}\n" + "finding\n" * 20, title=None, kind="note", project="app", agent="bench")
             data = note.render()
-            hub.put_file("alice/agent-memory", notes.note_path("app", note.id), data)  # written by "another machine"
+            hub.put_file("alice/agent-memory", document.note_path("app", note.id), data)  # written by "another machine"
             total += len(data)
         return total
 

@@ -29,7 +29,7 @@ STEP = r"""
 import json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
-from agentmem.memory import cache
+from agentmem.replica import cache
 from agentmem.search import follow
 from agentmem.search import ranked
 from agentmem.store.base import StoreDescription
@@ -63,7 +63,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from search_latency import Generator  # same synthetic notes as the latency benchmark
 
-    from agentmem.memory import notes
+    from agentmem.note import document
 
     gen = Generator()
     rows = []
@@ -78,7 +78,7 @@ def main(argv=None) -> int:
             def fill(start: int, stop: int) -> None:
                 for i in range(start, stop):
                     note_id, data = gen.note(i)
-                    (ndir / f"{notes.check_id(note_id)}.md").write_bytes(data)
+                    (ndir / f"{document.check_id(note_id)}.md").write_bytes(data)
 
             fill(0, size)
             row = {"notes": size}

@@ -46,7 +46,8 @@ def main(argv=None) -> int:
     from search_latency import Generator, folder_machine, settle
 
     from agentmem import config
-    from agentmem.memory import notes, review
+    from agentmem.memory import review
+    from agentmem.note import document
     from agentmem.store.folder import FolderStore, create_store
 
     work = Path(tempfile.mkdtemp(prefix="bench-review-"))
@@ -63,23 +64,23 @@ def main(argv=None) -> int:
     for i in range(args.notes):
         note_id, data = gen.note(i)
         if i % 100 == 99 and previous is not None:  # a near-duplicate of the note before: one word changed
-            parsed = notes.parse(previous[1])
+            parsed = document.parse(previous[1])
             words = parsed.body.split()
             words[len(words) // 2] = "changed"
-            twin = notes.build(body=" ".join(words), title=parsed.title + " again", kind="note", project="big",
-                               agent="bench", note_id=note_id)
+            twin = document.build(body=" ".join(words), title=parsed.title + " again", kind="note", project="big",
+                                  agent="bench", note_id=note_id)
             data = twin.render()
             planted["near-duplicate"].add((previous[0], note_id))
         elif i % 100 == 50:
-            parsed = notes.parse(data)
-            data = notes.build(body=parsed.body, title=parsed.title, kind="note", project="big", agent="bench",
-                               note_id=note_id, review_by="2025-06-01").render()
+            parsed = document.parse(data)
+            data = document.build(body=parsed.body, title=parsed.title, kind="note", project="big", agent="bench",
+                                  note_id=note_id, review_by="2025-06-01").render()
             planted["review-due"].add(note_id)
         elif i % 200 in (20, 21) and i >= 200:  # the second correction of a note corrected at i % 200 == 10
             target = ids[i - i % 200 + 10 - 200]
-            parsed = notes.parse(data)
-            data = notes.build(body=parsed.body, title=parsed.title, kind="note", project="big", agent="bench",
-                               note_id=note_id, corrects=target).render()
+            parsed = document.parse(data)
+            data = document.build(body=parsed.body, title=parsed.title, kind="note", project="big", agent="bench",
+                                  note_id=note_id, corrects=target).render()
             planted["corrected-repeatedly"].add(target)
         (folder / f"{note_id}.md").write_bytes(data)
         ids.append(note_id)
@@ -168,7 +169,7 @@ def main(argv=None) -> int:
 
 def _states_us(home: Path, store, project: str) -> float:
     """Microseconds a search spends on records (their states: a stat, records.json, pending), median of 200."""
-    from agentmem.memory import states
+    from agentmem.replica import states
 
     times = []
     for _ in range(200):
@@ -179,7 +180,7 @@ def _states_us(home: Path, store, project: str) -> float:
 
 
 def _record(kind: str, note_id: str) -> tuple[str, bytes]:
-    from agentmem.memory import records
+    from agentmem.note import records
 
     record = records.build(kind, note_id, "big", "bench")
     return record.path(), record.render()

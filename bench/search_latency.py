@@ -79,12 +79,12 @@ class Generator:
         return self.rng.choices(self.vocab, cum_weights=self.cum, k=n)
 
     def note(self, i: int) -> tuple[str, bytes]:
-        from agentmem.memory import notes
+        from agentmem.note import document
 
         when = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(minutes=i)
         body = " ".join(self.words(self.rng.randint(30, 90)))
         title = " ".join(self.words(self.rng.randint(3, 8)))
-        n = notes.build(body=body, title=title, kind="note", project="big", agent="bench", now=when)
+        n = document.build(body=body, title=title, kind="note", project="big", agent="bench", now=when)
         return n.id, n.render()
 
 
@@ -153,7 +153,7 @@ def main(argv=None) -> int:
     if args.team:
         return team_ratio(args)
     rg = ripgrep()
-    from agentmem.memory import cache
+    from agentmem.replica import cache
     from agentmem.search import index, ranked
     from agentmem.store.base import StoreDescription
 

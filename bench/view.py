@@ -61,7 +61,7 @@ def _words(rng: random.Random, n: int) -> list[str]:
 
 def fill(store: Path, count: int, seed: int = SEED) -> None:
     """`count` notes in the store's projects, as `agentmem save` writes them."""
-    from agentmem.memory import notes
+    from agentmem.note import document
 
     rng = random.Random(seed)
     start = datetime(2025, 12, 1, tzinfo=UTC)
@@ -75,13 +75,13 @@ def fill(store: Path, count: int, seed: int = SEED) -> None:
             lines.insert(1, "The build cache key is the lockfile hash plus the compiler version.")
         body = "\n".join(lines[:2]) + "\n\n- " + "\n- ".join(lines[2:5]) + "\n\n" + "\n".join(lines[5:])
         when = start + timedelta(minutes=i * 525600 // max(count, 1), seconds=rng.randint(0, 59))
-        note = notes.build(body=body, title=" ".join(body_words[:6]).capitalize(), kind=rng.choice(("note", "checkpoint")),
-                           project=project, agent=rng.choice(AGENTS), tags=rng.sample(TAGS, rng.randint(0, 3)),
-                           sources=[f"src/{body_words[0]}.py", f"https://example.com/issues/{i}"][:rng.randint(0, 2)],
-                           corrects=made[-7] if i % 50 == 49 and len(made) > 7 else None, now=when)
+        note = document.build(body=body, title=" ".join(body_words[:6]).capitalize(), kind=rng.choice(("note", "checkpoint")),
+                              project=project, agent=rng.choice(AGENTS), tags=rng.sample(TAGS, rng.randint(0, 3)),
+                              sources=[f"src/{body_words[0]}.py", f"https://example.com/issues/{i}"][:rng.randint(0, 2)],
+                              corrects=made[-7] if i % 50 == 49 and len(made) > 7 else None, now=when)
         folder = store / "projects" / project / "notes"
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / notes.note_file(note.id)).write_bytes(note.render())
+        (folder / document.note_file(note.id)).write_bytes(note.render())
         made.append(note.id)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agentmem.memory import cache
+from agentmem.replica import cache
 from agentmem.store import hubfeed, hubhttp, network
 from tests.test_bucket_freshness import STORE, another_machine_saves, refresh
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agentmem.memory import cache, notes
+from agentmem.note import document
+from agentmem.replica import cache
 from agentmem.store import hubfeed, hubhttp
 from agentmem.store.base import StoreDescription
 
@@ -20,8 +21,8 @@ def another_machine_saves(hub, count: int, body: str = "finding", size: int = 0)
     """Notes written into the bucket server-side, as another machine's saves land."""
     ids = []
     for i in range(count):
-        note = notes.build(body=f"# {body} {i}\n" + "x" * size, title=None, kind="note", project="app", agent="m2")
-        hub.put_file(BUCKET, notes.note_path("app", note.id), note.render())
+        note = document.build(body=f"# {body} {i}\n" + "x" * size, title=None, kind="note", project="app", agent="m2")
+        hub.put_file(BUCKET, document.note_path("app", note.id), note.render())
         ids.append(note.id)
     return ids
 
@@ -95,10 +96,10 @@ def test_new_notes_from_another_machine_cost_the_feed_one_transfer_and_exactly_t
     hub.clear_log()
     status = refresh(home)
     assert not status.stale and sorted(status.added) == sorted(new)
-    assert sorted(asked) == sorted(notes.note_path("app", i) for i in new)
+    assert sorted(asked) == sorted(document.note_path("app", i) for i in new)
     assert routes(hub) == ["GET info", "GET events", "HEAD resolve", "GET xet-token"]
     for note_id in new:
-        assert cache.read_cached(home, STORE, "app", note_id) == hub.read_file_bytes(BUCKET, notes.note_path("app", note_id))
+        assert cache.read_cached(home, STORE, "app", note_id) == hub.read_file_bytes(BUCKET, document.note_path("app", note_id))
 
 
 def test_a_note_deleted_in_the_bucket_leaves_the_cache_through_the_feed(hub, alice_bucket, tmp_path):
@@ -106,7 +107,7 @@ def test_a_note_deleted_in_the_bucket_leaves_the_cache_through_the_feed(hub, ali
     home = tmp_path / "b"
     ids = another_machine_saves(hub, 3)
     refresh(home)
-    hub.delete_file(BUCKET, notes.note_path("app", ids[0]))
+    hub.delete_file(BUCKET, document.note_path("app", ids[0]))
     hub.clear_log()
     status = refresh(home)
     assert status.removed == [ids[0]] and "GET tree" not in routes(hub)
@@ -232,7 +233,7 @@ def test_an_oversized_object_in_the_bucket_is_skipped_and_reported_and_the_rest_
     home = tmp_path / "b"
     refresh(home)
     big = "20261201T000000000Z-hugenote"  # not a note agentmem writes: placed by hand, over 1 MiB
-    hub.put_file(BUCKET, notes.note_path("app", big), b'---\ntitle: "big"\n---\n' + b"y" * (1024 * 1024 + 10))
+    hub.put_file(BUCKET, document.note_path("app", big), b'---\ntitle: "big"\n---\n' + b"y" * (1024 * 1024 + 10))
     fine = another_machine_saves(hub, 1)
     hub.clear_log()
     status = refresh(home)
@@ -320,7 +321,7 @@ def test_a_listing_of_new_notes_is_fetched_in_one_transfer_and_a_lost_one_is_fet
     asked.clear()
     status = refresh(home)
     assert not status.stale and sorted(status.added) == sorted(first) and sorted(asked) == sorted(
-        notes.note_path("app", i) for i in first)
+        document.note_path("app", i) for i in first)
     assert len([r for r in routes(hub) if r != "GET tree"]) <= 3  # info, one HEAD, one read token; the pages aside
 
 
@@ -334,7 +335,7 @@ def test_a_note_whose_transfer_fails_keeps_none_of_the_notes_before_it_out(hub, 
     broken = "20000101T000000000Z-zzzzzzzz"  # older than the others, so fetched after them; its bytes are in no CAS
     with hub.lock:
         bucket = hub.buckets[BUCKET]
-        path = notes.note_path("app", broken)
+        path = document.note_path("app", broken)
         bucket.files[path] = StoredFile(path, 200, "ab" * 32, 0, 0)
         hub.record(bucket, "add", path, bucket.files[path])
     status = refresh(home)

@@ -6,19 +6,21 @@ import os
 from pathlib import Path
 
 from agentmem.fsutil import TMP_PREFIX
-from agentmem.memory import cache, delivery, notes, pending
+from agentmem.note import document
+from agentmem.replica import cache
 from agentmem.search import find
 from agentmem.store.base import StoreDescription
 from agentmem.store.opening import open_store
+from agentmem.uploads import delivery, pending
 
 STORE = StoreDescription("bucket", "alice/agent-memory")
 PREFIX = "projects/app/notes"
 
 
 def _save(home, body: str, *, timeout: float = 2):
-    note = notes.build(body=body, title=None, kind="note", project="app", agent="codex@laptop")
+    note = document.build(body=body, title=None, kind="note", project="app", agent="codex@laptop")
     data = note.render()
-    entry = pending.Entry(id=note.id, store=STORE, project="app", path=notes.note_path("app", note.id), created=note.created)
+    entry = pending.Entry(id=note.id, store=STORE, project="app", path=document.note_path("app", note.id), created=note.created)
     pending.persist(home, entry, data)
     return delivery.deliver(home, entry, data, timeout=timeout), data
 
@@ -56,9 +58,9 @@ def test_an_upload_applied_but_unconfirmed_is_retried_without_a_duplicate(hub, a
 def test_a_crash_after_upload_before_cleanup_is_recovered_by_a_retry(hub, alice_bucket, tmp_path):
     # INV nothing-lost: persisted, uploaded, then the process died before removing the entry
     home = tmp_path / "home"
-    note = notes.build(body="# Checkpoint\nhalf done\n", title=None, kind="checkpoint", project="app", agent="a")
+    note = document.build(body="# Checkpoint\nhalf done\n", title=None, kind="checkpoint", project="app", agent="a")
     data = note.render()
-    entry = pending.Entry(id=note.id, store=STORE, project="app", path=notes.note_path("app", note.id), created=note.created)
+    entry = pending.Entry(id=note.id, store=STORE, project="app", path=document.note_path("app", note.id), created=note.created)
     pending.persist(home, entry, data)
     open_store(STORE, timeout=2).put(entry.path, data)
     assert pending.count(home) == 1

@@ -4,8 +4,8 @@ the old bucket's notes leave the cache and its feed cursor is never read for the
 from __future__ import annotations
 
 from agentmem import config
-from agentmem.machine import setup
-from agentmem.memory import cache
+from agentmem.replica import cache
+from agentmem.setup import runner
 from agentmem.store import identity
 from tests.fixtures_hub import BucketMachine
 from tests.test_bucket_freshness import BUCKET, STORE, another_machine_saves, refresh
@@ -32,8 +32,8 @@ def test_after_setup_accepts_a_recreated_bucket_search_lists_it_whole_and_drops_
     old = on_a_cursor(hub, m.home)
     new = recreate_with(hub, 1)
     assert refresh(m.home).stale  # not the bucket this machine knew, until setup accepts it
-    report = setup.SetupReport(str(m.home))
-    assert setup._store_step(report, m.home, config.load(m.home), 5, True), report.steps[-1].detail
+    report = runner.SetupReport(str(m.home))
+    assert runner._store_step(report, m.home, config.load(m.home), 5, True), report.steps[-1].detail
     hub.clear_log()
     status = refresh(m.home)
     assert not status.stale and status.how == "listing (first look)"

@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from agentmem.memory import cache, notes
+from agentmem.note import document
+from agentmem.replica import cache
 from agentmem.store import dirwatch
 from agentmem.store.base import Changes, Listed
 from agentmem.store.folder import FolderStore
@@ -21,8 +22,8 @@ from tests.fixtures_core import REPO, new_folder_store
 def put_notes(store: FolderStore, project: str, count: int, size: int = 40) -> list[str]:
     ids = []
     for i in range(count):
-        note = notes.build(body=f"note {i} " + "x" * size, title=f"n{i}", kind="note", project=project, agent="t")
-        store.put(notes.note_path(project, note.id), note.render())
+        note = document.build(body=f"note {i} " + "x" * size, title=f"n{i}", kind="note", project=project, agent="t")
+        store.put(document.note_path(project, note.id), note.render())
         ids.append(note.id)
     return ids
 
@@ -39,7 +40,7 @@ def test_refresh_downloads_only_missing_notes_and_prunes_only_after_a_complete_l
     second = cache.refresh(home, store.description, "app")
     assert second.added == [] and second.removed == []
     # the owner deletes a note in the store: a complete listing prunes it
-    os.unlink(os.path.join(store.root, notes.note_path("app", ids[0])))
+    os.unlink(os.path.join(store.root, document.note_path("app", ids[0])))
     third = cache.refresh(home, store.description, "app")
     assert third.removed == [ids[0]]
 
@@ -241,13 +242,13 @@ def test_a_note_another_process_caches_during_a_listing_is_not_pruned_by_it(tmp_
     home = tmp_path / "home"
     put_notes(store, "app", 1)
     cache.refresh(home, store.description, "app")
-    fresh = notes.build(body="saved while the other search listed", title="t", kind="note", project="app", agent="t")
+    fresh = document.build(body="saved while the other search listed", title="t", kind="note", project="app", agent="t")
     real_names = FolderStore._names
 
     def names_then_this_machine_saves(self, prefix, base):
         listed = real_names(self, prefix, base)
         time.sleep(0.01)
-        FolderStore(store.root).put(notes.note_path("app", fresh.id), fresh.render())
+        FolderStore(store.root).put(document.note_path("app", fresh.id), fresh.render())
         cache.add_confirmed(home, store.description, "app", fresh.id, fresh.render())
         return listed
 
@@ -320,7 +321,7 @@ def test_an_interrupted_download_never_appears_as_a_complete_cached_note(tmp_pat
     home = tmp_path / "home"
     put_notes(store, "app", 300, size=20000)
     script = (
-        "import sys; from pathlib import Path; from agentmem.memory import cache; from agentmem.store.folder import FolderStore;"
+        "import sys; from pathlib import Path; from agentmem.replica import cache; from agentmem.store.folder import FolderStore;"
         f"s = FolderStore({str(store.root)!r}); cache.refresh(Path({str(home)!r}), s.description, 'app')"
     )
     for delay in (0.15, 0.25, 0.35):
@@ -330,7 +331,7 @@ def test_an_interrupted_download_never_appears_as_a_complete_cached_note(tmp_pat
         proc.wait()
         for note_id in cache.cached_ids(home, store.description, "app"):
             cached = cache.read_cached(home, store.description, "app", note_id)
-            assert cached == store.get(notes.note_path("app", note_id))
+            assert cached == store.get(document.note_path("app", note_id))
     final = cache.refresh(home, store.description, "app")
     assert not final.stale
     assert len(cache.cached_ids(home, store.description, "app")) == 300
@@ -340,7 +341,7 @@ def test_records_are_found_among_the_new_names_even_with_a_record_named_file_in_
     # INV read-your-writes: a refresh looks for the store's records among the names the notes cache lacks (a
     # walk of 100k names cost 26 ms a change); a record-named file in the notes cache, which could hide one
     # there, makes it look at every listed name instead
-    from agentmem.memory import records
+    from agentmem.note import records
 
     store = new_folder_store(tmp_path / "store")
     home = tmp_path / "home"

@@ -9,8 +9,10 @@ import subprocess
 import sys
 
 from agentmem import config, errors
-from agentmem.memory import cache, notes, recall, sync
+from agentmem.memory import recall, sync
+from agentmem.note import document
 from agentmem.render import search_text
+from agentmem.replica import cache
 from agentmem.store import dirwatch, network
 from agentmem.store.folder import FolderStore
 from tests.fixtures_core import REPO, new_folder_store
@@ -103,7 +105,7 @@ def test_while_a_new_machine_catches_up_a_note_saved_elsewhere_a_moment_ago_is_i
     folder = store_dir / "projects" / "app" / "notes"
     folder.mkdir(parents=True)
     for i in range(3000):  # written straight into the folder, as another machine's saves leave them
-        note = notes.build(body=f"finding {i}", title=f"n{i}", kind="note", project="app", agent="other")
+        note = document.build(body=f"finding {i}", title=f"n{i}", kind="note", project="app", agent="other")
         (folder / f"{note.id}.md").write_bytes(note.render())
     monkeypatch.setattr(sync, "SEARCH_CATCH_UP", 0.0)  # the first search cannot finish
     saved = save.save(str(desk.home), config.load(desk.home), "app", "The release train leaves at noon sharp.",
@@ -149,7 +151,7 @@ def test_setup_brings_a_machine_joining_a_store_all_the_way(laptop, store_dir, m
     # dozens of searches (issue W, item 3)
     import shutil
 
-    from agentmem.machine import setup
+    from agentmem.setup import runner
 
     cfg = _joined(laptop, store_dir, 500)
     shutil.copytree(REPO / "template" / "agent-memory", laptop.home / "agent-memory")
@@ -158,8 +160,8 @@ def test_setup_brings_a_machine_joining_a_store_all_the_way(laptop, store_dir, m
     monkeypatch.setenv("HOME", str(laptop.user_home))
     monkeypatch.setattr(sync, "SEARCH_CATCH_UP", 0.0)  # the verification's search fetches next to nothing
     heard: dict[str, list] = {"here": [], "indexed": []}
-    report = setup.run_setup(laptop.home, sync_progress=lambda p: (lambda d, t: heard["here"].append((d, t)),
-                                                                   lambda d, t: heard["indexed"].append((d, t))))
+    report = runner.run_setup(laptop.home, sync_progress=lambda p: (lambda d, t: heard["here"].append((d, t)),
+                                                                    lambda d, t: heard["indexed"].append((d, t))))
     assert report.outcome == "confirmed", report.text()
     [step] = [s for s in report.steps if s.name == "catch up app"]
     assert step.status == "changed" and step.detail.startswith("501 note(s) here"), step

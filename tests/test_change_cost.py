@@ -10,7 +10,8 @@ import time
 import pytest
 
 from agentmem import config
-from agentmem.memory import cache, names, recall, save
+from agentmem.memory import recall, save
+from agentmem.replica import cache, kept_names
 from agentmem.store import dirwatch, witness
 from agentmem.store.folder import FolderStore
 from tests.fixtures_core import new_folder_store
@@ -123,29 +124,29 @@ def test_a_note_removed_from_the_cache_by_hand_is_fetched_again_at_the_next_chan
 
 
 def test_a_writer_that_began_while_another_was_under_way_keeps_both_from_recording_the_folder(tmp_path):
-    # What the kept names rest on (memory/names.py): only a writer alone from its start to its end records
+    # What the kept names rest on (replica/kept_names.py): only a writer alone from its start to its end records
     pdir = tmp_path / "cache" / "app"
     (pdir / "notes").mkdir(parents=True)
     _fine(pdir)
     _settle()
     sig = dirwatch.signature(str(pdir / "notes"))
-    names.write(str(pdir), sig, set(), dirwatch.filesystem_type(str(pdir)))
-    first = names.Session(str(pdir))
-    second = names.Session(str(pdir))
+    kept_names.write(str(pdir), sig, set(), dirwatch.filesystem_type(str(pdir)))
+    first = kept_names.Session(str(pdir))
+    second = kept_names.Session(str(pdir))
     assert first.maintains and not second.maintains
     (pdir / "notes" / "a.md").write_text("a")
     (pdir / "notes" / "b.md").write_text("b")
     assert first.end({"a.md"}, set()) is None  # the second began since
     assert second.end({"b.md"}, set()) is None
-    third = names.Session(str(pdir))
+    third = kept_names.Session(str(pdir))
     assert third.maintains  # alone: the others ended
-    assert names.read(str(pdir), dirwatch.signature(str(pdir / "notes"))) is None  # they recorded nothing
+    assert kept_names.read(str(pdir), dirwatch.signature(str(pdir / "notes"))) is None  # they recorded nothing
     (pdir / "notes" / "c.md").write_text("c")
     after = third.end({"c.md"}, set(), names=lambda: {"a.md", "b.md"})
     assert after == dirwatch.signature(str(pdir / "notes"))
-    assert sorted(names.read(str(pdir), after)[0]) == ["a.md", "b.md", "c.md"]
+    assert sorted(kept_names.read(str(pdir), after)[0]) == ["a.md", "b.md", "c.md"]
     (pdir / "notes" / "d.md").write_text("d")  # not agentmem's: the signature moves
-    assert names.read(str(pdir), dirwatch.signature(str(pdir / "notes"))) is None
+    assert kept_names.read(str(pdir), dirwatch.signature(str(pdir / "notes"))) is None
 
 
 def test_a_witness_seals_only_a_folder_that_this_process_alone_changed(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from agentmem.memory import notes
+from agentmem.note import document
 
 
 def test_concurrent_saves_from_several_processes_all_land_once(machines, tmp_path, store_dir):
@@ -29,7 +29,7 @@ def test_concurrent_saves_from_several_processes_all_land_once(machines, tmp_pat
     files = sorted(store_dir.rglob("*.md"))
     assert len(files) == 12
     for f in files:
-        parsed = notes.parse(f.read_bytes())
+        parsed = document.parse(f.read_bytes())
         bodies[parsed.title] = parsed.body.strip()
     assert bodies == {f"note {i}": f"body of note {i}" for i in range(12)}
     for m in ms:

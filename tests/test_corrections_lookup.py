@@ -18,7 +18,7 @@ def test_a_search_asks_the_index_for_its_results_corrections_alone(tmp_path, mon
     # INV corrections-visible: the correction of a result is still pulled in and marked
     from pathlib import Path
 
-    from agentmem.memory import cache
+    from agentmem.replica import cache
     from agentmem.search import find
     from agentmem.store.base import StoreDescription
 

@@ -8,7 +8,7 @@ import os
 import stat
 
 from agentmem import config
-from agentmem.machine import setup, wiring
+from agentmem.setup import runner, wiring
 from agentmem.status import Status
 from tests.test_runtimes_update import _machine as copied
 from tests.test_runtimes_update import template_repo  # noqa: F401 - the module's template fixture
@@ -19,7 +19,7 @@ HELPER = ["/opt/agentmem/bin/agentmem"]
 def _machine(template_repo, tmp_path, monkeypatch, runtimes):
     """test_runtimes_update's copied machine (hooks and MCP on), set up by setup itself."""
     user, folder = copied(template_repo, tmp_path, monkeypatch, runtimes)
-    report = setup.run_setup(folder, helper_command=HELPER)
+    report = runner.run_setup(folder, helper_command=HELPER)
     assert report.outcome == "confirmed", report.text()
     return user, folder
 
@@ -50,7 +50,7 @@ def test_each_part_taken_away_fails_its_check_and_setup_puts_it_back(template_re
     broken = {n: c for n, c in found.items() if c.status != "ok"}
     assert set(broken) == {"instructions claude", "permissions gemini", "permissions claude"}, broken
     assert all(c.status == Status.FAILED and c.command.args == ("setup",) for c in broken.values())
-    setup.run_setup(folder, helper_command=HELPER)
+    runner.run_setup(folder, helper_command=HELPER)
     assert all(c.status == "ok" for c in _checks(folder).values())
     assert claude_md.read_text().startswith("# mine only\n")
 
@@ -60,7 +60,7 @@ def test_setups_report_ends_with_the_checks_it_could_not_satisfy(template_repo, 
     agents = user / ".codex" / "AGENTS.md"
     agents.write_text("the user's own rules, made read-only\n")
     agents.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)  # INV user-files: agentmem leaves it alone
-    report = setup.run_setup(folder, helper_command=HELPER)
+    report = runner.run_setup(folder, helper_command=HELPER)
     steps = {s.name: s for s in report.steps}
     assert steps["check instructions codex"].status == "warning"
     assert "holds no agentmem block" in steps["check instructions codex"].detail

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from agentmem.hooks import actions
-from agentmem.memory import pending
+from agentmem.uploads import pending
 from tests.e2e_setup import helper_from_context, setup_machine
 from tests.fixtures_clis import RUNTIME_PARAMS, make_machine, require_cli
 from tests.modelstub import Shell, Text

@@ -23,8 +23,8 @@ import time
 import pytest
 
 from agentmem.hooks import actions
-from agentmem.memory import pending
 from agentmem.runtimes import gemini
+from agentmem.uploads import pending
 from tests.e2e_setup import helper_from_context, setup_machine
 from tests.fixtures_clis import ALL_CLIS, make_machine, require_cli, runtime_params
 from tests.modelstub import ModelStub, Shell, Text

@@ -14,8 +14,9 @@ from agentmem.cli import main as cli_main
 from agentmem.cli import result
 from agentmem.errors import Command, NextStep
 from agentmem.mcp import tools
-from agentmem.memory import delivery, recall
+from agentmem.memory import recall
 from agentmem.safety import credentials
+from agentmem.uploads import delivery
 
 PACKAGE = Path(__file__).resolve().parent.parent / "agentmem"
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import subprocess
 import sys
 
-from agentmem.memory import notes
+from agentmem.note import document
 from tests.fixtures_core import new_folder_store
 
 
@@ -19,7 +20,7 @@ def _store_with(machines, tmp_path, count: int = 0):
     folder = store / "projects" / "app" / "notes"
     folder.mkdir(parents=True, exist_ok=True)
     for i in range(count):
-        note = notes.build(body=f"bulk note {i}", title=f"bulk {i}", kind="note", project="app", agent="x")
+        note = document.build(body=f"bulk note {i}", title=f"bulk {i}", kind="note", project="app", agent="x")
         (folder / f"{note.id}.md").write_bytes(note.render())
     return checkout
 
@@ -91,7 +92,9 @@ def _search_with_stderr_on_a_terminal(m, checkout, *args) -> str:
 def test_a_long_first_sync_shows_a_count_on_a_terminal_and_nothing_in_json_or_a_pipe(machines, tmp_path):
     checkout = _store_with(machines, tmp_path, count=250)
     shown = machines("tty", {checkout: "app"})
-    assert "syncing notes from the store: 250/250" in _search_with_stderr_on_a_terminal(shown, checkout, "bulk")
+    # A search catches up within its budget (a tenth of a second), so how far it gets depends on the machine's
+    # load; what it must do is show the count on a terminal.
+    assert re.search(r"syncing notes from the store: \d+/250", _search_with_stderr_on_a_terminal(shown, checkout, "bulk"))
     in_json = machines("json", {checkout: "app"})
     assert "syncing" not in _search_with_stderr_on_a_terminal(in_json, checkout, "bulk", "--json")
     piped = machines("pipe", {checkout: "app"})

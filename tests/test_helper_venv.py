@@ -227,7 +227,7 @@ def test_the_machine_folder_commits_where_git_knows_an_email_but_no_name(tmp_pat
     gitconfig.write_text("[user]\n\temail = me@example.invalid\n\tuseConfigOnly = true\n")
     env = {"GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path),
            "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-P", "-m", "agentmem.machine.repo", "first"], cwd=folder, env=env | {
+    done = subprocess.run([sys.executable, "-P", "-m", "agentmem.repo", "first"], cwd=folder, env=env | {
         "PYTHONPATH": str(REPO)}, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     log = subprocess.run(["git", "log", "--format=%an <%ae> %s"], cwd=folder, env=env, capture_output=True, text=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agentmem.hooks import actions
-from agentmem.memory import pending
+from agentmem.uploads import pending
 from tests.fixtures_core import SITE_CLI, save_pending
 
 
@@ -49,7 +49,7 @@ import sys
 from agentmem.launch import main
 status = main(sys.argv[1:])
 light = ("huggingface_hub", "hf_xet", "copier", "tomlkit", "tomllib", "jinja2", "yaml", "agentmem.store.folder",
-         "agentmem.config", "agentmem.memory.cache", "urllib.request", "http.client", "socket")
+         "agentmem.config", "agentmem.replica.cache", "urllib.request", "http.client", "socket")
 print("\\nHEAVY", ",".join(m for m in light if m in sys.modules))
 """
 
@@ -73,7 +73,7 @@ def test_the_session_start_reminder_reads_pins_from_the_cache_without_network_or
     assert proc.returncode == 0, proc.stderr
     assert "1 memory note" in proc.stdout
     heavy = set(proc.stdout.rstrip().rpartition("HEAVY")[2].strip().split(",")) - {""}
-    assert heavy <= {"agentmem.config", "agentmem.memory.cache"}, heavy
+    assert heavy <= {"agentmem.config", "agentmem.replica.cache"}, heavy
 
 
 def test_stop_hook_uploads_pending_notes_with_their_original_bytes(offline_machine):

@@ -13,8 +13,8 @@ import os
 import pytest
 
 from agentmem.hooks import reflect
-from agentmem.memory import pending
 from agentmem.runtimes import registry
+from agentmem.uploads import pending
 from tests.fixtures_core import save_pending
 
 

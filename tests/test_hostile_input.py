@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from agentmem.memory import cache, notes
+from agentmem.note import document
+from agentmem.replica import cache
 from agentmem.store.base import Changes, Listed, ObjectInfo, StoreDescription
 from agentmem.store.opening import open_store
 from tests.proptest import given, settings
@@ -334,8 +335,8 @@ def _one_line(st):
     sources=lambda st: st.lists(_one_line(st), max_size=3),
 )
 def test_frontmatter_render_and_parse_round_trip(title, body, tags, sources):
-    note = notes.build(body=body, title=title, kind="note", project="app", agent="a", sources=sources, tags=tags)
-    parsed = notes.parse(note.render())
+    note = document.build(body=body, title=title, kind="note", project="app", agent="a", sources=sources, tags=tags)
+    parsed = document.parse(note.render())
     assert parsed.title == note.title
     assert parsed.meta["id"] == note.id
     assert parsed.meta.get("tags", []) == note.tags
@@ -346,7 +347,7 @@ def test_frontmatter_render_and_parse_round_trip(title, body, tags, sources):
 @settings(max_examples=200, deadline=None)
 @given(data=lambda st: st.binary(max_size=2000))
 def test_parsing_arbitrary_bytes_never_raises(data):
-    parsed = notes.parse(b"---\n" + data)
+    parsed = document.parse(b"---\n" + data)
     assert isinstance(parsed.meta, dict) and isinstance(parsed.body, str)
     json.dumps(parsed.meta)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import time
 
-from agentmem.memory import cache, holdoff
+from agentmem.replica import backoff, cache
 from tests.fixtures_hub import BucketMachine
 from tests.test_bad_network import within
 from tests.test_bucket_freshness import STORE, another_machine_saves
@@ -80,7 +80,7 @@ def test_the_check_deadline_bounds_only_the_check_and_the_hold_ends_when_it_has_
     assert 0.5 <= took < 2 and status.stale and fault.hits == 1
     status, took = within(10, lambda: cache.ensure_fresh(home, STORE, "app", max_age=0, timeout=8, check_timeout=0.5))
     assert took < 0.3 and status.stale and fault.hits == 1
-    monkeypatch.setattr(holdoff, "HOLD_SECONDS", 0.0)  # as if a minute had passed
+    monkeypatch.setattr(backoff, "HOLD_SECONDS", 0.0)  # as if a minute had passed
     new = another_machine_saves(hub, 2)
     status = cache.ensure_fresh(home, STORE, "app", max_age=0, timeout=8, check_timeout=0.5)
     assert not status.stale and sorted(status.added) == sorted(new)

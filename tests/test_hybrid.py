@@ -175,11 +175,11 @@ def test_hybrid_answers_of_an_updated_index_equal_a_rebuilt_ones_to_the_last_bit
 
 @needs_model
 def test_a_pending_long_note_scores_exactly_as_it_will_once_indexed(tmp_path):
-    from agentmem.memory import notes
+    from agentmem.note import document
 
     pdir = _project(tmp_path, "cache")
     write_note(pdir, "Caroline went hiking with her dog.", minutes=1)
-    note = notes.build(body=CHECKPOINT, title="Checkpoint", kind="note", project="app", agent="t")
+    note = document.build(body=CHECKPOINT, title="Checkpoint", kind="note", project="app", agent="t")
     waiting = _answers(pdir, ["what food did we eat"], extra=[(note.id, note.render())])
     (pdir / "notes" / f"{note.id}.md").write_bytes(note.render())
     assert _answers(pdir, ["what food did we eat"]) == waiting

@@ -12,8 +12,10 @@ import subprocess
 import pytest
 
 from agentmem import config
-from agentmem.memory import cache, notes, recall
+from agentmem.memory import recall
+from agentmem.note import document
 from agentmem.render import search_text
+from agentmem.replica import cache
 from agentmem.search import encoder, ranked
 from agentmem.search import index as rindex
 from agentmem.store.folder import FolderStore
@@ -75,7 +77,7 @@ def test_each_search_keeps_what_it_embedded_and_the_next_goes_on_newest_first(la
     for _ in range(3):
         seen.append(recall.search(str(laptop.home), cfg, "app", "note")["embedding"])
     assert seen == [{"done": 1, "total": 12}, {"done": 2, "total": 12}, {"done": 3, "total": 12}]
-    newest = [n for n in sorted(made, key=lambda i: (notes.parse(_read(pdir, i)).created, i), reverse=True)]
+    newest = [n for n in sorted(made, key=lambda i: (document.parse(_read(pdir, i)).created, i), reverse=True)]
     assert _embedded(pdir) == newest[:3]  # the newest notes first, each kept for the next search
 
 
@@ -89,8 +91,8 @@ def test_a_budget_of_zero_embeds_nothing_and_hybrid_then_ranks_as_ranked_does(tm
     for i, text in enumerate(["The CI cache key includes the lockfile hash.", "Lunch was pizza with olives.",
                               "The cache of the CI runner is cleared on Fridays.", "Deploys wait for CI."]):
         write_note(pdir, text, minutes=i)
-    pending = notes.build(body="The CI cache lives on disk two.", title="CI disk", kind="note", project="app",
-                          agent="t").render()
+    pending = document.build(body="The CI cache lives on disk two.", title="CI disk", kind="note", project="app",
+                             agent="t").render()
     extra = [("20991231T000000000Z-pendingx", pending)]
     seen: dict = {}
     hybrid = ranked.rank(pdir, "CI cache", 10, mode="hybrid", extra=extra, embed_budget=0, embedding=seen)
@@ -104,8 +106,8 @@ def test_the_budget_covers_pending_notes_too_and_counts_them(tmp_path):
     pdir = _project(tmp_path, "cache")
     for i in range(4):
         write_note(pdir, f"Release note {i} about the build.", minutes=i)
-    extra = [(f"2099123{i}T000000000Z-pending{i}", notes.build(body=f"Pending {i} about the build.", title=f"p{i}",
-                                                               kind="note", project="app", agent="t").render())
+    extra = [(f"2099123{i}T000000000Z-pending{i}", document.build(body=f"Pending {i} about the build.", title=f"p{i}",
+                                                                  kind="note", project="app", agent="t").render())
              for i in range(3)]
     seen: dict = {}
     ranked.rank(pdir, "build", 10, mode="hybrid", extra=extra, embed_budget=TINY, embedding=seen)
@@ -191,11 +193,11 @@ def _rendered(template_repo, tmp_path, monkeypatch, *, hybrid: bool):
 
 
 def test_setup_with_hybrid_on_embeds_every_cached_note_and_tells_the_progress(template_repo, tmp_path, monkeypatch):
-    from agentmem.machine import setup
+    from agentmem.setup import runner
 
     folder = _rendered(template_repo, tmp_path, monkeypatch, hybrid=True)
     heard: dict[str, list] = {}
-    report = setup.run_setup(folder, embed_progress=lambda project: lambda done, total: heard.setdefault(
+    report = runner.run_setup(folder, embed_progress=lambda project: lambda done, total: heard.setdefault(
         project, []).append((done, total)))
     [step] = [s for s in report.steps if s.name == "embed app"]
     # the six notes and setup's own verification note, fetched by its refresh
@@ -204,16 +206,16 @@ def test_setup_with_hybrid_on_embeds_every_cached_note_and_tells_the_progress(te
     assert heard["app"][-1] == (7, 7) and len(heard["app"]) == 7
     cfg = config.load(folder)
     assert len(_embedded(cache.project_dir(folder, cfg.store, "app"))) == 7
-    again = setup.run_setup(folder)  # INV setup-rerun: nothing left to embed, nothing done twice
+    again = runner.run_setup(folder)  # INV setup-rerun: nothing left to embed, nothing done twice
     [step] = [s for s in again.steps if s.name == "embed app"]
     assert step.status == "ok" and step.detail == "7 of 7 note(s) have sentence vectors for hybrid search"
 
 
 def test_setup_without_hybrid_embeds_nothing(template_repo, tmp_path, monkeypatch):
-    from agentmem.machine import setup
+    from agentmem.setup import runner
 
     folder = _rendered(template_repo, tmp_path, monkeypatch, hybrid=False)
-    report = setup.run_setup(folder)
+    report = runner.run_setup(folder)
     assert report.outcome == "confirmed" and not [s for s in report.steps if s.name.startswith("embed")]
 
 

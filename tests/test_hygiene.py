@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from agentmem.memory import ids, notes, records
+from agentmem.note import document, ids, records
 from tests.test_secrets_cli import fake
 
 
@@ -120,8 +120,8 @@ def test_a_review_date_is_kept_in_the_frontmatter_and_a_past_one_marks_the_note_
 
 def test_review_after_gives_notes_without_a_date_a_default_and_old_notes_still_parse(laptop):
     m = laptop
-    old = notes.parse(b"---\nid: \"x\"\ntitle: \"t\"\ncreated: \"2026-01-01T00:00:00.000Z\"\n---\n\nbody\n")
-    assert notes.review_date(old.meta) is None and notes.review_date(old.meta, 30) == "2026-01-31"
+    old = document.parse(b"---\nid: \"x\"\ntitle: \"t\"\ncreated: \"2026-01-01T00:00:00.000Z\"\n---\n\nbody\n")
+    assert document.review_date(old.meta) is None and document.review_date(old.meta, 30) == "2026-01-31"
     note_id = _save(m, "Plain note.", "plain")
     assert m.json("read", note_id, cwd=m.checkout)[1]["review_due"] is False
     m.write_config((m.home / "config.toml").read_text() + "\n[memory]\nreview_after = 0\n")
@@ -288,7 +288,7 @@ def _project_with_notes(tmp_path, count: int, unique: str) -> tuple[str, str]:
     target = ""
     for i in range(count):
         text = f"note {i} about the {unique} service" if i == count // 2 else f"note {i} about routine work {i % 7}"
-        note = notes.build(body=text, title=f"note {i}", kind="note", project="app", agent="a")
+        note = document.build(body=text, title=f"note {i}", kind="note", project="app", agent="a")
         (pdir / "notes" / f"{note.id}.md").write_bytes(note.render())
         target = note.id if i == count // 2 else target
     return str(pdir), target
@@ -321,15 +321,15 @@ def test_a_purge_scrubs_the_notes_words_from_the_index_file_even_where_sqlite_ke
 
 def test_a_refresh_never_downloads_a_note_a_purge_record_names(tmp_path, store_dir):
     # INV purged-gone: a listing that lags behind the delete, or a stale copy written back: the ID stays out
-    from agentmem.memory import cache
+    from agentmem.replica import cache
     from agentmem.store.base import StoreDescription
     from agentmem.store.folder import FolderStore, create_store
 
     create_store(str(store_dir))
-    note = notes.build(body="The secret is wallabyxyz.", title="oops", kind="note", project="app", agent="a")
+    note = document.build(body="The secret is wallabyxyz.", title="oops", kind="note", project="app", agent="a")
     purge = records.build("purge", note.id, "app", "codex@a")
     store = FolderStore(store_dir)
-    store.put(notes.note_path("app", note.id), note.render())
+    store.put(document.note_path("app", note.id), note.render())
     store.put(purge.path(), purge.render())
     asked: list[str] = []
     real_get = store.get

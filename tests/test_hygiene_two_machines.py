@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agentmem.memory import notes
+from agentmem.note import document
 from tests.fixtures_core import make_machine, new_folder_store
 from tests.fixtures_hub import BucketMachine
 
@@ -91,7 +91,7 @@ def _holding(home: Path, word: bytes) -> list[str]:
 def test_a_retraction_made_on_a_hides_the_note_from_bs_very_next_search_and_bs_read_shows_it_first(pair):
     # INV append-only: the retraction is a new object; the note's bytes never change
     note_id = _save(pair, "The zebra service listens on port 8080.", "zebra port")
-    path = notes.note_path("app", note_id)
+    path = document.note_path("app", note_id)
     before = pair.stored(path)
     assert _ids(pair.json(1, "search", "zebra")[1]) == [note_id]
     status, done = pair.json(0, "retract", note_id, "--reason", "it moved to port 9090")
@@ -113,7 +113,7 @@ def test_a_retraction_made_on_a_hides_the_note_from_bs_very_next_search_and_bs_r
 
 def test_a_pin_made_on_a_reaches_bs_session_start_reminder_after_its_next_search_and_an_unpin_takes_it_out(pair):
     note_id = _save(pair, "Run the tests with the project's own venv, never the system Python.", "test runner")
-    before = pair.stored(notes.note_path("app", note_id))
+    before = pair.stored(document.note_path("app", note_id))
     assert pair.json(0, "pin", note_id)[1]["status"] == "saved"
     status, out = pair.json(1, "search", "venv")
     assert out["results"][0]["pinned"] is True
@@ -125,7 +125,7 @@ def test_a_pin_made_on_a_reaches_bs_session_start_reminder_after_its_next_search
     pair.json(1, "search")
     status, reminder, _ = pair.run(1, "hook", "reminder", "--runtime", "claude")
     assert "Pinned memory" not in reminder
-    assert pair.stored(notes.note_path("app", note_id)) == before
+    assert pair.stored(document.note_path("app", note_id)) == before
 
 
 def test_a_purge_on_a_removes_the_note_from_the_store_and_both_machines_with_bs_very_next_search(pair):
@@ -139,7 +139,7 @@ def test_a_purge_on_a_removes_the_note_from_the_store_and_both_machines_with_bs_
     status, done = pair.json(0, "purge", note_id, "--yes", "--reason", "a password")
     assert status == 0 and done["status"] == "purged" and done["deleted_from_store"] is True
     assert done["removed_here"] == ["cache", "index"]
-    assert pair.stored(notes.note_path("app", note_id)) is None
+    assert pair.stored(document.note_path("app", note_id)) is None
     record = pair.stored(f"projects/app/notes/{done['record']['record']}.purge.json")
     assert record is not None and unique not in record and b"staging" not in record  # no content
     assert _holding(pair.homes()[0], unique) == []  # A: cache, index file, pending: gone at once
@@ -181,6 +181,6 @@ def test_a_purge_a_machine_could_not_finish_is_finished_by_running_it_again(tmp_
     again = subprocess.run(["bash", "-c", done["next"]], cwd=pair.cwd, env=pair.machines[0].env,  # INV printed-commands-run
                            capture_output=True, text=True, timeout=60)
     assert again.returncode == 0 and again.stdout.startswith(f"purged {note_id}"), again.stderr
-    assert pair.stored(notes.note_path("app", note_id)) is None
+    assert pair.stored(document.note_path("app", note_id)) is None
     assert pair.json(1, "search", "wombatsecret")[1]["results"] == []
     assert _holding(pair.homes()[1], b"wombatsecret") == []

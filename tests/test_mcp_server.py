@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from agentmem.memory import pending
 from agentmem.safety import framing
+from agentmem.uploads import pending
 from tests.fixtures_core import REPO, make_machine
 from tests.mcpkit import SERVER, call, session
 from tests.test_secrets_cli import fake

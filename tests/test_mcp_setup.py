@@ -9,10 +9,11 @@ import tomllib
 import pytest
 
 from agentmem.errors import InvalidInput
-from agentmem.machine import claude_config, helper_venv, setup
+from agentmem.machine import claude_config, helper_venv
 from agentmem.mcp import extra, registration
 from agentmem.runtimes import codex
 from agentmem.runtimes.registry import runtime as get_runtime
+from agentmem.setup import runner
 from tests.proptest import given, settings
 from tests.template_kit import REPO, make_template_repo
 
@@ -290,7 +291,7 @@ def test_setup_registers_the_server_for_each_runtime_keeps_it_and_takes_it_out_w
     _render(template_repo, folder, bucket=str(tmp_path / "store"), projects={str(user / "app"): "app"},
             runtimes=["codex", "claude"], mcp=True)
 
-    report = setup.run_setup(folder, helper_command=HELPER)
+    report = runner.run_setup(folder, helper_command=HELPER)
     steps = {s.name: s for s in report.steps}
     assert report.outcome == "confirmed", report.text()
     assert steps["mcp codex"].status == "changed" and steps["mcp claude"].status == "changed"
@@ -298,13 +299,13 @@ def test_setup_registers_the_server_for_each_runtime_keeps_it_and_takes_it_out_w
     assert tomllib.loads((user / ".codex" / "config.toml").read_text())["mcp_servers"]["agentmem"]["args"] == ["mcp"]
     files = {p: p.read_bytes() for p in (user / ".claude.json", user / ".codex" / "config.toml")}
 
-    again = {s.name: s.status for s in setup.run_setup(folder, helper_command=HELPER).steps}
+    again = {s.name: s.status for s in runner.run_setup(folder, helper_command=HELPER).steps}
     assert again["mcp codex"] == again["mcp claude"] == "ok"
     assert {p: p.read_bytes() for p in files} == files
 
     config = folder / "config.toml"
     config.write_text(config.read_text().replace("[mcp]\nenabled = true", "[mcp]\nenabled = false"))
-    off = {s.name: s for s in setup.run_setup(folder, helper_command=HELPER).steps}
+    off = {s.name: s for s in runner.run_setup(folder, helper_command=HELPER).steps}
     assert off["mcp codex"].status == off["mcp claude"].status == "changed"
     assert (user / ".claude.json").read_text() == CLAUDE_JSON
     # What remains beside the user's own text is the sandbox's writable roots, another managed entry of
@@ -313,7 +314,7 @@ def test_setup_registers_the_server_for_each_runtime_keeps_it_and_takes_it_out_w
 
     codex_config.remove_list_items(folder, user / ".codex" / "config.toml", "sandbox_workspace_write.writable_roots")
     assert (user / ".codex" / "config.toml").read_text() == CODEX_TOML
-    assert "mcp codex" not in {s.name for s in setup.run_setup(folder, helper_command=HELPER).steps}
+    assert "mcp codex" not in {s.name for s in runner.run_setup(folder, helper_command=HELPER).steps}
 
 
 def test_setup_with_mcp_on_names_the_command_that_adds_a_missing_sdk(template_repo, tmp_path, monkeypatch):
@@ -325,6 +326,6 @@ def test_setup_with_mcp_on_names_the_command_that_adds_a_missing_sdk(template_re
     _render(template_repo, folder, bucket=str(tmp_path / "store"), projects={str(user / "app"): "app"},
             runtimes=["claude"], mcp=True)
     monkeypatch.setattr(extra, "VERSION", "0.0.1")  # as if this helper had another SDK version than the pin
-    step = {s.name: s for s in setup.run_setup(folder, helper_command=HELPER).steps}["mcp server"]
+    step = {s.name: s for s in runner.run_setup(folder, helper_command=HELPER).steps}["mcp server"]
     assert step.status == "warning"
     assert step.detail.startswith("this helper has MCP Python SDK 2.3.0, and agentmem is built on 0.0.1; add it with: ")

@@ -1,4 +1,4 @@
-"""The session-start reminder's "wrong for too long" line, read without json, re or datetime (memory/overdue.py).
+"""The session-start reminder's "wrong for too long" line, read without json, re or datetime (uploads/overdue.py).
 
 Its fast reading of entry.json and state.json must agree with the exact one (json, datetime) on every file
 agentmem writes, and fall back to it on anything else.
@@ -14,7 +14,7 @@ import sys
 import time
 from datetime import UTC, datetime, timedelta
 
-from agentmem.memory import overdue
+from agentmem.uploads import overdue
 from tests.fixtures_core import REPO, offline_machine, save_pending  # noqa: F401 - fixture
 
 PROBE = (
@@ -51,7 +51,7 @@ def test_the_start_reminder_with_a_note_pending_reads_its_entry_without_json_re_
     out, ours, unwanted = _start_reminder(offline_machine)
     assert "1 memory note is saved on this machine" in out and "over an hour" not in out
     assert unwanted == [], unwanted
-    assert not {"agentmem.config", "agentmem.memory.pending", "agentmem.memory.cache"} & set(ours), ours
+    assert not {"agentmem.config", "agentmem.uploads.pending", "agentmem.replica.cache"} & set(ours), ours
 
 
 def test_a_damaged_entry_is_read_the_exact_way_and_an_old_one_is_still_told(offline_machine):
@@ -62,7 +62,7 @@ def test_a_damaged_entry_is_read_the_exact_way_and_an_old_one_is_still_told(offl
     entry.write_text(json.dumps(data))
     out, ours, _ = _start_reminder(offline_machine)
     assert "1 memory note(s) have waited over an hour" in out
-    assert "agentmem.memory.pending" in ours  # the exact reading
+    assert "agentmem.uploads.pending" in ours  # the exact reading
 
 
 def test_a_store_silent_for_two_days_is_told_whatever_the_state_file_looks_like(offline_machine):
@@ -78,7 +78,7 @@ def test_a_store_silent_for_two_days_is_told_whatever_the_state_file_looks_like(
 
 
 def test_utc_seconds_agrees_with_datetime_on_every_stamp_agentmem_writes():
-    from agentmem.memory.notes import utc_timestamp
+    from agentmem.note.document import utc_timestamp
 
     rng = random.Random(20261203)
     start = datetime(1970, 1, 1, tzinfo=UTC)

@@ -15,7 +15,8 @@ import sys
 
 import pytest
 
-from agentmem.memory import notes, pending
+from agentmem.note import document
+from agentmem.uploads import pending
 from tests import fixtures_core
 
 
@@ -167,7 +168,7 @@ def test_concurrent_retries_of_one_note_all_report_it_saved_and_store_it_once(ma
         assert p.returncode == 0, err
         assert json.loads(out)["status"] == "saved"
     [stored] = list(m.store.rglob("*.md"))
-    assert notes.parse(stored.read_bytes()).meta["id"] == note_id
+    assert document.parse(stored.read_bytes()).meta["id"] == note_id
     assert pending.list_entries(m.home) == []
 
 

@@ -209,11 +209,13 @@ def test_a_cache_written_before_screening_is_cleaned_and_its_index_rebuilt(lapto
 
 def test_a_pending_note_an_older_version_left_with_a_token_is_searched_and_read_redacted(laptop):
     # INV no-credentials, INV nothing-lost: the pending bytes stay exactly as they are, for the upload
-    from agentmem.memory import pending
-    from agentmem.store.base import StoreDescription
+    from agentmem import config
+    from agentmem.uploads import pending
 
     data = planted()
-    entry = pending.Entry(id=NOTE_ID, store=StoreDescription("folder", str(laptop.home / "gone")), project="app",
+    # Bound for this machine's store (a pending note shows in the search of the store it goes to), which no
+    # command below delivers to: none of them uploads.
+    entry = pending.Entry(id=NOTE_ID, store=config.load(laptop.home).store, project="app",
                           path=f"projects/app/notes/{NOTE_ID}.md", created="2026-11-30T10:15:00.000Z")
     pending.persist(laptop.home, entry, data)
     outs = []
@@ -233,7 +235,8 @@ def test_a_cache_that_cannot_be_screened_again_is_cleaned_on_the_way_out(laptop,
     import errno
 
     from agentmem import config
-    from agentmem.memory import recall, withheld
+    from agentmem.memory import recall
+    from agentmem.replica import redacted_copies
 
     side = FolderSide(laptop, store_dir)
     side.plant(b"---\ntitle: harmless\n---\n\nThe zebra pipeline.\n")
@@ -245,7 +248,7 @@ def test_a_cache_that_cannot_be_screened_again_is_cleaned_on_the_way_out(laptop,
     def read_only(pdir):
         raise OSError(errno.EROFS, "Read-only file system")
 
-    monkeypatch.setattr(withheld, "rescreen", read_only)
+    monkeypatch.setattr(redacted_copies, "rescreen", read_only)
     monkeypatch.setenv("AGENTMEM_HOME", str(laptop.home))
     cfg = config.load(laptop.home)
     for mode, query in (("ranked", "zebra deploy push"), ("literal", "push with")):

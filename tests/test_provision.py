@@ -127,7 +127,7 @@ def test_importing_provisioning_and_verification_loads_no_hub_client():
     import sys
 
     code = (
-        "import sys, agentmem.machine.provision, agentmem.machine.verification, agentmem.cli.main;"
+        "import sys, agentmem.machine.provision, agentmem.setup.verification, agentmem.cli.main;"
         "print(sorted(m for m in ('huggingface_hub', 'hf_xet', 'httpx2') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentmem.memory import records
+from agentmem.note import records
 from agentmem.view import page, written
 from tests.fixtures_core import make_machine, new_folder_store
 from tests.mcpkit import call, session

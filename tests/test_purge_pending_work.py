@@ -17,7 +17,8 @@ import sys
 
 import pytest
 
-from agentmem.memory import cache, notes, records
+from agentmem.note import document, records
+from agentmem.replica import cache
 from agentmem.search import follow
 from tests.fixtures_core import REPO, make_machine, new_folder_store
 
@@ -26,7 +27,8 @@ SECRET = b"kookaburraxyz"
 # Runs the real CLI (`purge ID --yes`) in a child that SIGKILLs itself right after the step named in argv[1].
 KILLER = r"""
 import os, signal, sys
-from agentmem.memory import delivery, hygiene, pending
+from agentmem.memory import curation
+from agentmem.uploads import delivery, pending
 from agentmem.store.folder import FolderStore
 
 step, argv = sys.argv[1], sys.argv[2:]
@@ -43,7 +45,7 @@ def after(owner, name, when=lambda *a: True):
 if step == "record-persisted":
     after(pending, "persist")
 elif step == "bytes-forgotten":  # wherever the purge calls it from
-    for owner in (hygiene, delivery):
+    for owner in (curation, delivery):
         if hasattr(owner, "forget"):
             after(owner, "forget")
 elif step == "record-put":
@@ -75,8 +77,8 @@ class World:
         assert self.run("search", "kookaburraxyz")[0] == 0
 
     def _put(self, body: str, title: str) -> str:
-        note = notes.build(body=body, title=title, kind="note", project="app", agent="codex@b")
-        self.store.put(notes.note_path("app", note.id), note.render())
+        note = document.build(body=body, title=title, kind="note", project="app", agent="codex@b")
+        self.store.put(document.note_path("app", note.id), note.render())
         return note.id
 
     def run(self, *args: str, stdin: str = "") -> tuple[int, str, str]:

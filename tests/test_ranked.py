@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agentmem.memory import cache, notes
+from agentmem.note import document
+from agentmem.replica import cache
 from agentmem.search import follow, ranked
 from agentmem.search import index as rindex
 from agentmem.search import words as textproc
@@ -24,8 +25,8 @@ def write_note(pdir, body: str, title: str = "", minutes: int = 0, tags=(), corr
     """Place a note in a project cache folder the way a refresh does (atomic rename)."""
     from agentmem.fsutil import write_atomic
 
-    note = notes.build(body=body, title=title or None, kind="note", project="app", agent="t", tags=tags,
-                       now=T0 + timedelta(minutes=minutes), corrects=corrects)
+    note = document.build(body=body, title=title or None, kind="note", project="app", agent="t", tags=tags,
+                          now=T0 + timedelta(minutes=minutes), corrects=corrects)
     write_atomic(pdir / "notes" / f"{note.id}.md", note.render())
     return note.id
 
@@ -82,8 +83,8 @@ def test_query_words_side_by_side_earn_the_pair_bonus_in_the_index_and_in_pendin
     hits = ranked.rank(pdir, "staging gate", 3)
     assert ids(hits) == [adjacent, apart]
     assert hits[0].score == hits[1].score + ranked.PAIR_BONUS
-    waiting = notes.build(body="a staging gate opens at noon", title="Ops", kind="note", project="app", agent="t",
-                          now=T0 + timedelta(minutes=5))
+    waiting = document.build(body="a staging gate opens at noon", title="Ops", kind="note", project="app", agent="t",
+                             now=T0 + timedelta(minutes=5))
     hits = ranked.rank(pdir, "staging gate", 3, extra=[(waiting.id, waiting.render())])
     assert ids(hits) == [waiting.id, adjacent, apart]
     assert hits[0].score == hits[1].score
@@ -122,21 +123,21 @@ def test_a_cache_refresh_updates_the_index_incrementally(tmp_path):
     # INV index-derived: the caller passes the index observer (the cache imports nothing of search/)
     store = new_folder_store(tmp_path / "store")
     home = tmp_path / "home"
-    first = notes.build(body="the deploy key lives in vault", title=None, kind="note", project="app", agent="t")
-    store.put(notes.note_path("app", first.id), first.render())
+    first = document.build(body="the deploy key lives in vault", title=None, kind="note", project="app", agent="t")
+    store.put(document.note_path("app", first.id), first.render())
     cache.refresh(home, store.description, "app", index=follow.update)
     pdir = Path(cache.project_dir(home, store.description, "app"))
     assert ids(ranked.rank(pdir, "vault", 5)) == [first.id]
     inode = os.stat(rindex.index_path(pdir)).st_ino
-    second = notes.build(body="rotate the vault token monthly", title=None, kind="note", project="app", agent="t")
-    store.put(notes.note_path("app", second.id), second.render())
+    second = document.build(body="rotate the vault token monthly", title=None, kind="note", project="app", agent="t")
+    store.put(document.note_path("app", second.id), second.render())
     status = cache.refresh(home, store.description, "app", index=follow.update)
     assert status.added == [second.id]
     idx = sqlite3.connect(rindex.index_path(pdir))
     assert {r[0] for r in idx.execute("SELECT id FROM docs")} == {first.id, second.id}  # updated by the refresh
     idx.close()
     assert os.stat(rindex.index_path(pdir)).st_ino == inode  # updated in place, not rebuilt
-    os.unlink(os.path.join(store.root, notes.note_path("app", first.id)))
+    os.unlink(os.path.join(store.root, document.note_path("app", first.id)))
     cache.refresh(home, store.description, "app", index=follow.update)
     assert ids(ranked.rank(pdir, "vault", 5)) == [second.id]
 
@@ -325,8 +326,8 @@ def test_a_rebuild_that_spills_its_postings_in_parts_writes_the_same_blocks(tmp_
 
 def test_pending_notes_are_searched_alongside_the_cache(pdir):
     cached = write_note(pdir, "cached note about kafka partitions", minutes=1)
-    waiting = notes.build(body="pending note about kafka consumers", title=None, kind="note", project="app",
-                          agent="t", now=T0 + timedelta(minutes=3))
+    waiting = document.build(body="pending note about kafka consumers", title=None, kind="note", project="app",
+                             agent="t", now=T0 + timedelta(minutes=3))
     hits = ranked.rank(pdir, "kafka consumers", 5, extra=[(waiting.id, waiting.render())])
     assert ids(hits) == [waiting.id, cached]
 

@@ -9,7 +9,9 @@ import sys
 from datetime import UTC, datetime
 
 from agentmem import config
-from agentmem.memory import cache, notes, recall
+from agentmem.memory import recall
+from agentmem.note import document
+from agentmem.replica import cache
 from agentmem.search import find, index
 
 
@@ -33,7 +35,7 @@ def _tied_notes(store_dir, count: int) -> list[str]:
     when = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
     out = []
     for i in range(count):
-        n = notes.build(body=f"tied {i}", title=f"tied {i}", kind="note", project="app", agent="other", now=when)
+        n = document.build(body=f"tied {i}", title=f"tied {i}", kind="note", project="app", agent="other", now=when)
         (folder / f"{n.id}.md").write_bytes(n.render())
         out.append(n.id)
     return out

@@ -12,7 +12,7 @@ import shutil
 
 import pytest
 
-from agentmem.memory import withheld
+from agentmem.replica import redacted_copies
 from tests.test_planted_credentials import NOTE_ID, TOKEN, planted
 
 
@@ -21,12 +21,12 @@ def scanner(monkeypatch, tmp_path):
     """This scanner's rules as a copy of `safety/` that a test may touch or edit; fingerprint and rules
     worked out afresh from it, as a new process would."""
     copy = tmp_path / "safety"
-    shutil.copytree(withheld._safety_folder(), copy, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(withheld, "_safety_folder", lambda: str(copy))
+    shutil.copytree(redacted_copies._safety_folder(), copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(redacted_copies, "_safety_folder", lambda: str(copy))
 
     def new_process():
-        monkeypatch.setattr(withheld, "_fingerprint", None)
-        monkeypatch.setattr(withheld, "_rules", None)
+        monkeypatch.setattr(redacted_copies, "_fingerprint", None)
+        monkeypatch.setattr(redacted_copies, "_rules", None)
 
     new_process()
     return copy, new_process
@@ -36,13 +36,13 @@ def scanner(monkeypatch, tmp_path):
 def rescreens(monkeypatch):
     """The projects whose cache was cleaned again (the real rescreen runs)."""
     calls: list[str] = []
-    real = withheld.rescreen
+    real = redacted_copies.rescreen
 
     def counted(pdir):
         calls.append(pdir)
         return real(pdir)
 
-    monkeypatch.setattr(withheld, "rescreen", counted)
+    monkeypatch.setattr(redacted_copies, "rescreen", counted)
     return calls
 
 
@@ -50,7 +50,7 @@ def _cache_with_a_raw_note(tmp_path):
     """A project cache screened by this scanner, then given a note an older version cached unscreened."""
     pdir = tmp_path / "pdir"
     (pdir / "notes").mkdir(parents=True)
-    assert withheld.ensure_screened(str(pdir))
+    assert redacted_copies.ensure_screened(str(pdir))
     (pdir / "notes" / f"{NOTE_ID}.md").write_bytes(planted())
     return pdir
 
@@ -70,21 +70,21 @@ def test_a_reinstalled_scanner_with_the_same_rules_does_not_screen_the_cache_aga
     copy, new_process = scanner
     pdir = _cache_with_a_raw_note(tmp_path)
     rescreens.clear()  # the first screening of the new cache
-    before = withheld.fingerprint()
+    before = redacted_copies.fingerprint()
     _upgrade_leaving_the_rules_as_they_were(copy)
     new_process()
-    assert withheld.fingerprint() != before
-    assert withheld.ensure_screened(str(pdir)) and rescreens == []
+    assert redacted_copies.fingerprint() != before
+    assert redacted_copies.ensure_screened(str(pdir)) and rescreens == []
     first, rules = (pdir / "screened").read_text().split("\n")
-    assert first == withheld.fingerprint() and rules == withheld.rules()
-    assert withheld.ensure_screened(str(pdir)) and rescreens == []  # the record now names these files
+    assert first == redacted_copies.fingerprint() and rules == redacted_copies.rules()
+    assert redacted_copies.ensure_screened(str(pdir)) and rescreens == []  # the record now names these files
 
 
 def test_new_file_times_alone_do_not_screen_the_cache_again(monkeypatch, rescreens, tmp_path):
     pdir = _cache_with_a_raw_note(tmp_path)
     rescreens.clear()
-    monkeypatch.setattr(withheld, "_fingerprint", "tokens.py:100.2")  # what a later process sees after a reinstall
-    assert withheld.ensure_screened(str(pdir)) and rescreens == []
+    monkeypatch.setattr(redacted_copies, "_fingerprint", "tokens.py:100.2")  # what a later process sees after a reinstall
+    assert redacted_copies.ensure_screened(str(pdir)) and rescreens == []
 
 
 def test_a_changed_rule_screens_every_cached_note_again(scanner, rescreens, tmp_path):
@@ -92,38 +92,38 @@ def test_a_changed_rule_screens_every_cached_note_again(scanner, rescreens, tmp_
     copy, new_process = scanner
     pdir = _cache_with_a_raw_note(tmp_path)
     rescreens.clear()  # the first screening of the new cache
-    rules = withheld.rules()
+    rules = redacted_copies.rules()
     with open(copy / "tokens.py", "a", encoding="utf-8") as fh:
         fh.write("\n# a rule added\n")
     new_process()
-    assert withheld.rules() != rules
-    assert withheld.ensure_screened(str(pdir)) and rescreens == [str(pdir)]
+    assert redacted_copies.rules() != rules
+    assert redacted_copies.ensure_screened(str(pdir)) and rescreens == [str(pdir)]
     assert TOKEN.encode() not in (pdir / "notes" / f"{NOTE_ID}.md").read_bytes()
-    assert withheld.withheld_of(str(pdir), NOTE_ID)
+    assert redacted_copies.withheld_of(str(pdir), NOTE_ID)
 
 
 def test_the_rules_are_the_files_contents_not_their_times(scanner):
     copy, new_process = scanner
-    rules, first = withheld.rules(), withheld.fingerprint()
+    rules, first = redacted_copies.rules(), redacted_copies.fingerprint()
     _upgrade_leaving_the_rules_as_they_were(copy)
     new_process()
-    assert withheld.rules() == rules and withheld.fingerprint() != first
+    assert redacted_copies.rules() == rules and redacted_copies.fingerprint() != first
     (copy / "placeholders.py").write_bytes((copy / "placeholders.py").read_bytes().replace(b"changeme", b"changeit"))
     new_process()
-    assert withheld.rules() != rules
+    assert redacted_copies.rules() != rules
 
 
 def test_a_record_an_older_version_wrote_for_these_files_is_kept_and_given_the_rules(scanner, rescreens, tmp_path):
     pdir = tmp_path / "pdir"
     (pdir / "notes").mkdir(parents=True)
-    (pdir / "screened").write_text(withheld.fingerprint())  # all an older agentmem recorded
-    assert withheld.ensure_screened(str(pdir)) and rescreens == []
-    assert (pdir / "screened").read_text() == f"{withheld.fingerprint()}\n{withheld.rules()}"
+    (pdir / "screened").write_text(redacted_copies.fingerprint())  # all an older agentmem recorded
+    assert redacted_copies.ensure_screened(str(pdir)) and rescreens == []
+    assert (pdir / "screened").read_text() == f"{redacted_copies.fingerprint()}\n{redacted_copies.rules()}"
 
 
 def test_a_record_of_other_files_without_rules_screens_the_cache_again(scanner, rescreens, tmp_path):
     pdir = _cache_with_a_raw_note(tmp_path)
     rescreens.clear()  # the first screening of the new cache
     (pdir / "screened").write_text("tokens.py:100.1")  # an older agentmem's record of other files
-    assert withheld.ensure_screened(str(pdir)) and rescreens == [str(pdir)]
+    assert redacted_copies.ensure_screened(str(pdir)) and rescreens == [str(pdir)]
     assert TOKEN.encode() not in (pdir / "notes" / f"{NOTE_ID}.md").read_bytes()

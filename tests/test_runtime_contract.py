@@ -121,7 +121,8 @@ def test_a_sixth_cli_with_no_hooks_or_skills_is_set_up_checked_and_withdrawn_by_
     from agentmem import config
     from agentmem.cli.hooks import run_hooks
     from agentmem.hooks import dispatch
-    from agentmem.machine import doctor, settings, setup, wiring
+    from agentmem.machine import doctor, settings
+    from agentmem.setup import runner, wiring
     from agentmem.skills import catalog
     from tests.test_runtimes_update import _enable
     from tests.test_runtimes_update import _machine as copied
@@ -131,7 +132,7 @@ def test_a_sixth_cli_with_no_hooks_or_skills_is_set_up_checked_and_withdrawn_by_
     settings.record_reflect(folder, True)
     monkeypatch.setenv("AGENTMEM_HOME", str(folder))
 
-    report = setup.run_setup(folder, helper_command=HELPER)
+    report = runner.run_setup(folder, helper_command=HELPER)
     assert report.outcome == "confirmed", report.text()
     steps = {s.name: s for s in report.steps if s.name.endswith(" aider")}
     assert set(steps) == {"instructions aider", "permissions aider", "reflect aider"}, report.text()
@@ -164,7 +165,7 @@ def test_a_sixth_cli_with_no_hooks_or_skills_is_set_up_checked_and_withdrawn_by_
         assert (out, err) == ("", ""), argv
 
     _enable(folder, ["codex"])  # taken out again: the block goes, nothing else was there
-    report = setup.run_setup(folder, helper_command=HELPER)
+    report = runner.run_setup(folder, helper_command=HELPER)
     assert report.outcome == "confirmed", report.text()
     steps = {s.name: s for s in report.steps if s.name.endswith(" aider")}
     assert {n: s.status for n, s in steps.items()} == {"instructions aider": "changed"}, report.text()

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from agentmem.machine import setup
 from agentmem.runtimes.gemini import POLICY_FILE
+from agentmem.setup import runner
 from tests.template_kit import make_machine, make_template_repo, tree_bytes
 from tests.test_blocks import read_block
 
@@ -103,12 +103,12 @@ def test_a_runtime_taken_out_of_config_loses_its_block_skill_permissions_hooks_a
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text.encode())
     theirs = {p: tree_bytes(p) for p in (user / ".gemini", user / ".claude")}
-    on = {s.name: s.status for s in setup.run_setup(folder, helper_command=HELPER).steps}
+    on = {s.name: s.status for s in runner.run_setup(folder, helper_command=HELPER).steps}
     assert on["instructions gemini"] == on["instructions claude"] == on["mcp claude"] == "changed", on
     assert read_block(user / ".gemini" / "GEMINI.md") and (user / ".claude" / "skills" / "agent-memory").is_dir()
 
     _enable(folder, ["codex"])
-    report = setup.run_setup(folder, helper_command=HELPER)
+    report = runner.run_setup(folder, helper_command=HELPER)
     off = {s.name: s.status for s in report.steps}
     assert report.outcome == "confirmed", report.text()
     for step in ("instructions gemini", "instructions claude", "skill claude", "permissions claude",
@@ -117,17 +117,17 @@ def test_a_runtime_taken_out_of_config_loses_its_block_skill_permissions_hooks_a
     assert {p: tree_bytes(p) for p in theirs} == theirs  # GEMINI.md and CLAUDE.md byte for byte, nothing beside
     assert (user / ".claude.json").read_text() == CLAUDE_JSON
     assert (user / ".agents" / "skills" / "agent-memory" / "SKILL.md").is_file()  # Codex's, and still enabled
-    again = {s.name: s.status for s in setup.run_setup(folder, helper_command=HELPER).steps}
+    again = {s.name: s.status for s in runner.run_setup(folder, helper_command=HELPER).steps}
     assert not [n for n in again if n.endswith(("claude", "gemini"))], again  # INV setup-rerun: nothing left to take
 
 
 def test_a_dropped_runtimes_edited_core_skill_is_kept(template_repo, tmp_path, monkeypatch):
     # INV core-skill-edits
     user, folder = _machine(template_repo, tmp_path, monkeypatch, ["codex", "claude"])
-    setup.run_setup(folder, helper_command=HELPER)
+    runner.run_setup(folder, helper_command=HELPER)
     skill = user / ".claude" / "skills" / "agent-memory" / "SKILL.md"
     skill.write_text(skill.read_text() + "\nMy own addition.\n")
     _enable(folder, ["codex"])
-    steps = {s.name: s for s in setup.run_setup(folder, helper_command=HELPER).steps}
+    steps = {s.name: s for s in runner.run_setup(folder, helper_command=HELPER).steps}
     assert steps["skill claude"].status == "warning" and "local edits" in steps["skill claude"].detail
     assert skill.read_text().endswith("My own addition.\n")

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentmem.errors import EXIT_PENDING
-from agentmem.memory import notes, pending
+from agentmem.note import document
 from agentmem.store.folder import FolderStore
+from agentmem.uploads import pending
 
 
 def store_files(root: Path) -> list[Path]:
@@ -22,7 +23,7 @@ def test_save_uploads_and_leaves_nothing_pending(machines, tmp_path, store_dir):
     assert out["status"] == "saved" and out["project"] == "app"
     assert out["path"] == f"projects/app/notes/{out['id']}.md"
     saved = (store_dir / out["path"]).read_bytes()
-    assert notes.parse(saved).meta["agent"] == "laptop"
+    assert document.parse(saved).meta["agent"] == "laptop"
     assert m.json("pending")[1] == {"status": "ok", "pending": []}
 
 
@@ -71,9 +72,9 @@ def test_crash_after_upload_before_cleanup_is_recovered_by_retry(tmp_path, machi
     # INV nothing-lost, INV same-bytes-retry: the store already has the object when the retry runs
     m = machines("laptop")
     store = FolderStore(tmp_path / "shared-store")
-    note = notes.build(body="Decided X", title="X", kind="note", project="app", agent="laptop")
+    note = document.build(body="Decided X", title="X", kind="note", project="app", agent="laptop")
     data = note.render()
-    entry = pending.Entry(note.id, store.description, "app", notes.note_path("app", note.id), note.created)
+    entry = pending.Entry(note.id, store.description, "app", document.note_path("app", note.id), note.created)
     pending.persist(m.home, entry, data)
     store.put(entry.path, data)  # upload succeeded ... and then the process died before cleanup
     status, out, _ = m.json("save", "--retry", note.id)

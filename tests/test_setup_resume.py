@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentmem.machine import setup
-from agentmem.memory import delivery, pending
+from agentmem.setup import runner
+from agentmem.uploads import delivery, pending
 from tests.template_kit import make_template_repo, render_tasks_skipped
 
 
@@ -34,23 +34,23 @@ def test_setup_interrupted_before_the_upload_resumes_with_the_same_note(machine,
     with monkeypatch.context() as patch:
         patch.setattr(delivery, "deliver", killed)
         with pytest.raises(KeyboardInterrupt):
-            setup.run_setup(folder)
+            runner.run_setup(folder)
     [waiting] = pending.list_entries(folder)
     _, saved_bytes = pending.load(folder, waiting.id)
     assert _notes(store) == []
 
-    report = setup.run_setup(folder)
+    report = runner.run_setup(folder)
     assert report.outcome == "confirmed", report.text()
     [note] = _notes(store)
     assert note.name == f"{waiting.id}.md" and note.read_bytes() == saved_bytes
     assert pending.list_entries(folder) == []
-    assert setup.run_setup(folder).outcome == "confirmed" and _notes(store) == [note]
+    assert runner.run_setup(folder).outcome == "confirmed" and _notes(store) == [note]
 
 
 def test_an_unusable_store_fails_setup_before_anything_is_installed(machine):
     folder, store, user = machine
     store.write_text("not a folder")
-    report = setup.run_setup(folder)
+    report = runner.run_setup(folder)
     assert report.outcome == "failed"
     assert report.steps[-1].name == "store" and "is not a folder" in report.steps[-1].detail
     assert "Setup FAILED" in report.text()
@@ -63,7 +63,7 @@ def test_malformed_markers_in_a_users_file_are_reported_and_the_file_is_left_alo
     claude = user / ".claude" / "CLAUDE.md"
     claude.parent.mkdir(parents=True)
     claude.write_text("mine\n<!-- agent-memory:begin -->\nhalf a block\n")
-    report = setup.run_setup(folder)
+    report = runner.run_setup(folder)
     step = next(s for s in report.steps if s.name == "instructions claude")
     assert step.status == "warning" and "cannot manage" in step.detail
     assert claude.read_text() == "mine\n<!-- agent-memory:begin -->\nhalf a block\n"
@@ -73,7 +73,7 @@ def test_malformed_markers_in_a_users_file_are_reported_and_the_file_is_left_alo
 
 def test_an_empty_agent_name_is_filled_in_and_the_helper_command_recorded(machine):
     folder, store, user = machine
-    setup.run_setup(folder, helper_command=["/opt/agentmem/bin/agentmem"])
+    runner.run_setup(folder, helper_command=["/opt/agentmem/bin/agentmem"])
     text = (folder / "config.toml").read_text()
     assert 'command = ["/opt/agentmem/bin/agentmem"]' in text
     assert 'agent = "codex@' in text
@@ -97,7 +97,7 @@ def test_setup_on_a_machine_without_config_stops_with_a_one_line_hint(tmp_path):
 def test_the_setup_report_says_which_store_was_chosen_and_that_only_this_machine_reaches_it(machine):
     # The default answer is a folder on this disk: the report must not let anyone think notes travel.
     folder, store, user = machine
-    report = setup.run_setup(folder, helper_command=["/opt/agentmem/bin/agentmem"])
+    report = runner.run_setup(folder, helper_command=["/opt/agentmem/bin/agentmem"])
     assert report.outcome == "confirmed"
     assert report.to_dict()["store"] | {"summary": ""} == {"kind": "folder", "location": str(store),
                                                            "reach": "this-machine", "summary": ""}
@@ -110,7 +110,7 @@ def test_setup_with_hooks_names_the_command_that_trusts_them_in_codex(machine):
     folder, store, user = machine
     config = folder / "config.toml"
     config.write_text(config.read_text().replace("[hooks]\nenabled = false", "[hooks]\nenabled = true"))
-    report = setup.run_setup(folder, helper_command=["/opt/agent mem/bin/agentmem"])
+    report = runner.run_setup(folder, helper_command=["/opt/agent mem/bin/agentmem"])
     [codex] = [s for s in report.steps if s.name == "hooks codex"]
     assert "run `'/opt/agent mem/bin/agentmem' hooks trust`" in codex.detail  # quoted: the path has a space
     assert "run `'/opt/agent mem/bin/agentmem' setup`" not in report.text()  # confirmed: no rerun asked for

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from agentmem.errors import InvalidInput, NotFound
-from agentmem.memory.ids import ALLOCATED
+from agentmem.note.ids import ALLOCATED
 from agentmem.skills import catalog
 from agentmem.skills import install as skill_install
 from agentmem.skills import publish as skills

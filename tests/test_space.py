@@ -52,7 +52,7 @@ def test_pip_builds_the_helper_from_the_tagged_space(space_repo, tmp_path):
                     "-w", str(out), f"git+file://{space_repo}@v0.1.0"], check=True, capture_output=True)
     [wheel] = out.glob("agentmem-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "agentmem/cli/main.py" in names and "agentmem/machine/setup.py" in names and "agentmem/machine/helper_venv.py" in names
+    assert "agentmem/cli/main.py" in names and "agentmem/setup/runner.py" in names and "agentmem/machine/helper_venv.py" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "agentmem = agentmem.launch:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 

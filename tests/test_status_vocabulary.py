@@ -11,15 +11,16 @@ import stat
 import pytest
 
 from agentmem import config, errors
-from agentmem.machine import doctor, setup, wiring
+from agentmem.machine import doctor
+from agentmem.setup import runner, wiring
 from agentmem.status import CHANGED, CHECK_STATUSES, CHECK_WORDS, FAILED, OK, WARNING, Status, check_word
 from tests.fixtures_core import REPO
 from tests.test_doctor_wiring import HELPER, _machine
 from tests.test_runtimes_update import template_repo  # noqa: F401 - the module's template fixture
 
 # The modules that build a report of checks or steps, and the runtimes' steps they hand to setup.
-REPORTING = ["agentmem/machine/doctor.py", "agentmem/machine/wiring.py", "agentmem/machine/setup.py",
-             "agentmem/machine/setup_report.py", "agentmem/machine/verification.py", "agentmem/cli/doctor.py",
+REPORTING = ["agentmem/machine/doctor.py", "agentmem/setup/wiring.py", "agentmem/setup/runner.py",
+             "agentmem/machine/setup_report.py", "agentmem/setup/verification.py", "agentmem/cli/doctor.py",
              *sorted(str(p.relative_to(REPO)) for p in (REPO / "agentmem" / "runtimes").glob("*.py"))]
 WORDS = {s.value for s in Status} | set(CHECK_WORDS)
 
@@ -69,7 +70,7 @@ def test_a_check_is_spelt_by_its_first_four_letters_and_a_step_by_its_word():
     with pytest.raises(ValueError):
         doctor.Check("x", "warn", "a word outside the vocabulary")
     with pytest.raises(ValueError):
-        setup.SetupReport("/m").add("x", "warn")
+        runner.SetupReport("/m").add("x", "warn")
 
 
 def test_a_real_setup_and_doctor_report_every_status_from_the_vocabulary(template_repo, tmp_path, monkeypatch):
@@ -78,7 +79,7 @@ def test_a_real_setup_and_doctor_report_every_status_from_the_vocabulary(templat
     agents.write_text("the user's own rules, made read-only\n")
     agents.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)  # setup cannot write it: a warning step
     (user / ".claude" / "CLAUDE.md").write_text("# mine only\n")  # its block gone: setup puts it back (changed)
-    report = setup.run_setup(folder, helper_command=HELPER)
+    report = runner.run_setup(folder, helper_command=HELPER)
     assert all(isinstance(s.status, Status) for s in report.steps), report.text()
     assert {OK, CHANGED, WARNING} <= {s.status for s in report.steps}, report.text()
     steps = json.loads(json.dumps(report.to_dict()))["steps"]

@@ -17,7 +17,8 @@ import pytest
 
 from agentmem.errors import EXIT_INVALID, EXIT_REMOTE_ERROR
 from agentmem.fsutil import STALE_TEMP_SECONDS
-from agentmem.memory import cache, notes, plan
+from agentmem.note import document
+from agentmem.replica import cache, fetch_plan
 from agentmem.store import dirwatch
 from agentmem.store.folder import FolderStore
 from tests.fixtures_core import REPO, make_machine, new_folder_store
@@ -26,7 +27,7 @@ NOTES = Path("projects") / "app" / "notes"
 
 
 def note_bytes(title: str, body: str) -> tuple[str, bytes]:
-    note = notes.build(body=body, title=title, kind="note", project="app", agent="t")
+    note = document.build(body=body, title=title, kind="note", project="app", agent="t")
     return note.id, note.render()
 
 
@@ -142,15 +143,15 @@ def test_a_damaged_cached_note_is_downloaded_again_at_the_next_listing(tmp_path,
     ids = []
     for i in range(5):
         note_id, data = note_bytes(f"n{i}", f"note number {i} about the harbour")
-        store.put(notes.note_path("app", note_id), data)
+        store.put(document.note_path("app", note_id), data)
         ids.append(note_id)
     cache.refresh(home, store.description, "app")
     damaged = Path(cache.notes_dir(home, store.description, "app")) / f"{ids[-1]}.md"
     damaged.write_bytes(damaged.read_bytes()[:20])
     extra_id, data = note_bytes("extra", "a change, so the next search lists")
-    store.put(notes.note_path("app", extra_id), data)
+    store.put(document.note_path("app", extra_id), data)
     status = cache.refresh(home, store.description, "app")
-    assert ids[-1] in status.added and damaged.read_bytes() == store.get(notes.note_path("app", ids[-1]))
+    assert ids[-1] in status.added and damaged.read_bytes() == store.get(document.note_path("app", ids[-1]))
 
 
 def test_a_listing_without_sizes_asks_the_store_for_a_bounded_batch_of_them(tmp_path, monkeypatch):
@@ -158,14 +159,14 @@ def test_a_listing_without_sizes_asks_the_store_for_a_bounded_batch_of_them(tmp_
     home = tmp_path / "home"
     for i in range(6):
         note_id, data = note_bytes(f"n{i}", f"note {i}")
-        store.put(notes.note_path("app", note_id), data)
+        store.put(document.note_path("app", note_id), data)
     cache.refresh(home, store.description, "app")
-    monkeypatch.setattr(plan, "VERIFY_BATCH", 2)
+    monkeypatch.setattr(fetch_plan, "VERIFY_BATCH", 2)
     asked: list[int] = []
     real = FolderStore.sizes
     monkeypatch.setattr(FolderStore, "sizes", lambda self, paths: asked.append(len(paths)) or real(self, paths))
     extra_id, data = note_bytes("extra", "a change")
-    store.put(notes.note_path("app", extra_id), data)
+    store.put(document.note_path("app", extra_id), data)
     cache.refresh(home, store.description, "app")
     assert asked == [2]
 
@@ -176,13 +177,13 @@ def test_a_damaged_cached_note_is_replaced_from_a_bucket_listing(hub, alice_buck
     desc = StoreDescription("bucket", "alice/agent-memory")
     home = tmp_path / "home"
     note_id, data = note_bytes("kept", "what the bucket holds")
-    hub.put_file("alice/agent-memory", notes.note_path("app", note_id), data)
+    hub.put_file("alice/agent-memory", document.note_path("app", note_id), data)
     cache.refresh(home, desc, "app", timeout=3)
     cached = Path(cache.notes_dir(home, desc, "app")) / f"{note_id}.md"
     cached.write_bytes(b"garbage")
     hub.feed = "404"  # listings carry every size: all cached notes are compared
     other_id, other = note_bytes("other", "a change")
-    hub.put_file("alice/agent-memory", notes.note_path("app", other_id), other)
+    hub.put_file("alice/agent-memory", document.note_path("app", other_id), other)
     status = cache.refresh(home, desc, "app", timeout=3)
     assert note_id in status.added and cached.read_bytes() == data
 

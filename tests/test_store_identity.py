@@ -10,7 +10,7 @@ import pytest
 
 from agentmem import config
 from agentmem.errors import EXIT_PENDING
-from agentmem.machine import setup
+from agentmem.setup import runner
 from agentmem.store import identity
 from agentmem.store.base import StoreDescription
 from agentmem.store.folder import MARKER, create_store, read_marker
@@ -100,16 +100,16 @@ def test_a_store_made_before_markers_keeps_working_until_setup_marks_it(tmp_path
     status, out, _ = m.json("search", "old", cwd=checkout)
     assert out["stale"] is False and [r["id"] for r in out["results"]] == [saved["id"]]
     assert not (store / MARKER).exists()  # only setup marks a store
-    report = setup.SetupReport(str(m.home))
-    assert setup._store_step(report, m.home, config.load(m.home), 5)
+    report = runner.SetupReport(str(m.home))
+    assert runner._store_step(report, m.home, config.load(m.home), 5)
     assert report.steps[-1].status == "changed" and "marked" in report.steps[-1].detail
     desc = StoreDescription("folder", str(store))
     assert identity.recorded(m.home, desc) == read_marker(str(store)) is not None
 
 
 def _setup_store(m, *, new_store: bool = False):
-    report = setup.SetupReport(str(m.home))
-    ok = setup._store_step(report, m.home, config.load(m.home), 5, new_store)
+    report = runner.SetupReport(str(m.home))
+    ok = runner._store_step(report, m.home, config.load(m.home), 5, new_store)
     return ok, report.steps[-1], report.exit_code
 
 

@@ -327,12 +327,12 @@ def test_a_team_save_with_only_the_read_role_is_refused_in_one_line_naming_who_g
 
 def test_a_team_pin_reaches_every_members_session_start_reminder_within_the_one_pin_budget(team):
     from agentmem import config
-    from agentmem.memory import hygiene
+    from agentmem.memory import curation
 
     shared = team.save("a", "Team rule", "run the linters before every push", "--team")
     own = team.save("b", "My rule", "keep my scratch branch rebased")
     a = config.load(str(team.machines["a"].home))
-    assert hygiene.pin(str(team.machines["a"].home), a.scoped("team"), "app", shared).to_json()["status"] == "saved"
+    assert curation.pin(str(team.machines["a"].home), a.scoped("team"), "app", shared).to_json()["status"] == "saved"
     assert team.json("b", "pin", own)[1]["status"] == "saved"
     team.json("b", "search")  # brings the team's pin record, as any search does
     status, reminder, _ = team.run("b", "hook", "reminder", "--runtime", "claude")

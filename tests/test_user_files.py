@@ -13,7 +13,7 @@ import tomllib
 import pytest
 
 from agentmem.errors import InvalidInput, NoAccess
-from agentmem.machine import setup
+from agentmem.setup import runner
 from agentmem.skills import install as skill_install
 from agentmem.skills import publish
 from agentmem.store.base import StoreDescription
@@ -55,7 +55,7 @@ def test_setup_refuses_a_dangling_agents_md_link_and_creates_nothing_outside_hom
     link = user / ".codex" / "AGENTS.md"
     link.parent.mkdir()
     link.symlink_to(outside / "deep" / "AGENTS.md")
-    report = setup.run_setup(folder)
+    report = runner.run_setup(folder)
     status, detail = _steps(report)["instructions codex"]
     assert status == "warning" and "symbolic link" in detail and "does not exist" in detail
     assert not outside.exists() and link.is_symlink()
@@ -70,7 +70,7 @@ def test_setup_leaves_a_read_only_agents_md_alone_and_says_so(machine):
     agents.parent.mkdir()
     agents.write_text("# mine, frozen\n")
     agents.chmod(0o444)
-    report = setup.run_setup(folder)
+    report = runner.run_setup(folder)
     status, detail = _steps(report)["instructions codex"]
     assert status == "warning" and "read-only" in detail and str(agents) in detail
     assert agents.read_text() == "# mine, frozen\n" and agents.stat().st_mode & 0o777 == 0o444
@@ -87,7 +87,7 @@ def test_setup_writes_through_symlinked_instruction_and_hook_files(machine):
     (user / ".claude").mkdir()
     for name in ("CLAUDE.md", "settings.json"):
         (user / ".claude" / name).symlink_to(dotfiles / name)
-    report = setup.run_setup(folder)
+    report = runner.run_setup(folder)
     assert report.outcome == "confirmed", report.text()
     for name in ("CLAUDE.md", "settings.json"):
         assert (user / ".claude" / name).is_symlink()
@@ -106,7 +106,7 @@ def test_setup_refuses_a_dangling_hook_file_link_and_a_read_only_one(machine):
     settings = user / ".claude" / "settings.json"
     settings.write_text("{}\n")
     settings.chmod(0o444)
-    steps = _steps(setup.run_setup(folder))
+    steps = _steps(runner.run_setup(folder))
     assert steps["hooks codex"][0] == "warning" and "symbolic link" in steps["hooks codex"][1]
     assert steps["hooks claude"][0] == "warning" and "read-only" in steps["hooks claude"][1]
     assert not outside.exists() and settings.read_text() == "{}\n"
@@ -120,7 +120,7 @@ def test_setup_refuses_a_dangling_skills_folder_link_and_a_read_only_skills_fold
     skills.mkdir(parents=True)
     skills.chmod(0o555)
     try:
-        report = setup.run_setup(folder)
+        report = runner.run_setup(folder)
     finally:
         skills.chmod(0o755)
     steps = _steps(report)
@@ -136,7 +136,7 @@ def test_setup_installs_the_core_skill_through_a_symlinked_skills_folder(machine
     real.mkdir(parents=True)
     (user / ".claude").mkdir()
     (user / ".claude" / "skills").symlink_to(real)
-    report = setup.run_setup(folder)
+    report = runner.run_setup(folder)
     assert _steps(report)["skill claude"][0] == "changed", report.text()
     assert (user / ".claude" / "skills").is_symlink() and (real / "agent-memory" / "SKILL.md").is_file()
 
@@ -148,7 +148,7 @@ def test_hooks_state_records_nothing_for_a_read_only_hook_file(machine):
     settings = user / ".claude" / "settings.json"
     settings.write_text("{}\n")
     settings.chmod(0o444)
-    setup.run_setup(folder)
+    runner.run_setup(folder)
     state = json.loads((folder / "hooks-state.json").read_text()) if (folder / "hooks-state.json").exists() else {}
     assert "claude" not in state
     assert tomllib.loads((folder / "config.toml").read_text())["hooks"]["enabled"] is True

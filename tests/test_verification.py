@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentmem import errors
-from agentmem.machine import verification
+from agentmem.setup import verification
 from agentmem.store.base import StoreDescription
 
 STORE = StoreDescription("bucket", "alice/agent-memory")
@@ -78,13 +78,14 @@ def test_a_setup_note_that_vanished_from_the_store_is_written_again(hub, alice_b
 def test_a_setup_note_saved_before_the_record_existed_is_adopted_not_duplicated(hub, alice_bucket, tmp_path):
     # INV setup-rerun across the upgrade: the note an earlier version saved under the bare stable ID
     # is this machine's own when its cache holds the same bytes.
-    from agentmem.memory import cache, notes
+    from agentmem.note import document
+    from agentmem.replica import cache
 
     home = tmp_path / "home"
     legacy_id = verification.setup_note_prefix(home, STORE, "app")
-    data = notes.build(body="# Memory setup verification\n\nSaved by an earlier agentmem.\n",
-                       title=verification.TITLE, kind="note", project="app", agent="codex@laptop",
-                       tags=["agentmem-setup"], note_id=legacy_id).render()
+    data = document.build(body="# Memory setup verification\n\nSaved by an earlier agentmem.\n",
+                          title=verification.TITLE, kind="note", project="app", agent="codex@laptop",
+                          tags=["agentmem-setup"], note_id=legacy_id).render()
     hub.put_file("alice/agent-memory", f"projects/app/notes/{legacy_id}.md", data)
     cache.add_confirmed(home, STORE, "app", legacy_id, data)
     hub.clear_log()

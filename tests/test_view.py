@@ -354,7 +354,7 @@ def test_a_page_of_many_notes_holds_their_rows_and_its_files_hold_the_rest(tmp_p
 def test_the_search_postings_are_the_terms_and_lengths_the_search_index_scores(laptop):
     """The page ranks from its term files as `agentmem search` ranks from its index: per note, the same term
     counts (title and tags counted TITLE_WEIGHT times) and the same length."""
-    from agentmem.memory import cache
+    from agentmem.replica import cache
     from agentmem.search import index
 
     saved(laptop, laptop.checkout, "Redis latency spikes when the cache key changes.\n\nSee src/cache.py",
@@ -498,7 +498,7 @@ def test_once_the_view_has_read_its_notes_no_search_index_stays_locked(laptop):
     import sqlite3
 
     from agentmem.config import load
-    from agentmem.memory import cache
+    from agentmem.replica import cache
     from agentmem.search import index
     from agentmem.view import data
 

@@ -471,7 +471,7 @@ def _readme_corpus(store_dir: Path, count: int) -> list[str]:
     import random
     from datetime import UTC, datetime, timedelta
 
-    from agentmem.memory import notes
+    from agentmem.note import document
 
     rng = random.Random(11)
     lines = [ln.strip() for ln in (Path(__file__).resolve().parent.parent / "README.md").read_text().splitlines()
@@ -484,12 +484,12 @@ def _readme_corpus(store_dir: Path, count: int) -> list[str]:
         body = "\n".join(lines[start:start + rng.randint(2, 8)])
         if i % 33 == 5:
             body = f"Redis latency spikes when the cache is cold.\n{body}"
-        note = notes.build(body=body, title=" ".join(body.split()[:rng.randint(3, 7)]), kind="note", project="app",
-                           agent="bench@box", tags=rng.sample(["cache", "search", "store", "hooks"], rng.randint(0, 2)),
-                           review_by="2020-01-01" if i % 12 == 3 else None,
-                           corrects=made[-5] if i % 30 == 29 else None,
-                           now=datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=7 * i))
-        (folder / notes.note_file(note.id)).write_bytes(note.render())
+        note = document.build(body=body, title=" ".join(body.split()[:rng.randint(3, 7)]), kind="note", project="app",
+                              agent="bench@box", tags=rng.sample(["cache", "search", "store", "hooks"], rng.randint(0, 2)),
+                              review_by="2020-01-01" if i % 12 == 3 else None,
+                              corrects=made[-5] if i % 30 == 29 else None,
+                              now=datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=7 * i))
+        (folder / document.note_file(note.id)).write_bytes(note.render())
         made.append(note.id)
     return made
 

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from agentmem.memory import notes
+from agentmem.note import document
 from tests.fixtures_core import make_machine, new_folder_store
 
 
@@ -84,4 +84,4 @@ def test_save_corrects_accepts_a_note_only_the_store_holds_and_one_pending_here(
     original = out["id"]
     status, out, err = b.json("save", "--corrects", original, "--text", "The app builds with ninja.", cwd=app)
     assert status == 0 and out["status"] == "saved", err  # B never fetched it: the store holds it
-    assert notes.parse((store / out["path"]).read_bytes()).meta["corrects"] == original
+    assert document.parse((store / out["path"]).read_bytes()).meta["corrects"] == original

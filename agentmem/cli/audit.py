@@ -1,5 +1,5 @@
 """`agentmem audit`: find credentials in the notes of the store, and with --fix replace each note by a
-redacted copy and purge the original (library: memory/audit.py; the purge: memory/hygiene.py)."""
+redacted copy and purge the original (library: memory/audit.py; the purge: memory/curation.py)."""
 
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def _fix(machine: str, cfg: Config, finding: Finding) -> dict:
     the copy, the original purged. `status`: purged, copied (the purge did not finish: `next` does it),
     pending (the copy's upload is not confirmed, so the original stays), skipped or failed."""
     from agentmem.errors import AgentmemError
-    from agentmem.memory import audit, hygiene
+    from agentmem.memory import audit, curation
 
     if finding.named:
         return {"id": finding.id, "copy": None, "status": "skipped", "message": "its ID holds the credential"}
@@ -116,8 +116,8 @@ def _fix(machine: str, cfg: Config, finding: Finding) -> dict:
                     "message": "the copy's upload is not confirmed, so the original was not purged",
                     "next": saved.outcome.entry.retry_command()}
     try:
-        done = hygiene.purge(machine, cfg, finding.project, finding.id, timeout=common.timeout(cfg),
-                             reason=f"it held credentials (agentmem audit); redacted copy {copy}")
+        done = curation.purge(machine, cfg, finding.project, finding.id, timeout=common.timeout(cfg),
+                              reason=f"it held credentials (agentmem audit); redacted copy {copy}")
     except AgentmemError as exc:
         return {"id": finding.id, "copy": copy, "status": "copied", "error": exc.kind, "message": exc.one_line(),
                 "next": finding.purge_step().line()}  # type: ignore[union-attr]  # not named: returned above

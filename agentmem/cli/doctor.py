@@ -24,7 +24,7 @@ def run_doctor(args: argparse.Namespace) -> Result:
 
     machine = common.machine()
     cfg = common.config()
-    from agentmem.machine import wiring
+    from agentmem.setup import wiring
 
     checks = doctor.run(machine, cfg, timeout=common.timeout(cfg), runtime_checks=wiring.checks(machine, cfg))
     rows = []

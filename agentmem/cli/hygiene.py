@@ -1,4 +1,4 @@
-"""The commands that keep memory true: retract, purge, pin, unpin, review (library: memory/hygiene.py,
+"""The commands that keep memory true: retract, purge, pin, unpin, review (library: memory/curation.py,
 memory/review.py). Every command they print names the helper by its absolute path, quoted."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms
 if TYPE_CHECKING:
     import argparse
 
-    from agentmem.memory.hygiene import RecordOutcome
+    from agentmem.memory.curation import RecordOutcome
 
 
 def _record_result(outcome: RecordOutcome, done: str) -> Result:
@@ -30,11 +30,11 @@ def add_retract(sp: argparse.ArgumentParser) -> None:
 
 
 def run_retract(args: argparse.Namespace) -> Result:
-    from agentmem.memory import hygiene
+    from agentmem.memory import curation
 
     cfg = common.config()
     project = common.project(cfg, args, "retract")
-    done = hygiene.retract(common.machine(), cfg, project, args.id, args.reason, timeout=common.timeout(cfg))
+    done = curation.retract(common.machine(), cfg, project, args.id, args.reason, timeout=common.timeout(cfg))
     return _record_result(done, "retracted")
 
 
@@ -44,11 +44,11 @@ def add_pin(sp: argparse.ArgumentParser) -> None:
 
 
 def run_pin(args: argparse.Namespace) -> Result:
-    from agentmem.memory import hygiene
+    from agentmem.memory import curation
 
     cfg = common.config()
     project = common.project(cfg, args, "pin")
-    done = hygiene.pin(common.machine(), cfg, project, args.id, timeout=common.timeout(cfg))
+    done = curation.pin(common.machine(), cfg, project, args.id, timeout=common.timeout(cfg))
     return _record_result(done, "pinned")
 
 
@@ -56,11 +56,11 @@ add_unpin = add_pin
 
 
 def run_unpin(args: argparse.Namespace) -> Result:
-    from agentmem.memory import hygiene
+    from agentmem.memory import curation
 
     cfg = common.config()
     project = common.project(cfg, args, "unpin")
-    done = hygiene.pin(common.machine(), cfg, project, args.id, unpin=True, timeout=common.timeout(cfg))
+    done = curation.pin(common.machine(), cfg, project, args.id, unpin=True, timeout=common.timeout(cfg))
     return _record_result(done, "unpinned")
 
 
@@ -93,7 +93,7 @@ def _confirmed(note_id: str, project: str, title: str | None) -> bool:
 
 def run_purge(args: argparse.Namespace) -> Result:
     from agentmem.errors import Command
-    from agentmem.memory import hygiene
+    from agentmem.memory import curation
     from agentmem.render import purge_text
 
     cfg = common.config()
@@ -107,10 +107,10 @@ def run_purge(args: argparse.Namespace) -> Result:
             line = Command("purge", args.id, "--project", project, "--yes").line()
             raise InvalidInput(f"purge deletes note {args.id} for good (the original, from the shared store, with no "
                                f"copy kept) and asks first; without a terminal, run `{line}`; nothing was done")
-        title = hygiene.title_of(common.machine(), cfg, project, args.id, timeout=common.timeout(cfg))
+        title = curation.title_of(common.machine(), cfg, project, args.id, timeout=common.timeout(cfg))
         if not _confirmed(args.id, project, title):
             raise InvalidInput("purge not confirmed; nothing was done")
-    done = hygiene.purge(common.machine(), cfg, project, args.id, reason=args.reason, timeout=common.timeout(cfg))
+    done = curation.purge(common.machine(), cfg, project, args.id, reason=args.reason, timeout=common.timeout(cfg))
     out = done.to_json()
     if done.status == "pending":
         out["next"] = Command(*done.next).line()

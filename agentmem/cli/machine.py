@@ -90,14 +90,15 @@ def add_setup(sp: argparse.ArgumentParser) -> None:
 
 
 def run_setup(args: argparse.Namespace) -> Result:
-    from agentmem.machine import settings, setup
+    from agentmem.machine import settings
+    from agentmem.setup import runner
 
     if args.trust_projects is not None:
         settings.record_trust_projects(common.machine_path(), args.trust_projects)
     bars = _EmbedBars(args.json)
     try:
-        report = setup.run_setup(common.machine_path(), replace_core_skill=args.replace_core_skill,
-                                 new_store=args.new_store, embed_progress=bars, sync_progress=bars.syncing)
+        report = runner.run_setup(common.machine_path(), replace_core_skill=args.replace_core_skill,
+                                  new_store=args.new_store, embed_progress=bars, sync_progress=bars.syncing)
     finally:
         bars.finish()
     try:  # the config as setup left it: its parsed copy is kept if setup succeeded
@@ -174,7 +175,7 @@ def run_upgrade(args: argparse.Namespace) -> Result:
     out = {"status": "updated" if ran.code == 0 else "failed", "home": str(machine), **plan.to_json(),
            "copier_exit_status": ran.code}
     if ran.code:
-        from agentmem.machine import repo
+        from agentmem import repo
 
         found = repo.conflicted(machine)
         if found:  # the one instruction that works (copier's and the migration's lines say the same)
@@ -227,7 +228,7 @@ def run_bucket(args: argparse.Namespace) -> Result:
 
 
 def _verify(machine: Path, args: argparse.Namespace) -> Result:
-    from agentmem.machine import verification
+    from agentmem.setup import verification
 
     cfg = common.config()
     project = cfg.resolve_project(explicit=args.project)

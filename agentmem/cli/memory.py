@@ -17,9 +17,9 @@ if TYPE_CHECKING:
     import argparse
 
     from agentmem.errors import AgentmemError
-    from agentmem.memory.pending import Outcome
+    from agentmem.uploads.pending import Outcome
 
-MAX_BODY_READ = 1024 * 1024 + 1  # more than any note may hold: notes.decode_body names the limit
+MAX_BODY_READ = 1024 * 1024 + 1  # more than any note may hold: document.decode_body names the limit
 
 
 def _read_body(source: str | None) -> bytes:
@@ -117,7 +117,7 @@ def add_save(sp: argparse.ArgumentParser) -> None:
 
 
 def run_save(args: argparse.Namespace) -> Result:
-    from agentmem.memory import notes
+    from agentmem.note import document
 
     machine = common.machine()
     if args.retry is not None:
@@ -138,7 +138,7 @@ def run_save(args: argparse.Namespace) -> Result:
     raw = args.text.encode("utf-8", errors="surrogateescape") if args.text is not None else _read_body(args.file)
     cfg = common.config()
     project = _project(cfg, args, "save")
-    body = notes.decode_body(raw)
+    body = document.decode_body(raw)
     if args.text is None and args.file in (None, "-"):
         check_heredoc_tail(body)
     scope = "team" if args.team else "personal"
@@ -155,8 +155,8 @@ def run_save(args: argparse.Namespace) -> Result:
 
 def _retry(machine: str, args: argparse.Namespace) -> Result:
     from agentmem.errors import AgentmemError
-    from agentmem.memory import delivery, pending
     from agentmem.search import follow
+    from agentmem.uploads import delivery, pending
 
     cfg = common.load_config(machine)
     try:  # the store a damaged entry would go to: named in the refusal, used with --repair
@@ -185,8 +185,8 @@ def add_pending(sp: argparse.ArgumentParser) -> None:
 
 
 def run_pending(args: argparse.Namespace) -> Result:
-    from agentmem.memory import pending
     from agentmem.render import pending_text
+    from agentmem.uploads import pending
 
     machine = common.machine()
     entries, broken = pending.list_entries(machine), pending.unreadable(machine)

@@ -3,7 +3,7 @@
 An export writes each record of a project, as the store holds it, to `<project>/records/<record file>`
 and lists it in the manifest (`records`: ID, kind, note, project, path, SHA-256), so a round trip keeps
 what was retracted, pinned, unpinned and purged. An import sends each record under its own ID through
-the paths the library's own commands use (`hygiene.save_record`; a purge finished by `hygiene.purge`,
+the paths the library's own commands use (`curation.save_record`; a purge finished by `curation.purge`,
 which deletes the note from the store and this machine), and is idempotent by record ID. Nothing purged
 ever returns: a note whose ID a purge record names is refused (`importing.plan`).
 """
@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 
-from agentmem.memory import ids, records
+from agentmem.note import ids, records
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from agentmem.config import Config
-    from agentmem.memory.records import Record, States
+    from agentmem.note.records import Record, States
 
 FOLDER = "records"
 
@@ -30,7 +30,8 @@ def of_project(machine: str, cfg: Config, project: str) -> list[tuple[Record, by
     """The project's records on this machine, oldest first: those the store confirmed (cached) and those
     still pending here, each with its bytes."""
     from agentmem.fsutil import read_bytes
-    from agentmem.memory import cache, pending
+    from agentmem.replica import cache
+    from agentmem.uploads import pending
 
     pdir = cache.project_dir(machine, cfg.store, project)
     found: dict[str, tuple[Record, bytes]] = {}
@@ -56,7 +57,8 @@ def manifest_entry(record: Record, sha256: str) -> dict:
 
 def held_ids(machine: str, cfg: Config, project: str) -> set[str]:
     """The record IDs the project already has here: cached (the store's) or pending."""
-    from agentmem.memory import cache, pending
+    from agentmem.replica import cache
+    from agentmem.uploads import pending
 
     pdir = cache.project_dir(machine, cfg.store, project)
     out = {m.group(1) for name in records.cached_files(pdir) if (m := ids.RECORD_FILE.match(name))}
@@ -95,17 +97,18 @@ def already(record: Record, states: States, held: set[str]) -> bool:
 
 def apply(machine: str, cfg: Config, record: Record, *, timeout: float | None = None) -> dict:
     """Send one record through the library's own record paths; its outcome as `saved` lists it."""
-    from agentmem.memory import hygiene, pending
+    from agentmem.memory import curation
+    from agentmem.uploads import pending
 
     if record.kind != "purge":
-        outcome = hygiene.save_record(machine, cfg, record, timeout=timeout)
+        outcome = curation.save_record(machine, cfg, record, timeout=timeout)
         return outcome.to_json() | {"kind": record.kind, "note": record.note}
     # A purge: the record persisted as pending first (INV nothing-lost), then `purge` finishes it as it
     # finishes any interrupted purge: sends the record, deletes the note from the store and this machine.
     entry = pending.Entry(id=record.id, store=cfg.store, project=record.project, path=record.path(),
                           created=record.created)
     pending.persist(machine, entry, record.render())
-    done = hygiene.purge(machine, cfg, record.project, record.note, timeout=timeout)
+    done = curation.purge(machine, cfg, record.project, record.note, timeout=timeout)
     out: dict = {"status": "saved" if done.status == "purged" else "pending", "id": record.id, "kind": "purge",
            "note": record.note, "project": record.project}
     if done.status != "purged":

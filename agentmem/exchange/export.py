@@ -17,7 +17,7 @@ before anything is written, an earlier manifest is read confined (INV confined-r
 refused, not waited on) and names only `<project>/<file>` paths, and a temp file a killed export left
 behind neither counts as the folder's content nor survives long (`fsutil.sweep_temp`).
 
-Notes pass the same credential redaction as `read` (`memory/withheld.py`, INV no-credentials): a note that
+Notes pass the same credential redaction as `read` (`replica/redacted_copies.py`, INV no-credentials): a note that
 holds a credential is exported with `[REDACTED:<kind>]` in its place and listed in `withheld`.
 """
 
@@ -30,12 +30,12 @@ import os
 from agentmem import fsutil
 from agentmem.errors import InvalidInput
 from agentmem.exchange import carried, confined
-from agentmem.memory import ids, notes
+from agentmem.note import document, ids
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from agentmem.config import Config
-    from agentmem.memory.records import Record
+    from agentmem.note.records import Record
 
 MANIFEST = "manifest.json"
 FORMAT = "agentmem-export"
@@ -47,7 +47,7 @@ class ExportedNote:
 
     def __init__(self, note_id: str, project: str, data: bytes, pending: bool):
         self.id, self.project, self.data, self.pending = note_id, project, data, pending
-        self.parsed = notes.parse(data)
+        self.parsed = document.parse(data)
         self.marks: list[str] = []  # its states, as the index shows them (retracted, pinned)
 
     @property
@@ -57,10 +57,11 @@ class ExportedNote:
 
 def export(machine: str, cfg: Config, dest: str, projects: list[str], *, timeout: float | None = None) -> dict:
     """Refresh each project as search does, then write its notes (cached and pending) into `dest`."""
-    from agentmem.memory import cache, pending
-    from agentmem.memory import withheld as held
-    from agentmem.memory.states import project_states
+    from agentmem.replica import cache
+    from agentmem.replica import redacted_copies as held
+    from agentmem.replica.states import project_states
     from agentmem.search import follow
+    from agentmem.uploads import pending
 
     dest = os.path.abspath(os.path.expanduser(dest))
     previous = check_destination(dest)
@@ -146,9 +147,9 @@ def check_destination(dest: str) -> dict | None:
 
 def redacted(data: bytes) -> tuple[bytes, list[dict]]:
     """The note's bytes fit to show, and what was withheld (INV no-credentials): the one redaction step."""
-    from agentmem.memory import withheld
+    from agentmem.replica import redacted_copies
 
-    return withheld.clean(data)
+    return redacted_copies.clean(data)
 
 
 def index_text(project: str, exported: list[ExportedNote]) -> str:

@@ -27,12 +27,12 @@ from agentmem import errors
 from agentmem.config import check_project_name
 from agentmem.errors import InvalidInput, NextStep, Option
 from agentmem.exchange import carried, confined, export, native, sources
-from agentmem.memory import ids, notes, records
+from agentmem.note import document, ids, records
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from agentmem.config import Config
-    from agentmem.memory.records import Record, States
+    from agentmem.note.records import Record, States
 
 
 class Planned:
@@ -109,13 +109,14 @@ def _note(folder: str, entry: dict) -> Planned:
     item = native.Item(note_id, "", [], os.path.join(folder, *rel.split("/")))
     if entry["path"] != rel:
         return Planned(item, project, "refused", f"the manifest names it at {entry['path']!r}, not {rel!r}", note_id)
-    data, why = _read(folder, rel, notes.MAX_NOTE_BYTES + 1)
+    data, why = _read(folder, rel, document.MAX_NOTE_BYTES + 1)
     if data is None:
         return Planned(item, project, "refused", why, note_id)
-    parsed = notes.parse(data)
+    parsed = document.parse(data)
     item = native.Item(parsed.title or note_id, parsed.body, [], item.source)
-    if len(data) > notes.MAX_NOTE_BYTES:
-        return Planned(item, project, "refused", f"larger than a note may be ({notes.MAX_NOTE_BYTES} bytes)", note_id)
+    if len(data) > document.MAX_NOTE_BYTES:
+        return Planned(item, project, "refused", f"larger than a note may be ({document.MAX_NOTE_BYTES} bytes)",
+                       note_id)
     if hashlib.sha256(data).hexdigest() != entry["sha256"]:
         return Planned(item, project, "refused", "its file changed since the export (SHA-256 differs from the "
                        "manifest), so its ID no longer names these bytes", note_id)
@@ -193,8 +194,8 @@ def plan(machine: str, cfg: Config, fmt: str, path: str, project: str | None = N
          redact: bool = False, timeout: float | None = None) -> dict:
     """What importing `path` would do, item by item, after refreshing each project as search does.
     `project`: the one --project names; `here`: the project of the directory import runs for."""
-    from agentmem.memory import cache
-    from agentmem.memory.states import project_states
+    from agentmem.replica import cache
+    from agentmem.replica.states import project_states
     from agentmem.safety import credentials
     from agentmem.search import follow
 
@@ -237,8 +238,8 @@ def plan(machine: str, cfg: Config, fmt: str, path: str, project: str | None = N
             p.action, p.reason = "refused", f"purged{when}: a purged note never comes back"
         elif {records.content_digest(f) for f in forms} & purged_texts[p.project]:
             p.action, p.reason = "refused", "a note with this text was purged: a purged note never comes back"
-        elif len(item.body.encode("utf-8", errors="replace")) > notes.MAX_NOTE_BYTES:
-            p.action, p.reason = "refused", f"larger than a note may be ({notes.MAX_NOTE_BYTES} bytes)"
+        elif len(item.body.encode("utf-8", errors="replace")) > document.MAX_NOTE_BYTES:
+            p.action, p.reason = "refused", f"larger than a note may be ({document.MAX_NOTE_BYTES} bytes)"
         elif p.note_id in have_ids or (p.note_id is None and {records.text_key(f) for f in forms} & have_texts):
             p.action = "present"
         elif (found := credentials.scan(text, credentials.env_secrets())) and (p.data is not None or not redact):
@@ -264,7 +265,8 @@ def plan(machine: str, cfg: Config, fmt: str, path: str, project: str | None = N
 
 def _purged_digests(machine: str, cfg: Config, project: str) -> set[str]:
     """The texts (content digests) the project's purge records name, cached and pending here."""
-    from agentmem.memory import cache, pending
+    from agentmem.replica import cache
+    from agentmem.uploads import pending
 
     return records.purged_digests(cache.project_dir(machine, cfg.store, project),
                                   pending.project_records(machine, cfg.store, project).values())
@@ -272,7 +274,8 @@ def _purged_digests(machine: str, cfg: Config, project: str) -> set[str]:
 
 def _known(machine: str, cfg: Config, project: str) -> tuple[set[str], set[str]]:
     """The IDs and the body texts (normalised) the project already holds, cached or pending."""
-    from agentmem.memory import cache, pending
+    from agentmem.replica import cache
+    from agentmem.uploads import pending
 
     found: dict[str, bytes] = dict(pending.project_notes(machine, cfg.store, project))
     for note_id in cache.cached_ids(machine, cfg.store, project):
@@ -280,7 +283,7 @@ def _known(machine: str, cfg: Config, project: str) -> tuple[set[str], set[str]]
             data = cache.read_cached(machine, cfg.store, project, note_id)
             if data is not None:
                 found[note_id] = data
-    return set(found), {records.text_key(notes.parse(data).body) for data in found.values()}
+    return set(found), {records.text_key(document.parse(data).body) for data in found.values()}
 
 
 def tool_agent(agent: str, fmt: str) -> str:
@@ -293,8 +296,9 @@ def apply(machine: str, cfg: Config, planned: list[Planned], *, fmt: str, redact
           timeout: float | None = None) -> list[dict]:
     """Save every item planned `save`, notes first, then records oldest first; returns one outcome a
     saved item (`saved` or `pending`)."""
-    from agentmem.memory import delivery, pending, save
+    from agentmem.memory import save
     from agentmem.search import follow
+    from agentmem.uploads import delivery, pending
 
     outcomes = []
     for p in sorted((p for p in planned if p.action == "save"), key=lambda p: p.record is not None):
@@ -308,7 +312,7 @@ def apply(machine: str, cfg: Config, planned: list[Planned], *, fmt: str, redact
             continue
         if p.data is not None and p.note_id is not None:  # an agentmem note: its own bytes under its own ID
             entry = pending.Entry(id=p.note_id, store=cfg.store, project=p.project,
-                                  path=notes.note_path(p.project, p.note_id), created=notes.parse(p.data).created)
+                                  path=document.note_path(p.project, p.note_id), created=document.parse(p.data).created)
             pending.persist(machine, entry, p.data)
             done = delivery.deliver(machine, entry, p.data, timeout=timeout, index=follow.update)
         else:

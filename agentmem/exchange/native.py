@@ -15,7 +15,7 @@ What each format is, and where it was confirmed (docs/cli.md, `import`):
 
 Every read stays inside the folder read (INV confined-read, `exchange/confined.py`): a link, a FIFO or a
 file too large to be a memory becomes a refused item saying so, never a read. Foreign frontmatter is
-parsed bounded (`notes.foreign_yaml`: no anchors or aliases).
+parsed bounded (`document.foreign_yaml`: no anchors or aliases).
 """
 
 from __future__ import annotations
@@ -139,16 +139,16 @@ def _inside_its_project(path: str) -> None:
 
 
 def split_frontmatter(text: str) -> tuple[dict, str]:
-    """A memory file's YAML frontmatter (bounded, `notes.foreign_yaml`; empty when absent, broken or
+    """A memory file's YAML frontmatter (bounded, `document.foreign_yaml`; empty when absent, broken or
     refused) and its body."""
-    from agentmem.memory import notes
+    from agentmem.note import document
 
     if not text.startswith(("---\n", "---\r\n")):
         return {}, text
     end = text.find("\n---", 3)
     if end < 0:
         return {}, text
-    meta = notes.foreign_yaml(text[text.index("\n") + 1:end])
+    meta = document.foreign_yaml(text[text.index("\n") + 1:end])
     after = text.find("\n", end + 4)
     return (meta or {}), (text[after + 1:] if after >= 0 else "").lstrip("\r\n")
 

@@ -68,7 +68,7 @@ def reminder(machine: str | os.PathLike, event: str = "start", cwd: str | None =
     if event == "prompt":
         return pending_line(count) if count else ""
     text = GUIDANCE + ("\n" + pending_line(count) if count else "")
-    from agentmem.memory.overdue import reminder_line
+    from agentmem.uploads.overdue import reminder_line
 
     pinned = pins_text(machine, cwd, waiting=waiting)
     trouble = reminder_line(os.fspath(machine), _doctor_line, waiting=waiting)
@@ -84,9 +84,9 @@ def _doctor_line() -> str:
 def pins_text(machine: str | os.PathLike, cwd: str | None = None, waiting: list[str] | None = None) -> str:
     """The pinned notes of the working directory's project, framed as recalled data like search results,
     within `[memory] pin_budget`, saying what was left out. "" when there are none, or no project here.
-    Cache and pending folder only: no network (memory/pins.py). `waiting`: the pending folder's entries
+    Cache and pending folder only: no network (replica/pins.py). `waiting`: the pending folder's entries
     (None: not looked at)."""
-    from agentmem.memory import pins
+    from agentmem.replica import pins
 
     if not pins.may_have_pins(os.fspath(machine), pending_names(machine) if waiting is None else waiting):
         return ""
@@ -191,8 +191,8 @@ def stop(machine: str | os.PathLike, hook_input: dict, *, budget: float = STOP_B
 
     import threading
 
-    from agentmem.memory import delivery
     from agentmem.search import follow
+    from agentmem.uploads import delivery
 
     box: dict = {}
 
@@ -262,7 +262,7 @@ def _remember(machine: str | os.PathLike, report: StopReport, budget: float) -> 
 
 
 def _safe_list(machine: str | os.PathLike) -> list:
-    from agentmem.memory import pending
+    from agentmem.uploads import pending
 
     try:
         return pending.list_entries(machine)

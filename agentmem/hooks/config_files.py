@@ -18,7 +18,7 @@ Files are edited, not re-serialised (`hooks/jsonedit.py`): what we did not add
 keeps its text (numbers, escapes, spacing, line endings, comments) and ours follow
 the file's layout, so any file comes back byte-equal after install + remove. A file with a key given
 twice is refused. Links, dangling links and read-only files follow the rule of
-`machine/userfiles.py` (INV user-files).
+`userfiles.py` (INV user-files).
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentmem import userfiles
 from agentmem.errors import Command, InvalidInput, NextStep, NotConfigured
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.hooks import jsonedit
 from agentmem.hooks.actions import STOP_BUDGET, STOP_GRACE
-from agentmem.machine import userfiles
 
 STATE_FILE = "hooks-state.json"
 

@@ -9,7 +9,7 @@ INV outside-untouched: every byte outside our markers is kept exactly; a file wi
 malformed markers is refused and left untouched.
 INV idempotent-apply: applying the same block twice changes nothing the second time.
 INV user-files: links are written through, dangling ones refused, read-only files
-left alone (`machine/userfiles.py`).
+left alone (`userfiles.py`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from agentmem import userfiles
 from agentmem.errors import InvalidInput
-from agentmem.machine import userfiles
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from agentmem.errors import InvalidInput
 from agentmem.fsutil import read_bytes, read_state, write_atomic, write_state
-from agentmem.machine.userfiles import Change
+from agentmem.userfiles import Change
 
 STATE_FILE = "claude-config-state.json"
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from agentmem.errors import InvalidInput
 from agentmem.fsutil import read_bytes, read_state, write_atomic, write_state
-from agentmem.machine.userfiles import Change
+from agentmem.userfiles import Change
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:

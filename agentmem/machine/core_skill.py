@@ -19,9 +19,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentmem import userfiles
 from agentmem.errors import Command, InvalidInput
 from agentmem.fsutil import TMP_PREFIX, write_atomic
-from agentmem.machine import userfiles
 from agentmem.skills.spec import CORE_SKILL
 
 MANIFEST = "installed.json"

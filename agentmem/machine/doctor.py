@@ -19,9 +19,9 @@ import time
 
 from agentmem import errors
 from agentmem.errors import Command, NextStep, Option
-from agentmem.memory.overdue import PENDING_TOO_LONG, age_text, created_at
 from agentmem.paths import CHECKED_FILE, config_path
 from agentmem.status import FAILED, OK, WARNING, Status, check_word
+from agentmem.uploads.overdue import PENDING_TOO_LONG, age_text, created_at
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ class Check:
 
 def pending_check(machine: str, now: float | None = None) -> Check:
     """Notes saved here whose upload is not confirmed: how many, the oldest, and why."""
-    from agentmem.memory import pending
+    from agentmem.uploads import pending
 
     entries = pending.list_entries(machine)
     broken = pending.unreadable(machine)
@@ -73,17 +73,17 @@ def pending_check(machine: str, now: float | None = None) -> Check:
 def purge_checks(machine: str, cfg: Config, projects: list[str], timeout: float | None) -> list[Check]:
     """INV purged-gone: a purge is pending work until the store no longer holds the note; each unfinished
     one fails, with the command that finishes it."""
-    from agentmem.memory import hygiene
+    from agentmem.memory import curation
 
     return [Check(f"purge {p['project']}", FAILED, f"the purge of note {p['note']} (record {p['record']}) is not "
                   f"finished: {p['problem']}; the store may still hold the note's full text",
                   "finish it once the store answers", Command(*p["command"]))
-            for p in hygiene.unfinished_purges(machine, cfg, projects, timeout=timeout)]
+            for p in curation.unfinished_purges(machine, cfg, projects, timeout=timeout)]
 
 
 def store_checks(machine: str, cfg: Config, projects: list[str], timeout: float | None) -> list[Check]:
     """Ask the store what changed for each project, as search does: reachable, the right store, when checked."""
-    from agentmem.memory import cache
+    from agentmem.replica import cache
     from agentmem.search import follow
     from agentmem.store import identity
 
@@ -130,7 +130,7 @@ def index_check(machine: str, cfg: Config, project: str) -> Check:
     """The project's ranked index: present, of this version, sound, holding every cached note."""
     import sqlite3
 
-    from agentmem.memory import cache
+    from agentmem.replica import cache
     from agentmem.search import index
 
     pdir = cache.project_dir(machine, cfg.store, project)
@@ -228,7 +228,7 @@ def hybrid_check(machine: str, cfg: Config, project: str) -> Check | None:
     """How many indexed notes have sentence vectors (hybrid mode), when hybrid is the configured mode."""
     import sqlite3
 
-    from agentmem.memory import cache
+    from agentmem.replica import cache
     from agentmem.search import index
 
     if cfg.search_mode != "hybrid":

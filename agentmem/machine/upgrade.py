@@ -96,7 +96,8 @@ def prepare(machine: Path, vcs_ref: str | None = None, data: Sequence[str] = ())
     where the update goes, commit the folder's own edits; the copier command is None when the folder is
     already at the target and no answer changes. A revision the template lacks, or an answer no question
     takes, stops it before anything is written or committed."""
-    from agentmem.machine import repo, template_source
+    from agentmem import repo
+    from agentmem.machine import template_source
 
     if not (machine / ANSWERS_FILE).is_file() or not (machine / ".git").exists():
         raise NotConfigured(f"{machine} was not set up by `copier copy` (no {ANSWERS_FILE} or git repository)",
@@ -213,7 +214,7 @@ def run(machine: Path, plan: Plan, echo: Callable[[str], object], *, stdout: Any
     process's; each stderr line to `echo`), except a Python traceback, of which only the exception's
     message is kept (`Ran.error`). When it fails having changed nothing, the commit `prepare` made of the
     folder's own edits is taken back, so they are uncommitted again, as they were."""
-    from agentmem.machine import repo
+    from agentmem import repo
 
     assert plan.argv is not None
     head = repo.head(machine)

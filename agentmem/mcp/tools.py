@@ -1,7 +1,7 @@
 """The MCP server's tools: names, descriptions, input schemas, argument checks, and what each one runs.
 
 Each tool is a thin call into the library functions behind the CLI's commands
-(`memory.recall.search` and `read`, `memory.save.save`, `memory.pending`, `memory.hygiene`
+(`memory.recall.search` and `read`, `memory.save.save`, `uploads.pending`, `memory.curation`
 and `memory.review`), so the
 guarantees are the CLI's: the note is in pending/ before any upload, a credential
 is refused before anything is written, one network budget per call, recalled
@@ -379,9 +379,10 @@ def _read(machine: str, cfg: Config, project: str, args: dict[str, Any], timeout
 
 
 def _save(machine: str, cfg: Config, project: str, args: dict[str, Any], timeout: float) -> Reply:
-    from agentmem.memory import notes, scopes
+    from agentmem.memory import scopes
+    from agentmem.note import document
 
-    body = notes.decode_body(args["body"].encode("utf-8"))
+    body = document.decode_body(args["body"].encode("utf-8"))
     scope = args.get("scope", "personal")
     saved = scopes.save(machine, cfg, project, body, scope=scope, title=args.get("title"),
                         kind=args.get("kind", "note"), tags=args.get("tags", []), sources=args.get("sources", []),
@@ -399,17 +400,17 @@ def _record_reply(out: dict, done: str) -> Reply:
 
 
 def _retract(machine: str, cfg: Config, project: str, args: dict[str, Any], timeout: float) -> Reply:
-    from agentmem.memory import hygiene
+    from agentmem.memory import curation
 
-    done = hygiene.retract(machine, cfg, project, args["id"], args["reason"], timeout=timeout)
+    done = curation.retract(machine, cfg, project, args["id"], args["reason"], timeout=timeout)
     return _record_reply(done.to_json(), "retracted")
 
 
 def _pin(machine: str, cfg: Config, project: str, args: dict[str, Any], timeout: float, *,
          unpin: bool = False) -> Reply:
-    from agentmem.memory import hygiene
+    from agentmem.memory import curation
 
-    done = hygiene.pin(machine, cfg, project, args["id"], unpin=unpin, timeout=timeout)
+    done = curation.pin(machine, cfg, project, args["id"], unpin=unpin, timeout=timeout)
     return _record_reply(done.to_json(), "unpinned" if unpin else "pinned")
 
 
@@ -426,8 +427,8 @@ def _review(machine: str, cfg: Config, project: str, args: dict[str, Any], timeo
 
 
 def _pending(machine: str, args: dict[str, Any]) -> Reply:
-    from agentmem.memory import pending
     from agentmem.render import pending_text
+    from agentmem.uploads import pending
 
     entries, broken = pending.list_entries(machine), pending.unreadable(machine)
     items = [e.to_json() | {"retry": e.retry_command(), "retry_tool": retry_call(e.id)}
@@ -437,8 +438,8 @@ def _pending(machine: str, args: dict[str, Any]) -> Reply:
 
 
 def _retry(machine: str, args: dict[str, Any], timeout: float) -> Reply:
-    from agentmem.memory import delivery
     from agentmem.search import follow
+    from agentmem.uploads import delivery
 
     return _outcome_reply(delivery.retry(machine, args["id"], timeout=timeout, index=follow.update).to_json())
 

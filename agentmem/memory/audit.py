@@ -2,14 +2,14 @@
 
 A note can reach the store without passing save's screening (by hand, an older
 version, another tool, a sync). The cache and every output already withhold what
-it holds (`memory/withheld.py`); the audit finds it in the store itself: it lists
+it holds (`replica/redacted_copies.py`); the audit finds it in the store itself: it lists
 and reads every note of the projects asked for through the store interface (a
 folder or a bucket alike) and scans each with the same step, reporting the note,
 the place and the kind, never the value.
 
 `save_copy` saves a redacted copy of a note as a new note (same project, kind
 and tags; title and body redacted; `corrects` the original; a source naming the
-original); `audit --fix` then purges the original (`memory/hygiene.purge`: from
+original); `audit --fix` then purges the original (`memory/curation.purge`: from
 the store and every machine's cache). A copy an earlier fix saved is found and
 reused, so a fix interrupted between the two steps saves one copy.
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from agentmem import errors
 from agentmem.errors import Command
-from agentmem.memory import notes
+from agentmem.note import document
 from agentmem.store import layout
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
@@ -85,7 +85,7 @@ def _notes_of(listing: Iterable[ObjectInfo], project: str | None) -> list[tuple[
 
 def audit(machine: str, cfg: Config, project: str | None, *, timeout: float | None = None) -> Audit:
     """Scan every note of `project` (None: of every project) in the configured store."""
-    from agentmem.memory import cache, withheld
+    from agentmem.replica import cache, redacted_copies
     from agentmem.store import identity
 
     store = identity.open_known(machine, cfg.store, timeout=timeout)
@@ -94,7 +94,7 @@ def audit(machine: str, cfg: Config, project: str | None, *, timeout: float | No
     result = Audit(cfg.store.to_dict(), [project] if project else sorted({p for p, _, _ in found}))
     copies: dict[tuple[str, str], str] = {}  # (project, original id) -> the copy an earlier fix saved
     for proj, note_id, path in found:
-        if withheld.names_a_credential(note_id):  # never printed: neither its ID nor its path
+        if redacted_copies.names_a_credential(note_id):  # never printed: neither its ID nor its path
             from agentmem.safety import credentials, redaction
 
             named: list[dict] = []
@@ -107,19 +107,19 @@ def audit(machine: str, cfg: Config, project: str | None, *, timeout: float | No
             result.unreadable.append({"id": note_id, "project": proj, "error": exc.kind, "message": exc.one_line()})
             continue
         result.scanned += 1
-        parsed = notes.parse(data)
+        parsed = document.parse(data)
         original = _copy_of(parsed)
         if original is not None:
             copies[(proj, original)] = note_id
-        shown, held = withheld.clean(data)
+        shown, held = redacted_copies.clean(data)
         if held:
-            result.findings.append(Finding(proj, note_id, path, held, title=notes.parse(shown).title))
+            result.findings.append(Finding(proj, note_id, path, held, title=document.parse(shown).title))
     for f in result.findings:
         f.copy = None if f.named else copies.get((f.project, f.id))
     return result
 
 
-def _copy_of(parsed: notes.Parsed) -> str | None:
+def _copy_of(parsed: document.Parsed) -> str | None:
     """The original a redacted copy made by `fix` stands for (its `corrects`, named in its sources)."""
     corrects = parsed.meta.get("corrects")
     sources = parsed.meta.get("sources")
@@ -134,12 +134,13 @@ def save_copy(machine: str, cfg: Config, finding: Finding, *, timeout: float | N
     The store's note is read again (the audit kept no content) and passes the same redaction as every
     output; a tag that was only a credential is dropped, a redacted one kept.
     """
-    from agentmem.memory import cache, save, withheld
+    from agentmem.memory import save
+    from agentmem.replica import cache, redacted_copies
     from agentmem.store import identity
 
     store = identity.open_known(machine, cfg.store, timeout=timeout)
-    shown, _ = withheld.clean(store.get(finding.path, cache.MAX_CACHED_OBJECT))
-    parsed = notes.parse(shown)
+    shown, _ = redacted_copies.clean(store.get(finding.path, cache.MAX_CACHED_OBJECT))
+    parsed = document.parse(shown)
     meta = parsed.meta
 
     def strings(key: str) -> list[str]:
@@ -150,8 +151,8 @@ def save_copy(machine: str, cfg: Config, finding: Finding, *, timeout: float | N
     title = meta.get("title") if isinstance(meta.get("title"), str) else None
     body = parsed.body if parsed.body.strip() else "(the note's body was empty)\n"
     return save.save(machine, cfg, finding.project, body, title=title, kind=parsed.kind,
-                     tags=strings("tags")[: notes.MAX_LIST_ITEMS],
-                     sources=(strings("sources") + [SOURCE_PREFIX + finding.id])[-notes.MAX_LIST_ITEMS:],
+                     tags=strings("tags")[: document.MAX_LIST_ITEMS],
+                     sources=(strings("sources") + [SOURCE_PREFIX + finding.id])[-document.MAX_LIST_ITEMS:],
                      corrects=finding.id, redact=True, timeout=timeout)
 
 

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 def known_projects(machine: str, cfg: Config) -> list[str]:
     """Every project this machine knows: mapped in config.toml, cached from the configured store, pending."""
     from agentmem.config import PROJECT_NAME
-    from agentmem.memory import pending
     from agentmem.paths import projects_cache
+    from agentmem.uploads import pending
 
     names = set(cfg.project_names())
     try:
@@ -40,8 +40,10 @@ def known_projects(machine: str, cfg: Config) -> list[str]:
 def project_of(machine: str, cfg: Config, note_id: str, *, but: str, timeout: float | None = None) -> str | None:
     """The project other than `but` that holds `note_id`, among those this machine knows; None if none does
     (or the store could not be asked)."""
-    from agentmem.memory import cache, notes, pending
+    from agentmem.note import document
+    from agentmem.replica import cache
     from agentmem.store import identity
+    from agentmem.uploads import pending
 
     try:
         entry, _ = pending.load(machine, note_id)
@@ -51,14 +53,14 @@ def project_of(machine: str, cfg: Config, note_id: str, *, but: str, timeout: fl
         pass
     others = [p for p in known_projects(machine, cfg) if p != but]
     for project in others:
-        if os.path.isfile(os.path.join(cache.notes_dir(machine, cfg.store, project), notes.note_file(note_id))):
+        if os.path.isfile(os.path.join(cache.notes_dir(machine, cfg.store, project), document.note_file(note_id))):
             return project
     if not others:
         return None
     try:
         store = identity.open_known(machine, cfg.store, timeout=timeout)
         for project in others:
-            if store.info(notes.note_path(project, note_id)) is not None:
+            if store.info(document.note_path(project, note_id)) is not None:
                 return project
     except errors.AgentmemError:
         return None

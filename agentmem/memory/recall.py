@@ -1,7 +1,7 @@
 """Recalling notes: search a project (after refreshing its cache) and read one note (what `search`,
 `read` and MCP run). Both return the JSON shapes documented in docs/cli.md.
 
-INV no-credentials: what both return has passed through `memory/withheld.py` (cached notes when they
+INV no-credentials: what both return has passed through `replica/redacted_copies.py` (cached notes when they
 entered the cache, pending and store copies here): each credential shown as `[REDACTED:<kind>]`, and
 `withheld` says where.
 """
@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
     from agentmem.config import Config
     from agentmem.errors import Command
-    from agentmem.memory.freshness import CacheStatus
-    from agentmem.memory.records import States
+    from agentmem.note.records import States
+    from agentmem.replica.freshness import CacheStatus
 
 MAX_LIMIT = 200
 
@@ -36,10 +36,11 @@ def search(machine: str, cfg: Config, project: str, query: str, *, limit: int = 
     seconds' worth first), `embedding`: {done, total}, the others having been ranked by their words.
     Retracted notes are left out unless `include_retracted` (then marked); purged ones always are.
     """
-    from agentmem.memory import cache, pending
-    from agentmem.memory import withheld as withheld_notes  # `withheld` below: what the query held
-    from agentmem.memory.states import project_states
+    from agentmem.replica import cache
+    from agentmem.replica import redacted_copies as withheld_notes  # `withheld` below: what the query held
+    from agentmem.replica.states import project_states
     from agentmem.search import find
+    from agentmem.uploads import pending
 
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1 or limit > MAX_LIMIT:
         from agentmem.errors import NextStep, Option
@@ -101,7 +102,8 @@ def freshen(machine: str, cfg: Config, project: str, *, refresh: bool = False, o
     """Bring the project's cache up to date as every search does (INV read-your-writes): ask the store
     what changed unless `offline` or within `[cache] max_age`. Returns the `cache.CacheStatus`, which
     says how current the answer is. The memory view (`view/data.py`) refreshes through here too."""
-    from agentmem.memory import cache, sync
+    from agentmem.memory import sync
+    from agentmem.replica import cache
     from agentmem.search import follow
 
     return cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
@@ -125,22 +127,24 @@ def read(machine: str, cfg: Config, project: str, note_id: str, *, fresh: bool =
     """
     import os
 
-    from agentmem.memory import cache, notes, pending, withheld
-    from agentmem.memory.states import project_states
+    from agentmem.note import document
     from agentmem.paths import pending_dir
+    from agentmem.replica import cache, redacted_copies
+    from agentmem.replica.states import project_states
     from agentmem.search import follow
     from agentmem.store import identity
     from agentmem.store.timeout import Deadline
+    from agentmem.uploads import pending
 
-    if isinstance(note_id, str) and not notes.ALLOCATED.match(note_id):  # an allocated ID holds no credential
+    if isinstance(note_id, str) and not document.ALLOCATED.match(note_id):  # an allocated ID holds no credential
         from agentmem.safety import screening
 
         screening.refuse_argument(note_id, "the note ID", "read")  # never echoed, never sent to the store
-    note_id = notes.check_id(note_id)
+    note_id = document.check_id(note_id)
     deadline = Deadline(timeout)
     data, source, status = None, None, None
     pdir = cache.project_dir(machine, cfg.store, project)
-    screened = fresh or withheld.ensure_screened(pdir)
+    screened = fresh or redacted_copies.ensure_screened(pdir)
     if not fresh:  # an ID not here is asked for even within [cache] max_age (its note may be new)
         here = cache.read_cached(machine, cfg.store, project, note_id) is not None or os.path.isdir(
             os.path.join(pending_dir(machine), note_id))
@@ -166,7 +170,7 @@ def read(machine: str, cfg: Config, project: str, note_id: str, *, fresh: bool =
     if data is None:
         store = identity.open_known(machine, cfg.store, timeout=deadline.left())
         try:
-            data = store.get(notes.note_path(project, note_id), cache.MAX_CACHED_OBJECT)
+            data = store.get(document.note_path(project, note_id), cache.MAX_CACHED_OBJECT)
         except errors.NotFound:
             from agentmem.memory import locate
 
@@ -185,11 +189,11 @@ def read(machine: str, cfg: Config, project: str, note_id: str, *, fresh: bool =
             except OSError as exc:  # INV loud-unwritable: a read-only sandbox still reads; a later run caches it
                 if not errors.cannot_write(exc):
                     raise
-    held = withheld.withheld_of(pdir, note_id) if source == "cache" else []
+    held = redacted_copies.withheld_of(pdir, note_id) if source == "cache" else []
     if source != "cache" or not screened:  # a pending or store copy (cached just now, cleaned the same way)
-        data, found = withheld.clean(data)
+        data, found = redacted_copies.clean(data)
         held = held + found
-    parsed = notes.parse(data)
+    parsed = document.parse(data)
     if status is None:
         status = cache.CacheStatus(False, checked_at=cache.last_checked(machine, cfg.store, project))
     freshness = status.to_json()
@@ -205,10 +209,10 @@ def read(machine: str, cfg: Config, project: str, note_id: str, *, fresh: bool =
 def note_states(states: States, note_id: str, meta: dict, review_after: float | None) -> dict:
     """A note's states as `read` (and the view) show them: `retracted` (the retraction: record, agent,
     created, reason) or null, `review_due`, `review_by` (the date that applies, or null), `pinned`."""
-    from agentmem.memory import notes
+    from agentmem.note import document
 
-    when = notes.review_date(meta, review_after)
-    return {"retracted": states.retracted.get(note_id), "review_due": when is not None and when <= notes.today(),
+    when = document.review_date(meta, review_after)
+    return {"retracted": states.retracted.get(note_id), "review_due": when is not None and when <= document.today(),
             "review_by": when, "pinned": note_id in states.pinned()}
 
 
@@ -232,14 +236,14 @@ def _say_withheld(pdir: str, results: list[dict], held: dict[str, list[dict]], s
 
     A cache that could not be screened (a read-only sandbox after an upgrade) may hold a raw credential:
     then what each result shows is cleaned here."""
-    from agentmem.memory import withheld
+    from agentmem.replica import redacted_copies
 
-    recorded = withheld.recorded_ids(pdir)
+    recorded = redacted_copies.recorded_ids(pdir)
     for r in results:
         if r["pending"]:
             r["withheld"] = held.get(r["id"], [])
         else:
-            r["withheld"] = withheld.withheld_of(pdir, r["id"]) if r["id"] in recorded else []
+            r["withheld"] = redacted_copies.withheld_of(pdir, r["id"]) if r["id"] in recorded else []
         if not screened:
             r["title"], kinds = _withhold(r["title"])
             r["withheld"] += [{"where": "title", "kind": k} for k in kinds]

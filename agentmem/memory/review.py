@@ -22,13 +22,15 @@ import math
 import os
 import time
 
-from agentmem.memory import cache, ids, notes, pending
+from agentmem.note import document, ids
 from agentmem.paths import REVIEW_FILE, notes_folder
+from agentmem.replica import cache
+from agentmem.uploads import pending
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
     from agentmem.config import Config
-    from agentmem.memory.records import States
+    from agentmem.note.records import States
 
 KIND_ORDER = ("review-due", "near-duplicate", "corrected-repeatedly", "retracted")
 # Idf-weighted cosine of two notes' stemmed term counts from which they are near-duplicates.
@@ -52,8 +54,8 @@ NEAR_TITLE_TEXT = 0.5
 # (all-MiniLM-L6-v2; docs/benchmarks.md).
 NEAR_MEANING = 0.75
 MAX_ITEMS_PER_KIND = 200  # a queue longer than this is cut, and says so
-_HEAD = notes.MAX_FRONTMATTER_BYTES + 64  # the frontmatter is all that is needed of a note here
-SEEN_FILE = REVIEW_FILE  # a purge deletes it where it names the note (memory/states.py)
+_HEAD = document.MAX_FRONTMATTER_BYTES + 64  # the frontmatter is all that is needed of a note here
+SEEN_FILE = REVIEW_FILE  # a purge deletes it where it names the note (replica/states.py)
 _RACY_NS = 2_000_000_000  # a folder mtime this young may hide a change in the same tick (as corrections.py)
 
 
@@ -66,7 +68,7 @@ class _Note:
 
 def queue(machine: str, cfg: Config, project: str, *, timeout: float | None = None) -> dict:
     """The review queue of `project`, after bringing the cache up to date (INV read-your-writes)."""
-    from agentmem.memory.states import project_states
+    from agentmem.replica.states import project_states
     from agentmem.search import corrections, follow
 
     status = cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
@@ -78,7 +80,7 @@ def queue(machine: str, cfg: Config, project: str, *, timeout: float | None = No
     known = _notes(pdir, waiting, set(states.purged))
     pairs = dict(corrections.cached_pairs(pdir))
     for note_id, data in waiting.items():
-        fixed = notes.parse(data).meta.get("corrects")
+        fixed = document.parse(data).meta.get("corrects")
         if isinstance(fixed, str):
             pairs[note_id] = fixed
     pairs = {k: v for k, v in pairs.items() if k not in hidden}
@@ -145,7 +147,7 @@ def _fields(data: bytes) -> list[str]:
     """[title, created, review_by or "", the title's distinct terms sorted and joined]: what the queue uses."""
     from agentmem.search import words
 
-    parsed = notes.parse(data)
+    parsed = document.parse(data)
     review_by = parsed.meta.get("review_by")
     return [parsed.title, parsed.created, review_by if isinstance(review_by, str) else "",
             " ".join(sorted(set(words.terms(parsed.title))))]
@@ -170,12 +172,12 @@ def _cmd(*argv: str, note: str | None = None) -> dict:
 
 def _due(project: str, known: dict[str, _Note], hidden: set[str], fixed_by: dict,
          review_after: float | None) -> list[dict]:
-    today = notes.today()
+    today = document.today()
     out = []
     for note_id, note in known.items():
         if note_id in hidden or note_id in fixed_by:
             continue
-        when = notes.review_date(note.meta, review_after)
+        when = document.review_date(note.meta, review_after)
         if when is None or when > today:
             continue
         out.append({

@@ -7,9 +7,10 @@ INV nothing-lost: the note is in pending/ before its upload starts (`pending.per
 from __future__ import annotations
 
 from agentmem import errors
-from agentmem.memory import delivery, notes, pending
+from agentmem.note import document
 from agentmem.search import follow
 from agentmem.store.timeout import Deadline
+from agentmem.uploads import delivery, pending
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def save(machine: str, cfg: Config, project: str, body: str, *, title: str | Non
     deadline = Deadline(timeout)  # INV bounded-network: the correction's check and the upload share one budget
     if corrects is not None:
         _check_corrects(machine, cfg, project, corrects, deadline)
-    note = notes.build(
+    note = document.build(
         body=fields["body"],
         title=fields["title"],
         kind=kind,
@@ -70,7 +71,7 @@ def save(machine: str, cfg: Config, project: str, body: str, *, title: str | Non
         id=note.id,
         store=cfg.store,
         project=project,
-        path=notes.note_path(project, note.id),
+        path=document.note_path(project, note.id),
         created=note.created,
     )
     pending.persist(machine, entry, data)  # INV nothing-lost: safe on disk before any upload
@@ -91,11 +92,12 @@ def _check_corrects(machine: str, cfg: Config, project: str, corrects: str, dead
     """A correction names a note of its project that exists: on this machine (pending, cached) or in the
     store. Refused, before anything is written, when the ID is malformed, purged, another project's, or in
     no project; a store that cannot be asked now leaves the ID as given (the save still waits safely)."""
-    from agentmem.memory import cache, locate
-    from agentmem.memory.states import project_states
+    from agentmem.memory import locate
+    from agentmem.replica import cache
+    from agentmem.replica.states import project_states
     from agentmem.store import identity
 
-    notes.check_id(corrects)
+    document.check_id(corrects)
     if corrects in pending.project_notes(machine, cfg.store, project) or cache.read_cached(machine, cfg.store, project,
                                                                                  corrects) is not None:
         return
@@ -104,7 +106,7 @@ def _check_corrects(machine: str, cfg: Config, project: str, corrects: str, dead
                                                      f"{project} was purged; nothing was written"))
     try:
         store = identity.open_known(machine, cfg.store, timeout=deadline.left())
-        if store.info(notes.note_path(project, corrects)) is not None:
+        if store.info(document.note_path(project, corrects)) is not None:
             return
     except errors.AgentmemError:
         return

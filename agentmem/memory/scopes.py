@@ -247,8 +247,8 @@ def save(machine: str, cfg: Config, project: str, body: str, *, scope: str = "pe
     folder's permission denied) is no pending note: the entry is removed, nothing is left anywhere, and
     the refusal says who grants the write role. Any other failure leaves the note pending, bound for the
     team store, as every save does (`save --retry`, the Stop hook deliver it there)."""
-    from agentmem.memory import pending
     from agentmem.memory import save as saving
+    from agentmem.uploads import pending
 
     if scope == "personal":
         return saving.save(machine, cfg, project, body, **options)  # type: ignore[arg-type]

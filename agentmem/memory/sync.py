@@ -12,7 +12,7 @@ Sentence vectors for hybrid search catch up the same way: each hybrid search emb
 `[search] embed_budget` seconds and keeps what it embedded (search/vectors.py); `embed_notes` (`agentmem
 sync --embed`) and `embed_cached` (setup, on a machine whose search mode is hybrid) embed every cached note.
 
-The pieces the refresh itself uses while it catches up (its flush, its counts) are in memory/catchup.py.
+The pieces the refresh itself uses while it catches up (its flush, its counts) are in replica/catching_up.py.
 Starting over belongs here too: accepting another store at the same location drops the change tokens
 (`forget_changes`), so the next refresh lists the new store whole.
 """
@@ -64,11 +64,11 @@ def sync(machine: str | os.PathLike[str], cfg: Config, project: str, *, timeout:
         from agentmem.search import vectors
 
         vectors.require()  # before a long download: without the extra, the error that says how to add it
-    from agentmem.memory import cache, withheld
+    from agentmem.replica import cache, redacted_copies
     from agentmem.search import follow, index
 
     pdir = cache.project_dir(machine, cfg.store, project)
-    withheld.ensure_screened(pdir)  # as a search does first: on a new cache, the mark that it was screened
+    redacted_copies.ensure_screened(pdir)  # as a search does first: on a new cache, the mark that it was screened
     indexed = os.path.exists(index.index_path(pdir))
     following = indexed
     added: list[str] = []
@@ -132,7 +132,7 @@ def embed_notes(machine: str | os.PathLike[str], cfg: Config, project: str, *,
     """Give every cached note of the project its sentence vectors for hybrid search, a few notes per
     transaction (an interrupted run keeps what it did). `progress(done, total)` hears the notes embedded of
     the notes cached. Returns {done, total, embedded}: embedded is how many this call did."""
-    from agentmem.memory import cache
+    from agentmem.replica import cache
     from agentmem.search import ranked
 
     return ranked.embed(cache.project_dir(machine, cfg.store, project), progress=progress)
@@ -141,8 +141,8 @@ def embed_notes(machine: str | os.PathLike[str], cfg: Config, project: str, *,
 def forget_changes(machine: str | os.PathLike[str], store: StoreDescription) -> None:
     """Drop every project's change token for `store`, because another store was accepted at its
     location (INV store-identity): the next refresh lists it whole and prunes what the old one held."""
-    from agentmem.memory import cache
     from agentmem.paths import projects_cache
+    from agentmem.replica import cache
 
     root = projects_cache(machine, store.key)
     try:
@@ -164,7 +164,7 @@ def embed_cached(machine: str | os.PathLike[str], cfg: Config, *,
     `progress(project)` gives what hears that project's (done, total), or None."""
     from agentmem import config
     from agentmem.errors import AgentmemError
-    from agentmem.memory import cache
+    from agentmem.replica import cache
     from agentmem.search import encoder
 
     try:

@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Protocol, TypeGuard
 
 if TYPE_CHECKING:
     from agentmem.hooks.config_files import Change as HookChange
-    from agentmem.machine.userfiles import Change as FileChange
     from agentmem.status import Status
     from agentmem.store.base import StoreDescription
+    from agentmem.userfiles import Change as FileChange
 
 
 class McpConfig(Protocol):

@@ -22,9 +22,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agentmem.hooks.config_files import Change as HookChange
-    from agentmem.machine.userfiles import Change as FileChange
     from agentmem.status import Status
     from agentmem.store.base import StoreDescription
+    from agentmem.userfiles import Change as FileChange
 
 NAME = "claude"
 ALLOW = "permissions.allow"

@@ -36,9 +36,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agentmem.hooks.config_files import Change as HookChange
-    from agentmem.machine.userfiles import Change as FileChange
     from agentmem.status import Status
     from agentmem.store.base import StoreDescription
+    from agentmem.userfiles import Change as FileChange
 
 NAME = "codex"
 WRITABLE_ROOTS = "sandbox_workspace_write.writable_roots"
@@ -50,7 +50,7 @@ MCP_ENV_VARS = ["HF_TOKEN", "HF_HOME", "HF_ENDPOINT", "AGENTMEM_HOME", "AGENTMEM
 
 
 # Plain: read-only sandbox, approval never. A save fails (exit 6, nothing saved); a search reads what changed
-# straight from the store (memory/freshness.py). Trusted: workspace-write.
+# straight from the store (replica/freshness.py). Trusted: workspace-write.
 # Proved per CLI by tests/test_e2e_default_mode.py; the README's table is rendered from these (registry.py).
 DEFAULT_MODE = DefaultMode(
     command="codex exec", saves=False, searches=True,

@@ -8,7 +8,7 @@ replaced by `[REDACTED:<kind>]` and the answer lists what was withheld
 
 `redact_note` works on a parsed note (its metadata and body) and never raises:
 a credential whose extent cannot be told (a key block missing its BEGIN or END
-line) withholds the whole field. `memory/withheld.py` applies it where a note
+line) withholds the whole field. `replica/redacted_copies.py` applies it where a note
 enters the cache, so the cache and the index never hold the raw value; the
 store's own copy is left for `agentmem audit` to find.
 
@@ -58,7 +58,7 @@ def redact_text(text: str, where: str, known: tuple[str, ...] | list[str] = (),
 
 
 def redact_note(meta: dict, body: str, known: tuple[str, ...] | list[str] = ()) -> Redacted:
-    """The note's metadata (strings and lists of strings, as `memory.notes.parse` gives them) and body
+    """The note's metadata (strings and lists of strings, as `note.document.parse` gives them) and body
     with every credential withheld."""
     withheld: list[dict] = []
     out: dict = {}

@@ -88,14 +88,15 @@ def _build(conn: sqlite3.Connection, pdir: str | os.PathLike[str], on_disk: bool
            progress: Callable[[int, int], object] | None = None) -> index.Index:
     """Create the tables in `conn` and index every note of the project's notes folder. `progress(done,
     total)` hears the notes indexed of the notes there."""
-    from agentmem.memory import ids, names
+    from agentmem.note import ids
+    from agentmem.replica import kept_names
     from agentmem.store import dirwatch
 
     conn.executescript(index._DDL)
     idx = index.Index(conn, pdir, on_disk=on_disk)
     sig = dirwatch.signature(idx.ndir) if os.path.isdir(idx.ndir) else None
     before = sig[2] if sig is not None else -1
-    kept = names.read(os.fspath(pdir), sig)  # the folder's names as its last writer recorded them
+    kept = kept_names.read(os.fspath(pdir), sig)  # the folder's names as its last writer recorded them
     with conn:
         conn.execute("BEGIN")
         idx._set_meta("schema", index.SCHEMA)
@@ -118,7 +119,7 @@ def _build(conn: sqlite3.Connection, pdir: str | os.PathLike[str], on_disk: bool
         blocks.finish()
         idx._set_meta("n", n)
         idx._set_meta("total", total)
-        # The folder's time once settled, or recorded with its names by the writer that left it (memory/names.py).
+        # The folder's time once settled, or recorded with its names by the writer that left it (replica/kept_names.py).
         trusted = before if kept is not None or time.time_ns() - before > current.RACY_NS else 0
         idx._set_meta("dir_mtime", trusted)
     return idx

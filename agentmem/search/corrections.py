@@ -28,26 +28,26 @@ import os
 import time
 
 from agentmem.fsutil import read_bytes, write_atomic
-from agentmem.memory import ids, notes
+from agentmem.note import document, ids
 from agentmem.paths import CORRECTIONS_FILE, CORRECTIONS_SEEN_FILE, notes_folder
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from agentmem.search.find import Result
     from agentmem.search.index import Index
+    from agentmem.search.results import Result
 
 PAIRS_FILE = CORRECTIONS_FILE
 SEEN_FILE = CORRECTIONS_SEEN_FILE
-_HEAD = notes.MAX_FRONTMATTER_BYTES + 64  # the frontmatter is all that is needed of a note
+_HEAD = document.MAX_FRONTMATTER_BYTES + 64  # the frontmatter is all that is needed of a note
 # A folder mtime younger than this may hide a change made in the same clock tick; it is
 # not trusted, so the next search lists the folder again (as the ranked index does).
 _RACY_NS = 2_000_000_000
 
 
 def _corrects(data: bytes) -> str | None:
-    value = notes.parse(data).meta.get("corrects")
+    value = document.parse(data).meta.get("corrects")
     return value if isinstance(value, str) and ids.ID.match(value) else None
 
 

@@ -3,9 +3,9 @@ witnessed write leaves.
 
 Each open (`index.open_index`) compares the notes folder's time with the one the index recorded when it last
 matched the folder: equal, the index is current (one stat). Otherwise the folder's names (the kept ones,
-memory/names.py, while they are true for the folder; else a listing) are compared with the index's as sets
+replica/kept_names.py, while they are true for the folder; else a listing) are compared with the index's as sets
 and the difference applied; the folder's time is recorded only once no later change can share it (settled:
-store/dirwatch.py). A process whose own writes were the folder's only change (memory/names.py) records the
+store/dirwatch.py). A process whose own writes were the folder's only change (replica/kept_names.py) records the
 folder's new time with them (`Index.apply`, `settled`), so the next open is one stat again, not a listing of
 every note (issue W, item 1).
 """
@@ -16,12 +16,27 @@ import os
 import sqlite3
 import time
 
-from agentmem.memory import ids
+from agentmem.note import ids
 from agentmem.store import dirwatch
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
-    from agentmem.search.index import Index
+    from collections.abc import Iterable
+    from typing import Protocol
+
+    class Index(Protocol):
+        """What this module needs of search/index.py's `Index` (which calls it): said here, so the two
+        modules do not import each other even for their types."""
+
+        conn: sqlite3.Connection
+        pdir: str
+        ndir: str
+
+        def meta(self, key: str, default: str = "") -> str: ...
+
+        def _set_meta(self, key: str, value: object) -> None: ...
+
+        def apply(self, added: Iterable[str], removed: Iterable[str]) -> object: ...
 
 # A folder mtime younger than this may hide a change made in the same clock tick;
 # it is not trusted, so the next open lists the folder again (as git does for racy files).
@@ -47,9 +62,9 @@ def follow_folder(idx: Index) -> bool:
     if _listed.get(idx.ndir) == (mtime, idx.meta("n")) \
             and time.monotonic() - _listed_at.get(idx.ndir, 0.0) < SHARED_LISTING:
         return False  # this process listed the folder as it is a moment ago: one search's parts share it
-    from agentmem.memory import names
+    from agentmem.replica import kept_names
 
-    kept = names.read(idx.pdir, sig)  # the folder's names as its last writer recorded them (memory/names.py)
+    kept = kept_names.read(idx.pdir, sig)  # the folder's names as its last writer recorded them (replica/kept_names.py)
     if kept is not None:
         on_disk, trusted = set(kept[0]), mtime  # recorded by the folder's last writer: settled
     else:

@@ -1,5 +1,5 @@
 """Find notes in a project's memory: the cached notes plus this machine's pending notes (and, where the
-cache could not be written, what the store answered in memory: memory/freshness.py).
+cache could not be written, what the store answered in memory: replica/freshness.py).
 
 `find` is what `agentmem search` runs, in any mode. Literal mode (here):
 case-insensitive substring matching, newest first, bounded. Ranked and hybrid
@@ -8,7 +8,7 @@ excerpts. An empty query lists the most recent notes, setup's verification notes
 matches them finds them). In every mode a note that a later
 note corrects is marked and listed below its correction (`search/corrections.py`).
 
-Records (memory/records.py) shape every mode: a purged note is never a result, a retracted one
+Records (note/records.py) shape every mode: a purged note is never a result, a retracted one
 only when asked for (`include_retracted`, then marked `retracted`); a note past its review date
 is marked `review_due` and, ranked, loses to an equal match that is not due (REVIEW_DEMOTION).
 """
@@ -18,13 +18,16 @@ from __future__ import annotations
 import os
 
 from agentmem.fsutil import read_bytes
-from agentmem.memory import cache, ids, notes, pending
-from agentmem.memory.freshness import Uncached
+from agentmem.note import document, ids
+from agentmem.replica import cache
+from agentmem.replica.freshness import Uncached
+from agentmem.search.results import Result
 from agentmem.store.base import StoreDescription
+from agentmem.uploads import pending
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
-    from agentmem.memory.records import States
+    from agentmem.note.records import States
 
 MAX_MATCHES_PER_NOTE = 5
 MAX_LINE = 300
@@ -42,43 +45,6 @@ class Candidate:
 
     def __init__(self, id: str, data: bytes, pending: bool):
         self.id, self.data, self.pending = id, data, pending
-
-
-class Result:
-    def __init__(self, id: str, title: str, created: str, kind: str, pending: bool,
-                 matches: list[dict] | None = None, corrects: str | None = None, score: float | None = None):
-        self.id, self.title, self.created, self.kind, self.pending = id, title, created, kind, pending
-        self.matches = matches or []
-        self.corrects = corrects
-        self.score = score
-        self.corrected_by: list[str] = []  # IDs of the notes correcting this one, newest first
-        self.meta: dict = {}  # the note's frontmatter (not in the JSON)
-        self.retracted: dict | None = None  # the retraction record's summary, when shown (include_retracted)
-        self.review_due = False
-        self.pinned = False
-
-    def to_json(self) -> dict:
-        out = {
-            "id": self.id,
-            "title": self.title,
-            "created": self.created,
-            "kind": self.kind,
-            "pending": self.pending,
-            "matches": self.matches,
-        }
-        if self.corrects:
-            out["corrects"] = self.corrects
-        if self.corrected_by:
-            out["corrected_by"] = self.corrected_by
-        if self.score is not None:
-            out["score"] = round(self.score, 4)
-        if self.retracted is not None:
-            out["retracted"] = self.retracted
-        if self.review_due:
-            out["review_due"] = True
-        if self.pinned:
-            out["pinned"] = True
-        return out
 
 
 def candidates(machine: str | os.PathLike, store: StoreDescription, project: str,
@@ -102,7 +68,7 @@ def candidates(machine: str | os.PathLike, store: StoreDescription, project: str
     return list(out.values())
 
 
-def _result(c: Candidate, parsed: notes.Parsed, matches: list[dict]) -> Result:
+def _result(c: Candidate, parsed: document.Parsed, matches: list[dict]) -> Result:
     corrects = parsed.meta.get("corrects")
     result = Result(
         id=c.id,
@@ -125,7 +91,7 @@ def literal(cands: list[Candidate], query: str, limit: int) -> list[Result]:
         text = c.data.decode("utf-8", errors="replace")
         if needle and needle not in text.casefold():
             continue
-        parsed = notes.parse(c.data)
+        parsed = document.parse(c.data)
         matches = []
         if needle:
             if needle in parsed.title.casefold():
@@ -156,11 +122,11 @@ def find(machine: str | os.PathLike, store: StoreDescription, project: str, quer
     If the index could not be used (the notes were scanned instead), why is appended to `notices`.
     Hybrid: `embed_budget` seconds of embedding notes first (None: all), and `embedding` (a dict, if
     given) receives how many notes had vectors (`done`) of all (`total`) (search/ranked.py).
-    `states` (memory/states.py) is read here when not given; `review_after` is [memory] review_after.
-    Pending notes are searched as shown (`withheld.clean`); what each withheld goes into `held`.
+    `states` (replica/states.py) is read here when not given; `review_after` is [memory] review_after.
+    Pending notes are searched as shown (`redacted_copies.clean`); what each withheld goes into `held`.
     `uncached`: what a refresh read from the store but could not cache (searched as if cached).
     """
-    from agentmem.memory.states import project_states
+    from agentmem.replica.states import project_states
 
     if states is None:
         states = project_states(machine, store, project)
@@ -188,7 +154,7 @@ def recent(machine: str | os.PathLike, store: StoreDescription, project: str, li
     Served from the index's docs table (their creation times, in order), so only the notes listed are read;
     a scan of every note when there is no usable index (literal mode builds none for this) or `uncached`.
     """
-    from agentmem.memory.states import project_states
+    from agentmem.replica.states import project_states
 
     if states is None:
         states = project_states(machine, store, project)
@@ -200,13 +166,13 @@ def _hidden_and_waiting(machine: str | os.PathLike, store: StoreDescription, pro
                         include_retracted: bool, held: dict | None,
                         uncached: Uncached | None) -> tuple[set[str], dict[str, bytes]]:
     """The IDs never shown, and this machine's pending notes of the project as shown, less those."""
-    from agentmem.memory import withheld
+    from agentmem.replica import redacted_copies
 
     hidden = set(states.purged) | (set() if include_retracted else set(states.retracted))
     if uncached is not None:  # a read-only sandbox: new purges, and cached notes the store no longer holds
         hidden |= uncached.gone
     # read once, for the search and its corrections pass
-    waiting, cleaned = withheld.clean_all(pending.project_notes(machine, store, project))
+    waiting, cleaned = redacted_copies.clean_all(pending.project_notes(machine, store, project))
     if held is not None:
         held.update(cleaned)
     return hidden, ({k: v for k, v in waiting.items() if k not in hidden} if hidden else waiting)
@@ -248,7 +214,7 @@ def _newest_from_index(machine: str | os.PathLike, store: StoreDescription, proj
         # Setup's verification notes are plumbing, not memory: they stay out of the list (and its count).
         hidden = hidden | idx.starting(ids.SETUP_PREFIX) | {i for i in waiting if i.startswith(ids.SETUP_PREFIX)}
         cached = idx.holding(waiting)
-        extra = sorted(((notes.parse(data).created, note_id) for note_id, data in waiting.items()
+        extra = sorted(((document.parse(data).created, note_id) for note_id, data in waiting.items()
                         if note_id not in cached and note_id not in hidden), reverse=True)
         total = idx.stats()[0] - len(idx.holding(hidden)) + len(extra)
         found: list[Result] = []
@@ -258,7 +224,7 @@ def _newest_from_index(machine: str | os.PathLike, store: StoreDescription, proj
             data = waiting[note_id] if is_pending else cache.read_cached(machine, store, project, note_id)
             if data is None:
                 continue  # removed since the index last saw it
-            found.append(_result(Candidate(note_id, data, is_pending), notes.parse(data), []))
+            found.append(_result(Candidate(note_id, data, is_pending), document.parse(data), []))
             if len(found) >= limit:
                 break
         return found, total
@@ -278,11 +244,11 @@ def _cached(machine: str | os.PathLike, store: StoreDescription, project: str, n
 
 def _mark_states(found: list[Result], states: States, review_after: float | None, *, ranked: bool) -> None:
     """Mark retracted, pinned and due results; ranked, a due note's score is demoted and the list re-sorted."""
-    today, pinned = notes.today(), states.pinned()
+    today, pinned = document.today(), states.pinned()
     for r in found:
         r.retracted = states.retracted.get(r.id)
         r.pinned = r.id in pinned
-        r.review_due = notes.is_due(r.meta, today, review_after)
+        r.review_due = document.is_due(r.meta, today, review_after)
         if ranked and r.review_due and r.score is not None:
             r.score *= REVIEW_DEMOTION
     if ranked and any(r.review_due for r in found):
@@ -299,7 +265,7 @@ def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, proje
         return found
     extra = {}  # notes the cache does not hold: this machine's pending ones, what a refresh could not cache
     for note_id, data in [*waiting.items(), *(uncached.notes.items() if uncached is not None else ())]:
-        fixed = notes.parse(data).meta.get("corrects")
+        fixed = document.parse(data).meta.get("corrects")
         if isinstance(fixed, str):
             extra[note_id] = fixed
     # a hidden (retracted, purged) correction neither marks nor is pulled in
@@ -311,7 +277,7 @@ def _corrections_pass(machine: str | os.PathLike, store: StoreDescription, proje
         data = waiting.get(note_id) if data is None else data
         if data is None:
             return None
-        fresh = _result(Candidate(note_id, data, is_pending), notes.parse(data), [])
+        fresh = _result(Candidate(note_id, data, is_pending), document.parse(data), [])
         _mark_states([fresh], states, review_after, ranked=False)
         return fresh
 
@@ -337,7 +303,7 @@ def _ranked(machine: str | os.PathLike, store: StoreDescription, project: str, q
         data = waiting.get(hit.id) if is_pending else stored
         if data is None:
             continue  # removed since the index last saw it
-        parsed = notes.parse(data)
+        parsed = document.parse(data)
         start = _body_start(data.decode("utf-8", errors="replace"), parsed)
         result = _result(Candidate(hit.id, data, is_pending), parsed, _excerpts(parsed, wanted, start, hit.passage))
         result.score = hit.score
@@ -345,12 +311,12 @@ def _ranked(machine: str | os.PathLike, store: StoreDescription, project: str, q
     return out
 
 
-def _body_start(text: str, parsed: notes.Parsed) -> int:
+def _body_start(text: str, parsed: document.Parsed) -> int:
     """The line number, in the note's file, of its body's first line (match lines cite file lines)."""
     return text.count("\n") - parsed.body.count("\n") + 1
 
 
-def _excerpts(parsed: notes.Parsed, wanted: set[str], start: int,
+def _excerpts(parsed: document.Parsed, wanted: set[str], start: int,
               passage: tuple[int, int] | None = None) -> list[dict]:
     """Body lines that share a stemmed word with the query, in order, at most a few.
 

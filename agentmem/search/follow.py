@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 def update(pdir: str, added: Iterable[str], removed: Iterable[str], *, scrub: bool = False,
            settled: tuple[int, int] | None = None) -> None:
     """Tell the project's index which notes arrived or left its cache (see ranked.update). `settled` = (the
-    notes folder's mtime before, after): these were its only changes (memory/names.py), so the index records
+    notes folder's mtime before, after): these were its only changes (replica/kept_names.py), so the index records
     the new time with them and its next open is one stat."""
     from agentmem.search import ranked
 

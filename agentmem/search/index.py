@@ -22,7 +22,7 @@ from array import array
 from collections import Counter
 
 from agentmem.fsutil import read_bytes
-from agentmem.memory import ids, notes
+from agentmem.note import document, ids
 from agentmem.paths import INDEX_FILE, VECTORS_FILE, index_folder, notes_folder
 from agentmem.search import words
 
@@ -99,7 +99,7 @@ class Doc:
     __slots__ = ("id", "created", "dl", "terms", "tf", "text", "title", "body", "corrects")
 
     def __init__(self, note_id: str, data: bytes):
-        parsed = notes.parse(data)
+        parsed = document.parse(data)
         title, body = words.note_fields(parsed)
         title_terms, body_terms = words.terms(title), words.terms(body)
         self.id = note_id
@@ -356,7 +356,7 @@ class Index:
         `scrub` (a purge): freed space is zeroed (secure_delete) and the file rebuilt afterwards (VACUUM:
         no freed page or interior key keeps a removed note's words); the vector snapshot goes too.
         `settled` = (mtime before, mtime after): these were the notes folder's only changes, and no later
-        one can share its time (memory/names.py): if the index matched the folder at `before`, it records
+        one can share its time (replica/kept_names.py): if the index matched the folder at `before`, it records
         `after`, so its next open is one stat (search/current.py).
         """
         if scrub:

@@ -21,7 +21,7 @@ from bisect import bisect_left
 
 from agentmem.errors import InvalidInput
 from agentmem.fsutil import read_bytes
-from agentmem.memory import ids
+from agentmem.note import ids
 from agentmem.search import index, words
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
@@ -383,13 +383,13 @@ def _phrase_filter(idx: index.Index, phrases: list[str], qterms: list[str],
 
 
 def _has_phrases(path: str, phrases: list[str]) -> bool:
-    from agentmem.memory import notes
+    from agentmem.note import document
 
     try:
         data = read_bytes(path)
     except OSError:
         return False
-    text = words.searchable_text(notes.parse(data))
+    text = words.searchable_text(document.parse(data))
     return all(p in text for p in phrases)
 
 

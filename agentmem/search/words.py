@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agentmem.memory.notes import Parsed
+from agentmem.note.document import Parsed
 from agentmem.search.stemmer import MEMO, stem
 
 # Bump when tokenising or stemming changes: an index built by another version is rebuilt.

@@ -37,9 +37,9 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+from agentmem import userfiles
 from agentmem.errors import Command, Conflict, InvalidInput, NextStep, NotConfigured, NotFound, Option
 from agentmem.fsutil import TMP_PREFIX, fsync_dir, write_atomic
-from agentmem.machine import userfiles
 from agentmem.skills import spec
 from agentmem.skills.spec import INSTALL_MARKER, revision_prefix
 from agentmem.store.base import ObjectInfo, Store

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from agentmem.errors import InvalidInput
-from agentmem.memory.ids import new_id
+from agentmem.note.ids import new_id
 from agentmem.store import layout
 from agentmem.store.base import check_object_path
 

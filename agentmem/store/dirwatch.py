@@ -153,7 +153,7 @@ def listing_settles(began: float, mtime_ns: int, fs_type: str) -> bool:
 def settled_signature(folder: str) -> list | None:
     """The folder's signature once its time is `granule()` old (waiting for that): a change made after this
     stamps a later time. None if the folder is missing or its time has no fraction of a second (not fine-
-    grained: no wait can settle it). memory/names.py and store/witness.py record folders with it."""
+    grained: no wait can settle it). replica/kept_names.py and store/witness.py record folders with it."""
     while True:
         sig = signature(folder)
         if sig is None or sig[2] % 1_000_000_000 == 0:

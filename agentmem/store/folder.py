@@ -46,7 +46,7 @@ def new_store_hint() -> NextStep:
                     "want, run `{}`", Command("setup", "--new-store"))
 
 
-_LISTED_SUFFIXES = (layout.NOTE_SUFFIX, layout.RECORD_SUFFIX)  # notes, and the records beside them (memory/records.py)
+_LISTED_SUFFIXES = (layout.NOTE_SUFFIX, layout.RECORD_SUFFIX)  # notes, and the records beside them (note/records.py)
 _Objects = list[ObjectInfo]  # the method `list` hides the builtin inside the class
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 _OBJECT_ERRNOS = {"EACCES", "EPERM", "ELOOP", "ENXIO", "EISDIR"}  # about this object, not the store

@@ -2,7 +2,7 @@
 
 ```text
 projects/<project>/notes/<note-id>.md                          a note
-projects/<project>/notes/<record-id>.<kind>.json               a record naming a note (memory/records.py)
+projects/<project>/notes/<record-id>.<kind>.json               a record naming a note (note/records.py)
 skills/<skill-name>/<revision>/<file>                          a skill revision's files (SKILL.md written last)
 ```
 
@@ -22,7 +22,7 @@ NOTE_SUFFIX = ".md"
 RECORD_SUFFIX = ".json"
 RECORD_KINDS = ("retract", "pin", "unpin", "purge")
 
-# An object's ID in its file name: letters, digits, '_' and '-' (memory/ids.py checks IDs by the same rule).
+# An object's ID in its file name: letters, digits, '_' and '-' (note/ids.py checks IDs by the same rule).
 ID_PATTERN = "[A-Za-z0-9][A-Za-z0-9_-]{0,127}"
 NOTE_FILE = re.compile(rf"^({ID_PATTERN})\.md$")  # <id>.md, in a store or a cache
 # <record id>.<kind>.json, beside the notes; never a note's name (it has a dot)

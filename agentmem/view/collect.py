@@ -30,9 +30,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from agentmem.memory.notes import Parsed
+    from agentmem.note.document import Parsed
     from agentmem.search.stored import StoredTerms
-    from agentmem.view.data import Redactor
+    from agentmem.view.redactor import Redactor
 
 # Characters of a title in the page's list (one line with an ellipsis); the whole title is in the note's file.
 SHORT_TITLE = 72
@@ -167,7 +167,7 @@ class Collector:
             cached: bool = False) -> None:
         """One note; `states`: what this machine knows of it (`data.note_states`), already redacted; `cached`:
         in the project's cache (so in its index, if it has one), not only pending here."""
-        from agentmem.memory import ids
+        from agentmem.note import ids
 
         meta = parsed.meta
         given = {

@@ -24,56 +24,24 @@ import os
 import time
 
 from agentmem import errors
-from agentmem.memory import ids, notes, pending
+from agentmem.note import document, ids
 from agentmem.paths import projects_cache
-from agentmem.safety import credentials, screening
 from agentmem.store import layout
+from agentmem.uploads import pending
 from agentmem.view import commands
+from agentmem.view.redactor import Redactor
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from agentmem.config import Config
-    from agentmem.memory.pending import Entry
     from agentmem.runtimes.base import Runtime
     from agentmem.store.base import Store
+    from agentmem.uploads.pending import Entry
     from agentmem.view.collect import Collector
 
 DATA_VERSION = 2  # the shape page.js reads; bumped when a key changes meaning (2: notes in columns and files)
-
-
-class Redactor:
-    """The one place note and store text is made fit to show: each credential replaced by
-    `[REDACTED:<kind>]` (`safety/screening.py`'s withholding, as for the rest of the helper's output).
-    Counts what it withheld, for the page."""
-
-    def __init__(self) -> None:
-        self.known = credentials.env_secrets()
-        self.withheld = 0
-
-    def text(self, value: object) -> str:
-        if not isinstance(value, str):
-            return "" if value is None else str(value)
-        if not value:
-            return value
-        shown, kinds = screening.withhold(value, self.known)
-        self.withheld += len(kinds)
-        return shown
-
-    def items(self, value: object) -> list[str]:
-        if isinstance(value, str):
-            value = [value]
-        return [self.text(v) for v in value] if isinstance(value, list) else []
-
-    def fields(self, values: dict) -> dict:
-        """Several fields of one note ({name: str or [str]}): checked as one text first, joined by line
-        breaks (the detectors work line by line), then field by field only when that text holds a
-        credential, which halves the time of a check per field (bench/view.py; docs/benchmarks.md)."""
-        joined = "\n".join(v if isinstance(v, str) else "\n".join(v) for v in values.values())
-        if not screening.withhold(joined, self.known)[1]:
-            return values
-        return {k: self.text(v) if isinstance(v, str) else self.items(v) for k, v in values.items()}
 
 
 def projects_on_machine(machine: str, cfg: Config) -> list[str]:
@@ -206,14 +174,15 @@ def _project_notes(machine: str, cfg: Config, project: str, waiting: dict[str, E
     retracted one is shown as retracted. Read one at a time, as a search takes them (`find.candidates`):
     the cached notes, then this machine's pending notes the cache lacks."""
     from agentmem.fsutil import read_bytes
-    from agentmem.memory import cache, recall, withheld
-    from agentmem.memory.states import project_states
+    from agentmem.memory import recall
+    from agentmem.replica import cache, redacted_copies
+    from agentmem.replica.states import project_states
 
     states = project_states(machine, cfg.store, project)
     review_after = cfg.review_after
     pdir = cache.project_dir(machine, cfg.store, project)
     ndir = cache.notes_dir(machine, cfg.store, project)
-    recorded = withheld.recorded_ids(pdir)  # cached notes arrive redacted; their record says what was withheld
+    recorded = redacted_copies.recorded_ids(pdir)  # cached notes arrive redacted; their record says what was withheld
     cached = cache.cached_ids(machine, cfg.store, project)
     found.use_index(project, pdir)
     for note_id in cached:
@@ -224,15 +193,15 @@ def _project_notes(machine: str, cfg: Config, project: str, waiting: dict[str, E
         except OSError:
             continue  # removed since the listing
         if note_id in recorded:
-            shown.withheld += len(withheld.withheld_of(pdir, note_id))
-        parsed = notes.parse(data)
+            shown.withheld += len(redacted_copies.withheld_of(pdir, note_id))
+        parsed = document.parse(data)
         known = recall.note_states(states, note_id, parsed.meta, review_after)
         found.add(note_id, project, parsed, note_states(None, shown, known), known.get("review_by"), cached=True)
     here = set(cached)
     for note_id, data in pending.project_notes(machine, cfg.store, project).items():
         if note_id in here or note_id in states.purged:
             continue
-        parsed = notes.parse(data)
+        parsed = document.parse(data)
         known = recall.note_states(states, note_id, parsed.meta, review_after)
         found.add(note_id, project, parsed, note_states(waiting.get(note_id), shown, known), known.get("review_by"))
 

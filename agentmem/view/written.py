@@ -3,7 +3,7 @@
 `agentmem view` writes a page holding every note's ID and title (`page.py`), and beside it a folder of
 note files holding their full text and search terms (`files.py`, named by `companion`), wherever
 `--output` says. It records each page it writes in `view/written.json` in the machine folder, so that a
-purge, here or learnt by a refresh (`memory/states.forget`), can delete every page holding the purged
+purge, here or learnt by a refresh (`replica/states.forget`), can delete every page holding the purged
 note, with its note files (INV purged-gone): they are derived, and `agentmem view` writes them again
 without the note.
 

@@ -1,7 +1,7 @@
 """Delivering pending entries: upload to the recorded destination, confirm, then remove.
 
 INV nothing-lost: an entry is removed only after the store confirmed the object; any failure or
-unknown outcome keeps it (memory/pending.py holds it). INV same-bytes-retry: a retry sends the
+unknown outcome keeps it (uploads/pending.py holds it). INV same-bytes-retry: a retry sends the
 entry's own bytes to its own destination. A confirmed note goes straight into this machine's cache,
 so its next search finds it; the caller passes `index` (search/follow.update) to keep the index
 as current.
@@ -26,12 +26,13 @@ import time
 from agentmem import errors
 from agentmem.errors import InvalidInput, NextStep, NotFound
 from agentmem.fsutil import read_bytes, write_atomic
-from agentmem.memory import pending, records
-from agentmem.memory.notes import check_id, note_path
-from agentmem.memory.states import forget
+from agentmem.note import records
+from agentmem.note.document import check_id, note_path
 from agentmem.paths import receipts_dir
+from agentmem.replica.states import forget
 from agentmem.store.base import StoreDescription
 from agentmem.store.identity import open_known
+from agentmem.uploads import pending
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -115,11 +116,11 @@ def _unknown_destination(entry: pending.Entry, configured: StoreDescription | No
 
 def _watch(machine: str | os.PathLike, entry: pending.Entry, store: Store) -> Watched | None:
     """The store's notes folder watched while this machine uploads a note (a folder store's `watch`), so the
-    upload can leave the next search one stat rather than a listing (memory/cache.py add_confirmed)."""
+    upload can leave the next search one stat rather than a listing (replica/cache.py add_confirmed)."""
     watch = getattr(store, "watch", None)
     if watch is None or entry.store is None or not entry.path.endswith(".md"):
         return None
-    from agentmem.memory import cache
+    from agentmem.replica import cache
 
     prefix = entry.path.rpartition("/")[0]
     return watch(prefix, cache.change_token(machine, entry.store, entry.project))
@@ -131,7 +132,7 @@ def _after_confirmed(machine: str | os.PathLike, entry: pending.Entry, data: byt
         return
     # Put the confirmed note straight into the project cache so this machine's
     # next search finds it without waiting for a refresh.
-    from agentmem.memory import cache
+    from agentmem.replica import cache
 
     try:
         if entry.path.endswith(".md"):

@@ -12,7 +12,7 @@ import json
 import re
 
 from agentmem.errors import InvalidInput
-from agentmem.memory.ids import ALLOCATED, check_id, new_id, note_file  # noqa: F401 - part of the note API
+from agentmem.note.ids import ALLOCATED, check_id, new_id, note_file  # noqa: F401 - part of the note API
 from agentmem.store import layout
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)

@@ -8,7 +8,7 @@ destination (store, project, path) recorded in the entry, whatever the config
 says now; the store's append-only put makes a repeat harmless.
 
 Layout: pending/<id>/note.md (the exact bytes) and pending/<id>/entry.json; a record
-(a retraction, pin, unpin or purge: memory/records.py) waits the same way, its bytes in
+(a retraction, pin, unpin or purge: note/records.py) waits the same way, its bytes in
 pending/<id>/record.json instead of note.md.
 An entry appears by renaming a complete temp folder into place, and disappears
 by renaming it aside before deleting, so a half-written or half-deleted entry
@@ -21,7 +21,7 @@ destination store is unknown, so nothing sends it until the user chooses one
 (`save --retry ID --repair`: this machine's configured store, said so).
 
 Delivering an entry (upload, confirm, remove; retries and their receipts in
-pending/.confirmed/) is memory/delivery.py.
+pending/.confirmed/) is uploads/delivery.py.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import time
 from agentmem import errors
 from agentmem.errors import Command, InvalidInput, NextStep, NotFound
 from agentmem.fsutil import TMP_PREFIX, read_bytes, write_atomic
-from agentmem.memory.notes import check_id
+from agentmem.note.document import check_id
 from agentmem.paths import PENDING_ENTRY_FILE, PENDING_NOTE_FILE, PENDING_RECORD_FILE, pending_dir
 from agentmem.store import layout
 from agentmem.store.base import StoreDescription, check_object_path
@@ -135,7 +135,7 @@ def _entry_dir(machine: str | os.PathLike, note_id: str) -> str:
 
 
 def _payload_name(path: str) -> str:
-    from agentmem.memory.records import is_record_path
+    from agentmem.note.records import is_record_path
 
     return RECORD_FILE if is_record_path(path) else NOTE_FILE
 
@@ -190,8 +190,8 @@ def load(machine: str | os.PathLike, note_id: str) -> tuple[Entry, bytes]:
         entry = _rebuilt(folder, note_id, data, f"{ENTRY_FILE} is missing")
     except (ValueError, KeyError, TypeError, AttributeError, InvalidInput) as exc:
         entry = _rebuilt(folder, note_id, data, f"{ENTRY_FILE} is damaged ({exc})")
-    if entry.path.endswith(".purge.json"):  # the purge's pending work: listed as such (memory/delivery.py)
-        from agentmem.memory.records import parse
+    if entry.path.endswith(".purge.json"):  # the purge's pending work: listed as such (uploads/delivery.py)
+        from agentmem.note.records import parse
 
         record = parse(data)
         entry.purges = record.note if record is not None and record.kind == "purge" else None
@@ -201,18 +201,18 @@ def load(machine: str | os.PathLike, note_id: str) -> tuple[Entry, bytes]:
 def _rebuilt(folder: str, note_id: str, data: bytes, problem: str) -> Entry:
     """The entry of an intact note whose entry.json is unusable, from the note's own frontmatter."""
     from agentmem.config import PROJECT_NAME
-    from agentmem.memory import notes, records
+    from agentmem.note import document, records
 
     record = records.parse(data)
     if record is not None and record.id == note_id and PROJECT_NAME.match(record.project):
         return Entry(note_id, None, record.project, record.path(), record.created, damaged=problem)
-    meta = notes.parse(data).meta
+    meta = document.parse(data).meta
     project = meta.get("project")
     if meta.get("id") != note_id or not isinstance(project, str) or not PROJECT_NAME.match(project):
         raise InvalidInput(f"pending entry {folder} is damaged ({problem}) and its note does not name its ID and "
                            "project; it was left untouched")
     created = meta.get("created")
-    return Entry(note_id, None, project, notes.note_path(project, note_id),
+    return Entry(note_id, None, project, document.note_path(project, note_id),
                  created if isinstance(created, str) else "", damaged=problem)
 
 
@@ -230,7 +230,7 @@ def project_notes(machine: str | os.PathLike, store: StoreDescription, project: 
 
 
 def project_records(machine: str | os.PathLike, store: StoreDescription, project: str) -> dict[str, bytes]:
-    """The bytes of this machine's pending records of `project` bound for `store` (memory/records.py), by
+    """The bytes of this machine's pending records of `project` bound for `store` (note/records.py), by
     record ID; a damaged entry's too, as `project_notes`."""
     return {entry.id: data for _, entry, data in _scan(machine, with_data=True)
             if _bound_for(entry, store, project) and not entry.path.endswith(layout.NOTE_SUFFIX)}

@@ -1,6 +1,6 @@
 """Keeping memory true without rewriting it: retract, pin, unpin (records) and purge (the one delete).
 
-INV append-only: a retraction, pin or unpin is a new record (memory/records.py) saved through the
+INV append-only: a retraction, pin or unpin is a new record (note/records.py) saved through the
 pending path notes use (persisted before upload, retried with the same bytes: INV nothing-lost);
 the note it names is never touched. A purge is the exception, for a note that must not exist (a
 leaked credential, personal data): its record goes first, then the note's object is deleted from
@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from agentmem import errors
 from agentmem.errors import InvalidInput
-from agentmem.memory import delivery, notes, pending, records
-from agentmem.memory.states import forget, project_states
+from agentmem.note import document, records
+from agentmem.replica.states import forget, project_states
 from agentmem.search import follow
 from agentmem.store.timeout import Deadline
+from agentmem.uploads import delivery, pending
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -53,9 +54,9 @@ class RecordOutcome:
 def _checked_id(note_id: str, action: str) -> str:
     from agentmem.safety import screening
 
-    if isinstance(note_id, str) and not notes.ALLOCATED.match(note_id):  # an allocated ID holds no credential
+    if isinstance(note_id, str) and not document.ALLOCATED.match(note_id):  # an allocated ID holds no credential
         screening.refuse_argument(note_id, "the note ID", action)
-    return notes.check_id(note_id)
+    return document.check_id(note_id)
 
 
 def _screen_reason(reason: str | None, action: str) -> str | None:
@@ -169,7 +170,7 @@ def purge(machine: str, cfg: Config, project: str, note_id: str, *, reason: str 
     """Delete a note that must not exist, everywhere. Running it again finishes an interrupted purge.
 
     INV purged-gone: the purge is pending work until the store no longer holds the note: its record's
-    entry leaves pending/ only then (memory/delivery.py), whichever path delivers it. A purge that
+    entry leaves pending/ only then (uploads/delivery.py), whichever path delivers it. A purge that
     finishes also finishes this machine's other unfinished purges, within what is left of the budget."""
     from agentmem.store import identity
 
@@ -209,7 +210,7 @@ def purge(machine: str, cfg: Config, project: str, note_id: str, *, reason: str 
         forget(machine, store_desc, project, [note_id], follow.update)  # gone from this machine at once
         try:
             store = identity.open_known(machine, store_desc, timeout=deadline.left())
-            done.deleted = store.delete(notes.note_path(project, note_id))
+            done.deleted = store.delete(document.note_path(project, note_id))
         except errors.AgentmemError as exc:
             done.problem = exc
             return done
@@ -223,7 +224,7 @@ def title_of(machine: str, cfg: Config, project: str, note_id: str, *, timeout: 
     machine, else read from the store into memory (never cached), each credential shown as
     `[REDACTED:<kind>]`. None when no copy is left to name (an unfinished purge). NotFound, naming the
     project that holds it, when the project has no such note."""
-    from agentmem.memory import withheld
+    from agentmem.replica import redacted_copies
 
     note_id = _checked_id(note_id, "purge")
     deadline = Deadline(timeout)
@@ -235,12 +236,12 @@ def title_of(machine: str, cfg: Config, project: str, note_id: str, *, timeout: 
             if note_id in project_states(machine, cfg.store, project).purged:
                 return None
             raise _elsewhere(machine, cfg, project, note_id, deadline) from None
-    return notes.parse(withheld.clean(data)[0]).title
+    return document.parse(redacted_copies.clean(data)[0]).title
 
 
 def _local_bytes(machine: str, cfg: Config, project: str, note_id: str) -> bytes | None:
     """The note's bytes on this machine (pending, else cached), or None."""
-    from agentmem.memory import cache
+    from agentmem.replica import cache
 
     return (pending.project_notes(machine, cfg.store, project).get(note_id)
             or cache.read_cached(machine, cfg.store, project, note_id))
@@ -248,17 +249,17 @@ def _local_bytes(machine: str, cfg: Config, project: str, note_id: str) -> bytes
 
 def _stored_bytes(machine: str, cfg: Config, project: str, note_id: str, deadline: Deadline) -> bytes:
     """The note's bytes read from the store into memory (never cached); NotFound when it holds none."""
-    from agentmem.memory import cache
+    from agentmem.replica import cache
     from agentmem.store import identity
 
     store = identity.open_known(machine, cfg.store, timeout=deadline.left())
-    return store.get(notes.note_path(project, note_id), cache.MAX_CACHED_OBJECT)
+    return store.get(document.note_path(project, note_id), cache.MAX_CACHED_OBJECT)
 
 
 def _digest_of(data: bytes | None) -> str | None:
     """The content digest the purge record keeps of the note's body (INV purged-stays-gone: an import of the
     same memory is refused); None when no copy of the note was read."""
-    return records.content_digest(notes.parse(data).body) if data is not None else None
+    return records.content_digest(document.parse(data).body) if data is not None else None
 
 
 def _waiting_purges(machine: str, store: StoreDescription, project: str) -> dict[str, str]:
@@ -308,7 +309,7 @@ def unfinished_purges(machine: str, cfg: Config, projects: list[str], *, timeout
     ({note, project, record, problem, command}), and purge records in the cache of `projects` whose note the
     store still holds (a purge another machine or tool left half done). Asks the store one `info` per cached
     purge (purges are few), within `timeout`; a store that cannot be asked leaves that part unsaid."""
-    from agentmem.memory import cache
+    from agentmem.replica import cache
     from agentmem.store import identity
 
     out: list[dict] = []
@@ -327,7 +328,7 @@ def unfinished_purges(machine: str, cfg: Config, projects: list[str], *, timeout
         for note_id in sorted(n for n in purged if (project, n) not in waiting):
             try:
                 store = store or identity.open_known(machine, cfg.store, timeout=deadline.left())
-                held = store.info(notes.note_path(project, note_id)) is not None
+                held = store.info(document.note_path(project, note_id)) is not None
             except errors.AgentmemError:
                 return out
             if held:
@@ -340,7 +341,7 @@ def unfinished_purges(machine: str, cfg: Config, projects: list[str], *, timeout
 def _held_here(machine: str, store_desc: StoreDescription, project: str, note_id: str) -> list[str]:
     """Where this machine holds the note's bytes: its cache (and so the index), its pending folder, a memory
     view page it wrote."""
-    from agentmem.memory import cache
+    from agentmem.replica import cache
 
     out = []
     if cache.read_cached(machine, store_desc, project, note_id) is not None:

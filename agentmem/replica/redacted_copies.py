@@ -31,7 +31,7 @@ import json
 import os
 
 from agentmem.fsutil import read_bytes, write_atomic
-from agentmem.memory import ids, notes
+from agentmem.note import document, ids
 from agentmem.paths import SCREENED_FILE, notes_folder, withheld_folder
 
 _fingerprint: str | None = None
@@ -47,13 +47,13 @@ def clean(data: bytes, known: tuple[str, ...] | list[str] | None = None) -> tupl
     found = credentials.scan(text, known)
     if not found:
         return data, []
-    parsed = notes.parse(data)
+    parsed = document.parse(data)
     withheld: list[dict] = []
     if not parsed.meta and text.lstrip("\ufeff").startswith("---"):  # frontmatter no reader could parse
         return redaction.redact_text(text, "note", known, withheld).encode("utf-8"), withheld
     shown = redaction.redact_note(parsed.meta, parsed.body, known)
     withheld = shown.withheld
-    out = notes.render_parts(shown.meta, shown.body).decode("utf-8")
+    out = document.render_parts(shown.meta, shown.body).decode("utf-8")
     if redaction.needs_redaction(out, known):  # never seen: a match across the fence; withhold it anyway
         out = redaction.redact_text(out, "note", known, withheld)
     if not withheld:  # the file held one no field did: say so, so the copy is never taken for damage
@@ -247,7 +247,7 @@ def ensure_screened(pdir: str) -> bool:
 def rescreen(pdir: str) -> bool:
     """Clean every cached note and record of the project again; discard the index if a note changed. True
     if any did."""
-    from agentmem.memory import records
+    from agentmem.note import records
 
     cleaned = records.rescreen(pdir)
     ndir = notes_folder(pdir)

@@ -28,7 +28,7 @@ NOTE_FILE = layout.NOTE_FILE
 RECORD_KINDS = layout.RECORD_KINDS
 RECORD_FILE = layout.RECORD_FILE
 note_file = layout.note_file
-# What every setup verification note's ID starts with (machine/verification.py): notes of setup's own, left
+# What every setup verification note's ID starts with (setup/verification.py): notes of setup's own, left
 # out of an empty query's list of recent notes (search/find.py), found by any search that matches them.
 SETUP_PREFIX = "setup-verification-"
 _B32 = "abcdefghijklmnopqrstuvwxyz234567"

@@ -45,13 +45,13 @@ def setup_note_prefix(machine: Path, store: StoreDescription, project: str) -> s
     """`setup-verification-<12 hex>` from the store, project and machine folder: what every setup
     note of this triple starts with (and the whole ID an earlier agentmem used)."""
     key = f"{store.kind}:{store.location}|{project}|{Path(machine).expanduser().resolve()}"
-    from agentmem.memory.ids import SETUP_PREFIX
+    from agentmem.note.ids import SETUP_PREFIX
 
     return SETUP_PREFIX + hashlib.sha256(key.encode()).hexdigest()[:12]
 
 
 def _new_id(prefix: str) -> str:
-    from agentmem.memory.ids import new_id
+    from agentmem.note.ids import new_id
 
     return f"{prefix}-{new_id().rsplit('-', 1)[1]}"  # the 8 random base32 characters of a note ID
 
@@ -79,7 +79,7 @@ def _remember(machine: Path, store: StoreDescription, project: str, note_id: str
 def _ours(machine: Path, store_desc: StoreDescription, project: str, prefix: str) -> tuple[str, str] | None:
     """(note ID, SHA-256) of the setup note this machine wrote, from its record; else a note an
     earlier agentmem saved under the bare prefix, if this machine's cache holds it."""
-    from agentmem.memory import cache
+    from agentmem.replica import cache
 
     mine = _load_record(machine).get(_record_key(store_desc, project))
     if isinstance(mine, dict) and isinstance(mine.get("id"), str) and isinstance(mine.get("sha256"), str) \
@@ -117,9 +117,12 @@ class Verification:
 def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str, *,
            timeout: float | None = None) -> Verification:
     """Save (once per machine), read back bypassing the cache, and search for the setup note."""
-    from agentmem.memory import cache, delivery, notes, pending, sync
+    from agentmem.memory import sync
+    from agentmem.note import document
+    from agentmem.replica import cache
     from agentmem.search import find, follow
     from agentmem.store.opening import open_store
+    from agentmem.uploads import delivery, pending
 
     prefix = setup_note_prefix(machine, store_desc, project)
     store = open_store(store_desc, timeout=timeout)
@@ -138,14 +141,14 @@ def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str
         outcome = delivery.deliver(machine, entry, data, timeout=left(), index=follow.update)
         upload = "saved" if outcome.status == "saved" else "pending"
         wanted = hashlib.sha256(data).hexdigest()
-    elif mine is not None and store.info(notes.note_path(project, mine[0])) is not None:
+    elif mine is not None and store.info(document.note_path(project, mine[0])) is not None:
         note_id, wanted, upload = mine[0], mine[1], "already-saved"
     else:
         note_id = _new_id(prefix)
         # Asked first, so an unreachable store fails as what it is (offline, no access) before anything is written.
-        if store.info(notes.note_path(project, note_id)) is not None:
+        if store.info(document.note_path(project, note_id)) is not None:
             raise errors.Conflict(f"a setup note {note_id} is already in the store")
-        note = notes.build(
+        note = document.build(
             body=f"# {TITLE}\n\nSaved by agentmem setup to check that this machine can save, "
             "read back and search shared memory.\n",
             title=TITLE,
@@ -156,21 +159,21 @@ def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str
             note_id=note_id,
         )
         data = note.render()
-        entry = pending.Entry(id=note_id, store=store_desc, project=project, path=notes.note_path(project, note_id),
+        entry = pending.Entry(id=note_id, store=store_desc, project=project, path=document.note_path(project, note_id),
                               created=note.created)
         pending.persist(machine, entry, data)  # INV nothing-lost
         _remember(machine, store_desc, project, note_id, data)
         outcome = delivery.deliver(machine, entry, data, timeout=left(), index=follow.update)
         upload = "saved" if outcome.status == "saved" else "pending"
         wanted = hashlib.sha256(data).hexdigest()
-    path = notes.note_path(project, note_id)
+    path = document.note_path(project, note_id)
     if upload == "pending":
         return Verification(note_id, path, upload, False, False,
                             errors.NextStep("the upload is pending; retry with `{}`",
                                             errors.Command("save", "--retry", note_id)))
 
     raw = store.get(path)  # straight from the store, not the cache; failures raise as what they are
-    read_back = notes.parse(raw).title == TITLE and hashlib.sha256(raw).hexdigest() == wanted
+    read_back = document.parse(raw).title == TITLE and hashlib.sha256(raw).hexdigest() == wanted
 
     # A search's refresh: a store this machine is joining is caught up by setup's next step, with progress
     status = cache.refresh(machine, store_desc, project, store=store, index=follow.update,

@@ -1,6 +1,6 @@
 """Pinned notes: the small memory of a project that every session starts with.
 
-A note is pinned by a record (memory/records.py: the latest pin or unpin per note wins), so pins
+A note is pinned by a record (note/records.py: the latest pin or unpin per note wins), so pins
 travel with the store. `pinned_notes` picks what the session-start reminder carries: newest pin
 first, each note whole, until `[memory] pin_budget` characters; the rest are named as left out.
 It reads this machine's cache and pending folder only (no network, no heavy import), so the
@@ -33,7 +33,7 @@ def pinned_notes(machine: str, store: StoreDescription | list[StoreDescription],
     """{"shown": [{id, title, text, pinned_at}], "left_out": [{id, why}]}: the pinned notes of `project`
     within `budget` characters of text, newest pin first. `store`: the store, or the stores (a member's own
     and the team's) whose pins share the one budget."""
-    from agentmem.memory.states import project_states
+    from agentmem.replica.states import project_states
 
     stores = store if isinstance(store, list) else [store]
     pins = sorted(((note_id, pin, where) for where in stores
@@ -41,7 +41,9 @@ def pinned_notes(machine: str, store: StoreDescription | list[StoreDescription],
                   key=lambda item: item[1]["record"], reverse=True)
     if not pins:
         return {"shown": [], "left_out": []}
-    from agentmem.memory import cache, notes, pending
+    from agentmem.note import document
+    from agentmem.replica import cache
+    from agentmem.uploads import pending
 
     waiting = {where: pending.project_notes(machine, where, project) for where in stores}
     shown: list[dict] = []
@@ -50,13 +52,13 @@ def pinned_notes(machine: str, store: StoreDescription | list[StoreDescription],
     for note_id, pin, where in pins:
         data = cache.read_cached(machine, where, project, note_id)  # cleaned when it entered the cache
         if data is None and note_id in waiting[where]:  # INV no-credentials: a pending copy passes the same step
-            from agentmem.memory import withheld
+            from agentmem.replica import redacted_copies
 
-            data = withheld.clean(waiting[where][note_id])[0]
+            data = redacted_copies.clean(waiting[where][note_id])[0]
         if data is None:
             left_out.append({"id": note_id, "why": "not on this machine yet (a search brings it)"})
             continue
-        parsed = notes.parse(data)
+        parsed = document.parse(data)
         text = f"{parsed.title or note_id}\n{parsed.body.strip()}"
         if full or used + len(text) > budget:  # the newest pins win: once one is over, so are all older
             full = True

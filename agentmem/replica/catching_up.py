@@ -1,6 +1,6 @@
 """What a refresh does while it catches up with a big store: flush what it wrote once, count how far it got.
 
-`memory/cache.py` uses these during a refresh; `memory/sync.py` (above the cache) drives a whole
+`replica/cache.py` uses these during a refresh; `memory/sync.py` (above the cache) drives a whole
 catch-up. Kept apart so the cache imports nothing that imports it.
 """
 
@@ -10,8 +10,8 @@ import os
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see paths.py)
 if TYPE_CHECKING:
-    from agentmem.memory.freshness import CacheStatus
-    from agentmem.memory.plan import Plan
+    from agentmem.replica.fetch_plan import Plan
+    from agentmem.replica.freshness import CacheStatus
 
 # Notes written at once above which one flush of every filesystem (os.sync) replaces an fsync per note. An
 # os.sync waits for whatever else the machine has written too: 0.3-0.6 s on the shared machine, where 64
@@ -37,7 +37,7 @@ class durable:  # noqa: N801 - used like a function: `with durable(folder, names
 
     def __exit__(self, *exc: object) -> None:
         from agentmem.fsutil import fsync_dir
-        from agentmem.memory import ids
+        from agentmem.note import ids
 
         if len(self.note_ids) >= FLUSH_ALL_FROM and hasattr(os, "sync"):
             os.sync()

@@ -1,6 +1,6 @@
 """Keep the machine folder a git repository so `copier update` can merge template changes.
 
-Run by Copier's tasks: `python -m agentmem.machine.repo "message"`. Machine data
+Run by Copier's tasks: `python -m agentmem.repo "message"`. Machine data
 (cache, pending, venv) is gitignored by the template, so a commit never holds a note.
 
 These commits are agentmem's own bookkeeping in its own folder, so they must work on a

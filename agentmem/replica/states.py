@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 
-from agentmem.memory import ids
-from agentmem.memory.records import States, states, with_pending
+from agentmem.note import ids
+from agentmem.note.records import States, states, with_pending
 from agentmem.paths import REVIEW_FILE, notes_folder, pending_dir, project_cache
 
 DERIVED_WITH_TEXT = (REVIEW_FILE,)  # derived files holding note text (the index is scrubbed by its observer)
@@ -31,7 +31,7 @@ def project_states(machine: str | os.PathLike[str], store: StoreDescription, pro
         waiting = False
     if not waiting:
         return states(pdir)
-    from agentmem.memory import pending
+    from agentmem.uploads import pending
 
     return with_pending(pdir, pending.project_records(machine, store, project).values())
 
@@ -43,7 +43,8 @@ def forget(machine: str | os.PathLike[str], store: StoreDescription, project: st
     any pending copy, and every memory view page this machine wrote holding one (view/written.py).
     Returns the IDs whose cached file was removed."""
     from agentmem import errors
-    from agentmem.memory import pending, withheld
+    from agentmem.replica import redacted_copies
+    from agentmem.uploads import pending
     from agentmem.view import written
 
     note_ids = sorted(set(note_ids))
@@ -54,7 +55,7 @@ def forget(machine: str | os.PathLike[str], store: StoreDescription, project: st
     for note_id in note_ids:
         try:
             os.unlink(os.path.join(notes_folder(pdir), ids.note_file(note_id)))
-            withheld.drop_record(pdir, note_id)
+            redacted_copies.drop_record(pdir, note_id)
             removed.append(note_id)
         except FileNotFoundError:
             pass

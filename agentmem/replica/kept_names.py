@@ -1,6 +1,6 @@
 """What a project's notes cache holds, by file name, kept in a file beside it: one read instead of a listing.
 
-A refresh compares the store's names with the cache's as sets (memory/plan.py), and at 100k notes listing
+A refresh compares the store's names with the cache's as sets (replica/fetch_plan.py), and at 100k notes listing
 the cache folder cost as much as listing the store's (issue W, item 1). `names` in the project's cache folder
 holds the names in `notes/` (hidden ones aside) and the folder signature (store/dirwatch.py) they are true
 for. A reader takes them only while the folder's signature is that one. A writer records a change only when

@@ -25,7 +25,7 @@ import time
 
 from agentmem.errors import InvalidInput
 from agentmem.fsutil import read_bytes, write_atomic
-from agentmem.memory import ids
+from agentmem.note import ids
 from agentmem.paths import RECORD_STATES_FILE, records_folder
 from agentmem.store import layout
 
@@ -109,7 +109,7 @@ def build(kind: str, note_id: str, project: str, agent: str, reason: str | None 
           now: datetime | None = None, digest: str | None = None) -> Record:
     """A new record of `kind` naming `note_id`. The reason is one line (credentials: screened by the caller);
     `digest` only for a purge (`content_digest` of the note's body)."""
-    from agentmem.memory import notes
+    from agentmem.note import document
 
     if kind not in ids.RECORD_KINDS:
         raise InvalidInput(f"invalid record kind {kind!r}")
@@ -124,7 +124,7 @@ def build(kind: str, note_id: str, project: str, agent: str, reason: str | None 
 
     now = now or datetime.now(UTC)
     return Record(id=ids.new_id(now), kind=kind, note=note_id, project=project, agent=agent,
-                  created=notes.utc_timestamp(now), reason=reason, digest=digest if kind == "purge" else None)
+                  created=document.utc_timestamp(now), reason=reason, digest=digest if kind == "purge" else None)
 
 
 def parse(data: bytes, name: str | None = None) -> Record | None:

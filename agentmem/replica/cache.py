@@ -14,15 +14,15 @@ place, so an interrupted download never appears as a complete cached file.
 INV cache-kept-on-failure: cached notes are pruned only after a complete
 listing of the project or a delete the store's feed reported; on any error the
 previous cache stays as it was and the result says the data may be stale, and why.
-INV no-credentials: every note enters the cache through `withheld.put`, so a credential
+INV no-credentials: every note enters the cache through `redacted_copies.put`, so a credential
 a note carries (however it reached the store) is cached as `[REDACTED:<kind>]`.
 INV loud-unwritable: a cache that cannot be written still gets what changed, in memory
-(`CacheStatus.uncached`, memory/freshness.py), cleaned the same way.
+(`CacheStatus.uncached`, replica/freshness.py), cleaned the same way.
 INV unreadable-skipped: one object the store holds but agentmem cannot read (a
 FIFO, a device, an oversized or unreadable file) is skipped and reported; the
 other notes still arrive.
 
-Records (memory/records.py) arrive through the same changes, before the notes: a note
+Records (note/records.py) arrive through the same changes, before the notes: a note
 a purge record names is never downloaded, and leaves this machine in that refresh.
 
 Only the project asked for is listed and downloaded, never every project.
@@ -36,10 +36,11 @@ import time
 
 from agentmem import errors
 from agentmem.fsutil import read_bytes, sweep_temp, write_atomic
-from agentmem.memory import catchup, ids, names, withheld
-from agentmem.memory.freshness import CacheStatus, Uncached
-from agentmem.memory.plan import MAX_CACHED_OBJECT, Plan, cached_size, make_plan
+from agentmem.note import ids
 from agentmem.paths import STATE_FILE, notes_folder, project_cache
+from agentmem.replica import catching_up, kept_names, redacted_copies
+from agentmem.replica.fetch_plan import MAX_CACHED_OBJECT, Plan, cached_size, make_plan
+from agentmem.replica.freshness import CacheStatus, Uncached
 from agentmem.store import layout
 from agentmem.store.base import Changes, Listed, StoreDescription
 
@@ -116,16 +117,16 @@ def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: 
                   index: Index | None = None, watched: Watched | None = None) -> None:
     """Place a note this machine just saved (and the store confirmed), or read from the store, into the cache
     (`index` told). What this knew of the cache folder (its kept names, the index's folder time) follows the
-    write when a witness proves it was the folder's only change (memory/names.py). `watched`: the store's
+    write when a witness proves it was the folder's only change (replica/kept_names.py). `watched`: the store's
     folder watched from before this machine's own upload of the note (FolderStore.watch); when that upload
     was the store's only change since the last refresh, the change token moves past it, so the next search
     is one stat, not a listing (issue W, item 1)."""
     pdir = project_dir(machine, store, project)
     name = ids.note_file(note_id)
     if not os.path.exists(os.path.join(notes_folder(pdir), name)):
-        session = names.Session(pdir)
+        session = kept_names.Session(pdir)
         try:
-            withheld.put(pdir, note_id, data)
+            redacted_copies.put(pdir, note_id, data)
             if not _told(session, index, pdir, [note_id], [], {name}, set()) and index is not None:
                 index(pdir, [note_id], [])  # search/follow.update
         finally:
@@ -138,7 +139,7 @@ def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: 
             _safe_state(pdir, state)
 
 
-def _told(session: names.Session | names.Cached, index: Index | None, pdir: str, added: list[str],
+def _told(session: kept_names.Session | kept_names.Cached, index: Index | None, pdir: str, added: list[str],
           removed: list[str], added_names: set[str], removed_names: set[str]) -> bool:
     """End the session of the cache writes that added and removed these notes (their file names too):
     when they were the notes folder's only change, the kept names follow them and the index (`index`) is
@@ -173,11 +174,11 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
     """Ask the store what changed in the project since the last refresh, and bring the cache up to date.
 
     `progress(done, total)` is called while a large sync downloads (PROGRESS_MIN notes or more).
-    `check_timeout`: a search's wait for the store's answer (memory/holdoff.py); `catch_up` (memory/sync.py).
+    `check_timeout`: a search's wait for the store's answer (replica/backoff.py); `catch_up` (memory/sync.py).
     `index(pdir, added, removed, scrub=False, settled=None)`: told what the cache gained and lost, and, once
     a witness proved those the folder's only changes, `settled` (search/follow.update).
     """
-    from agentmem.memory import holdoff
+    from agentmem.replica import backoff
     from agentmem.store import identity
 
     pdir = project_dir(machine, store_desc, project)
@@ -195,15 +196,15 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
         _record_failure(pdir, state, exc)
         what = "could not check the store"
         if isinstance(exc, errors.NoAnswer) and check_timeout is not None:  # INV bounded-network
-            holdoff.hold(machine, store_desc, exc.one_line())
+            backoff.hold(machine, store_desc, exc.one_line())
             what = (f"the store did not answer within {check_timeout:g} s ([network] check_timeout), so searches "
-                    f"answer from the cache for the next {holdoff.HOLD_SECONDS:g} s")
+                    f"answer from the cache for the next {backoff.HOLD_SECONDS:g} s")
         return CacheStatus(True, f"{what}: {exc.one_line()}; {_checked_words(last_ok)}",
                            exc.kind, checked_at=last_ok, unreadable=unreadable)
-    holdoff.release(machine, store_desc)
+    backoff.release(machine, store_desc)
     # The cache folder's names (kept, else listed) and a witness of this refresh's own writes to it, so that
-    # what they change is recorded without listing the folder again (memory/names.py).
-    view = names.Cached(pdir) if changes.kind != Changes.SAME else None
+    # what they change is recorded without listing the folder again (replica/kept_names.py).
+    view = kept_names.Cached(pdir) if changes.kind != Changes.SAME else None
     try:
         return _apply(machine, store_desc, project, pdir, state, store, changes, started, last_ok, unreadable,
                       progress, catch_up, index, view)
@@ -215,9 +216,10 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
 def _apply(machine: str | os.PathLike, store_desc: StoreDescription, project: str, pdir: str, state: dict,
            store: Store, changes: Changes, started: float, last_ok: float | None, unreadable: dict,
            progress: Progress | None, catch_up: float | None, index: Index | None,
-           view: names.Cached | None) -> CacheStatus:
+           view: kept_names.Cached | None) -> CacheStatus:
     """Carry out what the store answered (`changes`): records first, then the notes; the index told."""
-    from agentmem.memory import records, states
+    from agentmem.note import records
+    from agentmem.replica import states
 
     ndir = notes_folder(pdir)
     prefix = layout.notes_prefix(project)
@@ -234,7 +236,7 @@ def _apply(machine: str | os.PathLike, store_desc: StoreDescription, project: st
         plan.fetch.pop(note_id, None)  # a purge the cache could not keep still keeps its note out
     kept: dict[str, bytes] = {}  # fetched notes the cache could not take
     added: list[str] = []
-    with catchup.durable(ndir, added):
+    with catching_up.durable(ndir, added):
         problem = problem or _fetch(store, plan, pdir, unreadable, progress, kept, catch_up, added=added)
     removed, unwritable = _drop(pdir, plan.drop)
     refused = problem if isinstance(problem, errors.NotWritable) else None if problem else (unwritable or unkept)
@@ -243,7 +245,7 @@ def _apply(machine: str | os.PathLike, store_desc: StoreDescription, project: st
     reindexed = sorted((set(added) & plan.damaged) | set(removed))
     forgetting = bool(purged) and problem is None and refused is None
     # The caller's observer (the index follows the cache) is told with the folder's new time when these writes
-    # were its only change (memory/names.py), so the search's own index check is one stat.
+    # were its only change (replica/kept_names.py), so the search's own index check is one stat.
     told = view is not None and not forgetting and _told(view, index, pdir, added, reindexed,
                                                           {ids.note_file(i) for i in added},
                                                           {ids.note_file(i) for i in removed})
@@ -268,7 +270,7 @@ def _apply(machine: str | os.PathLike, store_desc: StoreDescription, project: st
         _safe_state(pdir, state)
         status = CacheStatus(True, None, "catching-up", True, added, removed, last_ok, state["unreadable"],
                              changes.how, changes.warnings)
-        return catchup.cut_short(plan, status, _checked_words(last_ok))
+        return catching_up.cut_short(plan, status, _checked_words(last_ok))
     state.update(token=changes.token, refreshed_at=started, how=changes.how)
     for key in ("last_error", "last_error_message", "last_attempt"):
         state.pop(key, None)
@@ -281,7 +283,7 @@ def _apply(machine: str | os.PathLike, store_desc: StoreDescription, project: st
 
 def _purged_in(plan: Plan, pdir: str, ndir: str, unreadable: dict) -> set[str]:
     """The purged notes this refresh must not fetch and must remove here (INV: a purged ID never returns)."""
-    from agentmem.memory import records
+    from agentmem.note import records
 
     if not (plan.fetch or plan.drop or plan.records):
         return set()  # nothing arrives or leaves: the per-turn cost stays one stat of the notes folder
@@ -295,7 +297,7 @@ def _purged_in(plan: Plan, pdir: str, ndir: str, unreadable: dict) -> set[str]:
 
 def _fetch(store: Store, plan: Plan, pdir: str, unreadable: dict, progress: Progress | None, kept: dict[str, bytes],
            catch_up: float | None = None, *, added: list[str]) -> errors.AgentmemError | None:
-    """Download the plan's objects into the cache (cleaned: `withheld.put`) and `added`; an unreadable one is
+    """Download the plan's objects into the cache (cleaned: `redacted_copies.put`) and `added`; an unreadable one is
     skipped and reported, a store failure stops. Once the cache refuses a write, the rest go into `kept`,
     cleaned the same way (and the NotWritable is returned). After `catch_up` seconds it begins no other batch,
     leaving the count not fetched in `plan.left`."""
@@ -320,16 +322,16 @@ def _fetch(store: Store, plan: Plan, pdir: str, unreadable: dict, progress: Prog
             unreadable.pop(note_id, None)
             if refused is None:
                 try:
-                    withheld.put(pdir, note_id, data, durable=False)  # flushed at the end: catchup.durable
+                    redacted_copies.put(pdir, note_id, data, durable=False)  # flushed at the end: catching_up.durable
                     added.append(note_id)
                 except OSError as exc:  # INV loud-unwritable: an agent's read-only sandbox; answer from memory
                     if not errors.cannot_write(exc):
                         raise
                     refused = _unwritable(ndir, exc)
             if refused is not None:
-                kept[note_id] = withheld.clean(data)[0]  # INV no-credentials: shown as it would be cached
+                kept[note_id] = redacted_copies.clean(data)[0]  # INV no-credentials: shown as it would be cached
         if report is not None:
-            report(*catchup.counts(plan, done))
+            report(*catching_up.counts(plan, done))
     # INV change-token: notes not read (the budget ran out) or not planned this time keep the token where it was
     plan.left = total - done + plan.beyond
     return refused
@@ -386,7 +388,7 @@ def _drop(pdir: str, doomed: set[str]) -> tuple[list[str], errors.AgentmemError 
     for note_id in sorted(doomed):
         try:
             os.unlink(os.path.join(ndir, ids.note_file(note_id)))
-            withheld.drop_record(pdir, note_id)
+            redacted_copies.drop_record(pdir, note_id)
             removed.append(note_id)
         except FileNotFoundError:
             pass
@@ -432,9 +434,9 @@ def ensure_fresh(
     """Refresh, unless offline or the last good refresh is younger than `max_age` seconds (then say so).
 
     With `check_timeout` (a search) the store's check waits at most that long, and a store that
-    recently did not answer in time is not asked (memory/holdoff.py) unless `force`."""
+    recently did not answer in time is not asked (replica/backoff.py) unless `force`."""
     pdir = project_dir(machine, store_desc, project)
-    withheld.ensure_screened(pdir)
+    redacted_copies.ensure_screened(pdir)
     state = _read_state(pdir)
     last = state.get("refreshed_at") if isinstance(state.get("refreshed_at"), (int, float)) else None
     unreadable = state.get("unreadable") if isinstance(state.get("unreadable"), dict) else {}
@@ -447,11 +449,11 @@ def ensure_fresh(
         return CacheStatus(True, f"the store was not asked: last checked {ago(last)}, within [cache] max_age "
                            f"({max_age:g} s)", "not-checked", checked_at=last, unreadable=unreadable)
     if check_timeout is not None and not force:
-        from agentmem.memory import holdoff
+        from agentmem.replica import backoff
 
-        recent = holdoff.held(machine, store_desc)
+        recent = backoff.held(machine, store_desc)
         if recent is not None:
-            return CacheStatus(True, f"{holdoff.words(*recent)}; {_checked_words(last)}", errors.Offline.kind,
+            return CacheStatus(True, f"{backoff.words(*recent)}; {_checked_words(last)}", errors.Offline.kind,
                                checked_at=last, unreadable=unreadable)
     return refresh(machine, store_desc, project, timeout=timeout, progress=progress, check_timeout=check_timeout,
                    catch_up=catch_up, index=index)

@@ -69,7 +69,7 @@ def _store_step(report: SetupReport, machine: Path, cfg: Config, timeout: float,
 
 
 def _pending_stores(machine: Path) -> list:
-    from agentmem.memory import pending
+    from agentmem.uploads import pending
 
     return [entry.store for entry in pending.list_entries(machine)]
 
@@ -349,7 +349,8 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     `embed_progress(project)`: what hears (done, total) while that project's notes are embedded;
     `sync_progress(project)`: what hears them arrive and be indexed (memory/sync.py catch_up_all)."""
     from agentmem import config
-    from agentmem.machine import settings, verification
+    from agentmem.machine import settings
+    from agentmem.setup import verification
 
     machine = Path(machine).expanduser().resolve()
     report = SetupReport(str(machine))
@@ -426,7 +427,7 @@ def _embed_step(report: SetupReport, machine: Path,
 def _wiring_step(report: SetupReport, machine: Path, env: Mapping[str, str] | None) -> None:
     """Setup ends with doctor's own runtime checks: what it could not put in place is said."""
     from agentmem import config
-    from agentmem.machine import wiring
+    from agentmem.setup import wiring
 
     for check in wiring.checks(str(machine), config.load(machine, allow_stale=False), env):
         if check.status != OK:
@@ -456,7 +457,7 @@ def _template_step(report: SetupReport, machine: Path) -> bool:
 def _commit_step(report: SetupReport, machine: Path) -> None:
     """A machine folder kept in git is committed once setup has checked it, as Copier's task does, so
     a rerun after resolving an upgrade's conflicts completes that upgrade (markers are never committed)."""
-    from agentmem.machine import repo
+    from agentmem import repo
 
     if (machine / ".git").exists() and repo.commit(
             machine, "agentmem setup"):

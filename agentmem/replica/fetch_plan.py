@@ -1,6 +1,6 @@
 """What one refresh must fetch and drop: the store's answer (`Store.changes`) compared with the cache.
 
-`memory/cache.py` carries the plan out. A listing is compared with the cached file names as sets, so
+`replica/cache.py` carries the plan out. A listing is compared with the cached file names as sets, so
 that after a change the work follows what changed, not the store's size (issue 26, item 8); a names-only
 listing (a folder store) has a random batch of sizes checked per listing instead of all.
 """
@@ -12,14 +12,15 @@ from itertools import filterfalse
 
 from agentmem import errors
 from agentmem.fsutil import TMP_PREFIX
-from agentmem.memory import ids, withheld
+from agentmem.note import ids
+from agentmem.replica import redacted_copies
 from agentmem.store.base import Changes, Listed
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see paths.py)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, KeysView
 
-    from agentmem.memory.names import Cached
+    from agentmem.replica.kept_names import Cached
     from agentmem.store.base import Store
 
 # Objects larger than this are not notes we wrote (notes are <= 64 KiB); never downloaded.
@@ -55,11 +56,11 @@ class Plan:
 
 def make_plan(changes: Changes, prefix: str, ndir: str, started: float, store: Store, unreadable: dict,
               cached: Cached | None = None, limit: int | None = None) -> Plan:
-    """What to fetch and drop. `cached`: the cache folder's names (memory/names.py), else listed here.
+    """What to fetch and drop. `cached`: the cache folder's names (replica/kept_names.py), else listed here.
     `limit`: of a names-only listing's new names, the newest this many are planned, the rest counted in
     `beyond` (a catch-up that will stop long before them need not look at each)."""
     plan = Plan()
-    plan.recorded = withheld.recorded_ids(os.path.dirname(ndir))
+    plan.recorded = redacted_copies.recorded_ids(os.path.dirname(ndir))
     if changes.kind == Changes.SAME:
         if store.description.kind == "folder":  # cheap to ask again: a fixed permission shows at once
             plan.fetch = {i: Listed(f"{prefix}/{ids.note_file(i)}", None) for i in unreadable}
@@ -181,7 +182,7 @@ def _name_id(name: str) -> str | None:
     """The note ID a file name carries; None for one named by a credential (never cached, named or
     recorded anywhere here; `agentmem audit` reports it)."""
     m = ids.NOTE_FILE.match(name)
-    return m.group(1) if m and not withheld.names_a_credential(m.group(1)) else None
+    return m.group(1) if m and not redacted_copies.names_a_credential(m.group(1)) else None
 
 
 def _cached_names(ndir: str) -> set[str]:
@@ -195,7 +196,7 @@ def _cached_names(ndir: str) -> set[str]:
 def cached_size(ndir: str, note_id: str, recorded: set[str] | None = None) -> int | None:
     """The size of the store's copy of a cached note, as the cache knows it (None: not cached); `recorded`:
     the notes whose record holds it (withheld.py: the cached copy is redacted, so shorter)."""
-    return withheld.store_size(ndir, note_id, recorded or set())
+    return redacted_copies.store_size(ndir, note_id, recorded or set())
 
 
 def _older_than(ndir: str, note_id: str, moment: float) -> bool:

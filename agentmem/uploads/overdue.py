@@ -147,7 +147,7 @@ def reminder_line(machine: str, doctor_command: Callable[[], str], now: float | 
         waiting = listed(pending_dir(machine))
     created = [_created_fast(machine, name) for name in waiting]
     if None in created:
-        from agentmem.memory import pending
+        from agentmem.uploads import pending
 
         old = sum(1 for e in pending.list_entries(machine) if now - created_at(e) > PENDING_TOO_LONG)
     else:
