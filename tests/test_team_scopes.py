@@ -238,6 +238,10 @@ def test_the_mcp_server_searches_reads_and_saves_with_a_scope(team):
     from tests.mcpkit import call, session
 
     async def steps(c):
+        listed = {t.name: t.input_schema for t in (await c.list_tools()).tools}
+        assert listed["memory_search"]["properties"]["scope"]["enum"] == ["personal", "team", "all"]
+        assert listed["memory_save"]["properties"]["scope"]["enum"] == ["personal", "team"]
+        assert "scope" in listed["memory_read"]["properties"]
         saved = await call(c, "memory_save", {"body": "mcp team finding about lint rules", "title": "Lint",
                                               "scope": "team"})
         mine = await call(c, "memory_save", {"body": "my lint rules scratch", "title": "Mine"})

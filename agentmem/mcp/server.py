@@ -89,15 +89,16 @@ def build_server() -> Server:
     async def list_tools(ctx: ServerRequestContext,
                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         listed = []
+        team = tools.has_team()  # a machine without a team store lists no `scope`
         for name, (description, _, _, read_only) in tools.TOOLS.items():
             hints = types.ToolAnnotations(read_only_hint=read_only, destructive_hint=False, open_world_hint=False)
-            listed.append(types.Tool(name=name, description=description, input_schema=tools.input_schema(name),
+            listed.append(types.Tool(name=name, description=description, input_schema=tools.input_schema(name, team),
                                      annotations=hints))
         return types.ListToolsResult(tools=listed)
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
-            arguments = tools.check_arguments(params.name, params.arguments)
+            arguments = tools.check_arguments(params.name, params.arguments, tools.has_team())
             roots = None
             if params.name in tools.NEEDS_PROJECT and "project" not in arguments:
                 roots = await _client_roots(ctx)

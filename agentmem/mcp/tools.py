@@ -141,9 +141,31 @@ NEEDS_PROJECT = (PREFIX + "search", READ_TOOL, PREFIX + "save", PREFIX + "retrac
                  PREFIX + "unpin", PREFIX + "review")
 
 
-def input_schema(name: str) -> dict:
-    _, properties, required, _ = TOOLS[name]
-    return {"type": "object", "properties": properties, "required": list(required), "additionalProperties": False}
+# Arguments a tool offers only on a machine with a team store (`[team]`): without one, the tools are as before.
+TEAM_ARGUMENTS = ("scope",)
+
+
+def has_team() -> bool:
+    """Whether this machine's config names a team store (a config that cannot be read: no)."""
+    from agentmem import config
+    from agentmem.paths import machine_dir
+
+    try:
+        return config.load(machine_dir()).team is not None
+    except errors.AgentmemError:
+        return False
+
+
+def _offered_properties(name: str, team: bool) -> dict:
+    properties = TOOLS[name][1]
+    return properties if team else {k: v for k, v in properties.items() if k not in TEAM_ARGUMENTS}
+
+
+def input_schema(name: str, team: bool = True) -> dict:
+    """The tool's input schema; `team`: whether this machine has a team store (else no `scope`)."""
+    _, _, required, _ = TOOLS[name]
+    return {"type": "object", "properties": _offered_properties(name, team), "required": list(required),
+            "additionalProperties": False}
 
 
 # --- arguments ---------------------------------------------------------------------------------
@@ -196,11 +218,13 @@ def _check_value(tool: str, key: str, spec: dict, value: object) -> object:
     return value
 
 
-def check_arguments(tool: str, arguments: object) -> dict:
-    """The arguments of a call, checked against the tool's schema: one clear message for the first fault."""
+def check_arguments(tool: str, arguments: object, team: bool = True) -> dict:
+    """The arguments of a call, checked against the tool's schema (`input_schema(tool, team)`): one clear
+    message for the first fault."""
     if tool not in TOOLS:
         raise InvalidInput(f"unknown tool {tool[:80]!r}; this server has {', '.join(TOOLS)}")
-    _, properties, required, _ = TOOLS[tool]
+    _, _, required, _ = TOOLS[tool]
+    properties = _offered_properties(tool, team)
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
