@@ -296,17 +296,23 @@ def test_a_team_save_while_the_team_bucket_is_offline_stays_pending_for_the_team
     hub.stop()
     try:
         status, out = t.json("save", "--team", "--title", "Hub down", "--text", "saved while the hub was away")
+        later = t.json("save", "--team", "--title", "Also down", "--text", "for the stop hook to deliver")[1]
     finally:
         hub.start()
+    assert later["status"] == "pending" and later["scope"] == "team"
     assert status == 10 and out["scope"] == "team" and out["store"] == {"kind": "bucket", "location": t.bucket}
     note = out["id"]
     status, listed = t.json("pending")
-    assert [(p["id"], p["store"]["location"]) for p in listed["pending"]] == [(note, t.bucket)]
+    assert [(p["id"], p["store"]["location"]) for p in listed["pending"]] == [(note, t.bucket), (later["id"], t.bucket)]
     assert t.in_bucket() == [] and _notes_in(t.own) == []
     status, out = t.json("save", "--retry", note)
     assert status == 0 and out["status"] == "saved", out
     assert t.in_bucket() == [f"projects/app/notes/{note}.md"] and _notes_in(t.own) == []
-    assert t.json("pending")[1]["pending"] == []
+    stop = json.dumps({"session_id": "s", "hook_event_name": "Stop", "stop_hook_active": False})
+    status, _, err = t.m.run("hook", "stop", "--runtime", "claude", input=stop, cwd=t.checkout)
+    assert status == 0, err
+    assert t.in_bucket() == sorted([f"projects/app/notes/{note}.md", f"projects/app/notes/{later['id']}.md"])
+    assert _notes_in(t.own) == [] and t.json("pending")[1]["pending"] == []
     status, out = t.json("search", "hub", "away", "--scope", "team")
     assert [(r["id"], r["scope"]) for r in out["results"]] == [(note, "team")]
 

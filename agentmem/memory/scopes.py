@@ -252,9 +252,9 @@ def save(machine: str, cfg: Config, project: str, body: str, *, scope: str = "pe
 
     if scope == "personal":
         return saving.save(machine, cfg, project, body, **options)  # type: ignore[arg-type]
-    (name,) = asked(cfg, scope)
-    if name != "team":
+    if scope != "team":
         raise errors.InvalidInput(errors.NextStep.of(errors.Option("scope"), " must be personal or team"))
+    asked(cfg, scope)  # no team store: refused with the way to add one
     team = cfg.scoped("team")
     saved = saving.save(machine, team, project, body, **options)  # type: ignore[arg-type]
     problem = saved.outcome.error
