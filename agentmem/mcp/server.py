@@ -30,7 +30,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from agentmem import errors
-from agentmem.mcp import tools
+from agentmem.mcp import arguments, tools
 from agentmem.version import __version__
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -119,8 +119,8 @@ def build_server() -> Server:
 # A JSON string escape of a UTF-16 surrogate, or an escaped backslash (which is no escape): read in order.
 _ESCAPE = re.compile(r"\\(?:u([dD][89a-fA-F][0-9a-fA-F]{2})|.)")
 # What stands for a lone surrogate once read: a noncharacter, valid in JSON and UTF-8, that the tools'
-# argument check refuses as it refuses a lone surrogate (tools.LONE_SURROGATE).
-_STAND_IN = "\\u" + f"{ord(tools.LONE_SURROGATE):04x}"
+# argument check refuses as it refuses a lone surrogate (arguments.LONE_SURROGATE).
+_STAND_IN = "\\u" + f"{ord(arguments.LONE_SURROGATE):04x}"
 
 
 def without_lone_surrogates(line: str) -> str:

@@ -20,6 +20,7 @@ import json
 
 from agentmem import errors
 from agentmem.errors import InvalidInput, NotConfigured
+from agentmem.mcp.arguments import check_value, json_type
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -170,54 +171,6 @@ def input_schema(name: str, team: bool = True) -> dict:
 
 # --- arguments ---------------------------------------------------------------------------------
 
-_JSON_TYPES = ((bool, "a boolean"), (str, "a string"), (int, "an integer"), (float, "a number"),
-               (list, "an array"), (dict, "an object"))
-
-
-def _json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    return next((label for kind, label in _JSON_TYPES if isinstance(value, kind)), type(value).__name__)
-
-
-# What the server reads in place of a lone surrogate escape (`\ud800`, half an emoji from a JavaScript
-# client), which the SDK's JSON parser refuses along with the whole call (server.without_lone_surrogates):
-# a noncharacter, never text, refused here like the surrogate it stands for.
-LONE_SURROGATE = "\uffff"
-
-
-def _encodable(value: object) -> bool:
-    try:
-        for text in value if isinstance(value, list) else [value]:
-            if isinstance(text, str):
-                text.encode("utf-8")
-                if LONE_SURROGATE in text:
-                    return False
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _check_value(tool: str, key: str, spec: dict, value: object) -> object:
-    kind = spec["type"]
-    if kind == "string" and not isinstance(value, str):
-        raise InvalidInput(f"{tool}: `{key}` must be a string, not {_json_type(value)}")
-    if kind in ("string", "array") and not _encodable(value):
-        raise InvalidInput(f"{tool}: `{key}` is not valid Unicode text (a lone surrogate)")
-    if kind == "integer":
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise InvalidInput(f"{tool}: `{key}` must be an integer, not {_json_type(value)}")
-        if not spec["minimum"] <= value <= spec["maximum"]:
-            raise InvalidInput(f"{tool}: `{key}` must be between {spec['minimum']} and {spec['maximum']}")
-    if kind == "array" and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-        raise InvalidInput(f"{tool}: `{key}` must be an array of strings")
-    if "enum" in spec and value not in spec["enum"]:
-        raise InvalidInput(f"{tool}: `{key}` must be one of {', '.join(spec['enum'])}")
-    return value
-
-
 def check_arguments(tool: str, arguments: object, team: bool = True) -> dict:
     """The arguments of a call, checked against the tool's schema (`input_schema(tool, team)`): one clear
     message for the first fault."""
@@ -228,7 +181,7 @@ def check_arguments(tool: str, arguments: object, team: bool = True) -> dict:
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
-        raise InvalidInput(f"{tool}: the arguments must be an object, not {_json_type(arguments)}")
+        raise InvalidInput(f"{tool}: the arguments must be an object, not {json_type(arguments)}")
     unknown = [k for k in arguments if k not in properties]
     if unknown:
         takes = f"it takes {', '.join(properties)}" if properties else "it takes no arguments"
@@ -237,7 +190,7 @@ def check_arguments(tool: str, arguments: object, team: bool = True) -> dict:
     for key in required:
         if key not in given:
             raise InvalidInput(f"{tool}: missing required argument `{key}`")
-    return {k: _check_value(tool, k, properties[k], v) for k, v in given.items()}
+    return {k: check_value(tool, k, properties[k], v) for k, v in given.items()}
 
 
 # --- the project -------------------------------------------------------------------------------
