@@ -108,6 +108,19 @@ def store_checks(machine: str, cfg: Config, projects: list[str], timeout: float 
     return out
 
 
+def team_check(machine: str, cfg: Config, timeout: float | None) -> Check | None:
+    """With `[team]`: the team store reachable, and what this member may do there (machine/team_access.py)."""
+    from agentmem.machine import team_access
+
+    try:
+        found = team_access.check(machine, cfg, timeout=timeout)
+    except errors.AgentmemError as exc:  # a malformed [team] table
+        return Check("team", FAILED, exc.one_line(), "correct [team] in config.toml (kind and location)")
+    if found is None:
+        return None
+    return Check("team", found.status, found.line, found.fix, found.command)
+
+
 def _store_fix(kind: str | None) -> str:
     return {
         "offline": "check the network or the drive that holds the store; searches answer from the cache meanwhile",
@@ -354,12 +367,15 @@ def _reinstall(machine: str, answers: dict[str, str]) -> Command | None:
 
 def run(machine: str, cfg: Config, *, timeout: float | None = None,
         runtime_checks: list[Check] | None = None) -> list[Check]:
-    """Every check, in the order a person fixes them: config, store, pending, index, helper, runtimes."""
+    """Every check, in the order a person fixes them: config, store, team, pending, index, helper, runtimes."""
     checks = [Check("config", OK, f"{config_path(machine)} ({cfg.store.label()})")]
     for line in getattr(cfg, "warnings", ()) or ():
         checks.append(Check("config", WARNING, line))
     projects = sorted(cfg.project_names())
     checks += store_checks(machine, cfg, projects, timeout)
+    team = team_check(machine, cfg, timeout)
+    if team is not None:
+        checks.append(team)
     checks.append(pending_check(machine))
     checks += purge_checks(machine, cfg, projects, timeout)
     for project in projects:

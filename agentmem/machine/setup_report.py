@@ -26,6 +26,7 @@ class SetupReport:
     exit_code: int = EXIT_UNEXPECTED  # the exit status of the failure that stopped setup
     store: dict | None = None  # which store was chosen and who can reach it (store_reach)
     helper: list[str] | None = None  # the helper command setup records, which the report's commands name
+    team: dict | None = None  # with [team]: the team store's answer (machine/team_access.py), else absent
 
     def add(self, name: str, status: Status, detail: str = "") -> Step:
         step = Step(name, Status(status), detail)  # a word outside the vocabulary is a mistake: ValueError
@@ -37,6 +38,8 @@ class SetupReport:
             {"name": s.name, "status": s.status.value, "detail": s.detail} for s in self.steps]}
         if self.store is not None:
             out["store"] = self.store
+        if self.team is not None:
+            out["team"] = self.team
         return out
 
     def text(self) -> str:
@@ -54,4 +57,7 @@ class SetupReport:
         warned = [s.name for s in self.steps if s.status == WARNING]
         if warned:
             verdict += f" Needs attention: {', '.join(warned)} (see above)."
+        if self.team is not None and self.team.get("status") != "ok":
+            verdict += (" The team step's problem leaves this verdict and the exit status as they are: they are "
+                        "your personal setup's.")
         return "\n".join([*lines, verdict])

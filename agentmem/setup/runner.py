@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmem.errors import AgentmemError, Command, InvalidInput, NotConfigured
-from agentmem.machine import blocks, core_skill
+from agentmem.machine import blocks, core_skill, team_access
 from agentmem.machine.reach import store_reach
 from agentmem.machine.setup_report import SetupReport, Step  # noqa: F401  (Step: setup.Step, as before)
 from agentmem.paths import config_path, helper_command
@@ -120,7 +120,7 @@ def _accept(machine: Path, desc: StoreDescription, found: str) -> None:
 def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: float, new_store: bool = False) -> bool:
     """Connect to the configured bucket; with none configured, create or reuse `<user>/agent-memory`."""
     from agentmem.machine import provision  # imports huggingface_hub
-    from agentmem.store import identity
+    from agentmem.store import identity, rights
     from agentmem.store.base import StoreDescription
     from agentmem.store.bucket import BucketStore
 
@@ -140,6 +140,7 @@ def _bucket_step(report: SetupReport, machine: Path, bucket_id: str, timeout: fl
         report.add("auth" if exc.kind == "not-authenticated" else "store", FAILED, exc.one_line())
         report.exit_code = exc.exit_code
         return False
+    rights.remember_user(machine, done.user)  # the user's name, for author stamps without the network
     report.add("auth", OK, f"Hugging Face user {done.user}")
     report.add("store", CHANGED if done.action == "created" else OK, done.text())
     return True
@@ -377,6 +378,7 @@ def run_setup(machine: Path, *, env: dict | None = None, replace_core_skill: boo
     agent = settings.agent_name(cfg) or default_agent(names)
     changed = settings.complete(machine, cfg, agent=agent, helper_command=helper_cmd)
     report.add("config", CHANGED if changed else OK, f"{config_path(machine)} (helper: {helper})")
+    team_access.setup_step(report, machine, cfg, new_store)  # with [team]: reach and rights, never the verdict
     plan = _Plan(machine, helper_cmd, cfg.store, replace_core_skill, settings.hooks_runtimes(cfg, names),
                  settings.mcp_enabled(cfg), settings.trusted_folders(cfg),
                  core_skill.render_files(core_skill.skill_source(machine), helper),
