@@ -303,6 +303,7 @@ class NotFound(AgentmemError):
 
     exit_code = EXIT_NOT_FOUND
     kind = "not-found"
+    located: str | None = None  # a note found in another project than the one asked for (memory/locate.py)
 
 
 class NotAuthenticated(AgentmemError):

@@ -161,7 +161,9 @@ def search_text(out: dict, explicit_project: str | None = None, *, tool: ToolNam
         if r.get("withheld"):
             corr += " [credential withheld]"
         by = f" by {r['author']}" if authors and r.get("author") else ""
-        found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}{by}: {r['title']}{flag}{corr}")
+        team = "[team] " if r.get("scope") == "team" else ""  # a note of the team's store (memory/scopes.py)
+        found.append(f"- {r['id']}  {r['created'][:16].replace('T', ' ')}  {r['kind']}{by}: {team}{r['title']}{flag}"
+                     f"{corr}")
         for m in r["matches"]:
             found.append(f"    {m['line']}: {m['text']}")
     if found:  # titles and lines are note content: quoted data, not instructions (INV framed-recall)
@@ -201,6 +203,8 @@ def read_text(out: dict, data: bytes, *, authors: bool = False) -> str:
         origin = (out.get("meta") or {}).get("promoted_from")
         origin = f", promoted from their note {origin}" if isinstance(origin, str) and ids.ID.match(origin) else ""
         text = f"Note {note_id} by {author}{origin}:\n" + text
+    if out.get("scope") == "team":
+        text += f"\n\n(note {note_id} is a team note: from the team's store)"
     if out["source"] == "pending":
         text += f"\n\n(note {note_id} is pending upload on this machine)"
     if out.get("withheld"):

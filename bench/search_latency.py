@@ -1,6 +1,7 @@
 """Search latency at growing note counts, against ripgrep over the same cached files.
 
     python bench/search_latency.py [--sizes 1000,10000,100000] [--repeat 5] [--json] [--against CHECKOUT]
+    python bench/search_latency.py --team [--sizes 1000] [--repeat 9] [--json]
 
 Run it with the interpreter agentmem is installed in (the venv's python, not a
 shim): the CLI is timed as setup installs it, through the launcher of a helper
@@ -21,6 +22,12 @@ Measured, median of `--repeat` runs per query:
 comparison) on a second machine holding the same notes, with its own helper venv and its own index
 (built by its first search); both machines search once before any timing, so each starts from what a
 search leaves, and each ranked query then takes turns between the two.
+
+`--team` measures what a team store adds to the per-turn search (issue X's goal: at most 1.3x): two
+machines share one personal folder store holding each size's notes, and one also has a team folder store
+holding as many; both searches ask their stores what changed (`[cache] max_age` 0, the default) and
+nothing did. Each query takes turns between the member with the team and the one without; the report
+gives both medians and their ratio.
 """
 
 from __future__ import annotations
@@ -140,7 +147,11 @@ def main(argv=None) -> int:
     ap.add_argument("--queries", type=int, default=5)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--against", type=Path, help="another checkout whose CLI to time beside this one")
+    ap.add_argument("--team", action="store_true",
+                    help="time a search with a team store configured against the same search without one")
     args = ap.parse_args(argv)
+    if args.team:
+        return team_ratio(args)
     rg = ripgrep()
     from agentmem.replica import cache
     from agentmem.search import index, ranked
@@ -263,6 +274,80 @@ def main(argv=None) -> int:
     else:
         print(f"python -c pass {report['python_startup_s'] * 1000:.1f} ms; "
               f"agentmem --version {report['cli_version_s'] * 1000:.1f} ms")
+    return 0
+
+
+def team_ratio(args: argparse.Namespace) -> int:
+    """`--team`: the per-turn search with a team store beside the personal one, against the same search
+    without it, nothing new in either store (see the module docstring)."""
+    from agentmem.machine import helper_venv
+    from agentmem.store.folder import create_store
+
+    gen = Generator()
+    report: dict = {"python": sys.executable, "sizes": []}
+    with tempfile.TemporaryDirectory(prefix="agentmem-team-latency-") as tmp:
+        root = Path(tmp)
+        own, team, work = root / "own", root / "team", root / "work"
+        work.mkdir()
+        for store in (own, team):
+            create_store(str(store))
+            (store / "projects" / "big" / "notes").mkdir(parents=True)
+        homes = {"solo": root / "solo", "member": root / "member"}
+        for name, home in homes.items():
+            home.mkdir()
+            extra = f'\n[team]\nkind = "folder"\nlocation = "{team}"\n' if name == "member" else ""
+            (home / "config.toml").write_text(f'agent = "bench"\n\n[store]\nkind = "folder"\nlocation = "{own}"\n\n'
+                                              f'[projects]\n"{work}" = "big"\n{extra}')
+        [launcher] = helper_venv.install(homes["member"], REPO)  # one helper; AGENTMEM_HOME picks the machine
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
+
+        def cli(name: str, *a: str) -> subprocess.CompletedProcess:
+            return subprocess.run([launcher, *a], cwd=work, env=dict(env, AGENTMEM_HOME=str(homes[name])),
+                                  check=False, capture_output=True, text=True)
+
+        def caught_up(name: str) -> None:
+            for _ in range(200):  # each search fetches a few seconds' worth of a big store (memory/sync.py)
+                out = json.loads(cli(name, "search", "--json").stdout)
+                if not out.get("catching_up") and not out["stale"]:
+                    return
+            raise SystemExit(f"the {name} machine never caught up with its stores")
+
+        count = 0
+        bodies: list[str] = []
+        for size in [int(s) for s in args.sizes.split(",")]:
+            while count < size:
+                for store in (own, team):
+                    note_id, data = gen.note(count if store is own else 10**7 + count)
+                    (store / "projects" / "big" / "notes" / f"{note_id}.md").write_bytes(data)
+                    if len(bodies) < 2000:
+                        bodies.append(data.decode().rsplit("\n\n", 1)[-1])
+                count += 1
+            for name in homes:
+                caught_up(name)
+            settle(own / "projects" / "big" / "notes", team / "projects" / "big" / "notes")
+            for name in homes:  # one search each records what a search keeps (past the racy window)
+                cli(name, "search", "warm")
+            qrng = random.Random(size)
+            rows = []
+            for _ in range(args.queries):
+                words = qrng.choice(bodies).split()
+                start = qrng.randrange(max(1, len(words) - 3))
+                query = " ".join(words[start:start + 3])
+                solo, member = median_pair([lambda: cli("solo", "search", query), lambda: cli("member", "search", query)],
+                                           args.repeat)
+                rows.append({"query": query, "solo_s": solo, "team_s": member})
+            for name in homes:  # nothing new in either store: every answer current, no refresh fetched a note
+                out = json.loads(cli(name, "search", "warm", "--json").stdout)
+                if out["stale"] or out.get("catching_up"):
+                    raise SystemExit(f"the {name} machine's search was not current: {out['stale_reason']}")
+            m = {k: statistics.median(r[k] for r in rows) for k in ("solo_s", "team_s")}
+            entry = {"notes_per_store": size, "median": m, "ratio": m["team_s"] / m["solo_s"], "queries": rows}
+            report["sizes"].append(entry)
+            if not args.json:
+                print(f"{size:>7} notes per store: search without a team {m['solo_s'] * 1000:7.1f} ms | with a team "
+                      f"store {m['team_s'] * 1000:7.1f} ms ({entry['ratio']:.2f}x)", flush=True)
+    report["uptime"] = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    print(json.dumps(report, indent=2) if args.json else report["uptime"])
     return 0
 
 

@@ -42,6 +42,14 @@ def test_search_latency_times_the_cli_beside_ripgrep():
     assert size["median"]["cli_ranked_s"] > 0 and size["median"]["rg_s"] > 0
 
 
+def test_search_latency_times_a_search_with_a_team_store_against_one_without():
+    report = json.loads(_bench("search_latency.py", "--team", "--sizes", "50", "--repeat", "1", "--queries", "1",
+                               "--json"))
+    [size] = report["sizes"]
+    assert size["median"]["solo_s"] > 0 and size["median"]["team_s"] > 0 and size["ratio"] > 0
+    assert report["uptime"]
+
+
 def test_freshness_finds_every_new_note_without_a_stale_answer():
     _needs_rg()
     report = json.loads(_bench("freshness.py", "--sizes", "200", "--repeat", "1", "--new", "2", "--json"))

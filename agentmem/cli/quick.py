@@ -52,9 +52,11 @@ def _limit(text: str) -> int | None:
 # Must match cli/memory.py's add_search and add_read (tests/test_quickargs.py checks it).
 SPECS = {
     "search": Spec("query", True, ("--json", "--refresh", "--offline", "--include-retracted"),
-                   {"--limit": _limit, "--project": str, "--mode": ("literal", "ranked", "hybrid")},
-                   {"limit": 10, "project": None, "mode": None}),
-    "read": Spec("id", False, ("--json", "--fresh"), {"--project": str}, {"project": None}),
+                   {"--limit": _limit, "--project": str, "--mode": ("literal", "ranked", "hybrid"),
+                    "--scope": ("personal", "team", "all")},
+                   {"limit": 10, "project": None, "mode": None, "scope": None}),
+    "read": Spec("id", False, ("--json", "--fresh"), {"--project": str, "--scope": ("personal", "team", "all")},
+                 {"project": None, "scope": None}),
 }
 
 

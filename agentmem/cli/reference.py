@@ -34,6 +34,7 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "repaired?": "--retry ID --repair of a damaged entry: {problem, store, label}",
         "purges?": "--retry of a purge record: {note, deleted_from_store}; saved only once the store no longer "
                    "holds the note",
+        "scope?": "with a team store configured: personal | team, where the note was saved (--team: the team's)",
     }),
     "pending": ("ok", {
         "pending": "[{id, store, project, path, created, attempts, last_error, retry, damaged?, purges?}], oldest "
@@ -47,12 +48,16 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
                    "(notes saved before authors were stamped have none); a corrected note right below its newest "
                    "correction; retracted notes only with --include-retracted (`retracted`: {record, kind, agent, "
                    "created, reason}); a note past its review date ranks below an equal match; `withheld`: "
-                   "[{where, kind, line?}] credentials the note holds, shown as [REDACTED:<kind>]",
+                   "[{where, kind, line?}] credentials the note holds, shown as [REDACTED:<kind>]; with a "
+                   "team store configured each result also has `scope`: personal | team, the store it is from "
+                   "(both stores' results merged: best score, or newest, first)",
         "pending_uploads": "notes of this machine waiting for upload",
-        "stale": "true when the store could not be checked: results may miss notes",
-        "stale_reason": "why (null when fresh)", "stale_error": "the error kind (null when fresh)",
+        "stale": "true when the store could not be checked (with a team: either store): results may miss notes",
+        "stale_reason": "why (null when fresh); with a team, each stale store named: `the team store LABEL: ...`",
+        "stale_error": "the error kind (null when fresh)",
         "refreshed": "whether this search refreshed the cache",
-        "checked_at": "when this machine last checked the store (seconds since the epoch), or null",
+        "checked_at": "when this machine last checked the store (seconds since the epoch), or null; with a team: "
+                      "the less current store's",
         "unreadable?": "[{id, error, message}] objects in the store that could not be read (skipped)",
         "not_cached": "why nothing was cached (a read-only sandbox), or null: the store still answered and what "
                       "it sent was searched in memory, so `stale` stays false",
@@ -65,6 +70,10 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "embedding?": "hybrid mode, while notes lack sentence vectors: {done, total}, the notes that had them of "
                       "all; the others were ranked by their words alone (each hybrid search embeds `[search] "
                       "embed_budget` seconds' worth first; `sync --embed` embeds the rest)",
+        "scopes?": "with a team store configured: [{scope: personal | team, store: its label, stale, stale_reason, "
+                   "stale_error, refreshed, checked_at, unreadable, not_cached, results, catching_up?}], each store "
+                   "searched (--scope), how current its answer is; a store that could not be searched at all is "
+                   "stale with its error, and the other's notes still come",
     }),
     "sync": ("ok", {
         "project": "the project brought up to date", "notes": "notes in this machine's cache now",
@@ -91,6 +100,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "retracted": "the note's retraction {record, kind, agent, created, reason}, or null",
         "review_due": "true when its review date has passed", "review_by": "its review date (YYYY-MM-DD) or null",
         "pinned": "whether it is pinned into the session-start reminder",
+        "scope?": "with a team store configured: personal | team, the store the note was read from (your own is "
+                  "asked first)",
     }),
     "retract": _RECORD_SHAPE,
     "pin": _RECORD_SHAPE,

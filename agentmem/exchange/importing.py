@@ -67,7 +67,7 @@ def shown(text: str) -> str:
 
 def _other_scope(entry: dict, scope: str) -> str | NextStep | None:
     """Why an export's entry is not imported into the store of `scope`: a team note (or record) goes only
-    into the team's store, with --team; a member's own only into their own (INV team-by-choice)."""
+    into the team's store, with --team; a member's own only into their own (INV personal-stays-personal)."""
     theirs = entry.get("scope", "personal")
     if theirs not in ("personal", "team"):
         return f"of an unknown scope {str(theirs)[:20]!r}"

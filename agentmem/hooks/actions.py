@@ -96,7 +96,8 @@ def pins_text(machine: str | os.PathLike, cwd: str | None = None, waiting: list[
     try:
         cfg = config.load(machine)
         project = cfg.resolve_project(cwd=cwd)
-        found = pins.pinned_notes(os.fspath(machine), cfg.store, project, cfg.pin_budget)
+        stores = [cfg.scoped(scope).store for scope in cfg.scopes()]  # a team's pins reach every member
+        found = pins.pinned_notes(os.fspath(machine), stores, project, cfg.pin_budget)
     except AgentmemError:
         return ""  # no project here, or no store configured: nothing pinned to show
     if not found["shown"] and not found["left_out"]:

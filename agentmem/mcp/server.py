@@ -30,7 +30,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from agentmem import errors
-from agentmem.mcp import tools
+from agentmem.mcp import arguments, tools
 from agentmem.version import __version__
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -89,15 +89,16 @@ def build_server() -> Server:
     async def list_tools(ctx: ServerRequestContext,
                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         listed = []
+        team = tools.has_team()  # a machine without a team store lists no `scope`
         for name, (description, _, _, read_only) in tools.TOOLS.items():
             hints = types.ToolAnnotations(read_only_hint=read_only, destructive_hint=False, open_world_hint=False)
-            listed.append(types.Tool(name=name, description=description, input_schema=tools.input_schema(name),
+            listed.append(types.Tool(name=name, description=description, input_schema=tools.input_schema(name, team),
                                      annotations=hints))
         return types.ListToolsResult(tools=listed)
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
-            arguments = tools.check_arguments(params.name, params.arguments)
+            arguments = tools.check_arguments(params.name, params.arguments, tools.has_team())
             roots = None
             if params.name in tools.NEEDS_PROJECT and "project" not in arguments:
                 roots = await _client_roots(ctx)
@@ -118,8 +119,8 @@ def build_server() -> Server:
 # A JSON string escape of a UTF-16 surrogate, or an escaped backslash (which is no escape): read in order.
 _ESCAPE = re.compile(r"\\(?:u([dD][89a-fA-F][0-9a-fA-F]{2})|.)")
 # What stands for a lone surrogate once read: a noncharacter, valid in JSON and UTF-8, that the tools'
-# argument check refuses as it refuses a lone surrogate (tools.LONE_SURROGATE).
-_STAND_IN = "\\u" + f"{ord(tools.LONE_SURROGATE):04x}"
+# argument check refuses as it refuses a lone surrogate (arguments.LONE_SURROGATE).
+_STAND_IN = "\\u" + f"{ord(arguments.LONE_SURROGATE):04x}"
 
 
 def without_lone_surrogates(line: str) -> str:

@@ -73,11 +73,14 @@ def not_in_project(machine: str, cfg: Config, project: str, note_id: str, step: 
     as the command to run there; or saying which projects were looked in."""
     found = project_of(machine, cfg, note_id, but=project, timeout=timeout)
     said = f"note {note_id} is not in project {project}: it is a note of project {found}"
-    if found is not None and found in cfg.project_names():
-        return errors.NotFound(said, hint=NextStep("name its project: `{}`", step(found)))
-    if found is not None:  # cached or pending here, but no directory of it is mapped: --project refuses it
-        return errors.NotFound(said, hint=NextStep("map a directory of it first, then name it with {}: `{}`",
-                                                   errors.Option("project"), Command("map", "DIRECTORY", found)))
+    if found is not None:
+        if found in cfg.project_names():
+            named = errors.NotFound(said, hint=NextStep("name its project: `{}`", step(found)))
+        else:  # cached or pending here, but no directory of it is mapped: --project refuses it
+            named = errors.NotFound(said, hint=NextStep("map a directory of it first, then name it with {}: `{}`",
+                                                        errors.Option("project"), Command("map", "DIRECTORY", found)))
+        named.located = found
+        return named
     others = [p for p in known_projects(machine, cfg) if p != project]
     where = f", nor in the other projects this machine knows ({', '.join(others)})" if others else ""
     return errors.NotFound(f"no note {note_id} in project {project}{where}",

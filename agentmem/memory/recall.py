@@ -153,7 +153,9 @@ def read(machine: str, cfg: Config, project: str, note_id: str, *, fresh: bool =
     if not fresh:
         try:
             entry, pdata = pending.load(machine, note_id)
-            if entry.project == project:
+            # with a team, a pending note is read in the scope of the store it is bound for (memory/scopes.py)
+            bound = entry.store is None or entry.store == cfg.store or (cfg.scope == "personal" and cfg.team is None)
+            if entry.project == project and bound:
                 data, source = pdata, "pending"
         except errors.NotFound:
             pass

@@ -29,29 +29,32 @@ def may_have_pins(machine: str, waiting: list[str]) -> bool:
     return any(os.path.exists(os.path.join(pending, name, PENDING_RECORD_FILE)) for name in waiting)
 
 
-def pinned_notes(machine: str, store: StoreDescription, project: str, budget: int) -> dict:
+def pinned_notes(machine: str, store: StoreDescription | list[StoreDescription], project: str, budget: int) -> dict:
     """{"shown": [{id, title, text, pinned_at}], "left_out": [{id, why}]}: the pinned notes of `project`
-    within `budget` characters of text, newest pin first."""
+    within `budget` characters of text, newest pin first. `store`: the store, or the stores (a member's own
+    and the team's) whose pins share the one budget."""
     from agentmem.replica.states import project_states
 
-    states = project_states(machine, store, project)
-    pins = sorted(states.pinned().items(), key=lambda item: item[1]["record"], reverse=True)
+    stores = store if isinstance(store, list) else [store]
+    pins = sorted(((note_id, pin, where) for where in stores
+                   for note_id, pin in project_states(machine, where, project).pinned().items()),
+                  key=lambda item: item[1]["record"], reverse=True)
     if not pins:
         return {"shown": [], "left_out": []}
     from agentmem.note import document
     from agentmem.replica import cache
     from agentmem.uploads import pending
 
-    waiting = pending.project_notes(machine, store, project)
+    waiting = {where: pending.project_notes(machine, where, project) for where in stores}
     shown: list[dict] = []
     left_out: list[dict] = []
     used, full = 0, False
-    for note_id, pin in pins:
-        data = cache.read_cached(machine, store, project, note_id)  # cleaned when it entered the cache
-        if data is None and note_id in waiting:  # INV no-credentials: a pending copy passes the same step
+    for note_id, pin, where in pins:
+        data = cache.read_cached(machine, where, project, note_id)  # cleaned when it entered the cache
+        if data is None and note_id in waiting[where]:  # INV no-credentials: a pending copy passes the same step
             from agentmem.replica import redacted_copies
 
-            data = redacted_copies.clean(waiting[note_id])[0]
+            data = redacted_copies.clean(waiting[where][note_id])[0]
         if data is None:
             left_out.append({"id": note_id, "why": "not on this machine yet (a search brings it)"})
             continue

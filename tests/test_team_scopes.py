@@ -1,0 +1,377 @@
+"""Search, read and save across a member's own store and the team's (issue X, items 2 and 3).
+
+Two machines, A and B, each with its own personal folder store, share one team folder store; each runs
+the real CLI. A machine without a team answers exactly as before (the rest of the suite).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures_core import CLI, make_machine, new_folder_store
+
+
+class Team:
+    """Machines "a" and "b": own folder stores, one shared team folder, project `app` mapped on both."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.team = root / "team-store"
+        new_folder_store(self.team)
+        self.checkout = root / "app"
+        self.checkout.mkdir()
+        self.own: dict[str, Path] = {}
+        self.machines = {}
+        for name in ("a", "b"):
+            self.own[name] = root / f"own-{name}"
+            new_folder_store(self.own[name])
+            m = make_machine(root, name, self.own[name], {self.checkout: "app"}, agent=f"codex@{name}")
+            with open(m.home / "config.toml", "a", encoding="utf-8") as f:
+                f.write(f'\n[team]\nkind = "folder"\nlocation = "{self.team}"\n')
+            self.machines[name] = m
+
+    def run(self, name: str, *args: str, stdin: str = "") -> tuple[int, str, str]:
+        return self.machines[name].run(*args, input=stdin, cwd=self.checkout)
+
+    def json(self, name: str, *args: str, stdin: str = "") -> tuple[int, dict]:
+        status, out, err = self.run(name, *args, "--json", stdin=stdin)
+        try:
+            return status, json.loads(out)
+        except ValueError:
+            raise AssertionError(f"not JSON (status {status}): {out!r} {err!r}") from None
+
+    def save(self, name: str, title: str, text: str, *flags: str) -> str:
+        status, out = self.json(name, "save", "--title", title, "--text", text, *flags)
+        assert status == 0, out
+        return out["id"]
+
+    def pending(self, name: str) -> list[str]:
+        folder = self.machines[name].home / "pending"
+        return sorted(n for n in os.listdir(folder) if not n.startswith(".")) if folder.exists() else []
+
+
+@pytest.fixture
+def team(tmp_path):
+    return Team(tmp_path)
+
+
+def _ids(out: dict) -> list[str]:
+    return [r["id"] for r in out["results"]]
+
+
+def _notes_in(store: Path) -> list[str]:
+    folder = store / "projects" / "app" / "notes"
+    return sorted(os.listdir(folder)) if folder.exists() else []
+
+
+def test_a_team_note_is_found_in_another_members_very_next_search_and_a_personal_note_never(team):
+    # INV personal-stays-personal: only what was saved to the team reaches the other member
+    shared = team.save("a", "Deploy cadence", "the deploy window is tuesday mornings", "--team")
+    private = team.save("a", "Deploy notes of mine", "my own deploy window scratch")
+    assert _notes_in(team.team) == [f"{shared}.md"]  # the personal note stayed in A's own store
+    status, out = team.json("b", "search", "deploy", "window")
+    assert status == 0, out
+    assert _ids(out) == [shared] and out["results"][0]["scope"] == "team"
+    assert private not in json.dumps(out)
+    assert [s["scope"] for s in out["scopes"]] == ["personal", "team"] and not out["stale"]
+    assert out["scopes"][1]["store"] == str(team.team) and out["scopes"][1]["results"] == 1
+    status, text, _ = team.run("b", "search", "deploy", "window")
+    assert status == 0 and "[team] Deploy cadence" in text
+    # A sees both, each with its scope
+    status, out = team.json("a", "search", "deploy", "window")
+    assert {r["id"]: r["scope"] for r in out["results"]} == {shared: "team", private: "personal"}
+
+
+def test_scope_limits_a_search_to_one_store(team):
+    shared = team.save("a", "Cache keys", "cache keys carry the schema version", "--team")
+    own = team.save("a", "Cache notes", "cache keys of my experiment")
+    assert _ids(team.json("a", "search", "cache", "keys", "--scope", "team")[1]) == [shared]
+    assert _ids(team.json("a", "search", "cache", "keys", "--scope", "personal")[1]) == [own]
+    status, out = team.json("a", "search", "cache", "keys", "--scope", "personal")
+    assert [s["scope"] for s in out["scopes"]] == ["personal"]
+    listed = team.json("a", "search", "--scope", "all", "--mode", "literal", "cache")[1]
+    assert sorted(_ids(listed)) == sorted([shared, own])
+
+
+def test_the_recent_list_merges_both_stores_newest_first(team):
+    first = team.save("a", "First", "one", "--team")
+    second = team.save("a", "Second", "two")
+    third = team.save("a", "Third", "three", "--team")
+    status, out = team.json("a", "search", "--limit", "2")
+    assert status == 0 and _ids(out) == [third, second] and out["more"] == 1
+    assert _ids(team.json("a", "search", "--limit", "5")[1]) == [third, second, first]
+
+
+def test_a_team_store_out_of_reach_never_hides_the_members_own_notes(team):
+    # INV personal-stays-personal, INV read-your-writes: the store that could not be asked is said to be stale
+    own = team.save("b", "Flaky test", "the flaky test needs a retry budget")
+    team.save("a", "Flaky team", "flaky test owners rotate weekly", "--team")
+    team.team.rename(team.root / "team-store-away")  # the shared folder unmounted
+    status, out = team.json("b", "search", "flaky", "test")
+    assert status == 0 and _ids(out) == [own]
+    assert out["stale"] and f"the team store {team.team}" in out["stale_reason"]
+    personal, shared = out["scopes"]
+    assert not personal["stale"] and shared["stale"] and shared["stale_error"] in ("offline", "not-found")
+    status, text, _ = team.run("b", "search", "flaky", "test")
+    assert status == 0 and "Flaky test" in text and "may be stale - the team store" in text
+
+
+def test_a_personal_store_out_of_reach_never_hides_the_teams_notes(team):
+    shared = team.save("a", "Release train", "the release train leaves on fridays", "--team")
+    team.own["b"].rename(team.root / "own-b-away")
+    status, out = team.json("b", "search", "release", "train")
+    assert status == 0 and _ids(out) == [shared] and out["results"][0]["scope"] == "team"
+    assert out["stale"] and out["stale_reason"].startswith(f"the personal store {team.own['b']}")
+    assert [s["stale"] for s in out["scopes"]] == [True, False]
+
+
+def test_read_looks_in_the_members_own_store_then_the_teams(team):
+    shared = team.save("a", "Schema", "the schema lives in db/schema.sql", "--team")
+    own = team.save("b", "Mine", "my own note")
+    status, out = team.json("b", "read", shared)
+    assert status == 0 and out["scope"] == "team" and "db/schema.sql" in out["body"]
+    status, text, _ = team.run("b", "read", shared)
+    assert status == 0 and "is a team note" in text
+    assert team.json("b", "read", own)[1]["scope"] == "personal"
+    status, out = team.json("b", "read", shared, "--scope", "personal")
+    assert status == 4 and out["error"] == "not-found"
+    status, out = team.json("b", "read", own, "--scope", "team")
+    assert status == 4 and out["error"] == "not-found"
+
+
+def test_a_team_note_pending_upload_is_searched_and_read_as_the_teams(team):
+    # INV personal-stays-personal: a pending note shows in the scope of the store it is bound for, only
+    team.team.rename(team.root / "team-store-away")
+    status, out = team.json("a", "save", "--team", "--title", "Waiting", "--text", "a queued team finding")
+    assert status == 10 and out["scope"] == "team" and out["store"]["location"] == str(team.team)
+    note = out["id"]
+    status, out = team.json("a", "search", "queued", "finding")
+    assert [(r["id"], r["scope"], r["pending"]) for r in out["results"]] == [(note, "team", True)]
+    assert _ids(team.json("a", "search", "queued", "finding", "--scope", "personal")[1]) == []
+    status, out = team.json("a", "read", note)
+    assert status == 0 and out["scope"] == "team" and out["source"] == "pending"
+
+
+def test_scope_team_without_a_team_store_is_one_line_naming_the_way_to_add_one(tmp_path):
+    store = tmp_path / "own"
+    new_folder_store(store)
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    m = make_machine(tmp_path, "solo", store, {checkout: "app"})
+    for args in (("search", "x", "--scope", "team"), ("read", "20261130T091512345Z-k3m9x2pa", "--scope", "team"),
+                 ("save", "--team", "--text", "a note")):
+        status, out, err = m.run(*args, cwd=checkout)
+        assert status == 3 and out == "" and len(err.strip().splitlines()) == 1, (args, err)
+        assert "no team store" in err and "upgrade --data team=ORG/NAME" in err
+    assert not (m.home / "pending").exists() or not os.listdir(m.home / "pending")
+
+
+def test_a_machine_without_a_team_answers_without_scopes(tmp_path):
+    store = tmp_path / "own"
+    new_folder_store(store)
+    checkout = tmp_path / "app"
+    checkout.mkdir()
+    m = make_machine(tmp_path, "solo", store, {checkout: "app"})
+    status, saved, _ = m.json("save", "--text", "plain note", cwd=checkout)
+    assert status == 0 and "scope" not in saved
+    status, out, _ = m.json("search", "plain", cwd=checkout)
+    assert "scopes" not in out and all("scope" not in r for r in out["results"]) and _ids(out) == [saved["id"]]
+    status, out, _ = m.json("read", saved["id"], cwd=checkout)
+    assert "scope" not in out
+
+
+def _read_only_member(m):
+    """Run `m`'s CLI as a member the team folder refuses writes to: for root (who writes through permission
+    bits), without the capabilities that let it."""
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("setpriv (util-linux) drops root's override of permission bits")
+        m.cli = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *CLI]
+        m.child = True
+
+
+def test_saving_to_a_team_folder_the_member_may_only_read_is_refused_in_one_line_and_leaves_nothing(team):
+    # INV personal-stays-personal: a refused team save leaves nothing, pending or in either store
+    shared = team.save("a", "Existing", "a team note already there", "--team")
+    m = team.machines["b"]
+    _read_only_member(m)
+    project = team.team / "projects" / "app"
+    folders = [project, project / "notes"]
+    for folder in folders:
+        folder.chmod(0o555)
+    try:
+        status, out, err = team.run("b", "save", "--team", "--title", "Nope", "--text", "not allowed here")
+        assert status == 6 and out == "", (out, err)
+        line = err.strip()
+        assert len(line.splitlines()) == 1 and "Traceback" not in err
+        assert f"the team store {team.team}" in line and "can read the team's notes but not write them" in line
+        assert "grants write permission" in line
+        assert team.pending("b") == []
+        assert _notes_in(team.team) == [f"{shared}.md"] and _notes_in(team.own["b"]) == []
+        # reading still works for this member
+        assert team.json("b", "read", shared)[1]["scope"] == "team"
+    finally:
+        for folder in folders:
+            folder.chmod(stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
+
+
+def test_a_personal_save_to_a_store_that_refuses_writes_still_stays_pending_as_before(team):
+    m = team.machines["b"]
+    _read_only_member(m)
+    project = team.own["b"] / "projects"
+    project.mkdir(exist_ok=True)
+    project.chmod(0o555)
+    try:
+        status, out = team.json("b", "save", "--text", "my own note")
+        assert status == 10 and out["reason"]["error"] == "no-access" and team.pending("b") == [out["id"]]
+    finally:
+        project.chmod(0o755)
+
+
+def test_the_mcp_server_searches_reads_and_saves_with_a_scope(team):
+    from tests.mcpkit import call, session
+
+    async def steps(c):
+        listed = {t.name: t.input_schema for t in (await c.list_tools()).tools}
+        assert listed["memory_search"]["properties"]["scope"]["enum"] == ["personal", "team", "all"]
+        assert listed["memory_save"]["properties"]["scope"]["enum"] == ["personal", "team"]
+        assert "scope" in listed["memory_read"]["properties"]
+        saved = await call(c, "memory_save", {"body": "mcp team finding about lint rules", "title": "Lint",
+                                              "scope": "team"})
+        mine = await call(c, "memory_save", {"body": "my lint rules scratch", "title": "Mine"})
+        team_only = await call(c, "memory_search", {"query": "lint rules", "scope": "team"})
+        everything = await call(c, "memory_search", {"query": "lint rules"})
+        read = await call(c, "memory_read", {"id": saved[2]["id"], "scope": "team"})
+        wrong = await call(c, "memory_search", {"query": "lint", "scope": "everyone"})
+        return saved, mine, team_only, everything, read, wrong
+
+    (saved, mine, team_only, everything, read, wrong), stderr = session(team.machines["b"].env, team.checkout,
+                                                                        steps)
+    assert not saved[0] and saved[2]["scope"] == "team" and not mine[0] and mine[2]["scope"] == "personal"
+    assert _notes_in(team.team) == [f"{saved[2]['id']}.md"] and _notes_in(team.own["b"]) == [f"{mine[2]['id']}.md"]
+    assert [r["id"] for r in team_only[2]["results"]] == [saved[2]["id"]] and "[team] Lint" in team_only[1]
+    assert {r["id"]: r["scope"] for r in everything[2]["results"]} == {saved[2]["id"]: "team",
+                                                                       mine[2]["id"]: "personal"}
+    assert not read[0] and read[2]["scope"] == "team"
+    assert wrong[0] and "scope" in wrong[1]
+
+
+class BucketTeam:
+    """One machine with its own folder store and a team bucket on the loopback Hub (default: a new
+    `team/memory`)."""
+
+    def __init__(self, root: Path, hub, token: str, bucket: str | None = None):
+        self.hub, self.bucket = hub, bucket or "team/memory"
+        if bucket is None:
+            hub.add_bucket(self.bucket, private=True)
+        self.own = root / "own"
+        new_folder_store(self.own)
+        self.checkout = root / "app"
+        self.checkout.mkdir()
+        self.m = make_machine(root, "member", self.own, {self.checkout: "app"})
+        with open(self.m.home / "config.toml", "a", encoding="utf-8") as f:
+            f.write(f'\n[team]\nkind = "bucket"\nlocation = "{self.bucket}"\n\n[network]\ntimeout = 3\n')
+        self.m.env.update(HF_ENDPOINT=hub.url, HF_TOKEN=token)
+        self.m.child = True  # huggingface_hub reads HF_ENDPOINT once per process
+
+    def json(self, *args: str) -> tuple[int, dict]:
+        status, out, err = self.m.json(*args, cwd=self.checkout)
+        return status, out
+
+    def in_bucket(self) -> list[str]:
+        return sorted(p for p in self.hub.buckets[self.bucket].files if p.endswith(".md"))
+
+
+def test_a_team_save_while_the_team_bucket_is_offline_stays_pending_for_the_team_and_a_retry_delivers_it_there(
+        tmp_path, hub):
+    # INV nothing-lost, INV same-bytes-retry: the pending entry keeps its team destination
+    token = hub.add_user("ada", orgs=("team",))
+    t = BucketTeam(tmp_path, hub, token)
+    hub.stop()
+    try:
+        status, out = t.json("save", "--team", "--title", "Hub down", "--text", "saved while the hub was away")
+        later = t.json("save", "--team", "--title", "Also down", "--text", "for the stop hook to deliver")[1]
+    finally:
+        hub.start()
+    assert later["status"] == "pending" and later["scope"] == "team"
+    assert status == 10 and out["scope"] == "team" and out["store"] == {"kind": "bucket", "location": t.bucket}
+    note = out["id"]
+    status, listed = t.json("pending")
+    assert [(p["id"], p["store"]["location"]) for p in listed["pending"]] == [(note, t.bucket), (later["id"], t.bucket)]
+    assert t.in_bucket() == [] and _notes_in(t.own) == []
+    status, out = t.json("save", "--retry", note)
+    assert status == 0 and out["status"] == "saved", out
+    assert t.in_bucket() == [f"projects/app/notes/{note}.md"] and _notes_in(t.own) == []
+    stop = json.dumps({"session_id": "s", "hook_event_name": "Stop", "stop_hook_active": False})
+    status, _, err = t.m.run("hook", "stop", "--runtime", "claude", input=stop, cwd=t.checkout)
+    assert status == 0, err
+    assert t.in_bucket() == sorted([f"projects/app/notes/{note}.md", f"projects/app/notes/{later['id']}.md"])
+    assert _notes_in(t.own) == [] and t.json("pending")[1]["pending"] == []
+    status, out = t.json("search", "hub", "away", "--scope", "team")
+    assert [(r["id"], r["scope"]) for r in out["results"]] == [(note, "team")]
+
+
+def test_a_team_save_with_only_the_read_role_is_refused_in_one_line_naming_who_grants_the_write_role(tmp_path, hub):
+    # INV personal-stays-personal: the Hub's own rights decide; a refused team save leaves nothing anywhere
+    from tests.fixtures_hub import Team as HubTeam
+
+    org = HubTeam(hub)
+    reader = BucketTeam(tmp_path / "reader", hub, org.reader.token, bucket=org.bucket)
+    status, out, err = reader.m.run("save", "--team", "--text", "a note the reader may not share", cwd=reader.checkout)
+    assert status == 6 and out == "" and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert f"the team store hf://buckets/{org.bucket}" in err and "can read the team's notes but not write them" in err
+    assert "an admin of the organization acme" in err and "write role" in err
+    assert reader.json("pending")[1]["pending"] == [] and reader.in_bucket() == [] and _notes_in(reader.own) == []
+    writer = BucketTeam(tmp_path / "writer", hub, org.writer.token, bucket=org.bucket)
+    status, out = writer.json("save", "--team", "--title", "Shared", "--text", "a note the writer shares")
+    assert status == 0 and writer.in_bucket() == [f"projects/app/notes/{out['id']}.md"]
+    status, out = reader.json("search", "writer", "shares")  # the reader still reads the team's notes
+    assert [(r["title"], r["scope"]) for r in out["results"]] == [("Shared", "team")]
+
+
+def test_a_team_pin_reaches_every_members_session_start_reminder_within_the_one_pin_budget(team):
+    from agentmem import config
+    from agentmem.memory import curation
+
+    shared = team.save("a", "Team rule", "run the linters before every push", "--team")
+    own = team.save("b", "My rule", "keep my scratch branch rebased")
+    a = config.load(str(team.machines["a"].home))
+    assert curation.pin(str(team.machines["a"].home), a.scoped("team"), "app", shared).to_json()["status"] == "saved"
+    assert team.json("b", "pin", own)[1]["status"] == "saved"
+    team.json("b", "search")  # brings the team's pin record, as any search does
+    status, reminder, _ = team.run("b", "hook", "reminder", "--runtime", "claude")
+    assert status == 0 and "Pinned memory of project app (2 note(s)" in reminder, reminder
+    assert f"[{shared}] Team rule" in reminder and f"[{own}] My rule" in reminder
+    assert reminder.index(own) < reminder.index(shared)  # the newest pin first, across both stores
+    with open(team.machines["b"].home / "config.toml", "a", encoding="utf-8") as f:
+        f.write("\n[memory]\npin_budget = 40\n")
+    status, reminder, _ = team.run("b", "hook", "reminder", "--runtime", "claude")
+    assert "(1 note(s)" in reminder and f"Pinned but left out: {shared} (over the pin budget" in reminder
+
+
+def test_both_stores_are_asked_what_changed_at_the_same_time_not_one_after_the_other(tmp_path, hub):
+    import time
+
+    token = hub.add_user("ada", orgs=("team",))
+    hub.add_bucket("ada/agent-memory", private=True)
+    t = BucketTeam(tmp_path, hub, token)
+    config = t.m.home / "config.toml"
+    config.write_text(config.read_text().replace(f'kind = "folder"\nlocation = "{t.own}"',
+                                                 'kind = "bucket"\nlocation = "ada/agent-memory"'))
+    assert t.json("save", "--text", "own words about tides")[0] == 0
+    assert t.json("save", "--team", "--text", "team words about tides")[0] == 0
+    status, out = t.json("search", "tides")
+    assert status == 0 and not out["stale"] and len(out["results"]) == 2, out
+    hub.inject("info", "slow", delay=1.5)  # each store's change check answers 1.5 s late, inside check_timeout
+    started = time.monotonic()
+    status, out = t.json("search", "tides")
+    took = time.monotonic() - started
+    assert status == 0 and not out["stale"] and len(out["results"]) == 2, out
+    assert len(hub.requests("info")) >= 2
+    assert took < 2.8, f"{took:.2f} s: the two checks waited one after the other"
