@@ -62,3 +62,28 @@ def test_stale_temp_files_are_swept_and_fresh_ones_and_notes_are_kept(tmp_path):
     os.utime(stale, (old, old))
     fsutil.sweep_temp(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == [fresh.name, note.name]
+
+
+def test_a_flush_of_many_files_is_one_syncfs_of_their_file_system_not_an_fsync_each(tmp_path, monkeypatch):
+    # INV export-durable: past the threshold the files are made durable by syncfs of the file system they are
+    # on (Linux), never by os.sync of every disk; below it, by an fsync each.
+    import sys
+
+    from agentmem import fsutil
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("syncfs is Linux's")
+    fsyncs: list[str] = []
+    monkeypatch.setattr(fsutil, "fsync_file", lambda path: fsyncs.append(path))
+    monkeypatch.setattr(fsutil.os, "sync", lambda: pytest.fail("os.sync flushes every disk"))
+    flush = fsutil.Flush()
+    monkeypatch.setattr(flush, "WHOLE_FILE_SYSTEM", 3)
+    for i in range(4):
+        (tmp_path / f"n{i}.md").write_bytes(b"x")
+        flush.wrote(str(tmp_path / f"n{i}.md"))
+    flush.done()
+    assert fsyncs == []  # one syncfs instead
+    few = fsutil.Flush()
+    few.wrote(str(tmp_path / "n0.md"))
+    few.done()
+    assert fsyncs == [str(tmp_path / "n0.md")]
