@@ -8,8 +8,11 @@ A copy of big_store.py's store (notes hard-linked) and of its caught-up machine.
 process, `search arrived` (asks the store: a folder stat, a listing when it changed); the reference is the same
 search with nothing changed, timed in the same run, and each figure is printed beside it as a ratio:
 
-- `other`: `--rounds` times, another machine puts one note into the store, `--gap` seconds pass, one search
+- `other`: `--rounds` times, another machine saves one note into the store (`agentmem save` on a second machine
+  using the same store, so its witnessed upload is in the store's journal), `--gap` seconds pass, one search
   (timed), then the search after it (`other_next`: settled again);
+- `hand`: the same with a note copied into the store by hand (a temp file renamed into place, as a sync tool
+  or a person would: no journal entry), and the search after it (`hand_next`);
 - `own`: `--rounds` times, this machine saves a note (`agentmem save`, timed) and searches at once (timed);
 - `paired`: a settled search before each of those rounds, so each figure is also given against searches run
   under the load of the same minutes (the machine is shared);
@@ -82,10 +85,10 @@ def other_machine_note(home: Path, folder: Path) -> str:
     return done.stdout.split()[0]
 
 
-def own_save(home: Path, work: Path, i: int) -> tuple[float, str]:
+def own_save(home: Path, work: Path, i: int, who: str = "own") -> tuple[float, str]:
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "agentmem", "save", "--title", f"arrived own {i}", "--text",
-                           f"arrived here {i}", "--json"], cwd=work, env=_env(home), capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "agentmem", "save", "--title", f"arrived {who} {i}", "--text",
+                           f"arrived {who} {i}", "--json"], cwd=work, env=_env(home), capture_output=True, text=True,
                           check=True)
     return time.perf_counter() - t0, json.loads(done.stdout)["id"]
 
@@ -116,6 +119,9 @@ def main(argv=None) -> int:
     base = big_store.make(args.notes, Path(args.root))
     home, store, work = big_store.clone(base, Path(args.root) / f"after-change-{args.notes}")
     folder = store / "projects" / big_store.PROJECT / "notes"
+    other_home = home.parent / "other-home"  # another machine using the same store, its cache empty
+    other_home.mkdir()
+    big_store.config(other_home, store, work)
     searches(home, work, 0.1)  # the copied store is another folder: one full listing
     settle(folder)
     searches(home, work, 0.1)  # settled
@@ -124,17 +130,21 @@ def main(argv=None) -> int:
     report: dict = {"notes": args.notes, "load": os.getloadavg(), "quiet": summary(quiet)}
     written: list[str] = []
     missing = 0
-    other, other_next, paired = [], [], []
-    for _ in range(args.rounds):
-        paired.append(search(home, work)[0])  # a settled search just before: the pair's reference
-        written.append(other_machine_note(home, folder))
-        time.sleep(args.gap)
-        wall, answer = search(home, work)
-        other.append(wall)
-        missing += len(set(written) - _found(answer))
-        other_next.append(search(home, work)[0])
+    other, other_next, hand, hand_next, paired = [], [], [], [], []
+    for i in range(args.rounds):
+        for after, after_next in ((other, other_next), (hand, hand_next)):
+            paired.append(search(home, work)[0])  # a settled search just before: the pair's reference
+            written.append(own_save(other_home, work, i, "other")[1] if after is other
+                           else other_machine_note(home, folder))
+            time.sleep(args.gap)
+            wall, answer = search(home, work)
+            after.append(wall)
+            missing += len(set(written) - _found(answer))
+            after_next.append(search(home, work)[0])
     report["other"] = summary(other, reference) | {"gap_s": args.gap}
     report["other_next"] = summary(other_next, reference)
+    report["hand"] = summary(hand, reference) | {"gap_s": args.gap}
+    report["hand_next"] = summary(hand_next, reference)
     saves, own = [], []
     for i in range(args.rounds):
         settle(folder)
@@ -150,7 +160,7 @@ def main(argv=None) -> int:
     report["missing_from_answers"] = missing
     # The same ratios against the settled searches run between them (the load of the moment, not of the start)
     report["paired"] = summary(paired)
-    for name in ("other", "other_next", "own"):
+    for name in ("other", "other_next", "hand", "hand_next", "own"):
         report[name]["x_paired"] = report[name]["median_s"] / report["paired"]["median_s"]
     if args.seconds > 0:
         writer = subprocess.Popen([sys.executable, "-c", WRITER, str(folder), str(args.seconds)],
@@ -171,8 +181,10 @@ def main(argv=None) -> int:
         return 0
     print(f"{args.notes} notes; load {report['load'][0]:.2f} before, {report['load_after'][0]:.2f} after")
     labels = {"quiet": "settled (reference)", "paired": "settled, between the rounds below",
-              "other": f"{args.gap:g} s after another machine's note",
-              "other_next": "the search after that", "own_save": "this machine's save (the save itself)",
+              "other": f"{args.gap:g} s after another machine's save",
+              "other_next": "the search after that",
+              "hand": f"{args.gap:g} s after a note copied in by hand", "hand_next": "the search after that",
+              "own_save": "this machine's save (the save itself)",
               "own": "right after this machine's save", "arriving": "a note arriving each second",
               "arriving_offline": "  --offline right after"}
     for name, label in labels.items():

@@ -118,6 +118,7 @@ def clone(base: Path, dest: Path, *, with_cache: bool = True) -> tuple[Path, Pat
     from agentmem.replica import cache
     from agentmem.store.base import StoreDescription
 
+    base = base.resolve()  # the machine's cache is named after the store's real path (a --root may be a link)
     if dest.exists():
         shutil.rmtree(dest)
     store, home, work = dest / "store", dest / "home", base / "work"

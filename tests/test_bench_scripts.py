@@ -149,6 +149,7 @@ def test_after_change_times_searches_after_a_note_from_elsewhere_after_a_save_an
     assert report["arriving"]["written"] >= 1 and report["arriving"]["missing_from_last_answer"] == 0
     assert report["quiet"]["searches"] >= 1 and report["arriving_offline"]["searches"] >= 1
     assert report["other"]["x_reference"] > 0 and report["own"]["x_reference"] > 0
+    assert report["hand"]["x_reference"] > 0 and report["hand_next"]["searches"] == 1
     assert report["missing_from_answers"] == 0
 
 

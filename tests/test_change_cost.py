@@ -167,3 +167,99 @@ def test_a_witness_seals_only_a_folder_that_this_process_alone_changed(tmp_path)
     (folder / "mine2.md").write_text("x")
     (folder / "theirs.md").write_text("x")
     assert theirs.seal({"mine2.md"}) is None
+
+
+# -- another machine's save, through the store's journal (store/journal.py) --------------------------------
+
+
+@pytest.fixture
+def desktop(joined, machines):
+    """Another machine on the same folder store and project; it never searched (no change token)."""
+    laptop, _, _ = joined
+    if witness._inotify() is None:
+        pytest.skip("no inotify here: a save cannot prove its upload was the store folder's only change")
+    other = machines("desktop", {laptop.checkout: "app"})
+    return other, config.load(other.home)
+
+
+def _journal(store_notes: str) -> str:
+    from agentmem.store import journal
+
+    return journal.path(store_notes)
+
+
+def test_another_machines_save_is_in_the_next_search_without_a_listing_of_the_store(joined, desktop, monkeypatch):
+    # INV read-your-writes at a cost that follows the change: the desktop's witnessed upload is a link in the
+    # store's journal from the folder's settled signature to its new one, which the laptop's one stat matches
+    laptop, cfg, (store_notes, cache_notes) = joined
+    other, other_cfg = desktop
+    saved = save.save(str(other.home), other_cfg, "app", "The staging database moved to the new rack.",
+                      title="Staging database")
+    assert saved.outcome.status == "saved"
+    listed = _listings(monkeypatch)
+    out = recall.search(str(laptop.home), cfg, "app", "staging database rack")
+    assert [r["id"] for r in out["results"]][:1] == [saved.outcome.entry.id] and out["stale"] is False
+    assert store_notes not in listed and cache_notes not in listed, listed
+    listed.clear()
+    assert recall.search(str(laptop.home), cfg, "app", "staging")["stale"] is False
+    assert store_notes not in listed and cache_notes not in listed, listed  # settled: one stat each
+
+
+@pytest.mark.parametrize("hand_first", [False, True], ids=["hand-copy-after-the-save", "hand-copy-before-the-save"])
+def test_a_note_copied_in_by_hand_beside_another_machines_save_is_in_the_next_search(joined, desktop, hand_first):
+    # INV read-your-writes: a note no agentmem writer journaled moves the folder's signature where no link
+    # leads, so the search lists the folder in that same search, whatever the journal says
+    laptop, cfg, (store_notes, _) = joined
+    other, other_cfg = desktop
+    hand: list[str] = []
+    if hand_first:
+        hand = put_notes(FolderStore(laptop.home.parent.parent / "shared-store"), "app", 1, size=7)
+    saved = save.save(str(other.home), other_cfg, "app", "The staging database moved to the new rack.",
+                      title="Staging database")
+    if not hand_first:
+        hand = put_notes(FolderStore(laptop.home.parent.parent / "shared-store"), "app", 1, size=7)
+    assert os.path.getsize(_journal(store_notes)) > 0  # the desktop's save left a link
+    out = recall.search(str(laptop.home), cfg, "app", "staging database note 0 xxxxxxx", limit=50)
+    found = [r["id"] for r in out["results"]]
+    assert saved.outcome.entry.id in found and hand[0] in found and out["stale"] is False
+
+
+def test_a_torn_or_garbage_journal_line_never_hides_a_note(joined, desktop):
+    # A line torn by a crash, bytes that are no JSON, and links of the wrong shape link nothing: the chain from
+    # the laptop's signature breaks at the torn link, so it lists, and both machines' notes are found
+    laptop, cfg, (store_notes, _) = joined
+    other, other_cfg = desktop
+    first = save.save(str(other.home), other_cfg, "app", "The staging database moved to the new rack.",
+                      title="Staging database")
+    path = _journal(store_notes)
+    with open(path, "rb+") as fh:  # the first link torn part-way, as a crash in its write would leave it
+        fh.truncate(os.path.getsize(path) - 25)
+    with open(path, "ab") as fh:
+        fh.write(b"\xff\xfe\x00garbage\n{not json}\n[1, 2]\n"
+                 b'{"from": [1, 2, 3, 4, 5], "to": "x", "add": ["a.md"]}\n'
+                 b'{"from": [1, 2, 3, 4, 5], "to": [1, 2, 3, 4, 6], "add": ["../../escape.md"]}\n')
+    second = save.save(str(other.home), other_cfg, "app", "The release train leaves on Thursdays.",
+                       title="Release train")
+    out = recall.search(str(laptop.home), cfg, "app", "staging database release train", limit=50)
+    found = [r["id"] for r in out["results"]]
+    assert first.outcome.entry.id in found and second.outcome.entry.id in found and out["stale"] is False
+
+
+def test_a_journal_is_followed_only_along_one_unbroken_way_to_the_folders_signature(tmp_path):
+    from agentmem.store import journal
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    a, b, c, d = ([1, 2, 3, 4, n] for n in range(4))
+    journal.append(str(folder), a, b, {"x.md"})
+    journal.append(str(folder), b, c, {"y.md"})
+    names, at = journal.follow(str(folder), a, c, [0, 0])
+    assert names == ["x.md", "y.md"]
+    assert journal.follow(str(folder), a, d, [0, 0]) is None  # the links end short of the folder's signature
+    journal.append(str(folder), c, d, {"z.md"})
+    size = os.path.getsize(journal.path(str(folder)))
+    later, at2 = journal.follow(str(folder), c, d, at)  # read from the cursor: the links since, and the last again
+    assert later == ["z.md"] and at[1] < at2[1] < size
+    assert journal.follow(str(folder), a, c, [at[0] + 1, size])[0] == ["x.md", "y.md"]  # another file: from its start
+    journal.append(str(folder), b, d, {"w.md"})  # a second way on from b: no witness allows that
+    assert journal.follow(str(folder), a, d, [0, 0]) is None

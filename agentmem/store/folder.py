@@ -26,8 +26,8 @@ import time
 from agentmem import errors
 from agentmem.errors import Command, Conflict, InvalidInput, NextStep, NoAccess, NotFound, Offline, Unreadable
 from agentmem.fsutil import STALE_TEMP_SECONDS, TMP_PREFIX, create_exclusive_atomic
-from agentmem.store import dirwatch, layout, network
-from agentmem.store.base import MAX_OBJECT, Changes, ObjectInfo, StoreDescription, check_object_path
+from agentmem.store import dirwatch, journal, layout, network
+from agentmem.store.base import MAX_OBJECT, Changes, Listed, ObjectInfo, StoreDescription, check_object_path
 from agentmem.store.marker import MARKER, MARKER_LIMIT, create_store, read_marker, write_marker  # noqa: F401 - re-exported
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see paths.py)
@@ -354,38 +354,53 @@ class FolderStore:
         fs_type = self._fs = dirwatch.known_type(token, sig, base if sig is not None else self.root)
         if dirwatch.unchanged(token, sig, fs_type):
             return Changes(Changes.SAME, token or {}, "unchanged (one stat)")
+        # Where the journal ends, read before the signature the new token keeps: a link from it comes later
+        mark = journal.cursor(base) if dirwatch.trusted_type(fs_type) and fs_type in dirwatch.FINE_TYPES else None
+        if mark is not None and sig is not None and isinstance(token, dict) and token.get("settled") is True:
+            followed = journal.follow(base, token.get("sig"), sig, token.get("journal"))  # type: ignore[arg-type]
+            if followed is not None:  # other agentmem writers' witnessed saves, leading exactly to `sig`
+                added, at = followed
+                new = {"v": 1, "sig": sig, "seen": now, "settled": True, "fs": [sig[0], fs_type], "journal": at}
+                return Changes(Changes.DELTA, new, f"journal ({len(added)} new)",
+                               added=[Listed(layout.object_path(prefix, name), None) for name in added])
         pause = dirwatch.settle_wait(now, sig[2], fs_type) if sig is not None else 0.0
         if pause:  # changed a moment ago: a listing begun now would be done again by the next search
             time.sleep(pause)
-            now = time.time()
-            try:
-                sig = dirwatch.signature(base)
-            except OSError as exc:
-                raise _classify(exc, f"cannot reach {prefix} in folder store {self.root}", store_level=True) from None
+        now = time.time()
+        try:
+            sig = dirwatch.signature(base)
+        except OSError as exc:
+            raise _classify(exc, f"cannot reach {prefix} in folder store {self.root}", store_level=True) from None
         new_token = dirwatch.next_token(token, sig, fs_type, now)
+        if mark is not None:
+            new_token["journal"] = mark
         how = "listing" if dirwatch.trusted_type(fs_type) else f"listing ({fs_type}: folder times not trusted)"
         names = self._names(prefix, base) if sig is not None else set()
         return Changes(Changes.FULL, new_token, how, names=names, prefix=prefix,
                        regular=lambda some: self._regular(base, some))
 
     def watch(self, prefix: str, token: dict | None) -> Watched | None:
-        """A witness of this process's own writes below `prefix` (its own `put`s), begun before them, when the
-        change token `token` (what the last refresh kept) is settled and the folder is exactly as it saw it:
-        `seal` then gives the token that covers those writes too, so the next search is one stat, not a
-        listing of the whole folder (issue W, item 1). None when that cannot be proved."""
+        """A witness of this process's own writes below `prefix` (its own `put`s), begun before them. `seal`
+        records them in the store's journal when they were the folder's only change (store/journal.py: other
+        machines' next search follows them without a listing), and, when the change token `token` (what the
+        last refresh kept) is settled and the folder was exactly as it saw it, gives the token that covers
+        them too, so this machine's next search is one stat (issue W, item 1). None where nothing can be
+        proved (no inotify, folder times not trusted to a tick)."""
         base = self._file(prefix)
         return self._bounded(self._watch, base, token)
 
     def _watch(self, base: str, token: dict | None) -> Watched | None:
         from agentmem.store.witness import Watched, Witness
 
-        fs = token.get("fs") if isinstance(token, dict) else None
-        if not (isinstance(token, dict) and token.get("v") == 1 and token.get("settled") is True
-                and isinstance(fs, list) and len(fs) == 2 and isinstance(fs[1], str)):
-            return None
         self._check()
-        witness = Witness(base, fs[1])
-        if not witness.watching or not dirwatch.unchanged(token, witness.sig, fs[1]):
+        try:
+            sig = dirwatch.signature(base)
+        except OSError:
+            return None
+        if sig is None:
+            return None
+        witness = Witness(base, dirwatch.known_type(token, sig, base))
+        if not witness.watching:
             witness.close()
             return None
         return Watched(witness, token)

@@ -58,6 +58,12 @@ def record_path(project: str, record_id: str, kind: str) -> str:
     return f"{notes_prefix(project)}/{record_file(record_id, kind)}"
 
 
+def journal_file(folder: str) -> str:
+    """A folder store's journal of a notes folder (store/journal.py), beside it: `.notes.journal` for `notes`.
+    Hidden, so no listing of the store shows it."""
+    return f".{folder}.journal"
+
+
 def object_path(prefix: str, name: str) -> str:
     """An object below a prefix this module gave, by its file name."""
     return f"{prefix}/{name}"

@@ -1,5 +1,6 @@
 """Proof that a folder changed only by this process's own writes, so that what it knew of the folder before
-still holds after them, without listing it again (issue W, item 1).
+still holds after them, without listing it again, and other machines can follow them (store/journal.py) (issue
+W, item 1).
 
 A `Witness` watches a folder (Linux inotify) from before this process reads its signature
 (store/dirwatch.py) until after its own writes. `seal(ours)` then answers the folder's new signature if
@@ -137,19 +138,28 @@ class Witness:
 
 
 class Watched:
-    """A folder store's notes folder watched from a settled change token (store/folder.py `watch`) while this
-    process writes to it."""
+    """A folder store's notes folder watched (store/folder.py `watch`) while this process writes to it; `token`
+    is the change token this machine's last refresh kept (None: none)."""
 
-    def __init__(self, witness: Witness, token: dict) -> None:
+    def __init__(self, witness: Witness, token: dict | None) -> None:
         self.witness, self.token = witness, token
 
     def seal(self, ours: set[str]) -> dict | None:
-        """The change token covering the folder after this process's writes (the file names `ours`), if they
-        were its only change since `token`; else None. Ends the watch."""
+        """After this process's writes (the file names `ours`): when they were the folder's only change since
+        the watch began, they go into the store's journal (store/journal.py), and, when `token` was settled
+        and the folder then as it saw it, the change token covering them is returned; else None. Ends the
+        watch."""
+        from agentmem.store import journal
+
+        before = self.witness.sig
         sig = self.witness.seal(ours)
-        if sig is None:
+        if sig is None or before is None:
             return None
-        return {"v": 1, "sig": sig, "seen": time.time(), "settled": True, "fs": [sig[0], self.witness.fs_type]}
+        journal.append(self.witness.folder, before, sig, ours)
+        if not dirwatch.unchanged(self.token, before, self.witness.fs_type) or self.token is None:
+            return None
+        return {"v": 1, "sig": sig, "seen": time.time(), "settled": True, "fs": [sig[0], self.witness.fs_type],
+                "journal": self.token.get("journal")}
 
     def close(self) -> None:
         self.witness.close()
