@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 import unicodedata
 from collections.abc import Iterable
-
-from agentmem import patterns
 
 PREFIX = "│ "
 MEMORY = "RECALLED MEMORY"
@@ -59,7 +58,7 @@ _CONFUSABLES = str.maketrans(
         "❯": ">", "˂": "<", "˃": ">", "ᐸ": "<", "ᐳ": ">", "〔": "<", "〕": ">",
     }
 )
-_MARKER_LIKE = patterns.compile(
+_MARKER_LIKE = re.compile(
     r"(?:begin|end)[\W_]*(?:recalled[\W_]*memory|shared[\W_]*skill)|<{3}[\W_]*(?:begin|end)(?![a-z])"
 )
 _UNSAFE_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
@@ -74,7 +73,7 @@ _INVISIBLE = (
 )
 _INVISIBLE_STARTS = [low for low, _ in _INVISIBLE]
 _PRESENTATION = (0xFE0E, 0xFE0F)  # text / emoji style: kept once, right after a visible character (❤️)
-_SAFE_LABEL = patterns.compile(r"[^A-Za-z0-9 ._:@+/-]")  # labels are ours; spaces allowed
+_SAFE_LABEL = re.compile(r"[^A-Za-z0-9 ._:@+/-]")  # labels are ours; spaces allowed
 
 
 def new_nonce() -> str:
