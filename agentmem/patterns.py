@@ -1,8 +1,8 @@
 """Regular expressions compiled on first use, not when their module is imported.
 
 `re` compiles in Python: a small pattern costs 0.3-0.9 million instructions (0.1-0.3 ms), one with
-a wide character class several times that. A search imported sixteen module-level patterns of which it
-used one (docs/benchmarks.md, "Issue Y's per-turn path"). `compile` gives a stand-in that behaves as
+a wide character class several times that. A search compiled fifteen module-level patterns of ours at
+import and used five (docs/benchmarks.md, "Issue Y's per-turn path"). `compile` gives a stand-in that behaves as
 the compiled pattern (`match`, `fullmatch`, `search`, `sub`, `findall`, `pattern`, ...) and compiles it
 the first time any of those is asked for. Each attribute is then kept on the stand-in itself, so a later
 `NAME.match(...)` costs what it would on the compiled pattern. It is not an `re.Pattern`: where an `re`

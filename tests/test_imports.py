@@ -149,8 +149,8 @@ print(status, at_import)
 
 
 def test_the_per_turn_commands_compile_no_pattern_of_ours_when_importing_their_modules(machines, tmp_path):
-    # re compiles in Python, 0.1-0.3 ms a pattern: a search on a fresh cache compiled sixteen of ours at
-    # import and used one. Patterns are compiled when first used (agentmem/patterns.py).
+    # re compiles in Python, 0.1-0.3 ms a pattern: a search on a fresh cache compiled fifteen of ours at
+    # import and used five. Patterns are compiled when first used (agentmem/patterns.py).
     checkout = tmp_path / "app"
     checkout.mkdir()
     m = machines("laptop", {checkout: "app"})
