@@ -11,8 +11,8 @@ boundaries) or one named explicitly; never a guess.
 from __future__ import annotations
 
 import os
-import re
 
+from agentmem import patterns
 from agentmem.errors import (
     AgentmemError,
     BadSetting,
@@ -28,8 +28,8 @@ from agentmem.paths import config_path
 from agentmem.store.base import StoreDescription
 from agentmem.store.timeout import DEFAULT_NETWORK_TIMEOUT, ENV_NETWORK_TIMEOUT, MIN_NETWORK_TIMEOUT, network_timeout
 
-PROJECT_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
-AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
+PROJECT_NAME = patterns.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+AGENT_NAME = patterns.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 
 # Seconds. A search within this of the last refresh reads the cache only (and says it
 # may be stale). 0: every search asks the store what changed, which costs one stat of a

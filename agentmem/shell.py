@@ -7,11 +7,9 @@ needs it. Front ends call this through `errors.Command.line`; no `shlex` import,
 the per-turn commands print such lines.
 """
 
-from __future__ import annotations
-
 from agentmem.paths import helper_command
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; no __future__ either (the prompt hook)
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -23,7 +21,7 @@ def word(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
-def join(words: Iterable[str]) -> str:
+def join(words: "Iterable[str]") -> str:
     """The command `words` as one line for a POSIX shell."""
     return " ".join(word(w) for w in words)
 

@@ -13,7 +13,8 @@ The member's name, not the tool's (`agent` names the agent CLI and machine). In 
 from __future__ import annotations
 
 import os
-import re
+
+from agentmem import patterns
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 # Seconds of a save's budget the Hub's user-name check may take: a stalled Hub must leave the upload
 # most of its budget (the check is one small request, milliseconds when the Hub answers at all).
 CHECK_SECONDS = 2.0
-_NOT_NAME = re.compile(r"[^A-Za-z0-9._@+-]+")
+_NOT_NAME = patterns.compile(r"[^A-Za-z0-9._@+-]+")
 UNKNOWN = "unknown"
 
 

@@ -9,8 +9,8 @@ PyYAML's safe loader, bounded in size and checked for shape.
 from __future__ import annotations
 
 import json
-import re
 
+from agentmem import patterns
 from agentmem.errors import InvalidInput
 from agentmem.note.ids import ALLOCATED, check_id, new_id, note_file  # noqa: F401 - part of the note API
 from agentmem.store import layout
@@ -25,7 +25,7 @@ KINDS = ("note", "checkpoint")
 # so `review` lists it for a writer to `promote` (issue X, item 4).
 PROPOSE_TEAM = "team"
 # An author: the member's name (config.AGENT_NAME's rule, repeated here to keep config off this import).
-_AUTHOR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
+_AUTHOR = patterns.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 
 # Limits: a checkpoint is meant to be concise; 64 KiB is about
 # 16k tokens, far above any useful note, and keeps one read cheap for an agent.
@@ -43,7 +43,7 @@ _FENCE = "---"
 _JSON_ESCAPES = {c: f"\\u{c:04x}" for c in (*range(0x7F, 0xA0), 0x2028, 0x2029, 0xFFFE, 0xFFFF)}
 # What a one-line field (tag, source, session) may not hold: any line break str.splitlines (and so a
 # reader) honours. Other controls are kept as given: JSON escapes them and output shows them as <U+XXXX>.
-_NOT_ONE_LINE = re.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_NOT_ONE_LINE = patterns.compile(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 
 
 def utc_timestamp(now: datetime | None = None) -> str:
@@ -240,7 +240,7 @@ def author_of(meta: dict) -> str | None:
     return value if isinstance(value, str) and _AUTHOR.match(value) else None
 
 
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE = patterns.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 def check_review_date(value: str) -> str:

@@ -11,8 +11,8 @@ to be a safe file name: `ID`.
 from __future__ import annotations
 
 import os
-import re
 
+from agentmem import patterns
 from agentmem.errors import InvalidInput
 from agentmem.store import layout
 
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from datetime import datetime
 
-ID = re.compile(rf"^{layout.ID_PATTERN}$")
-ALLOCATED = re.compile(r"^\d{8}T\d{9}Z-[a-z2-7]{8}$")  # what new_id returns
+ID = patterns.compile(rf"^{layout.ID_PATTERN}$")
+ALLOCATED = patterns.compile(r"^\d{8}T\d{9}Z-[a-z2-7]{8}$")  # what new_id returns
 # File names are the store's layout (store/layout.py), which the cache keeps: <id>.md, <record id>.<kind>.json
 NOTE_FILE = layout.NOTE_FILE
 RECORD_KINDS = layout.RECORD_KINDS

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 
+from agentmem import patterns
 from agentmem.errors import InvalidInput
 from agentmem.fsutil import read_bytes, write_atomic
 from agentmem.note import ids
@@ -40,10 +40,10 @@ if TYPE_CHECKING:
 MAX_REASON = 500  # characters: one line saying why; the note itself holds the detail
 MAX_RECORD_BYTES = 4096
 # What a record's one-line fields may hold (as config.py's AGENT_NAME and PROJECT_NAME, and utc_timestamp).
-_AGENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
-_PROJECT = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
-_DIGEST = re.compile(r"^[0-9a-f]{64}$")
-_CREATED = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
+_AGENT = patterns.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
+_PROJECT = patterns.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+_DIGEST = patterns.compile(r"^[0-9a-f]{64}$")
+_CREATED = patterns.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
 # A folder mtime younger than this may hide a change made in the same clock tick (as in corrections.py).
 _RACY_NS = 2_000_000_000
 

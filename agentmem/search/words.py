@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import re
-
+from agentmem import patterns
 from agentmem.note.document import Parsed
 from agentmem.search.stemmer import MEMO, stem
 
 # Bump when tokenising or stemming changes: an index built by another version is rebuilt.
 VERSION = "1"
 
-_WORD = re.compile(r"[^\W_]+")
-_PHRASE = re.compile(r'"([^"]*)"')
+_WORD = patterns.compile(r"[^\W_]+")
+_PHRASE = patterns.compile(r'"([^"]*)"')
 
 # Function words and question words: they carry no topic. Our own list (2026-11-30).
 STOPWORDS = frozenset(

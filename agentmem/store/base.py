@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import zlib
 
+from agentmem import patterns
 from agentmem.errors import InvalidInput
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see paths.py)
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 # A path segment: no separators, no leading dot (so no `..`, no hidden temp files),
 # printable ASCII letters, digits and a few punctuation marks.
-_SEGMENT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._@+-]{0,199}$")
+_SEGMENT = patterns.compile(r"^[A-Za-z0-9_][A-Za-z0-9._@+-]{0,199}$")
 MAX_PATH_LENGTH = 1024
 # Bytes. The most `get` reads unless told less: agentmem writes nothing larger than 1 MiB
 # (a skill file; notes are <= 64 KiB), so anything far beyond is not ours.

@@ -10,10 +10,11 @@ Every module that names an object in a store asks this one: a note's or a record
 prefix, a skill revision's folder; and what an object path is (`parse`, `parse_skill`). The machine
 folder's own layout (the cache of these objects among it) is `agentmem/paths.py`.
 
-Imports only `re` (already imported by store/base.py on the per-turn path).
+Imports only agentmem/patterns.py: its two patterns are compiled when first used, which a search on a
+fresh cache never does.
 """
 
-import re
+from agentmem import patterns
 
 PROJECTS = "projects"  # the folder of every project's notes
 NOTES = "notes"  # a project's folder of notes and records
@@ -24,9 +25,9 @@ RECORD_KINDS = ("retract", "pin", "unpin", "purge")
 
 # An object's ID in its file name: letters, digits, '_' and '-' (note/ids.py checks IDs by the same rule).
 ID_PATTERN = "[A-Za-z0-9][A-Za-z0-9_-]{0,127}"
-NOTE_FILE = re.compile(rf"^({ID_PATTERN})\.md$")  # <id>.md, in a store or a cache
+NOTE_FILE = patterns.compile(rf"^({ID_PATTERN})\.md$")  # <id>.md, in a store or a cache
 # <record id>.<kind>.json, beside the notes; never a note's name (it has a dot)
-RECORD_FILE = re.compile(rf"^({ID_PATTERN})\.({'|'.join(RECORD_KINDS)})\.json$")
+RECORD_FILE = patterns.compile(rf"^({ID_PATTERN})\.({'|'.join(RECORD_KINDS)})\.json$")
 NOTE = "note"  # the kind `parse` gives a note
 
 
