@@ -180,8 +180,10 @@ def test_a_member_who_may_only_read_a_team_folder_is_refused_in_one_line_and_not
             folder.chmod(0o755)
 
 
-def test_a_member_with_the_read_role_is_refused_on_the_hub_in_one_line_with_nothing_pending(tmp_path, hub):
-    # the Hub's own rights decide: its 403 on the record's upload is the refusal
+def test_every_team_write_of_a_member_with_the_read_role_is_refused_in_the_same_one_line_with_nothing_pending(
+        tmp_path, hub):
+    # the Hub's own rights decide: its 403 on the upload is the refusal (memory/team_writes.py); save --team,
+    # promote, retract, pin, purge and import --team --apply all say it the same way and leave nothing
     from tests.fixtures_hub import TEAM_BUCKET, BucketMachine
     from tests.fixtures_hub import Team as HubTeam
 
@@ -193,16 +195,26 @@ def test_a_member_with_the_read_role_is_refused_on_the_hub_in_one_line_with_noth
     reader = BucketMachine(tmp_path / "reader", hub, org.reader.token, bucket=org.reader.bucket)
     with open(reader.home / "config.toml", "a", encoding="utf-8") as f:
         f.write(f'\n[team]\nkind = "bucket"\nlocation = "{TEAM_BUCKET}"\n')
+    done = reader.run("save", "--title", "Mine", "--text", "a finding of the reader's own", "--json")
+    assert done.returncode == 0, done.stderr
+    mine = json.loads(done.stdout)["id"]
+    elsewhere = Team(tmp_path / "elsewhere")  # an export holding a team note the team's bucket lacks
+    elsewhere.save_team("a", "Carried", "a team note from another team's export")
+    export = tmp_path / "export"
+    assert elsewhere.json("a", "export", str(export))[0] == 0
     before = sorted(hub.buckets[TEAM_BUCKET].files)
-    for args, did in ((("retract", note, "--reason", "nope"), "retracted"), (("pin", note), "pinned"),
-                      (("purge", note, "--yes"), "purged")):
-        done = reader.run(*args, "--team")
+    for args, did in ((("save", "--team", "--text", "a note the reader may not share"), "saved"),
+                      (("promote", mine), "promoted"),
+                      (("retract", note, "--team", "--reason", "nope"), "retracted"), (("pin", note, "--team"), "pinned"),
+                      (("purge", note, "--team", "--yes"), "purged"),
+                      (("import", "--from", "agentmem", str(export), "--team", "--apply"), "imported")):
+        done = reader.run(*args)
         line = done.stderr.strip()
         assert done.returncode == 6 and done.stdout == "" and len(line.splitlines()) == 1, (args, done.stderr)
         assert line.endswith(f"team {TEAM_BUCKET} is read only for you: ask an admin of acme for the write role; "
                              f"nothing was {did}"), line
         listed = json.loads(reader.run("pending", "--json").stdout)
-        assert listed["pending"] == []
+        assert listed["pending"] == [], args
     assert sorted(hub.buckets[TEAM_BUCKET].files) == before
     done = writer.run("retract", note, "--reason", "the writer may", "--json")
     assert done.returncode == 0 and json.loads(done.stdout)["status"] == "saved", done.stderr
