@@ -158,6 +158,12 @@ def test_a_team_of_writer_reader_and_outsider_shares_what_it_should_and_nothing_
     assert status == 0 and out["scope"] == "team", out
     installed = reader.m.user_home / ".claude" / "skills" / "deploy-helper" / "SKILL.md"
     assert "Deploys the app the team's way." in installed.read_text()
+    before = _bucket(hub, TEAM_BUCKET)  # the reader may not publish there: the one refusal, nothing kept
+    status, out, err = reader.run("publish-skill", str(source), "--team")
+    assert status != 0 and out == "" and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert err.strip().endswith("team acme/team-memory is read only for you: ask an admin of acme for the write "
+                                "role; nothing was published"), err
+    assert _bucket(hub, TEAM_BUCKET) == before and reader.json("skills")[1]["pending"] == []
 
     # nothing personal crossed: over every output each member was given, a search for the words every
     # member's personal note holds the last of them

@@ -1,7 +1,8 @@
 """A member the team store does not let write: the one refusal they get, and nothing left behind.
 
 Every write into the team store (`save --team`, `promote`, retract/pin/unpin/purge `--team`, `import
---team --apply`) goes through the pending path as any write does. When the team store refuses it as not
+--team --apply`; `publish-skill --team` keeps a frozen copy instead) goes through the pending path as any
+write does. When the team store refuses it as not
 allowed (the Hub's 403 for a member with the read role or a token that may not write it, a folder's
 permission denied: `NoAccess`, not this machine's own `NotWritable`), what was kept for the upload is
 removed and the member gets one line, the same for every command (`read_only`), in the words setup's
