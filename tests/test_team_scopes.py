@@ -375,3 +375,29 @@ def test_both_stores_are_asked_what_changed_at_the_same_time_not_one_after_the_o
     assert status == 0 and not out["stale"] and len(out["results"]) == 2, out
     assert len(hub.requests("info")) >= 2
     assert took < 2.8, f"{took:.2f} s: the two checks waited one after the other"
+
+
+def test_every_command_the_readmes_team_memory_section_shows_runs_on_a_members_machine(team):
+    # README, "Team memory": each line of its example, an example ID replaced by a note of the right store
+    import re
+    import shlex
+
+    from tests.fixtures_core import REPO
+    from tests.skillkit import write_skill
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("\n## Team memory\n"):]
+    section = section[:section.index("\n## ", 1)]
+    lines = [ln for block in re.findall(r"```sh\n(.*?)```", section, re.S) for ln in block.splitlines() if ln.strip()]
+    assert len(lines) >= 6 and all(ln.startswith("agentmem ") for ln in lines), lines
+    m = team.machines["a"]
+    write_skill(m.user_home / "skills" / "release-notes", description="Writes release notes.")
+    mine = team.save("a", "Mine", "a finding of my own")
+    shared = team.save("a", "Shared", "a finding of the team's", "--team")
+    for line in lines:
+        argv = shlex.split(line, comments=True)[1:]
+        ids = {"promote": mine, "pin": shared}
+        argv = [ids.get(argv[0], a) if re.fullmatch(r"\d{8}T\d{9}Z-[a-z0-9]{8}", a) else a for a in argv]
+        argv = [str(m.user_home) + a[1:] if a.startswith("~/") else a for a in argv]
+        status, out, err = team.run("a", *argv)
+        assert status == 0, (line, out, err)
