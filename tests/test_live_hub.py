@@ -6,6 +6,12 @@ after verifying) the private bucket AGENTMEM_LIVE_BUCKET (default
 it, checks append-only, and deletes that object again. It never changes a
 bucket's visibility. What the stand-in cannot prove (the Hub's real status
 codes, shapes and default visibility) is checked here.
+
+The team test (issue X) runs only when AGENTMEM_LIVE_TEAM_BUCKET names an
+organisation's bucket (`acme/team-memory`); it writes nothing there. It checks
+whoami's `orgs` / `roleInOrg` shape and that the rights probe answers what that
+shape implies, and, with AGENTMEM_LIVE_TEAM_ACCESS ("read and write", "read
+only", "no access" or "not found"), that it answers exactly that for this token.
 """
 
 from __future__ import annotations
@@ -52,3 +58,16 @@ def test_the_real_hub_creates_a_private_bucket_and_round_trips_an_append_only_ob
         assert provision.connect(bucket, timeout=60).action == "connected"
     finally:
         store.client().batch_bucket_files(bucket, delete=[path])
+
+
+@pytest.mark.skipif(not os.environ.get("AGENTMEM_LIVE_TEAM_BUCKET"),
+                    reason="live team test: set AGENTMEM_LIVE_TEAM_BUCKET to an organisation's bucket")
+def test_the_real_hubs_whoami_and_rights_probe_answer_for_an_organisations_bucket(monkeypatch, tmp_path):
+    from tests.team_rights_checks import ANSWERS, check_team_bucket
+
+    monkeypatch.setenv("HF_TOKEN", LIVE_HF_TOKEN)
+    monkeypatch.delenv("HF_ENDPOINT", raising=False)
+    expected = os.environ.get("AGENTMEM_LIVE_TEAM_ACCESS") or None
+    assert expected in (None, *ANSWERS), f"AGENTMEM_LIVE_TEAM_ACCESS must be one of {ANSWERS}"
+    found = check_team_bucket(os.environ["AGENTMEM_LIVE_TEAM_BUCKET"], tmp_path, expected)
+    print(f"live team bucket: {found.to_json()}")  # what the Hub said, for the record (-s)

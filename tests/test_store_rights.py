@@ -137,3 +137,16 @@ def test_failures_are_reported_as_what_they_are(hub, team, monkeypatch, case):
     assert type(raised.value) is expected
     if token:
         assert token not in raised.value.one_line()  # INV no-credentials
+
+
+def test_the_live_hubs_team_checks_hold_on_the_stand_in_for_each_member(hub, team, monkeypatch, tmp_path):
+    # the checks tests/test_live_hub.py runs against a real organisation's bucket, proved here first
+    from tests.team_rights_checks import check_team_bucket
+
+    expected = {"writer": rights.READ_WRITE, "reader": rights.READ_ONLY, "outsider": rights.NOT_FOUND}
+    for member in team.members:
+        monkeypatch.setenv("HF_TOKEN", member.token)
+        machine = tmp_path / member.name
+        machine.mkdir()
+        assert check_team_bucket(team.bucket, machine, expected[member.name], timeout=5).user == member.name
+    assert _writes_asked(hub) == []

@@ -2,9 +2,9 @@
 team's store, and skills published there, reaching every member.
 
 Two machines, A (a writer) and B, each with its own personal folder store, share one team folder store;
-each runs the real CLI. What B's next search sees of the team's store is what the library's search of
-that store answers on B's machine folder (`recall.search` on `cfg.scoped("team")`, the call a search across
-scopes makes per store). The Hub's read-only refusal runs the real client against the stand-in's `acme`.
+each runs the real CLI: a team note is saved with `save --team`, and what B's next search sees of the team's
+store is the team-scoped results of B's `search`. The Hub's read-only refusal runs the real client against
+the stand-in's `acme`.
 """
 
 from __future__ import annotations
@@ -47,25 +47,23 @@ class Team:
         except ValueError:
             raise AssertionError(f"not JSON (status {status}): {out!r} {err!r}") from None
 
-    def config(self, name: str, scope: str = "personal"):
-        from agentmem import config
-
-        return config.load(self.machines[name].home).scoped(scope)
-
     def save_team(self, name: str, title: str, text: str) -> str:
-        """A note saved into the team's store from machine `name` (the library's save on the team config)."""
-        from agentmem.memory import save
-
-        saved = save.save(str(self.machines[name].home), self.config(name, "team"), "app", text, title=title)
-        assert saved.outcome.status == "saved"
-        return saved.outcome.entry.id
+        """A note machine `name` saves into the team's store (`save --team`)."""
+        status, out = self.json(name, "save", "--team", "--title", title, "--text", text)
+        assert status == 0 and out["status"] == "saved" and out["scope"] == "team", out
+        return out["id"]
 
     def team_search(self, name: str, *words: str) -> list[str]:
-        """The IDs machine `name`'s next search finds in the team's store."""
-        from agentmem.memory import recall
+        """The IDs of the team's notes machine `name`'s next search (`search`, both stores) finds."""
+        status, out = self.json(name, "search", *words)
+        assert status == 0, out
+        return [r["id"] for r in out["results"] if r["scope"] == "team"]
 
-        out = recall.search(str(self.machines[name].home), self.config(name, "team"), "app", " ".join(words))
-        return [r["id"] for r in out["results"]]
+    def reminder(self, name: str) -> str:
+        """Machine `name`'s session-start reminder (the hook Claude Code runs)."""
+        status, text, err = self.run(name, "hook", "reminder", "--runtime", "claude")
+        assert status == 0, err
+        return text
 
     def pending(self, name: str) -> list[str]:
         folder = self.machines[name].home / "pending"
@@ -100,19 +98,15 @@ def test_without_team_an_id_only_the_team_store_holds_here_is_acted_on_there_and
 
 
 def test_a_team_pin_reaches_the_other_members_session_start_reminder_and_unpin_takes_it_back(team):
-    from agentmem.replica import pins
-
     note = team.save_team("a", "Release checklist", "run the smoke tests before tagging a release")
     status, out = team.json("a", "pin", note, "--team")
     assert status == 0 and out["kind"] == "pin" and out["scope"] == "team", out
-    b = team.config("b", "team")
     team.team_search("b", "release")  # B's next search brings the pin record
-    shown = pins.pinned_notes(str(team.machines["b"].home), b.store, "app", team.config("b").pin_budget)["shown"]
-    assert [p["id"] for p in shown] == [note]
+    assert f"[{note}] Release checklist" in team.reminder("b")
     status, out = team.json("a", "unpin", note, "--team")
     assert status == 0 and out["kind"] == "unpin", out
     team.team_search("b", "release")
-    assert pins.pinned_notes(str(team.machines["b"].home), b.store, "app", 4000)["shown"] == []
+    assert note not in team.reminder("b") and "Pinned memory" not in team.reminder("b")
 
 
 def test_a_writers_purge_of_a_team_note_reaches_every_member(team):
@@ -180,8 +174,10 @@ def test_a_member_who_may_only_read_a_team_folder_is_refused_in_one_line_and_not
             folder.chmod(0o755)
 
 
-def test_a_member_with_the_read_role_is_refused_on_the_hub_in_one_line_with_nothing_pending(tmp_path, hub):
-    # the Hub's own rights decide: its 403 on the record's upload is the refusal
+def test_every_team_write_of_a_member_with_the_read_role_is_refused_in_the_same_one_line_with_nothing_pending(
+        tmp_path, hub):
+    # the Hub's own rights decide: its 403 on the upload is the refusal (memory/team_writes.py); save --team,
+    # promote, retract, pin, purge and import --team --apply all say it the same way and leave nothing
     from tests.fixtures_hub import TEAM_BUCKET, BucketMachine
     from tests.fixtures_hub import Team as HubTeam
 
@@ -193,16 +189,26 @@ def test_a_member_with_the_read_role_is_refused_on_the_hub_in_one_line_with_noth
     reader = BucketMachine(tmp_path / "reader", hub, org.reader.token, bucket=org.reader.bucket)
     with open(reader.home / "config.toml", "a", encoding="utf-8") as f:
         f.write(f'\n[team]\nkind = "bucket"\nlocation = "{TEAM_BUCKET}"\n')
+    done = reader.run("save", "--title", "Mine", "--text", "a finding of the reader's own", "--json")
+    assert done.returncode == 0, done.stderr
+    mine = json.loads(done.stdout)["id"]
+    elsewhere = Team(tmp_path / "elsewhere")  # an export holding a team note the team's bucket lacks
+    elsewhere.save_team("a", "Carried", "a team note from another team's export")
+    export = tmp_path / "export"
+    assert elsewhere.json("a", "export", str(export))[0] == 0
     before = sorted(hub.buckets[TEAM_BUCKET].files)
-    for args, did in ((("retract", note, "--reason", "nope"), "retracted"), (("pin", note), "pinned"),
-                      (("purge", note, "--yes"), "purged")):
-        done = reader.run(*args, "--team")
+    for args, did in ((("save", "--team", "--text", "a note the reader may not share"), "saved"),
+                      (("promote", mine), "promoted"),
+                      (("retract", note, "--team", "--reason", "nope"), "retracted"), (("pin", note, "--team"), "pinned"),
+                      (("purge", note, "--team", "--yes"), "purged"),
+                      (("import", "--from", "agentmem", str(export), "--team", "--apply"), "imported")):
+        done = reader.run(*args)
         line = done.stderr.strip()
         assert done.returncode == 6 and done.stdout == "" and len(line.splitlines()) == 1, (args, done.stderr)
         assert line.endswith(f"team {TEAM_BUCKET} is read only for you: ask an admin of acme for the write role; "
                              f"nothing was {did}"), line
         listed = json.loads(reader.run("pending", "--json").stdout)
-        assert listed["pending"] == []
+        assert listed["pending"] == [], args
     assert sorted(hub.buckets[TEAM_BUCKET].files) == before
     done = writer.run("retract", note, "--reason", "the writer may", "--json")
     assert done.returncode == 0 and json.loads(done.stdout)["status"] == "saved", done.stderr

@@ -64,7 +64,8 @@ def run_publish_skill(args: argparse.Namespace) -> Result:
 
         cfg = common.config()
         scope = "team" if args.team else "personal"
-        out = publish.publish(Path(args.directory), machine, common.store(cfg.scoped(scope))) | _scoped(cfg, scope)
+        out = publish.publish(Path(args.directory), machine, common.store(cfg.scoped(scope)),
+                              team=args.team) | _scoped(cfg, scope)
     out["message"] = str(out["message"])  # words with the command that resumes it, as a line to run
     text = out["message"] + (f"\nfrozen copy kept in {out['pending']}" if out["pending"] else "")
     return Result(out, text) if out["status"] == "published" else Result(out, text, EXIT_PENDING)

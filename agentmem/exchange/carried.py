@@ -16,8 +16,11 @@ from agentmem.note import ids, records
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agentmem.config import Config
     from agentmem.note.records import Record, States
+    from agentmem.uploads.pending import Outcome
 
 FOLDER = "records"
 TEAM_FOLDER = "@team"  # the team's notes of a project: `@team/<project>/` (a project name starts [a-z0-9])
@@ -104,13 +107,17 @@ def already(record: Record, states: States, held: set[str]) -> bool:
     return record.kind == "purge" and record.note in states.purged
 
 
-def apply(machine: str, cfg: Config, record: Record, *, timeout: float | None = None) -> dict:
-    """Send one record through the library's own record paths; its outcome as `saved` lists it."""
+def apply(machine: str, cfg: Config, record: Record, *, timeout: float | None = None,
+          settle: Callable[[Outcome], None] | None = None) -> dict:
+    """Send one record through the library's own record paths; its outcome as `saved` lists it.
+    `settle(outcome)`: told each record's upload outcome first (it may raise: a refused team write)."""
     from agentmem.memory import curation
     from agentmem.uploads import pending
 
     if record.kind != "purge":
         outcome = curation.save_record(machine, cfg, record, timeout=timeout)
+        if settle is not None:
+            settle(outcome)
         return outcome.to_json() | {"kind": record.kind, "note": record.note}
     # A purge: the record persisted as pending first (INV nothing-lost), then `purge` finishes it as it
     # finishes any interrupted purge: sends the record, deletes the note from the store and this machine.

@@ -314,17 +314,31 @@ def tool_agent(agent: str, fmt: str) -> str:
 def apply(machine: str, cfg: Config, planned: list[Planned], *, fmt: str, redact: bool = False,
           timeout: float | None = None) -> list[dict]:
     """Save every item planned `save`, notes first, then records oldest first; returns one outcome a
-    saved item (`saved` or `pending`)."""
-    from agentmem.memory import save
+    saved item (`saved` or `pending`).
+
+    Into the team store (`import --team`) for a member it does not let write: the one refusal every team
+    write gives (memory/team_writes.py), at the first item the store refuses, that item's pending entry
+    removed; a purge record is checked before it drops anything here, as `purge --team` is."""
+    from agentmem.memory import save, team_writes
     from agentmem.search import follow
     from agentmem.uploads import delivery, pending
 
-    outcomes = []
+    outcomes: list[dict] = []
+
+    def not_done() -> str:  # what the refusal says was not imported
+        return "imported" if not outcomes else f"imported after the {len(outcomes)} item(s) saved before it"
+
+    def settled(done: pending.Outcome) -> None:
+        team_writes.settle(machine, cfg, done, not_done())
+
     for p in sorted((p for p in planned if p.action == "save"), key=lambda p: p.record is not None):
         if p.project is None:  # never: an item is planned `save` only with a project to go to
             continue
         if p.record is not None:
-            outcome = carried.apply(machine, cfg, p.record, timeout=timeout)
+            if (p.record.kind == "purge" and cfg.scope == "team"
+                    and not team_writes.may_write(machine, cfg.store, p.project, timeout)):
+                raise team_writes.read_only(cfg.store, not_done())
+            outcome = carried.apply(machine, cfg, p.record, timeout=timeout, settle=settled)
             outcomes.append(outcome)
             if outcome["status"] != "saved":
                 p.reason = "recorded locally, upload not confirmed (pending)"
@@ -334,6 +348,7 @@ def apply(machine: str, cfg: Config, planned: list[Planned], *, fmt: str, redact
                                   path=document.note_path(p.project, p.note_id), created=document.parse(p.data).created)
             pending.persist(machine, entry, p.data)
             done = delivery.deliver(machine, entry, p.data, timeout=timeout, index=follow.update)
+            settled(done)
         else:
             try:
                 done = save.save(machine, cfg, p.project, p.item.body, title=p.item.title, tags=p.item.tags,
@@ -342,6 +357,7 @@ def apply(machine: str, cfg: Config, planned: list[Planned], *, fmt: str, redact
             except (errors.SecretFound, InvalidInput) as exc:
                 p.action, p.reason = "refused", exc.one_line()
                 continue
+            settled(done)
         p.note_id = done.entry.id
         outcomes.append(done.to_json())
         if done.status != "saved":

@@ -97,7 +97,7 @@ def _is_team_note(machine: str, team: Config, project: str, note_id: str) -> boo
 
 def promote(machine: str, cfg: Config, project: str, note_id: str, *, timeout: float | None = None) -> Promoted:
     """Copy personal note `note_id` of `project` into the team store (see the module docstring)."""
-    from agentmem.memory import recall, save
+    from agentmem.memory import recall, save, team_writes
     from agentmem.store.timeout import Deadline
 
     document.check_id(note_id)
@@ -129,6 +129,7 @@ def promote(machine: str, cfg: Config, project: str, note_id: str, *, timeout: f
                       kind=document.Parsed(meta, "").kind, tags=_strings(meta.get("tags")),
                       sources=_strings(meta.get("sources")), author=document.author_of(meta),
                       promoted_from=note_id, timeout=deadline.left())
+    team_writes.settle(machine, team, saved.outcome, "promoted")  # a reader: one line, nothing kept
     return Promoted(note_id, project, saved.outcome.entry.id, saved)
 
 

@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from agentmem.config import Config
     from agentmem.errors import Command
     from agentmem.memory.save import Saved
-    from agentmem.store.base import StoreDescription
 
 SCOPES = ("personal", "team", "all")  # what `--scope` takes; "all" (the default): every store configured
 
@@ -243,12 +242,12 @@ def save(machine: str, cfg: Config, project: str, body: str, *, scope: str = "pe
          **options: object) -> Saved:
     """`save.save` to the member's own store (`scope` "personal", the default) or the team's ("team").
 
-    A team store that refuses the upload as not allowed (a member with the read role: the Hub's 403, a
-    folder's permission denied) is no pending note: the entry is removed, nothing is left anywhere, and
-    the refusal says who grants the write role. Any other failure leaves the note pending, bound for the
-    team store, as every save does (`save --retry`, the Stop hook deliver it there)."""
+    A team store that refuses the upload as not allowed (a member with the read role) is no pending note:
+    nothing is left anywhere, and the refusal is the one every team write gives (memory/team_writes.py).
+    Any other failure leaves the note pending, bound for the team store, as every save does (`save --retry`,
+    the Stop hook deliver it there)."""
     from agentmem.memory import save as saving
-    from agentmem.uploads import pending
+    from agentmem.memory import team_writes
 
     if scope == "personal":
         return saving.save(machine, cfg, project, body, **options)  # type: ignore[arg-type]
@@ -257,11 +256,7 @@ def save(machine: str, cfg: Config, project: str, body: str, *, scope: str = "pe
     asked(cfg, scope)  # no team store: refused with the way to add one
     team = cfg.scoped("team")
     saved = saving.save(machine, team, project, body, **options)  # type: ignore[arg-type]
-    problem = saved.outcome.error
-    if saved.outcome.status == "pending" and isinstance(problem, errors.NoAccess) and not isinstance(
-            problem, errors.NotWritable):
-        pending.remove(machine, saved.outcome.entry.id)
-        raise _write_refused(team.store, problem)
+    team_writes.settle(machine, team, saved.outcome, "saved")
     return saved
 
 
@@ -269,14 +264,3 @@ def saved_scope(cfg: Config, scope: str) -> dict:
     """What a save's answer says of its store with a team on this machine: {"scope"}; without: nothing."""
     return {"scope": scope} if cfg.team is not None else {}
 
-
-def _write_refused(store: StoreDescription, problem: errors.AgentmemError) -> errors.NoAccess:
-    if store.kind == "bucket":
-        org = store.location.split("/", 1)[0]
-        who = f"an admin of the organization {org} on the Hugging Face Hub grants the write role"
-    else:
-        who = "whoever manages that folder grants write permission on it"
-    return errors.NoAccess(
-        f"the team store {store.label()} refused the note: you can read the team's notes but not write them "
-        f"({problem.message}); nothing was saved, here or there",
-        hint=[who, "until then, save it to your own memory instead"])

@@ -9,16 +9,13 @@ member's own, unless this machine holds the note only in the team's store (its c
 for it) and not in the member's own: then the team's, said in the answer (`scope`), so an agent acting on
 an ID a search gave need not know where the note lives. A machine without `[team]` acts exactly as before.
 
-A member the team store refuses (the Hub's 403, a folder's permission denied: `NoAccess`, not this
-machine's own `NotWritable`) is refused in one line (`read_only`) with nothing left behind: the record's
-pending entry is removed. A purge asks first (the Hub's rights probe, the folder's permissions), since
-a purge drops this machine's copy before its record is sent. Offline, a record stays pending for the team
-store as any record does.
+A member the team store refuses is refused in the one line every team write gives, with nothing left
+behind (memory/team_writes.py). A purge asks first (the Hub's rights probe, the folder's permissions),
+since a purge drops this machine's copy before its record is sent. Offline, a record stays pending for
+the team store as any record does.
 """
 
 from __future__ import annotations
-
-import os
 
 from agentmem import errors
 
@@ -65,28 +62,11 @@ def scope_of(cfg: Config, where: Config) -> dict:
     return {"scope": where.scope} if cfg.team is not None else {}
 
 
-def read_only(store: StoreDescription, action: str) -> errors.NoAccess:
-    """The one line a member who may only read the team store gets (nothing was done, nothing kept)."""
-    if store.kind == "bucket":
-        org = store.location.split("/", 1)[0]
-        ask = f"ask an admin of {org} for the write role"
-    else:
-        ask = "ask whoever manages that folder for write permission on it"
-    return errors.NoAccess(f"team {store.location} is read only for you: {ask}; nothing was {action}")
-
-
-def _refused(problem: errors.AgentmemError | None) -> bool:
-    return isinstance(problem, errors.NoAccess) and not isinstance(problem, errors.NotWritable)
-
-
 def _record(machine: str, where: Config, done: RecordOutcome, action: str) -> RecordOutcome:
-    """`done`, unless the team store refused the record: then its pending entry goes, and the refusal."""
-    from agentmem.uploads import pending
+    """`done`, unless the team store refused the record: then nothing is kept (memory/team_writes.py)."""
+    from agentmem.memory import team_writes
 
-    outcome = done.outcome
-    if where.scope == "team" and outcome is not None and outcome.status == "pending" and _refused(outcome.error):
-        pending.remove(machine, outcome.entry.id)
-        raise read_only(where.store, action)
+    team_writes.settle(machine, where, done.outcome, action)
     return done
 
 
@@ -114,37 +94,15 @@ def purge(machine: str, cfg: Config, project: str, note_id: str, *, reason: str 
           timeout: float | None = None) -> tuple[Purged, Config]:
     """`curation.purge` in the store `target` chooses, after making sure a team store lets this member
     write (a purge drops this machine's copy first); (what it did, the config it acted with)."""
-    from agentmem.memory import curation
+    from agentmem.memory import curation, team_writes
 
     where = target(machine, cfg, project, note_id, scope=scope)
-    if where.scope == "team" and not may_write(machine, where.store, project, timeout):
-        raise read_only(where.store, "purged")
+    if where.scope == "team" and not team_writes.may_write(machine, where.store, project, timeout):
+        raise team_writes.read_only(where.store, "purged")
     done = curation.purge(machine, where, project, note_id, reason=reason, timeout=timeout)
     if where.scope == "team":
         done.next = [*done.next[:-1], "--team", done.next[-1]]  # purge ID --project P --team --yes
     return done, where
-
-
-def may_write(machine: str, store: StoreDescription, project: str, timeout: float | None) -> bool:
-    """False only when the store is known to refuse this member's writes: a bucket the Hub's rights probe
-    answers read-only (or no access) for, a folder whose permissions forbid writing. A store that cannot be
-    asked is not refused here: the purge stays pending for it as any purge."""
-    if store.kind == "folder":
-        from agentmem.store import layout
-
-        project_dir = os.path.join(store.location, *layout.project_prefix(project).strip("/").split("/"))
-        folders = [store.location, project_dir]
-        if os.path.isdir(project_dir):
-            folders += [os.path.join(project_dir, n) for n in os.listdir(project_dir)]
-        return all(os.access(p, os.W_OK) for p in folders if os.path.isdir(p))
-    from agentmem.store import identity, rights
-
-    try:
-        opened = identity.open_known(machine, store, timeout=timeout)
-        answer = rights.probe(opened, machine).answer  # type: ignore[arg-type]
-    except errors.AgentmemError:
-        return True
-    return answer not in (rights.READ_ONLY, rights.NO_ACCESS)
 
 
 def review(machine: str, cfg: Config, project: str, *, scope: str | None = None,

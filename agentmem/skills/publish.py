@@ -255,9 +255,20 @@ def _discard(folder: Path) -> None:
         pass
 
 
-def publish(source: Path, machine: Path, store: Store) -> dict:
-    """Freeze `source` as a fresh revision and upload it to `store`."""
-    return upload(freeze(source, machine, store.description), store)
+def publish(source: Path, machine: Path, store: Store, *, team: bool = False) -> dict:
+    """Freeze `source` as a fresh revision and upload it to `store`. `team`: the store is the team's, which
+    refuses a member it lets only read in the one line every team write gives, keeping nothing
+    (memory/team_writes.py)."""
+    frozen = freeze(source, machine, store.description)
+    try:
+        return upload(frozen, store)
+    except AgentmemError as exc:
+        from agentmem.memory import team_writes
+
+        if not (team and team_writes.refused(exc)):
+            raise
+        _discard(frozen.folder)
+        raise team_writes.read_only(store.description, "published") from None
 
 
 def resume(machine: Path, name: str, revision: str, *, opener: Callable[..., Store] | None = None,
