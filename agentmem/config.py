@@ -5,7 +5,8 @@ tomlkit so the user's comments and layout survive, and is atomic.
 
 INV explicit-project: a project is only ever the one configured for the
 longest matching ancestor directory (compared as canonical paths on directory
-boundaries) or one named explicitly; never a guess.
+boundaries) or one named explicitly; never a guess. A hand-written `[projects]`
+key that is not an absolute directory is refused, naming the key (INV config-edit-alone).
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 Run by Copier's tasks: `python -m agentmem.repo "message"`. Machine data
 (cache, pending, venv) is gitignored by the template, so a commit never holds a note.
+INV no-markers-committed: nothing holding a merge-conflict marker is committed; a conflicted
+upgrade ends with one instruction (resolve the markers, then `setup`, which commits).
 
 These commits are agentmem's own bookkeeping in its own folder, so they must work on a
 machine where git has no identity (a fresh CI runner, a container): when git cannot

@@ -3,7 +3,8 @@
 Every `agentmem ...` line the helper prints for a person or an agent runs exactly as
 printed (INV printed-commands-run): `agentmem` is not on PATH, so a line names the
 helper by its absolute command (`paths.helper_command`) and quotes each word that
-needs it. Front ends call this through `errors.Command.line`; no `shlex` import, since
+needs it. A word in capitals (`PROJECT`) stands for the one thing left to choose, where
+agentmem must not guess. Front ends call this through `errors.Command.line`; no `shlex` import, since
 the per-turn commands print such lines.
 """
 

@@ -15,7 +15,9 @@ Idempotent by content: an item whose text a note of the project already holds (i
 refreshed cache shows it, or pending on this machine), as given or as `--redact` saves it, is `present`,
 so a second `--apply` saves nothing. An agentmem export keeps IDs and bytes: its notes and records are
 sent as they are, under their own IDs (`exchange/carried.py` for the records), and one whose ID the
-project already has is `present`. Nothing purged returns: a note a purge record names is refused.
+project already has is `present`. Nothing purged returns (INV purged-stays-gone): a note a purge
+record names is refused, and so is a memory whose text a purge record names by its digest
+(`records.content_digest`: another tool's memory imported again, under a new ID).
 """
 
 from __future__ import annotations

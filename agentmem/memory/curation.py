@@ -5,7 +5,9 @@ pending path notes use (persisted before upload, retried with the same bytes: IN
 the note it names is never touched. A purge is the exception, for a note that must not exist (a
 leaked credential, personal data): its record goes first, then the note's object is deleted from
 the store, and its bytes leave this machine's cache, index and pending folder at once; every other
-machine drops them when its next search brings the purge record.
+machine drops them when its next search brings the purge record. INV purged-gone: a purge is
+pending work until the store no longer holds the note (uploads/delivery.py); `unfinished_purges` is
+what `doctor` reports, each with the command that finishes it.
 
 Library functions return data: the outcome, and any command to run next as an argument list
 (`next`), which the front ends render (the CLI as an absolute, quoted command line).

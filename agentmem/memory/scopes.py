@@ -8,6 +8,7 @@ answer). A machine without a team gets exactly what `memory/recall.py` and `memo
 INV personal-stays-personal: a note reaches the team store only when saved there (`save --team`, MCP `scope`);
 a pending note is searched and read in the scope of the store it is bound for (pending.project_notes
 takes the store), so a member's note never shows as the team's, nor the reverse, before its upload either.
+A team save the team store refuses as not allowed leaves nothing, here or pending (`save`).
 """
 
 from __future__ import annotations

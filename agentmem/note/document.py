@@ -2,8 +2,11 @@
 
 A note is UTF-8 Markdown with a small frontmatter block. We write one key per
 line as `key: <JSON value>`: valid YAML for any other reader, and parsed here
-without a YAML library. Frontmatter written by anything else falls back to
-PyYAML's safe loader, bounded in size and checked for shape.
+without a YAML library. INV one-key-per-line: what a reader could take for a line
+break (U+0085, U+2028, U+2029, C1 controls) is written as a JSON `\\uXXXX` escape,
+and parsing splits at `\\n` only, so no field can cut off the note's metadata.
+Frontmatter written by anything else falls back to PyYAML's safe loader, bounded
+in size and checked for shape.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 `replica/cache.py` carries the plan out. A listing is compared with the cached file names as sets, so
 that after a change the work follows what changed, not the store's size (issue 26, item 8); a names-only
 listing (a folder store) has a random batch of sizes checked per listing instead of all.
+INV cache-kept-on-failure: a cached note a listing lacks is dropped only if that listing could have
+seen it (it was cached before the listing began).
 """
 
 from __future__ import annotations

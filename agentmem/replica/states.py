@@ -2,6 +2,8 @@
 
 Above records.py (the format, the cached records) and pending.py (this machine's waiting records),
 which it combines; below the cache, whose refresh forgets what a purge record it brought names.
+INV purged-gone: `forget` takes a purged note's bytes from the cache, the index (scrubbed, so no freed
+page keeps its words), the review queue's file, the pending folder and the view pages this machine wrote.
 """
 
 from __future__ import annotations

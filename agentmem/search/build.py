@@ -1,16 +1,17 @@
 """Building a project's ranked index from scratch: into a temp file renamed into place, or in memory.
 
-A rebuild holds the index folder's rebuild lock (`rebuild.lock`, shared) from
-before it creates its temp file until it has renamed or removed it. Before
-starting, a rebuild that can take the lock exclusively knows that no other
-rebuild is live, so every temp file in the folder is a dead one's (a killed
-rebuild leaves its partial file) and is removed whatever its age; one that
-cannot removes only temp files older than `fsutil.STALE_TEMP_SECONDS`. Killed
-rebuilds therefore cannot pile up, and a live rebuild's file is never removed.
-Where there are no advisory locks (Windows), the age rule alone applies.
+INV temp-swept: a rebuild (and the vector snapshot's writer, search/vectors.py) holds the index
+folder's rebuild lock (`rebuild.lock`, shared) from before it creates its temp file until it has
+renamed or removed it. Before starting, a rebuild that can take the lock exclusively knows that no
+other writer is live, so every temp file in the folder is a dead one's (a killed rebuild leaves its
+partial file) and is removed whatever its age; one that cannot removes only temp files older than
+`fsutil.STALE_TEMP_SECONDS`. Killed rebuilds therefore cannot pile up, and a live writer's file is
+never removed. Where there are no advisory locks (Windows), the age rule alone applies.
 
-`in_memory` builds the same index in memory, for one search where the index
-folder cannot be used (unwritable, or `ranked.sqlite` is not a file).
+`in_memory` builds the same index in memory, for one search where the index folder cannot be used
+(unwritable, or `ranked.sqlite` is not a file). INV search-without-index: that search still answers
+from every note and says so (`scan`, `scan_reason`: memory/recall.py), and is not `stale`, which
+means only that the store could not be checked.
 """
 
 from __future__ import annotations

@@ -9,7 +9,9 @@ current incrementally (`apply`), checked against the notes folder on every open
 (`sync`, search/current.py: one stat, and the folder's names only when it changed), and rebuilt from
 scratch when missing, corrupt or written by another version. Everything stored
 is integers and strings, so scores computed from an updated index equal those
-from a rebuilt one.
+from a rebuilt one (INV index-derived). Each term block is stored with its CRC-32 and
+count; a block that fails the check, like a vector snapshot that does not match
+(search/vectors.py), is rebuilt, never ranked from.
 """
 
 from __future__ import annotations
