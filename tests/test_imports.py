@@ -197,11 +197,12 @@ def test_a_prompt_reminder_with_notes_pending_imports_neither_errors_nor_future(
 
 
 # What only a change in the store (the refresh's plan, its catch-up, the cache's kept names, the folder store's
-# journal) or a team (memory/scopes.py) needs, and getpass (termios with it), which a save's author stamp read.
-# A save changes the store: it keeps the cache's names and writes the journal.
+# journal, the index's rebuild and its catching up with its folder) or a team (memory/scopes.py) needs, and
+# getpass (termios with it), which a save's author stamp read. A save changes the store: it keeps the cache's
+# names and writes the journal.
 ONLY_FOR_A_CHANGE_OR_A_TEAM = ("agentmem.replica.fetch_plan", "agentmem.replica.catching_up",
-                               "agentmem.replica.kept_names", "agentmem.store.journal", "agentmem.memory.scopes",
-                               "getpass", "termios")
+                               "agentmem.replica.kept_names", "agentmem.store.journal", "agentmem.search.build",
+                               "agentmem.search.current", "agentmem.memory.scopes", "getpass", "termios")
 A_SAVE_WRITES = ("agentmem.replica.kept_names", "agentmem.store.journal")
 
 
