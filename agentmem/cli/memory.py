@@ -16,6 +16,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms
 if TYPE_CHECKING:
     import argparse
 
+    from agentmem.config import Config
     from agentmem.errors import AgentmemError
     from agentmem.uploads.pending import Outcome
 
@@ -135,8 +136,6 @@ def run_save(args: argparse.Namespace) -> Result:
     if args.repair:
         raise InvalidInput("--repair goes with --retry ID")
 
-    from agentmem.memory import scopes
-
     if args.text is not None and args.file is not None:
         raise InvalidInput("give the note body either with --text or as FILE, not both")
     raw = args.text.encode("utf-8", errors="surrogateescape") if args.text is not None else _read_body(args.file)
@@ -152,11 +151,19 @@ def run_save(args: argparse.Namespace) -> Result:
     if args.text is None and args.file in (None, "-"):
         check_heredoc_tail(body)
     scope = "team" if args.team else "personal"
-    saved = scopes.save(machine, cfg, project, body, scope=scope, title=args.title,
-                        kind=args.kind, tags=args.tag, sources=args.source, session=args.session,
-                        corrects=args.corrects, review_by=args.review_by, redact=args.redact,
-                        timeout=common.timeout(cfg), propose=args.propose)
-    out = saved.to_json(with_redacted=args.redact) | scopes.saved_scope(cfg, scope)
+    options = dict(title=args.title, kind=args.kind, tags=args.tag, sources=args.source, session=args.session,
+                   corrects=args.corrects, review_by=args.review_by, redact=args.redact,
+                   timeout=common.timeout(cfg), propose=args.propose)
+    if alone(cfg, scope):
+        from agentmem.memory.save import save
+
+        saved = save(machine, cfg, project, body, **options)
+        out = saved.to_json(with_redacted=args.redact)
+    else:
+        from agentmem.memory import scopes
+
+        saved = scopes.save(machine, cfg, project, body, scope=scope, **options)
+        out = saved.to_json(with_redacted=args.redact) | scopes.saved_scope(cfg, scope)
     text = _save_text(out)
     if saved.redacted:
         text += "\nredacted " + ", ".join(f"{r['kind']} ({r['where']})" for r in saved.redacted)
@@ -233,17 +240,29 @@ def add_scope(sp: argparse.ArgumentParser, what: str) -> None:
                     "team needs a team store ([team] in config.toml)")
 
 
+def alone(cfg: Config, scope: str | None) -> bool:
+    """A machine without a team, asked for its own notes (any scope but "team"): memory/scopes.py would hand
+    the call to memory/recall.py or memory/save.py unchanged, so the per-turn commands call them directly and
+    do not import scopes (docs/benchmarks.md: issue X adds nothing to a search without a team)."""
+    return cfg.team is None and scope != "team"
+
+
 def run_search(args: argparse.Namespace) -> Result:
-    from agentmem.memory import scopes
     from agentmem.render import search_text
 
     cfg = common.config()
     project = _project(cfg, args, "search")
     progress = _Progress.for_terminal(args.json)
+    if alone(cfg, args.scope):
+        from agentmem.memory.recall import search
+        scoped: dict = {}
+    else:
+        from agentmem.memory.scopes import search
+        scoped = {"scope": args.scope}
     try:
-        out = scopes.search(common.machine(), cfg, project, " ".join(args.query or []), scope=args.scope,
-                            limit=args.limit, mode=args.mode, refresh=args.refresh, offline=args.offline,
-                            timeout=common.timeout(cfg), progress=progress, include_retracted=args.include_retracted)
+        out = search(common.machine(), cfg, project, " ".join(args.query or []), limit=args.limit, mode=args.mode,
+                     refresh=args.refresh, offline=args.offline, timeout=common.timeout(cfg), progress=progress,
+                     include_retracted=args.include_retracted, **scoped)
     finally:
         if progress is not None:
             progress.finish()
@@ -352,11 +371,16 @@ def add_read(sp: argparse.ArgumentParser) -> None:
 
 
 def run_read(args: argparse.Namespace) -> Result:
-    from agentmem.memory import scopes
     from agentmem.render import read_text
 
     cfg = common.config()
     project = _project(cfg, args, "read")
-    out, data = scopes.read(common.machine(), cfg, project, args.id, scope=args.scope, fresh=args.fresh,
-                            timeout=common.timeout(cfg))
+    if alone(cfg, args.scope):  # what scopes.read hands on
+        from agentmem.memory.recall import read
+        scoped: dict = {}
+    else:
+        from agentmem.memory.scopes import read
+        scoped = {"scope": args.scope}
+    out, data = read(common.machine(), cfg, project, args.id, fresh=args.fresh, timeout=common.timeout(cfg),
+                     **scoped)
     return Result(out, read_text(out, data, authors=bool(cfg.data.get("team"))))

@@ -85,7 +85,8 @@ def _notes_of(listing: Iterable[ObjectInfo], project: str | None) -> list[tuple[
 
 def audit(machine: str, cfg: Config, project: str | None, *, timeout: float | None = None) -> Audit:
     """Scan every note of `project` (None: of every project) in the configured store."""
-    from agentmem.replica import cache, redacted_copies
+    from agentmem.replica import redacted_copies
+    from agentmem.replica.fetch_plan import MAX_CACHED_OBJECT
     from agentmem.store import identity
 
     store = identity.open_known(machine, cfg.store, timeout=timeout)
@@ -102,7 +103,7 @@ def audit(machine: str, cfg: Config, project: str | None, *, timeout: float | No
             result.findings.append(Finding(proj, shown_id, layout.note_path(proj, shown_id), named, True))
             continue
         try:
-            data = store.get(path, cache.MAX_CACHED_OBJECT)
+            data = store.get(path, MAX_CACHED_OBJECT)
         except (errors.Unreadable, errors.NotFound) as exc:
             result.unreadable.append({"id": note_id, "project": proj, "error": exc.kind, "message": exc.one_line()})
             continue
@@ -135,11 +136,12 @@ def save_copy(machine: str, cfg: Config, finding: Finding, *, timeout: float | N
     output; a tag that was only a credential is dropped, a redacted one kept.
     """
     from agentmem.memory import save
-    from agentmem.replica import cache, redacted_copies
+    from agentmem.replica import redacted_copies
+    from agentmem.replica.fetch_plan import MAX_CACHED_OBJECT
     from agentmem.store import identity
 
     store = identity.open_known(machine, cfg.store, timeout=timeout)
-    shown, _ = redacted_copies.clean(store.get(finding.path, cache.MAX_CACHED_OBJECT))
+    shown, _ = redacted_copies.clean(store.get(finding.path, MAX_CACHED_OBJECT))
     parsed = document.parse(shown)
     meta = parsed.meta
 

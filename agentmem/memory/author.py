@@ -30,14 +30,23 @@ UNKNOWN = "unknown"
 
 def login_name() -> str:
     """This machine's login name, made to fit the author rule (letters, digits, `._@+-`, 64 at most)."""
-    import getpass
-
-    try:
-        raw = getpass.getuser()
-    except (KeyError, OSError, ImportError):  # no login name in the environment nor in the password database
-        raw = ""
-    name = _NOT_NAME.sub("-", raw).lstrip("._@+-")[:64].rstrip("-")
+    name = _NOT_NAME.sub("-", _login()).lstrip("._@+-")[:64].rstrip("-")
     return name or UNKNOWN
+
+
+def _login() -> str:
+    """What getpass.getuser() answers, in its order (these variables, then the password database), without
+    importing getpass, which brings termios with it: 4 M instructions of every save (docs/benchmarks.md)."""
+    for variable in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        value = os.environ.get(variable)
+        if value:
+            return value
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_name
+    except (KeyError, OSError, ImportError, AttributeError):  # no such entry; no pwd or getuid (Windows)
+        return ""
 
 
 def author_of(machine: str | os.PathLike, cfg: Config, deadline: Deadline | None = None) -> str:

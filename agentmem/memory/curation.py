@@ -251,11 +251,11 @@ def _local_bytes(machine: str, cfg: Config, project: str, note_id: str) -> bytes
 
 def _stored_bytes(machine: str, cfg: Config, project: str, note_id: str, deadline: Deadline) -> bytes:
     """The note's bytes read from the store into memory (never cached); NotFound when it holds none."""
-    from agentmem.replica import cache
+    from agentmem.replica.fetch_plan import MAX_CACHED_OBJECT
     from agentmem.store import identity
 
     store = identity.open_known(machine, cfg.store, timeout=deadline.left())
-    return store.get(document.note_path(project, note_id), cache.MAX_CACHED_OBJECT)
+    return store.get(document.note_path(project, note_id), MAX_CACHED_OBJECT)
 
 
 def _digest_of(data: bytes | None) -> str | None:

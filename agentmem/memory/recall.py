@@ -168,9 +168,11 @@ def read(machine: str, cfg: Config, project: str, note_id: str, *, fresh: bool =
             data = cache.read_cached(machine, cfg.store, project, note_id)
             source = "cache" if data is not None else None
     if data is None:
+        from agentmem.replica.fetch_plan import MAX_CACHED_OBJECT
+
         store = identity.open_known(machine, cfg.store, timeout=deadline.left())
         try:
-            data = store.get(document.note_path(project, note_id), cache.MAX_CACHED_OBJECT)
+            data = store.get(document.note_path(project, note_id), MAX_CACHED_OBJECT)
         except errors.NotFound:
             from agentmem.memory import locate
 

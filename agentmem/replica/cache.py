@@ -38,8 +38,7 @@ from agentmem import errors
 from agentmem.fsutil import read_bytes, sweep_temp, write_atomic
 from agentmem.note import ids
 from agentmem.paths import STATE_FILE, notes_folder, project_cache
-from agentmem.replica import catching_up, kept_names, redacted_copies
-from agentmem.replica.fetch_plan import MAX_CACHED_OBJECT, Plan, cached_size, make_plan
+from agentmem.replica import redacted_copies
 from agentmem.replica.freshness import CacheStatus, Uncached
 from agentmem.store import layout
 from agentmem.store.base import Changes, Listed, StoreDescription
@@ -48,6 +47,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see path
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
+    from agentmem.replica import kept_names
+    from agentmem.replica.fetch_plan import Plan
     from agentmem.store.base import Store
     from agentmem.store.witness import Watched
 
@@ -124,6 +125,8 @@ def add_confirmed(machine: str | os.PathLike, store: StoreDescription, project: 
     pdir = project_dir(machine, store, project)
     name = ids.note_file(note_id)
     if not os.path.exists(os.path.join(notes_folder(pdir), name)):
+        from agentmem.replica import kept_names
+
         session = kept_names.Session(pdir)
         try:
             redacted_copies.put(pdir, note_id, data)
@@ -202,9 +205,18 @@ def refresh(machine: str | os.PathLike, store_desc: StoreDescription, project: s
         return CacheStatus(True, f"{what}: {exc.one_line()}; {_checked_words(last_ok)}",
                            exc.kind, checked_at=last_ok, unreadable=unreadable)
     backoff.release(machine, store_desc)
+    if changes.kind == Changes.SAME and not (unreadable or changes.added or changes.removed):
+        # Nothing changed and nothing to ask again: the per-turn case, kept to the state's update (the
+        # planning, catch-up and kept-names modules are not even imported; docs/benchmarks.md, issue Y).
+        state["unreadable"] = {}
+        return _current(pdir, state, changes, started, None)
     # The cache folder's names (kept, else listed) and a witness of this refresh's own writes to it, so that
     # what they change is recorded without listing the folder again (replica/kept_names.py).
-    view = kept_names.Cached(pdir) if changes.kind != Changes.SAME else None
+    view = None
+    if changes.kind != Changes.SAME:
+        from agentmem.replica import kept_names
+
+        view = kept_names.Cached(pdir)
     try:
         return _apply(machine, store_desc, project, pdir, state, store, changes, started, last_ok, unreadable,
                       progress, catch_up, index, view)
@@ -219,7 +231,8 @@ def _apply(machine: str | os.PathLike, store_desc: StoreDescription, project: st
            view: kept_names.Cached | None) -> CacheStatus:
     """Carry out what the store answered (`changes`): records first, then the notes; the index told."""
     from agentmem.note import records
-    from agentmem.replica import states
+    from agentmem.replica import catching_up, states
+    from agentmem.replica.fetch_plan import make_plan
 
     ndir = notes_folder(pdir)
     prefix = layout.notes_prefix(project)
@@ -271,19 +284,26 @@ def _apply(machine: str | os.PathLike, store_desc: StoreDescription, project: st
         status = CacheStatus(True, None, "catching-up", True, added, removed, last_ok, state["unreadable"],
                              changes.how, changes.warnings)
         return catching_up.cut_short(plan, status, _checked_words(last_ok))
+    return _current(pdir, state, changes, started, plan.count, added, removed)
+
+
+def _current(pdir: str, state: dict, changes: Changes, started: float, count: int | None,
+             added: list[str] | None = None, removed: list[str] | None = None) -> CacheStatus:
+    """The cache holds every change `changes` covers: its token is kept (INV change-token)."""
     state.update(token=changes.token, refreshed_at=started, how=changes.how)
     for key in ("last_error", "last_error_message", "last_attempt"):
         state.pop(key, None)
-    if plan.count is not None:
-        state["notes"] = plan.count
+    if count is not None:
+        state["notes"] = count
     _safe_state(pdir, state)
-    return CacheStatus(False, None, None, True, added, removed, started, state["unreadable"], changes.how,
-                       changes.warnings)
+    return CacheStatus(False, None, None, True, added or [], removed or [], started, state["unreadable"],
+                       changes.how, changes.warnings)
 
 
 def _purged_in(plan: Plan, pdir: str, ndir: str, unreadable: dict) -> set[str]:
     """The purged notes this refresh must not fetch and must remove here (INV: a purged ID never returns)."""
     from agentmem.note import records
+    from agentmem.replica.fetch_plan import cached_size
 
     if not (plan.fetch or plan.drop or plan.records):
         return set()  # nothing arrives or leaves: the per-turn cost stays one stat of the notes folder
@@ -301,6 +321,8 @@ def _fetch(store: Store, plan: Plan, pdir: str, unreadable: dict, progress: Prog
     skipped and reported, a store failure stops. Once the cache refuses a write, the rest go into `kept`,
     cleaned the same way (and the NotWritable is returned). After `catch_up` seconds it begins no other batch,
     leaving the count not fetched in `plan.left`."""
+    from agentmem.replica import catching_up
+
     ndir = notes_folder(pdir)
     deadline = None if catch_up is None else time.monotonic() + catch_up
     refused: errors.NotWritable | None = None
@@ -346,6 +368,8 @@ def _read_each(store: Store, items: list[tuple[str, Listed]],
     `regular(names)`: which names are regular files, asked a batch at a time; the others are not read.
     Past `deadline` (time.monotonic()) no other batch is begun; the first always is (progress), and every
     note of a batch read is given (its bytes are here)."""
+    from agentmem.replica.fetch_plan import MAX_CACHED_OBJECT
+
     many = getattr(store, "get_many", None)
     step = batch_size if many is not None else REGULAR_BATCH
     for start in range(0, len(items), step):

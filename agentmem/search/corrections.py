@@ -136,12 +136,20 @@ def _current_index(pdir: str) -> Index | None:
     """The project's index, current with the notes folder; None if it cannot be used."""
     import sqlite3
 
-    from agentmem.search import build, index
+    from agentmem.search import index
 
     try:
-        return index.open_index(pdir, build.rebuild)
+        return index.open_index(pdir, _rebuild)
     except (sqlite3.Error, OSError):
         return None  # read-only and behind the folder, or unusable: the derived files answer
+
+
+def _rebuild(pdir: str) -> None:
+    """search/build.py's rebuild, imported only when an index must be built: a search whose index is there
+    does without it (1 M instructions with search/current.py, which it imports; docs/benchmarks.md)."""
+    from agentmem.search import build
+
+    build.rebuild(pdir)
 
 
 def _kept_pairs(pdir: str) -> dict[str, str]:

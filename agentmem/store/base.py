@@ -41,6 +41,9 @@ def check_object_path(path: str) -> str:
     return path
 
 
+_KEYS: dict[tuple[str, str], str] = {}  # (kind, location) -> StoreDescription.key, made once a process
+
+
 class StoreDescription:
     """Where memory lives, as saved in config and in pending entries. Never holds a credential.
 
@@ -66,11 +69,15 @@ class StoreDescription:
     @property
     def key(self) -> str:
         """A stable, filesystem-safe name for this store, used for its cache folder."""
-        # crc32 rather than hashlib: this runs on every search and hashlib's import costs ~3 ms;
-        # with the readable tail beside it, two stores of one machine never share a key in practice.
-        digest = f"{zlib.crc32(f'{self.kind}:{self.location}'.encode()):08x}"
-        tail = re.sub(r"[^A-Za-z0-9._-]+", "-", self.location).strip("-.")[-40:] or "store"
-        return f"{self.kind}-{tail}-{digest}"
+        # Made once per store a process: a search asks for it about 26 times, each a re.sub.
+        known = _KEYS.get((self.kind, self.location))
+        if known is None:
+            # crc32 rather than hashlib: this runs on every search and hashlib's import costs ~3 ms;
+            # with the readable tail beside it, two stores of one machine never share a key in practice.
+            digest = f"{zlib.crc32(f'{self.kind}:{self.location}'.encode()):08x}"
+            tail = re.sub(r"[^A-Za-z0-9._-]+", "-", self.location).strip("-.")[-40:] or "store"
+            known = _KEYS[(self.kind, self.location)] = f"{self.kind}-{tail}-{digest}"
+        return known
 
     def label(self) -> str:
         return f"hf://buckets/{self.location}" if self.kind == "bucket" else self.location

@@ -26,7 +26,7 @@ import time
 from agentmem import errors
 from agentmem.errors import Command, Conflict, InvalidInput, NextStep, NoAccess, NotFound, Offline, Unreadable
 from agentmem.fsutil import STALE_TEMP_SECONDS, TMP_PREFIX, create_exclusive_atomic
-from agentmem.store import dirwatch, journal, layout, network
+from agentmem.store import dirwatch, layout, network
 from agentmem.store.base import MAX_OBJECT, Changes, Listed, ObjectInfo, StoreDescription, check_object_path
 from agentmem.store.marker import MARKER, MARKER_LIMIT, create_store, read_marker, write_marker  # noqa: F401 - re-exported
 
@@ -354,6 +354,8 @@ class FolderStore:
         fs_type = self._fs = dirwatch.known_type(token, sig, base if sig is not None else self.root)
         if dirwatch.unchanged(token, sig, fs_type):
             return Changes(Changes.SAME, token or {}, "unchanged (one stat)")
+        from agentmem.store import journal  # only now: a search that finds nothing new makes its one stat alone
+
         # Where the journal ends, read before the signature the new token keeps: a link from it comes later
         mark = journal.cursor(base) if dirwatch.trusted_type(fs_type) and fs_type in dirwatch.FINE_TYPES else None
         if mark is not None and sig is not None and isinstance(token, dict) and token.get("settled") is True:
