@@ -166,6 +166,26 @@ def test_a_credential_in_an_imported_memory_is_refused_or_redacted_as_save_does(
     assert "[REDACTED:" in text and token not in text
 
 
+def test_an_import_that_refused_an_item_saves_the_rest_and_exits_with_the_attention_status_saying_so_last(laptop):
+    from agentmem import errors
+
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    gemini = laptop.user_home / ".gemini"
+    gemini.mkdir()
+    (gemini / "GEMINI.md").write_text(f"## Gemini Added Memories\n- deploy token is {token}\n- Use pnpm.\n")
+    status, text, err = laptop.run("import", "--from", "gemini", "--project", "app", cwd=laptop.checkout)
+    assert status == errors.EXIT_ATTENTION and text.splitlines()[-1] == (
+        "refused 1 item(s), each with its reason above; nothing was saved")
+    status, out, err = laptop.json("import", "--from", "gemini", "--project", "app", "--apply", cwd=laptop.checkout)
+    assert status == errors.EXIT_ATTENTION and out["status"] == "ok"
+    assert out["counts"] == {"save": 1, "present": 0, "refused": 1} and len(out["saved"]) == 1
+    status, text, _ = laptop.run("import", "--from", "gemini", "--project", "app", "--apply", cwd=laptop.checkout)
+    assert status == errors.EXIT_ATTENTION and text.splitlines()[-1] == (
+        "refused 1 item(s), each with its reason above; the rest were imported") and token not in text
+    status, found, _ = laptop.json("search", "pnpm", cwd=laptop.checkout)
+    assert [r["id"] for r in found["results"]] == [out["saved"][0]["id"]]
+
+
 def test_import_from_a_missing_folder_is_one_line_and_saves_nothing(laptop, tmp_path):
     status, out, err = laptop.run("import", "--from", "cline", tmp_path / "nope", cwd=laptop.checkout)
     assert status == 2 and err.count("\n") == 1 and "does not exist" in err
