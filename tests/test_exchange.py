@@ -122,6 +122,30 @@ def test_claude_codes_auto_memory_imports_one_note_per_memory_once(laptop):
     assert again["counts"] == {"save": 0, "present": 2, "refused": 0}
 
 
+def test_claude_codes_memory_folder_of_another_directory_goes_to_the_project_that_directory_is_mapped_to(
+        machines, tmp_path):
+    from agentmem import errors
+
+    app, lib, loose = tmp_path / "src" / "app", tmp_path / "src" / "lib", tmp_path / "src" / "loose"
+    for folder in (app, lib, loose):
+        folder.mkdir(parents=True)
+    m = machines("laptop", {app: "app", lib: "lib"})
+    of_lib, of_loose = _claude_memory(m.user_home, lib), _claude_memory(m.user_home, loose)
+    status, out, err = m.json("import", "--from", "claude-code", str(of_lib), "--apply", cwd=app)
+    assert status == 0, err
+    assert {i["project"] for i in out["items"]} == {"lib"} and out["counts"]["save"] == 2
+    status, found, _ = m.json("search", "pytest", "--project", "lib", cwd=app)
+    assert [r["id"] for r in found["results"]][:1] == [out["saved"][0]["id"]]
+    status, out, err = m.json("import", "--from", "claude-code", str(of_lib), "--project", "app", cwd=app)
+    assert status == errors.EXIT_ATTENTION and {i["action"] for i in out["items"]} == {"refused"}  # lib's, not app's
+    # A directory mapped nowhere: refused, saying how to map it; from a directory mapped nowhere as well.
+    status, out, err = m.json("import", "--from", "claude-code", str(of_loose), cwd=m.user_home)
+    assert status == errors.EXIT_ATTENTION and {i["action"] for i in out["items"]} == {"refused"}, err
+    assert all("not mapped here" in i["reason"] and " map DIRECTORY PROJECT" in i["reason"] for i in out["items"])
+    status, out, err = m.json("import", "--from", "claude-code", str(of_loose), "--project", "app", cwd=m.user_home)
+    assert status == 0 and {i["project"] for i in out["items"]} == {"app"}, err
+
+
 def test_codex_memories_import_a_note_per_task_group_and_ad_hoc_note(laptop):  # of no project: --project
     root = laptop.user_home / ".codex" / "memories"
     (root / "extensions" / "ad_hoc" / "notes").mkdir(parents=True)

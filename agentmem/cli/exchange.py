@@ -79,11 +79,13 @@ def run_import(args: argparse.Namespace) -> Result:
     cfg = common.config()
     project = common.project(cfg, args, "import") if args.project is not None else None
     here = project
-    if here is None and args.fmt in ("claude-code", "cline"):  # their memories are the current directory's
+    mine = args.fmt == "cline" or (args.fmt == "claude-code" and args.path is None)
+    if here is None and mine:  # their memories are the current directory's
         here = cfg.resolve_project()
     elif here is None and args.fmt != "agentmem":
         try:
             here = cfg.resolve_project()  # for a project memory folder given as PATH, whose tool names no owner
+            # (Claude Code's own folder names its directory, which `importing` maps to its project)
         except NotConfigured:
             here = None
     if args.path is None and args.fmt == "agentmem":
