@@ -38,7 +38,7 @@ EXIT_CONFLICT = 8
 EXIT_PUBLIC_BUCKET = 9
 EXIT_PENDING = 10  # the note is safe locally but the shared store has not confirmed it
 EXIT_REMOTE_ERROR = 11
-EXIT_ATTENTION = 12  # the command ran and found what needs a person: a failed doctor check, a credential audit found
+EXIT_ATTENTION = 12  # the command ran and found what needs a person (doctor, audit, import: see EXIT_MEANINGS)
 
 # What each status means, for people (docs/cli.md is generated from this).
 EXIT_MEANINGS = {
@@ -56,7 +56,7 @@ EXIT_MEANINGS = {
     EXIT_PENDING: "saved locally, upload pending",
     EXIT_REMOTE_ERROR: "the store answered with an error (5xx, malformed reply)",
     EXIT_ATTENTION: ("the command ran and found something that needs a person (`doctor`: a check failed; "
-                     "`audit`: a note in the store holds a credential)"),
+                     "`audit`: a note in the store holds a credential; `import`: an item was refused)"),
 }
 
 

@@ -122,6 +122,30 @@ def test_claude_codes_auto_memory_imports_one_note_per_memory_once(laptop):
     assert again["counts"] == {"save": 0, "present": 2, "refused": 0}
 
 
+def test_claude_codes_memory_folder_of_another_directory_goes_to_the_project_that_directory_is_mapped_to(
+        machines, tmp_path):
+    from agentmem import errors
+
+    app, lib, loose = tmp_path / "src" / "app", tmp_path / "src" / "lib", tmp_path / "src" / "loose"
+    for folder in (app, lib, loose):
+        folder.mkdir(parents=True)
+    m = machines("laptop", {app: "app", lib: "lib"})
+    of_lib, of_loose = _claude_memory(m.user_home, lib), _claude_memory(m.user_home, loose)
+    status, out, err = m.json("import", "--from", "claude-code", str(of_lib), "--apply", cwd=app)
+    assert status == 0, err
+    assert {i["project"] for i in out["items"]} == {"lib"} and out["counts"]["save"] == 2
+    status, found, _ = m.json("search", "pytest", "--project", "lib", cwd=app)
+    assert [r["id"] for r in found["results"]][:1] == [out["saved"][0]["id"]]
+    status, out, err = m.json("import", "--from", "claude-code", str(of_lib), "--project", "app", cwd=app)
+    assert status == errors.EXIT_ATTENTION and {i["action"] for i in out["items"]} == {"refused"}  # lib's, not app's
+    # A directory mapped nowhere: refused, saying how to map it; from a directory mapped nowhere as well.
+    status, out, err = m.json("import", "--from", "claude-code", str(of_loose), cwd=m.user_home)
+    assert status == errors.EXIT_ATTENTION and {i["action"] for i in out["items"]} == {"refused"}, err
+    assert all("not mapped here" in i["reason"] and " map DIRECTORY PROJECT" in i["reason"] for i in out["items"])
+    status, out, err = m.json("import", "--from", "claude-code", str(of_loose), "--project", "app", cwd=m.user_home)
+    assert status == 0 and {i["project"] for i in out["items"]} == {"app"}, err
+
+
 def test_codex_memories_import_a_note_per_task_group_and_ad_hoc_note(laptop):  # of no project: --project
     root = laptop.user_home / ".codex" / "memories"
     (root / "extensions" / "ad_hoc" / "notes").mkdir(parents=True)
@@ -164,6 +188,26 @@ def test_a_credential_in_an_imported_memory_is_refused_or_redacted_as_save_does(
     assert out["counts"]["save"] == 1 and token not in json.dumps(out) + err
     status, text, _ = laptop.run("read", out["saved"][0]["id"], cwd=laptop.checkout)
     assert "[REDACTED:" in text and token not in text
+
+
+def test_an_import_that_refused_an_item_saves_the_rest_and_exits_with_the_attention_status_saying_so_last(laptop):
+    from agentmem import errors
+
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    gemini = laptop.user_home / ".gemini"
+    gemini.mkdir()
+    (gemini / "GEMINI.md").write_text(f"## Gemini Added Memories\n- deploy token is {token}\n- Use pnpm.\n")
+    status, text, err = laptop.run("import", "--from", "gemini", "--project", "app", cwd=laptop.checkout)
+    assert status == errors.EXIT_ATTENTION and text.splitlines()[-1] == (
+        "refused 1 item(s), each with its reason above; nothing was saved")
+    status, out, err = laptop.json("import", "--from", "gemini", "--project", "app", "--apply", cwd=laptop.checkout)
+    assert status == errors.EXIT_ATTENTION and out["status"] == "ok"
+    assert out["counts"] == {"save": 1, "present": 0, "refused": 1} and len(out["saved"]) == 1
+    status, text, _ = laptop.run("import", "--from", "gemini", "--project", "app", "--apply", cwd=laptop.checkout)
+    assert status == errors.EXIT_ATTENTION and text.splitlines()[-1] == (
+        "refused 1 item(s), each with its reason above; the rest were imported") and token not in text
+    status, found, _ = laptop.json("search", "pnpm", cwd=laptop.checkout)
+    assert [r["id"] for r in found["results"]] == [out["saved"][0]["id"]]
 
 
 def test_import_from_a_missing_folder_is_one_line_and_saves_nothing(laptop, tmp_path):

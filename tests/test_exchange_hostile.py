@@ -13,6 +13,7 @@ import resource
 import subprocess
 import time
 
+from agentmem import errors
 from tests.fixtures_core import laptop, machines, make_machine, store_dir  # noqa: F401
 
 
@@ -33,7 +34,7 @@ def test_a_link_in_a_memory_bank_to_a_file_outside_is_reported_and_never_read(la
     (bank / "history.md").symlink_to(history)
     for extra in ([], ["--apply"]):
         status, out, err = laptop.json("import", "--from", "cline", *extra, cwd=laptop.checkout)
-        assert status == 0, err
+        assert status == errors.EXIT_ATTENTION, err  # the link is a refused item
         assert "push --force" not in json.dumps(out)
         by_title = {i["title"]: i for i in out["items"]}
         assert by_title["Progress"]["action"] == "save"
@@ -63,7 +64,7 @@ def test_a_linked_folder_inside_codex_memories_is_not_followed(laptop, tmp_path)
     (root / "extensions" / "ad_hoc" / "notes").symlink_to(outside, target_is_directory=True)
     (root / "memory_summary.md").write_text("v1\n## User preferences\n- Short commit messages.\n")
     status, out, err = laptop.json("import", "--from", "codex", "--project", "app", cwd=laptop.checkout)
-    assert status == 0, err
+    assert status == errors.EXIT_ATTENTION, err  # the link is a refused item
     assert "build.example" not in json.dumps(out)
     assert [i["title"] for i in out["items"] if i["action"] == "save"] == ["Short commit messages."]
     assert any(i["action"] == "refused" and "link" in i["reason"] for i in out["items"])
@@ -163,7 +164,7 @@ def test_a_fifo_named_in_a_manifest_is_refused_without_hanging_import(laptop, tm
     except subprocess.TimeoutExpired:
         raise AssertionError("import --from agentmem hung on a FIFO") from None
     out = json.loads(proc.stdout)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == errors.EXIT_ATTENTION, proc.stderr  # the FIFO is a refused item
     (item,) = out["items"]
     assert item["action"] == "refused" and "regular file" in item["reason"]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+from agentmem import errors
 from tests.fixtures_core import laptop, machines, store_dir  # noqa: F401
 
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -42,7 +43,7 @@ def _gemini_home(m, tmp_path):
 def test_gemini_memories_go_to_the_project_each_belongs_to_and_global_ones_ask_for_a_project(laptop, tmp_path):
     _gemini_home(laptop, tmp_path)
     status, out, err = laptop.json("import", "--from", "gemini", "--apply", cwd=laptop.user_home)
-    assert status == 0, err
+    assert status == errors.EXIT_ATTENTION, err  # the global memories, refused without --project
     by_title = {i["title"]: i for i in out["items"]}
     for title in ("My local database runs on port 5433.", "Local setup", "Staging deploys need the VPN."):
         assert by_title[title]["action"] == "save" and by_title[title]["project"] == "app", by_title[title]
@@ -78,7 +79,7 @@ def test_codex_memories_go_to_the_project_their_cwd_maps_to(laptop, tmp_path):
         "## What's in Memory\n### app\n- build: cache, lockfile\n  - desc: the app build\n")
     (root / "extensions" / "ad_hoc" / "notes" / "2026-11-02T09-00-00-vpn.md").write_text("Use the office VPN.\n")
     status, out, err = laptop.json("import", "--from", "codex", cwd=laptop.user_home)
-    assert status == 0, err
+    assert status == errors.EXIT_ATTENTION, err  # the global memories, refused without --project
     by_title = {i["title"]: i for i in out["items"]}
     assert by_title["app build"]["action"] == "save" and by_title["app build"]["project"] == "app"
     assert by_title["other repo deploys"]["action"] == "refused" and "not mapped" in by_title["other repo deploys"]["reason"]
@@ -87,7 +88,7 @@ def test_codex_memories_go_to_the_project_their_cwd_maps_to(laptop, tmp_path):
         assert by_title[title]["action"] == "refused" and "--project" in by_title[title]["reason"], title
     assert not any("desc: the app build" in t or t == "What's in Memory" for t in by_title)
     status, out, err = laptop.json("import", "--from", "codex", "--project", "app", "--apply", cwd=laptop.user_home)
-    assert status == 0, err
+    assert status == errors.EXIT_ATTENTION, err  # the other repository's memory, refused
     assert out["counts"] == {"save": 6, "present": 0, "refused": 1}
     status, note, _ = laptop.json("read", out["saved"][0]["id"], cwd=laptop.checkout)
     assert note["meta"]["agent"].startswith("codex") and "imported-codex" in note["meta"]["tags"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from agentmem import errors
 from tests.fixtures_core import laptop, machines, make_machine, store_dir  # noqa: F401
 
 
@@ -20,6 +21,13 @@ def _run_ok(m, *args):
     return out
 
 
+def _imported(m, *args):
+    """An import's JSON; it exits with the attention status exactly when it refused an item."""
+    status, out, err = m.json("import", *args, cwd=m.checkout)
+    assert status == (errors.EXIT_ATTENTION if out["counts"]["refused"] else 0), (args, out, err)
+    return out
+
+
 # INV purged-stays-gone
 def test_importing_an_older_export_after_a_purge_does_not_bring_the_purged_note_back(laptop, tmp_path):
     keep = _save(laptop, "keep", "the build uses the lockfile hash")
@@ -30,7 +38,7 @@ def test_importing_an_older_export_after_a_purge_does_not_bring_the_purged_note_
     notes = tmp_path / "shared-store" / "projects" / "app" / "notes"
     assert not (notes / f"{leaked}.md").exists()
     for extra in ([], ["--apply"]):
-        out = _run_ok(laptop, "import", "--from", "agentmem", older, *extra)
+        out = _imported(laptop, "--from", "agentmem", older, *extra)
         by_id = {i["id"]: i for i in out["items"]}
         assert by_id[keep]["action"] == "present"
         assert by_id[leaked]["action"] == "refused" and "purged" in by_id[leaked]["reason"]
@@ -65,10 +73,10 @@ def test_an_export_import_round_trip_keeps_retract_pin_and_purge(laptop, tmp_pat
     other_store.mkdir()
     desk = make_machine(tmp_path, "desk", other_store, {laptop.checkout: "app"})
     desk.checkout = laptop.checkout
-    dry = _run_ok(desk, "import", "--from", "agentmem", dest)
+    dry = _imported(desk, "--from", "agentmem", dest)
     assert dry["counts"] == {"save": 8, "present": 0, "refused": 0}
     assert not (other_store / "projects").exists()  # a dry run saves nothing
-    applied = _run_ok(desk, "import", "--from", "agentmem", dest, "--apply")
+    applied = _imported(desk, "--from", "agentmem", dest, "--apply")
     assert applied["counts"] == {"save": 8, "present": 0, "refused": 0}
     src = tmp_path / "shared-store" / "projects" / "app" / "notes"
     dst = other_store / "projects" / "app" / "notes"
@@ -85,10 +93,10 @@ def test_an_export_import_round_trip_keeps_retract_pin_and_purge(laptop, tmp_pat
     status, _, err = desk.run("read", gone, cwd=desk.checkout)
     assert status != 0 and "purged" in err
 
-    again = _run_ok(desk, "import", "--from", "agentmem", dest, "--apply")
+    again = _imported(desk, "--from", "agentmem", dest, "--apply")
     assert again["counts"] == {"save": 0, "present": 8, "refused": 0} and again["saved"] == []
     # The export from before the records, into the store that now holds them: the purged note stays gone.
-    late = _run_ok(desk, "import", "--from", "agentmem", older, "--apply")
+    late = _imported(desk, "--from", "agentmem", older, "--apply")
     by_id = {i["id"]: i for i in late["items"]}
     assert by_id[gone]["action"] == "refused" and "purged" in by_id[gone]["reason"]
     assert not (dst / f"{gone}.md").exists()
@@ -103,13 +111,13 @@ def test_a_purge_record_in_an_export_purges_the_note_from_a_store_that_still_hol
     desk.checkout = laptop.checkout
     first = tmp_path / "first"
     _run_ok(laptop, "export", first)
-    _run_ok(desk, "import", "--from", "agentmem", first, "--apply")
+    _imported(desk, "--from", "agentmem", first, "--apply")
     dst = other_store / "projects" / "app" / "notes"
     assert (dst / f"{gone}.md").exists()
     _run_ok(laptop, "purge", gone, "--yes")
     second = tmp_path / "second"
     _run_ok(laptop, "export", second)
-    out = _run_ok(desk, "import", "--from", "agentmem", second, "--apply")
+    out = _imported(desk, "--from", "agentmem", second, "--apply")
     assert [i["action"] for i in out["items"]] == ["save"] and out["items"][0]["kind"] == "purge"
     assert not (dst / f"{gone}.md").exists()
     status, _, err = desk.run("read", gone, cwd=desk.checkout)
@@ -122,7 +130,7 @@ def test_a_purged_memory_from_another_tool_is_not_imported_again_under_a_new_id(
     bank.mkdir()
     (bank / "home.md").write_text("# Customer\nThe customer's home address is 1 Main Street.\n")
     (bank / "tools.md").write_text("# Tools\nUse pnpm.\n")
-    saved = _run_ok(laptop, "import", "--from", "cline", "--apply")
+    saved = _imported(laptop, "--from", "cline", "--apply")
     (leaked,) = [i["id"] for i in saved["items"] if "home" in i["source"]]
     _run_ok(laptop, "purge", leaked, "--yes")
     record = next((laptop.user_home.parent.parent / "shared-store" / "projects" / "app" / "notes")
@@ -130,7 +138,7 @@ def test_a_purged_memory_from_another_tool_is_not_imported_again_under_a_new_id(
     assert "Main Street" not in record.read_text()  # the record names the text by a digest, holds none of it
     (bank / "home.md").write_text("# Customer\n\nthe customer's HOME address   is 1 Main Street.\n")  # reflowed
     for extra in ([], ["--apply"]):
-        out = _run_ok(laptop, "import", "--from", "cline", *extra)
+        out = _imported(laptop, "--from", "cline", *extra)
         by_source = {i["source"].rpartition("/")[2]: i for i in out["items"]}
         assert by_source["home.md"]["action"] == "refused" and "purged" in by_source["home.md"]["reason"], out
         assert by_source["tools.md"]["action"] == "present"

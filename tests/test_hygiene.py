@@ -216,6 +216,22 @@ def test_purge_without_a_terminal_needs_yes_and_refuses_in_one_line_doing_nothin
     assert _store_files(store_dir) == [f"{note_id}.md"]
 
 
+def test_purge_without_a_terminal_names_the_command_that_purges_as_next_step_data_which_runs_as_printed(
+        laptop, store_dir):
+    m = laptop
+    note_id = _save(m, "Something to purge.", "something")
+    status, out, err = m.json("purge", note_id, cwd=m.checkout)
+    argv = ["purge", note_id, "--project", "app", "--yes"]
+    assert status == 2 and out["error"] == "invalid-input" and [s.get("argv") for s in out["next"]] == [argv]
+    line = out["next"][0]["command"]
+    assert line in out["next"][0]["text"] and out["message"].count(line) == 1
+    assert _store_files(store_dir) == [f"{note_id}.md"]
+    done = subprocess.run(["bash", "-c", line], cwd=m.checkout, env=m.env, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL)  # INV printed-commands-run
+    assert done.returncode == 0, done.stderr
+    assert f"{note_id}.md" not in _store_files(store_dir)
+
+
 @pytest.mark.parametrize("answer,purged", [(b"no\n", False), (b"yes\n", True)])
 def test_purge_on_a_terminal_asks_and_only_yes_purges(laptop, store_dir, answer, purged):
     m = laptop

@@ -126,6 +126,34 @@ def test_a_password_ending_in_a_bracket_is_redacted_whole_unless_code_before_it_
     assert credentials.redact("(password=Tr0ub4dor))") == f"(password={r})"
 
 
+def test_a_bracket_inside_a_header_bearer_or_password_value_is_redacted_with_the_rest_of_it():
+    # INV no-credentials: a `)` (or `(`) between value characters is the credential's own; the part after it
+    # must not stay in the note. One at the value's end still closes the code or the aside around it.
+    h, b, p = "[REDACTED:auth-header]", "[REDACTED:bearer-token]", "[REDACTED:password-assignment]"
+    assert credentials.redact("X-API-Key: abcd1234)efgh5678") == f"X-API-Key: {h}"
+    assert credentials.redact("Authorization: Token k3y(9)x7q2w") == f"Authorization: Token {h}"
+    assert credentials.redact('curl -H "X-Auth-Token: abcd1234)efgh5678" https://api.example.com') == (
+        f'curl -H "X-Auth-Token: {h}" https://api.example.com')
+    assert credentials.redact("Authorization: Bearer abcd1234efgh)5678ijkl9012mnop") == f"Authorization: Bearer {b}"
+    assert credentials.redact("(send Authorization: Bearer abcd1234efgh5678ijkl9012mnop)") == (
+        f"(send Authorization: Bearer {b})")
+    assert credentials.redact("password=ab(cd)ef)") == f"password={p}"
+    assert credentials.redact("password=ab(cd)ef") == f"password={p}"
+    # Calls stay code: no letter or digit is glued after their closing bracket.
+    for code in ("password=getpass()", "password = get_secret(name)", "token = read_token(path).strip()"):
+        assert credentials.scan(code) == [], code
+
+
+def test_brackets_in_header_and_bearer_values_are_scanned_quickly():
+    import time
+
+    start = time.process_time()
+    for text in ("x-api-key: " + "a)" * 32000, "Authorization: Bearer " + "a(" * 32000, "password=" + "a)" * 32000,
+                 "Bearer " + ")" * 64000):
+        credentials.scan(text)
+    assert time.process_time() - start < 5  # far above what they take; 5 s means a regex went quadratic
+
+
 def test_a_credential_value_from_the_environment_is_found_whatever_its_shape(monkeypatch):
     monkeypatch.setenv("HF_TOKEN", "sentinel-value-1234")
     known = credentials.env_secrets()

@@ -109,3 +109,22 @@ def test_bootstrap_says_which_store_a_copy_without_a_store_answer_gets():
     assert f"Without a store answer, setup uses the local folder `{default}`" in text
     assert "**only this machine reaches those notes**" in text
     assert "Without one, setup creates" not in text
+
+
+@pytest.mark.slow  # a copier copy per answer
+@pytest.mark.parametrize("answer,why", [
+    ("projects=notjson", "Validation error for question 'projects'"),  # a copier.yml check
+    ("runtimes=codex", "Not a YAML list"),  # Copier's own type conversion, before any check
+    ("projects={a: [1", "expected ',' or ']'"),  # malformed YAML
+])
+def test_a_refused_data_answer_stops_the_copy_before_any_write_as_bootstrap_md_tells_the_reader(tmp_path, answer, why):
+    # Copier prints its own traceback for a refused --data answer (not ours to change): bootstrap.md says so.
+    text = " ".join((REPO / "bootstrap.md").read_text().split())
+    assert "prints its own traceback for every refused `--data` answer" in text and "`Not a YAML list`" in text
+    template = make_template_repo(tmp_path / "src", files=["copier.yml", "template", "agentmem", "pyproject.toml",
+                                                            "README.md"])
+    m = make_machine(tmp_path, "laptop")
+    proc = m.copier("copy", "--trust", "--defaults", "-r", "v1.0.0", f"--data=bucket={tmp_path / 'store'}",
+                    f"--data={answer}", str(template), str(m.folder), cwd=m.user, check=False)
+    assert proc.returncode != 0 and why in proc.stderr[-600:], proc.stderr[-2000:]
+    assert not m.folder.exists() and not (tmp_path / "store").exists()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from agentmem import errors
 from tests.fixtures_core import CLI, make_machine, new_folder_store
 
 
@@ -290,19 +291,19 @@ def test_an_export_keeps_each_notes_scope_and_an_import_puts_team_notes_back_onl
     # another member's machine, with stores of its own: both empty
     other = Team(tmp_path / "elsewhere")
     status, out = other.json("b", "import", "--from", "agentmem", str(dest), "--apply")
-    assert status == 0, out
+    assert status == errors.EXIT_ATTENTION, out  # the team's notes and records, refused without --team
     actions = {i.get("id", i["title"]): (i["action"], i.get("reason", "")) for i in out["items"]}
     assert actions[mine] == ("save", "") and actions[shared][0] == "refused" and "--team" in actions[shared][1]
     assert actions[f"retract {shared}"][0] == "refused"  # the team's record stays out of the member's store
     assert not (other.team / "projects").exists()  # nothing personal reached the team store
     status, out = other.json("b", "import", "--from", "agentmem", str(dest), "--team", "--apply")
-    assert status == 0, out
+    assert status == errors.EXIT_ATTENTION, out  # the member's own note, refused with --team
     actions = {i["id"]: i["action"] for i in out["items"] if i["title"] != f"retract {shared}"}
     assert actions[shared] == "save" and actions[mine] == "refused"
     assert (other.team / "projects" / "app" / "notes" / f"{shared}.md").is_file()
     assert not (other.own["b"] / "projects" / "app" / "notes" / f"{shared}.md").exists()
     assert any(p.endswith(".retract.json") for p in other.team_objects())
     status, out = other.json("b", "import", "--from", "agentmem", str(dest), "--team")
-    assert status == 0 and out["counts"]["save"] == 0, out  # idempotent
+    assert status == errors.EXIT_ATTENTION and out["counts"]["save"] == 0, out  # idempotent
     status, out, err = other.run("b", "import", "--from", "codex", "--team")
     assert status != 0 and len(err.strip().splitlines()) == 1 and "your own" in err, err

@@ -213,6 +213,20 @@ def test_output_writes_the_named_file_and_refuses_a_folder(laptop, tmp_path):
     assert status == 2 and out["error"] == "invalid-input" and "is a folder" in out["message"]
 
 
+def test_a_file_where_the_pages_note_folder_goes_is_refused_naming_what_to_move_and_leaves_it_alone(laptop, tmp_path):
+    saved(laptop, laptop.checkout, "a note")
+    target = tmp_path / "memory.html"
+    blocker = tmp_path / "memory.files"
+    blocker.write_text("mine")
+    status, out, err = laptop.json("view", "--output", str(target), cwd=laptop.user_home)
+    assert status == 2 and out["error"] == "invalid-input" and "in the way" in out["message"]
+    assert [s["text"] for s in out["next"]] == [f"move or delete {blocker}, which is not a folder",
+                                                 "or write the page elsewhere with --output PATH"]
+    assert blocker.read_text() == "mine" and not target.exists()
+    status, _, err = laptop.run("view", "--output", str(target), cwd=laptop.user_home)
+    assert status == 2 and err.count("\n") == 1 and f"(move or delete {blocker}, which is not a folder, or " in err
+
+
 def test_open_uses_the_system_browser_and_a_failure_is_one_line(laptop, tmp_path):
     recorder = tmp_path / "browser"
     recorder.write_text(f'#!/bin/sh\necho "$@" > "{tmp_path}/opened"\n')

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentmem.cli import common
 from agentmem.cli.result import Result
-from agentmem.errors import EXIT_OK, EXIT_PENDING
+from agentmem.errors import EXIT_ATTENTION, EXIT_OK, EXIT_PENDING
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -79,11 +79,13 @@ def run_import(args: argparse.Namespace) -> Result:
     cfg = common.config()
     project = common.project(cfg, args, "import") if args.project is not None else None
     here = project
-    if here is None and args.fmt in ("claude-code", "cline"):  # their memories are the current directory's
+    mine = args.fmt == "cline" or (args.fmt == "claude-code" and args.path is None)
+    if here is None and mine:  # their memories are the current directory's
         here = cfg.resolve_project()
     elif here is None and args.fmt != "agentmem":
         try:
             here = cfg.resolve_project()  # for a project memory folder given as PATH, whose tool names no owner
+            # (Claude Code's own folder names its directory, which `importing` maps to its project)
         except NotConfigured:
             here = None
     if args.path is None and args.fmt == "agentmem":
@@ -103,7 +105,10 @@ def run_import(args: argparse.Namespace) -> Result:
     waiting = any(o.get("status") != "saved" for o in outcomes)
     if waiting:
         out["status"] = "pending"
-    return Result(out, _import_text(out), EXIT_PENDING if waiting else EXIT_OK)
+    # A refused item needs a person (its reason says what), whatever was saved beside it: that outranks
+    # an upload still pending, which the next save or the Stop hook retries on its own.
+    status = EXIT_ATTENTION if out["counts"]["refused"] else EXIT_PENDING if waiting else EXIT_OK
+    return Result(out, _import_text(out), status)
 
 
 def _import_text(out: dict) -> str:
@@ -126,4 +131,7 @@ def _import_text(out: dict) -> str:
         lines.append("dry run: nothing was saved; add --apply to save")
     for project, reason in out["stale_projects"].items():
         lines.append(f"warning: {project} may be stale - {reason} (an item reported new may already be there)")
+    if c["refused"]:
+        rest = "the rest were imported" if out["applied"] else "nothing was saved"
+        lines.append(f"refused {c['refused']} item(s), each with its reason above; {rest}")
     return "\n".join(lines)

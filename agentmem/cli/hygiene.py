@@ -111,7 +111,7 @@ def _confirmed(note_id: str, project: str, title: str | None, team: bool) -> boo
 
 
 def run_purge(args: argparse.Namespace) -> Result:
-    from agentmem.errors import Command
+    from agentmem.errors import Command, NextStep
     from agentmem.memory import curation, team_curation
     from agentmem.render import purge_text
 
@@ -125,9 +125,10 @@ def run_purge(args: argparse.Namespace) -> Result:
             from agentmem.safety.screening import refuse_argument
 
             refuse_argument(args.id, "the note ID", "purge")  # the refusal below repeats the ID
-            line = Command("purge", args.id, "--project", project, *team, "--yes").line()
             raise InvalidInput(f"purge deletes note {args.id} for good (the original, from the shared store, with no "
-                               f"copy kept) and asks first; without a terminal, run `{line}`; nothing was done")
+                               "copy kept) and asks first; nothing was done",
+                               hint=NextStep("without a terminal, run `{}`",
+                                             curation.purge_command(args.id, project, team=bool(team))))
         title = curation.title_of(common.machine(), where, project, args.id, timeout=common.timeout(cfg))
         if not _confirmed(args.id, project, title, bool(team)):
             raise InvalidInput("purge not confirmed; nothing was done")

@@ -7,7 +7,8 @@ imported memory's `agent` names the tool it came from (`codex@<host>`), its tags
 
 Each memory goes to the project it belongs to: a memory its tool tied to a project folder, to the
 project that folder is mapped to here (refused, saying so, when none is); one of the folder import
-runs for (Claude Code's, a memory bank), to that folder's project; a global memory (of no project),
+runs for (Claude Code's, a memory bank), to that folder's project (Claude Code's folder of another
+directory given as PATH, to that directory's, known by its slug: `native.Slugged`); a global memory (of no project),
 only to the project `--project` names (refused, asking for it, without). With `--project`, memories
 that belong to another project are refused.
 
@@ -27,7 +28,7 @@ import os
 
 from agentmem import errors
 from agentmem.config import check_project_name
-from agentmem.errors import InvalidInput, NextStep, Option
+from agentmem.errors import Command, InvalidInput, NextStep, Option
 from agentmem.exchange import carried, confined, export, native, sources
 from agentmem.note import document, ids, records
 
@@ -193,12 +194,24 @@ def _destination(cfg: Config, item: native.Item, project: str | None, here: str 
                                  Option("project", "PROJECT"))
     owner: str | None = None
     if isinstance(home, native.Hashed):
+        owners = set()
         for directory, name in cfg.projects.items():
             forms = {os.path.expanduser(directory), os.path.expanduser(directory).rstrip(os.sep), canonical(directory)}
-            if any(hashlib.sha256(f.encode()).hexdigest() == home.sha256 for f in forms):
-                owner = check_project_name(name)
-        if owner is None:
-            return None, f"its project folder ({fmt} knows it only by a hash of its path) is not mapped here"
+            if any(home.matches(f) for f in forms):
+                owners.add(check_project_name(name))
+        known = f"its project folder ({fmt} knows it only by {home.how})"
+        if len(owners) > 1:
+            return None, NextStep.of(f"{known} may be that of project {', '.join(sorted(owners))}: pass ",
+                                     Option("project", "PROJECT"), " to say which")
+        if not owners:
+            if isinstance(home, native.Slugged):  # the folder given as PATH is of no mapped project
+                if project is not None:
+                    return project, None
+                return None, NextStep.of(f"{known} is not mapped here: map that directory with ",
+                                         Command("map", "DIRECTORY", "PROJECT"), ", or pass ",
+                                         Option("project", "PROJECT"))
+            return None, f"{known} is not mapped here"
+        owner = owners.pop()
     else:
         try:
             owner = cfg.resolve_project(cwd=home)

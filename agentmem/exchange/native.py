@@ -34,12 +34,35 @@ BLOCK_BEGIN, BLOCK_END = "<!-- agent-memory:begin -->", "<!-- agent-memory:end -
 
 
 class Hashed:
-    """A project folder known only by the SHA-256 of its path (Gemini CLI's folders before its slug ids)."""
+    """A project folder known only by the SHA-256 of its path (Gemini CLI's folders before its slug ids);
+    `matches` says whether a path is one that gives it."""
 
-    __slots__ = ("sha256",)
+    __slots__ = ("key",)
+    how = "a hash of its path"
 
-    def __init__(self, sha256: str):
-        self.sha256 = sha256
+    def __init__(self, key: str):
+        self.key = key
+
+    def matches(self, path: str) -> bool:
+        import hashlib
+
+        return hashlib.sha256(path.encode()).hexdigest() == self.key
+
+
+class Slugged(Hashed):
+    """A project folder known only by its path with every character but a letter or digit as `-` (Claude
+    Code's `projects/<slug>`): as lossy as a hash, so it names a mapped folder only when one slugs to it."""
+
+    __slots__ = ()
+    how = "its path with every character but a letter or digit as '-'"
+
+    def matches(self, path: str) -> bool:
+        return claude_slug(path) == self.key
+
+
+def claude_slug(path: str) -> str:
+    """Claude Code's name for a directory's folder under `~/.claude/projects`."""
+    return re.sub(r"[^a-zA-Z0-9]", "-", path)
 
 
 class Item:
@@ -120,10 +143,13 @@ def read_cline(path: str) -> list[Item]:
     return folder.items
 
 
-def read_claude_code(path: str) -> list[Item]:
-    """Claude Code's auto memory folder: topic files and the MEMORY.md index, of this directory's project."""
+def read_claude_code(path: str, cwd: str) -> list[Item]:
+    """Claude Code's auto memory folder: topic files and the MEMORY.md index, of this directory's (`cwd`)
+    project; a `projects/<slug>/memory` folder of another directory is that directory's (`Slugged`)."""
     folder = Folder(path, "claude-code")
-    index_and_topics(folder)
+    slug = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    mine = os.path.basename(os.path.abspath(path)) != "memory" or not slug.startswith("-")
+    index_and_topics(folder, home=HERE if mine or slug == claude_slug(cwd) else Slugged(slug))
     return folder.items
 
 

@@ -4,7 +4,6 @@ its memories for this user and directory when no PATH is given (the formats: `ex
 from __future__ import annotations
 
 import os
-import re
 
 from agentmem.errors import InvalidInput, NextStep, Option
 
@@ -20,7 +19,9 @@ def default_path(fmt: str, cwd: str | None = None) -> str:
     cwd = cwd or os.getcwd()
     home = os.path.expanduser("~")
     if fmt == "claude-code":
-        return os.path.join(home, ".claude", "projects", re.sub(r"[^a-zA-Z0-9]", "-", cwd), "memory")
+        from agentmem.exchange.native import claude_slug
+
+        return os.path.join(home, ".claude", "projects", claude_slug(cwd), "memory")
     if fmt == "codex":
         return os.path.join(os.environ.get("CODEX_HOME") or os.path.join(home, ".codex"), "memories")
     if fmt == "gemini":
@@ -48,5 +49,5 @@ def read_items(fmt: str, path: str) -> list[Item]:
     if fmt == "cline":
         return native.read_cline(path)
     if fmt == "claude-code":
-        return native.read_claude_code(path)
+        return native.read_claude_code(path, os.getcwd())
     raise InvalidInput(f"unknown import format {fmt!r}: one of {', '.join(FORMATS)}")

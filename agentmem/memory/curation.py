@@ -140,6 +140,12 @@ def pin(machine: str, cfg: Config, project: str, note_id: str, *, unpin: bool = 
 
 # -- purge ------------------------------------------------------------------------------------------
 
+def purge_command(note_id: str, project: str, *, team: bool = False) -> errors.Command:
+    """The command that purges (or finishes purging) a note without asking: what a purge left pending,
+    an unfinished purge and a purge refused for want of a terminal all name."""
+    return errors.Command("purge", note_id, "--project", project, *(["--team"] if team else []), "--yes")
+
+
 class Purged:
     """What a purge did. `status`: purged (record confirmed, object gone from the store) or pending
     (removed here, but the record or the delete still has to reach the store: run `next` again)."""
@@ -152,7 +158,7 @@ class Purged:
         self.deleted: bool | None = None  # True: deleted now; False: the store did not hold it; None: not asked
         self.removed_here: list[str] = []  # cache, index, pending: where this machine held its bytes
         self.problem: errors.AgentmemError | None = None
-        self.next: list[str] = ["purge", note, "--project", project, "--yes"]
+        self.next: list[str] = list(purge_command(note, project).args)
         self.others: list[dict] = []  # this machine's earlier unfinished purges, finished (or tried) after it
 
     def to_json(self) -> dict:
@@ -336,7 +342,7 @@ def unfinished_purges(machine: str, cfg: Config, projects: list[str], *, timeout
             if held:
                 out.append({"note": note_id, "project": project, "record": purged[note_id]["record"],
                             "problem": "the store still holds the note",
-                            "command": ["purge", note_id, "--project", project, "--yes"]})
+                            "command": list(purge_command(note_id, project).args)})
     return out
 
 

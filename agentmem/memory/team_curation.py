@@ -101,7 +101,7 @@ def purge(machine: str, cfg: Config, project: str, note_id: str, *, reason: str 
         raise team_writes.read_only(where.store, "purged")
     done = curation.purge(machine, where, project, note_id, reason=reason, timeout=timeout)
     if where.scope == "team":
-        done.next = [*done.next[:-1], "--team", done.next[-1]]  # purge ID --project P --team --yes
+        done.next = list(curation.purge_command(note_id, project, team=True).args)
     return done, where
 
 

@@ -251,7 +251,9 @@ def _is_reference(value: str) -> bool:
     if rx("code", code).fullmatch(value) and any(c in value for c in ".([") and not rx(
             "digit-in-word", r"[0-9][A-Za-z]").search(value):
         return True
-    if "(" in value and rx("call", r"(?-i:[A-Za-z_][\w.]*\()").match(value):
+    # A call; but a closing bracket with a letter or digit glued after it (`ab(cd)ef`) is no code's.
+    if "(" in value and rx("call", r"(?-i:[A-Za-z_][\w.]*\()").match(value) and not rx(
+            "glued-after-close", r"\)\w").search(value):
         return True
     if rx("identifier", r"(?-i:[A-Za-z_][A-Za-z0-9_]*)").fullmatch(value) and ("_" in value or _camel(value)):
         return credential_class(value) is not None or any(w in value.lower() for w in ("pass", "secret", "token",

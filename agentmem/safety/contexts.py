@@ -162,7 +162,9 @@ _HEADER_NAME = (
 )
 _HEADER_ANCHORS = ("key", "token", "secret", "auth")  # every _HEADER_NAME ends in one
 # Possessive (`{8,}+`): a run is taken whole or not at all, so a long run of value characters costs one pass.
-_HEADER_VALUE = r"(?P<value>[A-Za-z0-9._~+/=:-]{8,}+)"
+# A bracket between value characters is the value's own (`abc)def`: the rest must not stay in the note); one
+# at its end closes the code or prose around it.
+_HEADER_VALUE = r"(?P<value>(?:[A-Za-z0-9._~+/=:-]|[()](?=[A-Za-z0-9._~+/=:-])){8,}+)"
 
 
 def _word_start(m: re.Match) -> bool:

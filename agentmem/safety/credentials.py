@@ -79,7 +79,8 @@ _DETECTORS: list[tuple[str, tuple[str, ...], str | Callable, Callable[[re.Match]
      r"\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@\"'<>]{0,64}:(?P<value>[^\s/\"'<>]{1,128})@[A-Za-z0-9.\[-]",
      _check_url_password),
     ("bearer-token", ("bearer",),
-     r"(?i:\bbearer)\s+(?P<value>[A-Za-z0-9._~+/-]{20,}=*)(?![A-Za-z0-9._~+/=-])",
+     r"(?i:\bbearer)\s+(?P<value>(?:[A-Za-z0-9._~+/-]|[()](?=[A-Za-z0-9._~+/-])){20,}+=*+)"
+     r"(?![A-Za-z0-9._~+/=-])",  # a bracket inside the token is its own, as in contexts._HEADER_VALUE
      lambda m: _has_letter_and_digit(m.group("value")) and not _is_placeholder(m.group("value"))),
     *formats.DETECTORS,
     ("password-assignment", (), _assignments, None),

@@ -70,9 +70,11 @@ def write(page: str, notes: Collector) -> dict:
 
     folder = companion(page)
     if os.path.exists(folder) and not os.path.isdir(folder):
-        from agentmem.errors import InvalidInput
+        from agentmem.errors import InvalidInput, NextStep, Option
 
-        raise InvalidInput(f"{folder} is in the way: the view keeps its note files in a folder of that name")
+        raise InvalidInput(f"{folder} is in the way: the view keeps its note files in a folder of that name",
+                           hint=[NextStep.of(f"move or delete {folder}, which is not a folder"),
+                                 NextStep.of("or write the page elsewhere with ", Option("output", "PATH"))])
     os.makedirs(folder, exist_ok=True)
     now = time.time_ns()  # generations sort by when they were made
     generation = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now // 10**9)) + f"{now % 10**9:09d}-{os.urandom(3).hex()}"
