@@ -345,38 +345,62 @@ def _read_each(store: Store, items: list[tuple[str, Listed]],
     again one `get` at a time, so one object it cannot transfer keeps none of the others out.
     `regular(names)`: which names are regular files, asked a batch at a time; the others are not read.
     Past `deadline` (time.monotonic()) no other batch is begun; the first always is (progress), and every
-    note of a batch read is given (its bytes are here)."""
+    note of a batch read is given (its bytes are here). A store that may be read from another thread
+    (`reads_ahead`: the folder store) reads a sync's next batch while the caller screens and writes this one."""
     many = getattr(store, "get_many", None)
-    step = batch_size if many is not None else REGULAR_BATCH
-    for start in range(0, len(items), step):
-        if start and deadline is not None and time.monotonic() > deadline:
-            return
-        batch = items[start:start + step]
+    if many is None:
+        yield from _read_one_by_one(store, items, regular, deadline)
+        return
+
+    def read(start: int) -> list[tuple[str, bytes | errors.AgentmemError]]:
+        batch = items[start:start + batch_size]
         if regular is not None:
             kept = regular([obj.path.rpartition("/")[2] for _, obj in batch])
             batch = [(i, obj) for i, obj in batch if obj.path.rpartition("/")[2] in kept]
-        if many is None:
-            for i, (note_id, obj) in enumerate(batch):
-                if (start or i) and deadline is not None and time.monotonic() > deadline:
-                    return
-                try:
-                    data: bytes | errors.AgentmemError = store.get(obj.path, MAX_CACHED_OBJECT)
-                except errors.AgentmemError as exc:
-                    data = exc
-                yield note_id, data
-            continue
         try:
-            got = many([obj.path for _, obj in batch], MAX_CACHED_OBJECT) if many is not None else None
+            got: dict | None = many([obj.path for _, obj in batch], MAX_CACHED_OBJECT)
         except errors.Offline as exc:
             got = {obj.path: exc for _, obj in batch}
         except errors.AgentmemError:
             got = None
+        out: list[tuple[str, bytes | errors.AgentmemError]] = []
         for note_id, obj in batch:
             if got is not None:
-                yield note_id, got[obj.path]
+                out.append((note_id, got[obj.path]))
                 continue
             try:
-                data = store.get(obj.path, MAX_CACHED_OBJECT)
+                data: bytes | errors.AgentmemError = store.get(obj.path, MAX_CACHED_OBJECT)
+            except errors.AgentmemError as exc:
+                data = exc
+            out.append((note_id, data))
+        return out
+
+    starts = range(0, len(items), batch_size)
+    if getattr(store, "reads_ahead", False) and batch_size >= FETCH_BATCH:
+        yield from catching_up.read_ahead(read, starts, deadline)
+        return
+    for start in starts:
+        if start and deadline is not None and time.monotonic() > deadline:
+            return
+        yield from read(start)
+
+
+def _read_one_by_one(store: Store, items: list[tuple[str, Listed]],
+                     regular: Callable[[Iterable[str]], set[str]] | None, deadline: float | None,
+                     ) -> Iterator[tuple[str, bytes | errors.AgentmemError]]:
+    """`_read_each` of a store that reads one object at a time (`get`)."""
+    for start in range(0, len(items), REGULAR_BATCH):
+        if start and deadline is not None and time.monotonic() > deadline:
+            return
+        batch = items[start:start + REGULAR_BATCH]
+        if regular is not None:
+            kept = regular([obj.path.rpartition("/")[2] for _, obj in batch])
+            batch = [(i, obj) for i, obj in batch if obj.path.rpartition("/")[2] in kept]
+        for i, (note_id, obj) in enumerate(batch):
+            if (start or i) and deadline is not None and time.monotonic() > deadline:
+                return
+            try:
+                data: bytes | errors.AgentmemError = store.get(obj.path, MAX_CACHED_OBJECT)
             except errors.AgentmemError as exc:
                 data = exc
             yield note_id, data

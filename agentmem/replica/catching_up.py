@@ -7,11 +7,17 @@ catch-up. Kept apart so the cache imports nothing that imports it.
 from __future__ import annotations
 
 import os
+import time
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see paths.py)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+    from typing import TypeVar
+
     from agentmem.replica.fetch_plan import Plan
     from agentmem.replica.freshness import CacheStatus
+
+    T = TypeVar("T")
 
 # Notes written at once above which one flush of every filesystem (os.sync) replaces an fsync per note. An
 # os.sync waits for whatever else the machine has written too: 0.3-0.6 s on the shared machine, where 64
@@ -70,3 +76,48 @@ def cut_short(plan: Plan, status: CacheStatus, checked: str) -> CacheStatus:
     status.reason = f"catching up: {have} of {total} notes are here; each search fetches more; {checked}"
     status.catching_up = {"have": have, "total": total}
     return status
+
+
+class _Ahead:
+    """`read(start)` running on a thread of its own; `result()` waits for it and gives what it returned or
+    raises what it raised."""
+
+    def __init__(self, read: Callable[[int], list[T]], start: int) -> None:
+        import threading
+
+        self.box: dict = {}
+        self.thread = threading.Thread(target=self._run, args=(read, start), name="agentmem-read-ahead", daemon=True)
+        self.thread.start()
+
+    def _run(self, read: Callable[[int], list[T]], start: int) -> None:
+        try:
+            self.box["value"] = read(start)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            self.box["error"] = exc
+
+    def result(self) -> list[T]:
+        self.thread.join()
+        if "error" in self.box:
+            raise self.box["error"]
+        return self.box["value"]
+
+
+def read_ahead(read: Callable[[int], list[T]], starts: Iterable[int], deadline: float | None) -> Iterator[T]:
+    """What `read(start)` gives for each of `starts`, in order, the next batch read on another thread while the
+    caller takes in this one: a sync's reads from the store overlap its screening and writing. No batch is
+    begun past `deadline` (time.monotonic()) but the first; every batch begun is given whole. The caller
+    stopping early waits for the batch being read (a store is not used by two threads once this returns)."""
+    order = iter(starts)
+    first = next(order, None)
+    pending = _Ahead(read, first) if first is not None else None
+    try:
+        while pending is not None:
+            got: list[T] = pending.result()
+            pending = None
+            following = next(order, None)
+            if following is not None and (deadline is None or time.monotonic() <= deadline):
+                pending = _Ahead(read, following)
+            yield from got
+    finally:
+        if pending is not None:
+            pending.thread.join()
