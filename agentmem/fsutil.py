@@ -112,7 +112,7 @@ class Flush:
         for issue W): it flushes that file system only, never every disk as `os.sync` does."""
         files, folders = self.files, sorted(self.folders, key=len, reverse=True)  # the deepest first
         self.files, self.folders = [], set()
-        if len(files) > self.WHOLE_FILE_SYSTEM and _syncfs(folders):
+        if len(files) > self.WHOLE_FILE_SYSTEM and sync_file_systems(folders):
             return
         if len(files) > self.WORKERS:
             from concurrent.futures import ThreadPoolExecutor
@@ -126,7 +126,7 @@ class Flush:
             fsync_dir(folder)
 
 
-def _syncfs(folders: list[str]) -> bool:
+def sync_file_systems(folders: list[str]) -> bool:
     """`syncfs` of each file system `folders` are on (every written file is in one of them); False where
     the call does not exist (not Linux), and nothing was flushed. Raises what syncfs reports (Linux 5.8+
     reports a write-back error of that file system)."""

@@ -87,3 +87,21 @@ def test_a_flush_of_many_files_is_one_syncfs_of_their_file_system_not_an_fsync_e
     few.wrote(str(tmp_path / "n0.md"))
     few.done()
     assert fsyncs == [str(tmp_path / "n0.md")]
+
+
+def test_a_sync_round_of_thousands_flushes_the_caches_file_system_not_every_disk(tmp_path, monkeypatch):
+    # INV atomic-cache: a sync's round of many notes is made durable by one syncfs of the cache's file
+    # system (Linux), not os.sync, which waits on every disk of the machine.
+    import sys
+
+    from agentmem.replica import catching_up
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("syncfs is Linux's")
+    flushed: list[list[str]] = []
+    monkeypatch.setattr(fsutil, "sync_file_systems", lambda folders: flushed.append(list(folders)) or True)
+    monkeypatch.setattr(catching_up.os, "sync", lambda: pytest.fail("os.sync flushes every disk"))
+    names: list[str] = []
+    with catching_up.durable(str(tmp_path), names):
+        names.extend(f"20261205T000000{i:03d}Z-abcdefgh" for i in range(catching_up.FLUSH_ALL_FROM))
+    assert flushed == [[str(tmp_path)]]

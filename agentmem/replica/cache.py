@@ -41,11 +41,11 @@ from agentmem.paths import STATE_FILE, notes_folder, project_cache
 from agentmem.replica import redacted_copies
 from agentmem.replica.freshness import CacheStatus, Uncached
 from agentmem.store import layout
-from agentmem.store.base import Changes, Listed, StoreDescription
+from agentmem.store.base import Changes, StoreDescription
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see paths.py)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Callable
 
     from agentmem.replica import kept_names
     from agentmem.replica.fetch_plan import Plan
@@ -333,7 +333,11 @@ def _fetch(store: Store, plan: Plan, pdir: str, unreadable: dict, progress: Prog
     wanted = sorted(plan.fetch.items(), reverse=True)
     done = 0
     batch = FETCH_BATCH if catch_up is None or catch_up >= 1 else SEARCH_BATCH
-    for done, (note_id, data) in enumerate(_read_each(store, wanted, plan.regular, deadline, batch), start=1):
+    from agentmem.replica import store_reads
+
+    reads = store_reads.read_each(store, wanted, plan.regular, deadline, batch, full_batch=FETCH_BATCH,
+                                  one_by_one=REGULAR_BATCH)
+    for done, (note_id, data) in enumerate(reads, start=1):
         if isinstance(data, errors.NotFound):
             unreadable.pop(note_id, None)  # deleted since it was listed
         elif isinstance(data, errors.Unreadable):  # INV unreadable-skipped
@@ -357,53 +361,6 @@ def _fetch(store: Store, plan: Plan, pdir: str, unreadable: dict, progress: Prog
     # INV change-token: notes not read (the budget ran out) or not planned this time keep the token where it was
     plan.left = total - done + plan.beyond
     return refused
-
-
-def _read_each(store: Store, items: list[tuple[str, Listed]],
-               regular: Callable[[Iterable[str]], set[str]] | None = None, deadline: float | None = None,
-               batch_size: int = FETCH_BATCH) -> Iterator[tuple[str, bytes | errors.AgentmemError]]:
-    """(note id, its bytes or the error reading it raised), in order. A store that reads many at once
-    (`get_many`) is asked FETCH_BATCH at a time, and a batch that fails other than offline is read
-    again one `get` at a time, so one object it cannot transfer keeps none of the others out.
-    `regular(names)`: which names are regular files, asked a batch at a time; the others are not read.
-    Past `deadline` (time.monotonic()) no other batch is begun; the first always is (progress), and every
-    note of a batch read is given (its bytes are here)."""
-    from agentmem.replica.fetch_plan import MAX_CACHED_OBJECT
-
-    many = getattr(store, "get_many", None)
-    step = batch_size if many is not None else REGULAR_BATCH
-    for start in range(0, len(items), step):
-        if start and deadline is not None and time.monotonic() > deadline:
-            return
-        batch = items[start:start + step]
-        if regular is not None:
-            kept = regular([obj.path.rpartition("/")[2] for _, obj in batch])
-            batch = [(i, obj) for i, obj in batch if obj.path.rpartition("/")[2] in kept]
-        if many is None:
-            for i, (note_id, obj) in enumerate(batch):
-                if (start or i) and deadline is not None and time.monotonic() > deadline:
-                    return
-                try:
-                    data: bytes | errors.AgentmemError = store.get(obj.path, MAX_CACHED_OBJECT)
-                except errors.AgentmemError as exc:
-                    data = exc
-                yield note_id, data
-            continue
-        try:
-            got = many([obj.path for _, obj in batch], MAX_CACHED_OBJECT) if many is not None else None
-        except errors.Offline as exc:
-            got = {obj.path: exc for _, obj in batch}
-        except errors.AgentmemError:
-            got = None
-        for note_id, obj in batch:
-            if got is not None:
-                yield note_id, got[obj.path]
-                continue
-            try:
-                data = store.get(obj.path, MAX_CACHED_OBJECT)
-            except errors.AgentmemError as exc:
-                data = exc
-            yield note_id, data
 
 
 def _drop(pdir: str, doomed: set[str]) -> tuple[list[str], errors.AgentmemError | None]:

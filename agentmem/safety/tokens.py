@@ -253,7 +253,8 @@ def find(text: str, has_char: Callable[[str], bool]) -> list[tuple[int, int, str
         if not has_char(sep):
             continue
         reach = -1  # the end of the last token found: its own separators are not looked at again
-        for m in _rx(sep, _pass_pattern(sep)).finditer(text):
+        rx = _compiled.get(sep) or _rx(sep, _pass_pattern(sep))  # its source built once, not per text
+        for m in rx.finditer(text):
             at = m.start()
             if at < reach:
                 continue

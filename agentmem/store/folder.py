@@ -53,6 +53,10 @@ _OBJECT_ERRNOS = {"EACCES", "EPERM", "ELOOP", "ENXIO", "EISDIR"}  # about this o
 
 
 class FolderStore:
+    # A batch may be read on another thread while the caller works (replica/catching_up.py read_ahead): every
+    # call keeps to this store's own budget, not a budget held by the calling thread as the Hub's requests do.
+    reads_ahead = True
+
     def __init__(self, location: str | os.PathLike, *, timeout: float | None = None, identity: str | None = None,
                  remember: Callable[[str], object] | None = None) -> None:
         # os.path, not pathlib: a search that refreshes from a folder store stays off pathlib's import.
