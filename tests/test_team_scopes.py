@@ -15,45 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures_core import CLI, make_machine, new_folder_store
-
-
-class Team:
-    """Machines "a" and "b": own folder stores, one shared team folder, project `app` mapped on both."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        self.team = root / "team-store"
-        new_folder_store(self.team)
-        self.checkout = root / "app"
-        self.checkout.mkdir()
-        self.own: dict[str, Path] = {}
-        self.machines = {}
-        for name in ("a", "b"):
-            self.own[name] = root / f"own-{name}"
-            new_folder_store(self.own[name])
-            m = make_machine(root, name, self.own[name], {self.checkout: "app"}, agent=f"codex@{name}")
-            with open(m.home / "config.toml", "a", encoding="utf-8") as f:
-                f.write(f'\n[team]\nkind = "folder"\nlocation = "{self.team}"\n')
-            self.machines[name] = m
-
-    def run(self, name: str, *args: str, stdin: str = "") -> tuple[int, str, str]:
-        return self.machines[name].run(*args, input=stdin, cwd=self.checkout)
-
-    def json(self, name: str, *args: str, stdin: str = "") -> tuple[int, dict]:
-        status, out, err = self.run(name, *args, "--json", stdin=stdin)
-        try:
-            return status, json.loads(out)
-        except ValueError:
-            raise AssertionError(f"not JSON (status {status}): {out!r} {err!r}") from None
-
-    def save(self, name: str, title: str, text: str, *flags: str) -> str:
-        status, out = self.json(name, "save", "--title", title, "--text", text, *flags)
-        assert status == 0, out
-        return out["id"]
-
-    def pending(self, name: str) -> list[str]:
-        folder = self.machines[name].home / "pending"
-        return sorted(n for n in os.listdir(folder) if not n.startswith(".")) if folder.exists() else []
+from tests.fixtures_team import Team
 
 
 @pytest.fixture

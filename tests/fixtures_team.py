@@ -1,0 +1,70 @@
+"""Two members of one team on folder stores: machines "a" and "b", each with its own personal folder store,
+sharing one team folder store, project `app` mapped on both; each runs the real CLI (issue X)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from tests.fixtures_core import make_machine, new_folder_store
+
+
+class Team:
+    """Machines "a" and "b": own folder stores, one shared team folder, project `app` mapped on both."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.team = root / "team-store"
+        new_folder_store(self.team)
+        self.checkout = root / "app"
+        self.checkout.mkdir()
+        self.own: dict[str, Path] = {}
+        self.machines = {}
+        for name in ("a", "b"):
+            self.own[name] = root / f"own-{name}"
+            new_folder_store(self.own[name])
+            m = make_machine(root, name, self.own[name], {self.checkout: "app"}, agent=f"codex@{name}")
+            with open(m.home / "config.toml", "a", encoding="utf-8") as f:
+                f.write(f'\n[team]\nkind = "folder"\nlocation = "{self.team}"\n')
+            self.machines[name] = m
+
+    def run(self, name: str, *args: str, stdin: str = "") -> tuple[int, str, str]:
+        return self.machines[name].run(*args, input=stdin, cwd=self.checkout)
+
+    def json(self, name: str, *args: str, stdin: str = "") -> tuple[int, dict]:
+        status, out, err = self.run(name, *args, "--json", stdin=stdin)
+        try:
+            return status, json.loads(out)
+        except ValueError:
+            raise AssertionError(f"not JSON (status {status}): {out!r} {err!r}") from None
+
+    def save(self, name: str, title: str, text: str, *flags: str) -> str:
+        status, out = self.json(name, "save", "--title", title, "--text", text, *flags)
+        assert status == 0, out
+        return out["id"]
+
+    def save_team(self, name: str, title: str, text: str) -> str:
+        """A note machine `name` saves into the team's store (`save --team`)."""
+        status, out = self.json(name, "save", "--team", "--title", title, "--text", text)
+        assert status == 0 and out["status"] == "saved" and out["scope"] == "team", out
+        return out["id"]
+
+    def team_search(self, name: str, *words: str) -> list[str]:
+        """The IDs of the team's notes machine `name`'s next search (`search`, both stores) finds."""
+        status, out = self.json(name, "search", *words)
+        assert status == 0, out
+        return [r["id"] for r in out["results"] if r["scope"] == "team"]
+
+    def reminder(self, name: str) -> str:
+        """Machine `name`'s session-start reminder (the hook Claude Code runs)."""
+        status, text, err = self.run(name, "hook", "reminder", "--runtime", "claude")
+        assert status == 0, err
+        return text
+
+    def pending(self, name: str) -> list[str]:
+        folder = self.machines[name].home / "pending"
+        return sorted(n for n in os.listdir(folder) if not n.startswith(".")) if folder.exists() else []
+
+    def team_objects(self) -> list[str]:
+        return sorted(str(p.relative_to(self.team)) for p in (self.team / "projects").rglob("*") if p.is_file())
