@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from agentmem import errors
 from agentmem.errors import Command
 from agentmem.status import FAILED, OK, WARNING, Status
+from agentmem.store.rights import NO_ACCESS, NOT_FOUND, READ_ONLY, READ_WRITE
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -34,10 +35,6 @@ if TYPE_CHECKING:
     from agentmem.store.base import Store, StoreDescription
     from agentmem.store.bucket import BucketStore
 
-READ_WRITE = "read and write"
-READ_ONLY = "read only"
-NO_ACCESS = "no access"
-NOT_FOUND = "not found"
 UNREACHABLE = "unreachable"  # offline, not authenticated, the Hub failing, another store there: see `detail`
 
 
