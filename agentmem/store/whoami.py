@@ -112,14 +112,7 @@ def user_name(machine: str | os.PathLike, timeout: float) -> str | None:
     if key is None:
         return None
     name = cached_name(machine, key)
-    if name is not None:
-        return name
-    try:
-        name = ask(timeout)
-    except errors.AgentmemError:
-        return None
-    remember(machine, name, key)
-    return name
+    return name if name is not None else refresh(machine, timeout)
 
 
 def refresh(machine: str | os.PathLike, timeout: float) -> str | None:
