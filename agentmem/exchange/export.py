@@ -15,7 +15,8 @@ file and exported file are both as the last export left them is neither read, sc
 a file is rewritten only when its bytes differ, the manifest and indexes are deterministic, and a file an
 earlier export wrote whose note is gone (purged) is removed. What a run wrote is flushed (`fsutil.Flush`: an
 fsync each, or past 2,000 files one syncfs of their file system; never every disk) before the manifest,
-which is written last and durable: an export that says done is on disk. Nothing in the folder that the manifest does not name is ever touched, and nothing outside the
+which is written last and durable: an export that says done is on disk. Nothing in the folder that the
+manifest does not name is ever touched, and nothing outside the
 folder ever is: a project folder (or a record folder) that is a link is refused before anything is
 written, an earlier manifest is read confined (INV confined-read: a FIFO there is refused, not waited on)
 and names only `<project>/<file>` paths, and a temp file a killed export left behind neither counts as
