@@ -134,3 +134,31 @@ def test_one_gemini_project_memory_folder_given_as_path_goes_to_the_project_its_
     assert status == 0, err
     assert [(i["title"], i["action"], i["project"]) for i in out["items"]] == [
         ("Staging deploys need the VPN.", "save", "app")]
+
+
+def test_a_memory_bank_of_another_checkout_goes_to_that_checkouts_project_not_the_current_one(machines, tmp_path):
+    app, web, loose = (tmp_path / "src" / name for name in ("app", "web", "loose"))
+    for checkout in (app, web, loose):
+        (checkout / "memory-bank").mkdir(parents=True)
+    m = machines("laptop", {app: "app", web: "web"})
+    (web / "memory-bank" / "deploy.md").write_text("# Deploy\nThe web app deploys from the release branch.\n")
+    status, out, err = m.json("import", "--from", "cline", str(web / "memory-bank"), "--apply", cwd=app)
+    assert status == 0 and [i["project"] for i in out["items"]] == ["web"], (out, err)
+    status, found, _ = m.json("search", "release branch", cwd=web)
+    assert [r["title"] for r in found["results"]] == ["Deploy"]
+    status, found, _ = m.json("search", "release branch", cwd=app)
+    assert found["results"] == []
+    # --project naming another project refuses it, saying whose it is
+    status, out, _ = m.json("import", "--from", "cline", str(web / "memory-bank"), "--project", "app", cwd=app)
+    assert status == errors.EXIT_ATTENTION and out["items"][0]["action"] == "refused"
+    assert "belongs to project web" in out["items"][0]["reason"]
+    # a bank in an unmapped folder goes nowhere without --project, and where --project says with it
+    (loose / "memory-bank" / "tools.md").write_text("# Tools\nThis repository uses pnpm.\n")
+    status, out, _ = m.json("import", "--from", "cline", str(loose / "memory-bank"), cwd=app)
+    assert status == errors.EXIT_ATTENTION and out["items"][0]["action"] == "refused"
+    assert "is not mapped here" in out["items"][0]["reason"] and "--project" in out["items"][0]["reason"]
+    status, out, _ = m.json("import", "--from", "cline", str(loose / "memory-bank"), "--project", "app", cwd=app)
+    assert status == 0 and out["items"][0]["project"] == "app" and out["items"][0]["action"] == "save"
+    # run inside the checkout holding it, a bank stays that checkout's
+    status, out, _ = m.json("import", "--from", "cline", cwd=web)
+    assert status == 0 and out["items"][0]["project"] == "web" and out["items"][0]["action"] == "present"

@@ -79,7 +79,7 @@ def run_import(args: argparse.Namespace) -> Result:
     cfg = common.config()
     project = common.project(cfg, args, "import") if args.project is not None else None
     here = project
-    mine = args.fmt == "cline" or (args.fmt == "claude-code" and args.path is None)
+    mine = args.fmt in ("cline", "claude-code") and args.path is None
     if here is None and mine:  # their memories are the current directory's
         here = cfg.resolve_project()
     elif here is None and args.fmt != "agentmem":

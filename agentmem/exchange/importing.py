@@ -7,10 +7,11 @@ imported memory's `agent` names the tool it came from (`codex@<host>`), its tags
 
 Each memory goes to the project it belongs to: a memory its tool tied to a project folder, to the
 project that folder is mapped to here (refused, saying so, when none is); one of the folder import
-runs for (Claude Code's, a memory bank), to that folder's project (Claude Code's folder of another
-directory given as PATH, to that directory's, known by its slug: `native.Slugged`); a global memory (of no project),
-only to the project `--project` names (refused, asking for it, without). With `--project`, memories
-that belong to another project are refused.
+runs for (Claude Code's, a memory bank), to that folder's project. Given as PATH, Claude Code's folder
+of another directory goes to that directory's project (known by its slug: `native.Slugged`), and a memory
+bank of another checkout to that checkout's (`native.Holder`); either, when unmapped, only with
+`--project`. A global memory (of no project) goes only to the project `--project` names (refused,
+asking for it, without). With `--project`, memories that belong to another project are refused.
 
 Idempotent by content: an item whose text a note of the project already holds (in the store, as the
 refreshed cache shows it, or pending on this machine), as given or as `--redact` saves it, is `present`,
@@ -193,7 +194,16 @@ def _destination(cfg: Config, item: native.Item, project: str | None, here: str 
         return None, NextStep.of(f"{fmt} recorded no project folder for it: import its folder as PATH with ",
                                  Option("project", "PROJECT"))
     owner: str | None = None
-    if isinstance(home, native.Hashed):
+    if isinstance(home, native.Holder):  # a memory bank of another folder, given as PATH
+        try:
+            owner = cfg.resolve_project(cwd=home)
+        except errors.NotConfigured:
+            if project is not None:
+                return project, None
+            return None, NextStep.of(f"the folder holding it ({home}) is not mapped here: map it with ",
+                                     Command("map", "DIRECTORY", "PROJECT"), ", or pass ",
+                                     Option("project", "PROJECT"))
+    elif isinstance(home, native.Hashed):
         owners = set()
         for directory, name in cfg.projects.items():
             forms = {os.path.expanduser(directory), os.path.expanduser(directory).rstrip(os.sep), canonical(directory)}

@@ -134,12 +134,23 @@ class Folder:
         return out
 
 
-def read_cline(path: str) -> list[Item]:
-    """Cline's memory bank: each Markdown file a memory, of the project that holds the bank."""
+class Holder(str):
+    """The folder holding a memory bank read from outside it (another checkout given as PATH): its memories
+    are the project that folder is mapped to, not the project of the directory import runs in."""
+
+    __slots__ = ()
+
+
+def read_cline(path: str, cwd: str) -> list[Item]:
+    """Cline's memory bank: each Markdown file a memory, of the project that holds the bank (`HERE` when
+    import runs inside the folder holding it, else that folder as a `Holder`)."""
     _inside_its_project(path)
+    holder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    inside = os.path.commonpath([holder, os.path.realpath(cwd)]) == holder
+    home: str = HERE if inside else Holder(holder)
     folder = Folder(path, "cline")
-    for rel in folder.markdown():
-        whole_file(folder, rel)
+    for rel in folder.markdown(home=home):
+        whole_file(folder, rel, home)
     return folder.items
 
 

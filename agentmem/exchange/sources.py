@@ -47,7 +47,7 @@ def read_items(fmt: str, path: str) -> list[Item]:
     if fmt == "codex":
         return from_codex.read(native.Folder(path, fmt))
     if fmt == "cline":
-        return native.read_cline(path)
+        return native.read_cline(path, os.getcwd())
     if fmt == "claude-code":
         return native.read_claude_code(path, os.getcwd())
     raise InvalidInput(f"unknown import format {fmt!r}: one of {', '.join(FORMATS)}")
