@@ -364,20 +364,10 @@ def _fetch(store: Store, plan: Plan, pdir: str, unreadable: dict, progress: Prog
 
 
 def _drop(pdir: str, doomed: set[str]) -> tuple[list[str], errors.AgentmemError | None]:
-    ndir = notes_folder(pdir)
-    removed = []
-    for note_id in sorted(doomed):
-        try:
-            os.unlink(os.path.join(ndir, ids.note_file(note_id)))
-            redacted_copies.drop_record(pdir, note_id)
-            removed.append(note_id)
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            if not errors.cannot_write(exc):
-                raise
-            return removed, _unwritable(ndir, exc)
-    return removed, None
+    from agentmem.replica.states import unlink_cached
+
+    removed, refused = unlink_cached(pdir, sorted(doomed))
+    return removed, _unwritable(notes_folder(pdir), refused[1]) if refused is not None else None
 
 
 def _unwritable(ndir: str, exc: OSError) -> errors.NotWritable:

@@ -43,7 +43,7 @@ class durable:  # noqa: N801 - used like a function: `with durable(folder, names
         return None
 
     def __exit__(self, *exc: object) -> None:
-        from agentmem.fsutil import fsync_dir, sync_file_systems
+        from agentmem.fsutil import fsync_dir, fsync_file, sync_file_systems
         from agentmem.note import ids
 
         if len(self.note_ids) >= FLUSH_ALL_FROM:  # one syncfs of the cache's file system (Linux), else os.sync
@@ -54,15 +54,9 @@ class durable:  # noqa: N801 - used like a function: `with durable(folder, names
                 return
         for note_id in self.note_ids:
             try:
-                fd = os.open(os.path.join(self.folder, ids.note_file(note_id)), os.O_RDONLY)
+                fsync_file(os.path.join(self.folder, ids.note_file(note_id)))
             except OSError:
-                continue  # gone meanwhile (a purge): nothing to keep
-            try:
-                os.fsync(fd)
-            except OSError:
-                pass
-            finally:
-                os.close(fd)
+                continue  # gone meanwhile (a purge): nothing to keep; a failed fsync is no worse than none
         if self.note_ids:
             fsync_dir(self.folder)
 

@@ -45,7 +45,6 @@ def forget(machine: str | os.PathLike[str], store: StoreDescription, project: st
     any pending copy, and every memory view page this machine wrote holding one (view/written.py).
     Returns the IDs whose cached file was removed."""
     from agentmem import errors
-    from agentmem.replica import redacted_copies
     from agentmem.uploads import pending
     from agentmem.view import written
 
@@ -53,19 +52,11 @@ def forget(machine: str | os.PathLike[str], store: StoreDescription, project: st
     if not note_ids:
         return []
     pdir = project_cache(machine, store.key, project)
-    removed = []
-    for note_id in note_ids:
-        try:
-            os.unlink(os.path.join(notes_folder(pdir), ids.note_file(note_id)))
-            redacted_copies.drop_record(pdir, note_id)
-            removed.append(note_id)
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            if not errors.cannot_write(exc):
-                raise
-            raise errors.NotWritable(f"cannot remove purged note {note_id} from the cache in {pdir} "
-                                     f"({exc.strerror})", hint=errors.UNWRITABLE_HINT) from None
+    removed, refused = unlink_cached(pdir, note_ids)
+    if refused is not None:
+        note_id, exc = refused
+        raise errors.NotWritable(f"cannot remove purged note {note_id} from the cache in {pdir} "
+                                 f"({exc.strerror})", hint=errors.UNWRITABLE_HINT) from None
     if index is not None:
         index(pdir, [], note_ids, scrub=True)
     _drop_derived(pdir, note_ids)
@@ -75,6 +66,28 @@ def forget(machine: str | os.PathLike[str], store: StoreDescription, project: st
             pending.remove(machine, note_id)
     written.drop_holding(machine, note_ids)
     return removed
+
+
+def unlink_cached(pdir: str, note_ids: Iterable[str]) -> tuple[list[str], tuple[str, OSError] | None]:
+    """Remove notes' cached files (and their redacted copies' records), in the order given: (the IDs whose
+    file was removed, None), or, at the first the cache will not let go (a read-only cache), that ID and
+    its error beside the IDs removed before it. Any other OSError is raised."""
+    from agentmem import errors
+    from agentmem.replica import redacted_copies
+
+    ndir, removed = notes_folder(pdir), []
+    for note_id in note_ids:
+        try:
+            os.unlink(os.path.join(ndir, ids.note_file(note_id)))
+            redacted_copies.drop_record(pdir, note_id)
+            removed.append(note_id)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            if not errors.cannot_write(exc):
+                raise
+            return removed, (note_id, exc)
+    return removed, None
 
 
 def _drop_derived(pdir: str, note_ids: list[str]) -> None:
