@@ -16,9 +16,11 @@ Run: python bench/bad_network.py [--timeout SECONDS] [--check SECONDS] [--search
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="bench-hf-home-")
+atexit.register(shutil.rmtree, os.environ["HF_HOME"], True)  # a scratch folder, gone at exit
 os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
 STARTUP_ALLOWANCE = 3.0  # seconds: the CLI's start-up on a loaded 2-core machine is well under this
 MiB = 1024 * 1024
@@ -50,6 +53,7 @@ def main() -> int:
 
     check = DEFAULT_CHECK_TIMEOUT if args.check is None else args.check
     work = Path(tempfile.mkdtemp(prefix="bench-bad-network-"))
+    atexit.register(shutil.rmtree, work, True)
     hub = Hub(work / "hub").start()
     token = hub.add_user("alice")
     os.environ.update(HF_ENDPOINT=hub.url, HF_TOKEN=token)

@@ -14,8 +14,10 @@ Run: python bench/offline_save.py [--timeout SECONDS] [--cases refused,silent,..
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="bench-hf-home-")
+atexit.register(shutil.rmtree, os.environ["HF_HOME"], True)  # a scratch folder, gone at exit
 os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
 
 # Process start-up and imports of the CLI on this machine are well under this (docs/benchmarks.md).
@@ -41,6 +44,7 @@ def main() -> int:
     args = ap.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="bench-offline-"))
+    atexit.register(shutil.rmtree, work, True)
     failures = []
     for case in args.cases.split(","):
         hub = Hub(work / case / "hub").start()

@@ -22,7 +22,9 @@ Run: python bench/refresh_cost.py [--notes N] [--new K] [--page-size P] [--sweep
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -32,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="bench-hf-home-")
+atexit.register(shutil.rmtree, os.environ["HF_HOME"], True)  # a scratch folder, gone at exit
 os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
 
 
@@ -62,6 +65,7 @@ def main() -> int:
     HfApi.download_bucket_files = counted_download  # type: ignore[method-assign]
 
     work = Path(tempfile.mkdtemp(prefix="bench-refresh-"))
+    atexit.register(shutil.rmtree, work, True)
     hub = Hub(work / "hub", page_size=args.page_size).start()
     os.environ["HF_ENDPOINT"] = hub.url
     os.environ["HF_TOKEN"] = hub.add_user("alice")

@@ -10,9 +10,11 @@ exit 0 having measured a real search (or server, or hook).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -24,9 +26,12 @@ pytestmark = pytest.mark.slow  # each installs a helper venv or fills a store (d
 
 
 def _bench(*args: str, timeout: int = 300) -> str:
-    done = subprocess.run([sys.executable, str(REPO / "bench" / args[0]), *args[1:]], cwd=REPO, capture_output=True,
-                          text=True, timeout=timeout)
+    with tempfile.TemporaryDirectory(prefix="bench-run-") as scratch:  # a scratch folder a bench leaves goes too
+        done = subprocess.run([sys.executable, str(REPO / "bench" / args[0]), *args[1:]], cwd=REPO,
+                              capture_output=True, text=True, timeout=timeout, env={**os.environ, "TMPDIR": scratch})
+        left = sorted(p.name for p in Path(scratch).iterdir())
     assert done.returncode == 0, (args, done.stdout[-2000:], done.stderr[-3000:])
+    assert left == [], f"{args[0]} left scratch folders behind: {left}"
     return done.stdout
 
 
