@@ -211,6 +211,10 @@ def test_output_writes_the_named_file_and_refuses_a_folder(laptop, tmp_path):
     assert not [p for p in target.parent.rglob("*") if p.name.startswith(".tmp-")]  # INV atomic-write
     status, out, err = laptop.json("view", "--output", str(tmp_path), cwd=laptop.user_home)
     assert status == 2 and out["error"] == "invalid-input" and "is a folder" in out["message"]
+    (step,) = out["next"]  # the way out, as data, and it runs as given
+    assert step["argv"] == ["view", "--output", str(tmp_path / "memory.html")] and step["command"] in out["message"]
+    status, out, _ = laptop.json(*step["argv"], cwd=laptop.user_home)
+    assert status == 0 and out["path"] == str(tmp_path / "memory.html")
 
 
 def test_a_file_where_the_pages_note_folder_goes_is_refused_naming_what_to_move_and_leaves_it_alone(laptop, tmp_path):

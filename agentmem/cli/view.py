@@ -6,7 +6,7 @@ import os
 
 from agentmem.cli import common
 from agentmem.cli.result import Result
-from agentmem.errors import InvalidInput
+from agentmem.errors import Command, InvalidInput, NextStep
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -31,7 +31,8 @@ def _output(machine: str, given: str | None) -> str:
         return page.default_path(machine)
     path = os.path.abspath(os.path.expanduser(given))
     if os.path.isdir(path):
-        raise InvalidInput(f"--output {given} is a folder: name the HTML file to write, e.g. {path}/memory.html")
+        raise InvalidInput(f"--output {given} is a folder", hint=NextStep.of(
+            "name the HTML file to write, as in ", Command("view", "--output", os.path.join(path, "memory.html"))))
     return path
 
 
