@@ -120,6 +120,22 @@ def test_a_team_note_pending_upload_is_searched_and_read_as_the_teams(team):
     assert status == 0 and out["scope"] == "team" and out["source"] == "pending"
 
 
+def test_a_retry_that_delivers_a_team_note_says_it_went_to_the_teams_store(team):
+    # `save --retry` answers as the save did: the store the note went to is named, and `scope` says which
+    team.team.rename(team.root / "team-store-away")
+    status, out = team.json("a", "save", "--team", "--title", "Later", "--text", "a team finding sent later")
+    (team.root / "team-store-away").rename(team.team)
+    assert status == 10, out
+    status, text, err = team.run("a", "save", "--retry", out["id"])
+    assert status == 0 and text.startswith(f"saved {out['id']} to the team's shared memory"), (text, err)
+    assert _notes_in(team.team) == [f"{out['id']}.md"]
+    team.team.rename(team.root / "team-store-away")
+    status, out = team.json("a", "save", "--team", "--text", "another team finding sent later")
+    (team.root / "team-store-away").rename(team.team)
+    status, out = team.json("a", "save", "--retry", out["id"])
+    assert status == 0 and out["status"] == "saved" and out["scope"] == "team", out
+
+
 def test_scope_team_without_a_team_store_is_one_line_naming_the_way_to_add_one(tmp_path):
     store = tmp_path / "own"
     new_folder_store(store)

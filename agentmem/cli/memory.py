@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from agentmem.config import Config
     from agentmem.errors import AgentmemError
+    from agentmem.store.base import StoreDescription
     from agentmem.uploads.pending import Outcome
 
 MAX_BODY_READ = 1024 * 1024 + 1  # more than any note may hold: document.decode_body names the limit
@@ -192,9 +193,24 @@ def _retry(machine: str, args: argparse.Namespace) -> Result:
                              repair_store=configured if args.repair else None, configured=configured,
                              index=follow.update)
     out = outcome.to_json()
+    out |= _retried_scope(cfg, outcome.entry.store)
     if damaged and configured is not None and outcome.entry.store == configured:
         out["repaired"] = {"problem": damaged, "store": configured.to_dict(), "label": configured.label()}
     return _save_result(outcome, out, _save_text(out))
+
+
+def _retried_scope(cfg: Config, store: StoreDescription | None) -> dict:
+    """With a team on this machine, which of the member's stores a retried note went to ({"scope"}), as the
+    save's own answer said; nothing without a team, or for a store that is neither (configured earlier)."""
+    from agentmem.errors import AgentmemError
+
+    try:
+        team, own = cfg.team, cfg.store
+    except AgentmemError:
+        return {}
+    if team is None or store is None:
+        return {}
+    return {"scope": "team"} if store == team else {"scope": "personal"} if store == own else {}
 
 
 def add_pending(sp: argparse.ArgumentParser) -> None:

@@ -34,7 +34,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "repaired?": "--retry ID --repair of a damaged entry: {problem, store, label}",
         "purges?": "--retry of a purge record: {note, deleted_from_store}; saved only once the store no longer "
                    "holds the note",
-        "scope?": "with a team store configured: personal | team, where the note was saved (--team: the team's)",
+        "scope?": "with a team store configured: personal | team, where the note was saved (--team, or --retry "
+                  "of a note bound for the team: the team's)",
     }),
     "pending": ("ok", {
         "pending": "[{id, store, project, path, created, attempts, last_error, retry, damaged?, purges?}], oldest "
