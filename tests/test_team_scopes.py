@@ -107,6 +107,37 @@ def test_read_looks_in_the_members_own_store_then_the_teams(team):
     assert status == 4 and out["error"] == "not-found"
 
 
+def test_reading_a_note_with_the_other_stores_scope_says_which_store_holds_it_and_how_to_read_it(team):
+    # not "a note of another project": the note is in this project, in the member's other store
+    shared = team.save("a", "Schema", "the schema lives in db/schema.sql", "--team")
+    own = team.save("b", "Mine", "my own note")
+    assert team.team_search("b", "schema") == [shared]
+    for note, scope, said, other in ((shared, "personal", "your own store", "a team note"),
+                                     (own, "team", "the team's store", "one of your own notes")):
+        status, out, err = team.run("b", "read", note, "--scope", scope)
+        line = err.strip()
+        assert status == 4 and out == "" and len(line.splitlines()) == 1, err
+        assert f"note {note} is not in {said} of project app: it is {other}" in line, line
+        assert "another project" not in line, line
+        command = line.split("`")[1]  # the command it names runs as printed
+        assert command.endswith(f"read {note} --scope {'team' if scope == 'personal' else 'personal'} --project app")
+        status, found = team.json("b", *command.split()[1:])
+        assert status == 0 and found["id"] == note, found
+
+
+def test_acting_on_a_members_own_note_with_team_says_it_is_their_own_and_writes_nothing(team):
+    own = team.save("b", "Mine", "my own note")
+    before = team.team_objects()
+    for args in (("pin", own), ("unpin", own), ("retract", own, "--reason", "old"), ("purge", own, "--yes")):
+        status, out, err = team.run("b", *args, "--team")
+        line = err.strip()
+        assert status == 4 and out == "" and len(line.splitlines()) == 1 and "Traceback" not in err, (args, err)
+        assert f"note {own} is not in the team's store of project app: it is one of your own notes" in line, line
+        assert "without --team" in line and "another project" not in line, line
+    assert team.team_objects() == before and team.pending("b") == []
+    assert team.json("b", "read", own)[1]["scope"] == "personal"  # still there, untouched
+
+
 def test_a_team_note_pending_upload_is_searched_and_read_as_the_teams(team):
     # INV personal-stays-personal: a pending note shows in the scope of the store it is bound for, only
     team.team.rename(team.root / "team-store-away")

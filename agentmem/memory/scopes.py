@@ -234,7 +234,38 @@ def read(machine: str, cfg: Config, project: str, note_id: str, *, scope: str | 
         return out, data
     located = [e for e in failures if isinstance(e, errors.NotFound) and e.located]
     unasked = [e for e in failures if not isinstance(e, errors.NotFound)]
+    if not located and not unasked:
+        other = other_store(machine, cfg, project, note_id, scope)
+        if other is not None:
+            from agentmem.errors import Command, NextStep
+
+            raise not_in_scope(note_id, project, wanted[0], other, NextStep(
+                "read it with `{}`", Command("read", note_id, "--scope", other, "--project", project)))
     raise (located or unasked or failures)[0]
+
+
+def other_store(machine: str, cfg: Config, project: str, note_id: str, scope: str | None) -> str | None:
+    """The member's other store ("personal" or "team") when `scope` names one and this machine holds
+    `note_id` in the other (cached, or pending for it); else None. Nothing is asked of either store."""
+    from agentmem.note import ids
+    from agentmem.replica import cache
+    from agentmem.uploads import pending
+
+    if cfg.team is None or scope not in ("personal", "team") or not ids.ID.match(note_id):
+        return None
+    other = "team" if scope == "personal" else "personal"
+    store = cfg.scoped("team").store if other == "team" else cfg.store
+    if cache.read_cached(machine, store, project, note_id) is not None:
+        return other
+    return other if note_id in pending.project_notes(machine, store, project) else None
+
+
+def not_in_scope(note_id: str, project: str, scope: str, other: str, hint: errors.NextStep) -> errors.NotFound:
+    """A note asked for in one of the member's stores that this machine holds in the other: said as that,
+    not as a note of another project (memory/locate.py)."""
+    place = "the team's store" if scope == "team" else "your own store"
+    what = "a team note" if other == "team" else "one of your own notes"
+    return errors.NotFound(f"note {note_id} is not in {place} of project {project}: it is {what}", hint=hint)
 
 
 # -- save --------------------------------------------------------------------------------------------

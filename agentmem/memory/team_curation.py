@@ -57,6 +57,21 @@ def held(machine: str, store: StoreDescription, project: str, note_id: str) -> b
     return note_id in states.purged or note_id in states.retracted or note_id in states.pins
 
 
+def _elsewhere(machine: str, cfg: Config, project: str, note_id: str, scope: str | None,
+               exc: errors.NotFound) -> errors.AgentmemError:
+    """`exc`, unless `scope` named one of the member's stores and this machine holds the note in the other:
+    then that, said as it is (memory/scopes.py `not_in_scope`)."""
+    from agentmem.errors import NextStep, Option
+    from agentmem.memory import scopes
+
+    other = None if exc.located else scopes.other_store(machine, cfg, project, note_id, scope)
+    if other is None:
+        return exc
+    hint = NextStep.of("without ", Option("team"), " the command acts on your own store") if other == "personal" \
+        else NextStep.of("with ", Option("scope", "team"), " it acts on the team's store")
+    return scopes.not_in_scope(note_id, project, "team" if other == "personal" else "personal", other, hint)
+
+
 def scope_of(cfg: Config, where: Config) -> dict:
     """What an answer says of the store it acted on, with a team on this machine: {"scope"}; else nothing."""
     return {"scope": where.scope} if cfg.team is not None else {}
@@ -76,7 +91,10 @@ def retract(machine: str, cfg: Config, project: str, note_id: str, reason: str |
     from agentmem.memory import curation
 
     where = target(machine, cfg, project, note_id, scope=scope)
-    done = curation.retract(machine, where, project, note_id, reason, timeout=timeout)
+    try:
+        done = curation.retract(machine, where, project, note_id, reason, timeout=timeout)
+    except errors.NotFound as exc:
+        raise _elsewhere(machine, cfg, project, note_id, scope, exc) from None
     return _record(machine, where, done, "retracted"), where
 
 
@@ -86,7 +104,10 @@ def pin(machine: str, cfg: Config, project: str, note_id: str, *, unpin: bool = 
     from agentmem.memory import curation
 
     where = target(machine, cfg, project, note_id, scope=scope)
-    done = curation.pin(machine, where, project, note_id, unpin=unpin, timeout=timeout)
+    try:
+        done = curation.pin(machine, where, project, note_id, unpin=unpin, timeout=timeout)
+    except errors.NotFound as exc:
+        raise _elsewhere(machine, cfg, project, note_id, scope, exc) from None
     return _record(machine, where, done, "unpinned" if unpin else "pinned"), where
 
 
@@ -99,7 +120,10 @@ def purge(machine: str, cfg: Config, project: str, note_id: str, *, reason: str 
     where = target(machine, cfg, project, note_id, scope=scope)
     if where.scope == "team" and not team_writes.may_write(machine, where.store, project, timeout):
         raise team_writes.read_only(where.store, "purged")
-    done = curation.purge(machine, where, project, note_id, reason=reason, timeout=timeout)
+    try:
+        done = curation.purge(machine, where, project, note_id, reason=reason, timeout=timeout)
+    except errors.NotFound as exc:
+        raise _elsewhere(machine, cfg, project, note_id, scope, exc) from None
     if where.scope == "team":
         done.next = list(curation.purge_command(note_id, project, team=True).args)
     return done, where
