@@ -127,7 +127,9 @@ class Config:
         raw = self.data.get("store")
         if not isinstance(raw, dict):
             raise NotConfigured(f"no store configured in {self.path}", hint=SETUP_HINT)
-        return self._described("store", raw)
+        desc = self._described("store", raw)
+        desc.team = self._scope == "team"
+        return desc
 
     @property
     def team(self) -> StoreDescription | None:
@@ -150,7 +152,7 @@ class Config:
             location = os.path.normpath(os.path.expanduser(location))
             if not os.path.isabs(location):
                 raise InvalidInput(f"{self.path}: a folder store's location must be an absolute path ([{table}])")
-        return StoreDescription(kind, location)
+        return StoreDescription(kind, location, team=table == "team")
 
     @property
     def scope(self) -> str:

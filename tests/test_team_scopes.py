@@ -84,6 +84,25 @@ def test_a_team_store_out_of_reach_never_hides_the_members_own_notes(team):
     assert status == 0 and "Flaky test" in text and "may be stale - the team store" in text
 
 
+def test_a_team_folder_out_of_reach_is_never_answered_with_setup_new_store_which_cannot_create_it(team):
+    # setup never creates a team's folder (machine/team_access.py): `setup --new-store` would change nothing
+    # there, and accept whatever is at the member's own store's location; the member's own store keeps it
+    team.save("a", "Flaky team", "flaky test owners rotate weekly", "--team")
+    assert team.team_search("b", "flaky") != []
+    team.team.rename(team.root / "team-store-away")
+    status, out = team.json("b", "search", "flaky", "test")
+    assert status == 0 and "the drive or share that holds it" in out["stale_reason"], out
+    status, text, err = team.run("b", "search", "flaky", "test")
+    status, saved = team.json("b", "save", "--team", "--text", "a team note while the share is away")
+    assert status == 10 and "the drive or share that holds it" in saved["reason"]["message"], saved
+    status, read, read_err = team.run("b", "read", team.team_search("b", "flaky")[0])
+    for said in (out["stale_reason"], text + err, saved["reason"]["message"], read + read_err):
+        assert "--new-store" not in said, said
+    team.own["b"].rename(team.root / "own-b-away")  # the member's own folder: setup --new-store makes a new one
+    status, out = team.json("b", "search", "flaky", "test", "--scope", "personal")
+    assert "setup --new-store" in out["stale_reason"], out
+
+
 def test_a_personal_store_out_of_reach_never_hides_the_teams_notes(team):
     shared = team.save("a", "Release train", "the release train leaves on fridays", "--team")
     team.own["b"].rename(team.root / "own-b-away")

@@ -48,14 +48,17 @@ class StoreDescription:
     """Where memory lives, as saved in config and in pending entries. Never holds a credential.
 
     kind: "folder" (location = absolute folder path) or "bucket" (location = "namespace/name").
+    `team`: described as a member's team store (config.py `scoped("team")`), which setup never creates:
+    only what a store tells a person to do depends on it, never its identity (not compared, not saved).
     Plain class rather than a dataclass: the per-turn paths avoid importing dataclasses (~8 ms).
     """
 
-    __slots__ = ("kind", "location")
+    __slots__ = ("kind", "location", "team")
 
-    def __init__(self, kind: str, location: str):
+    def __init__(self, kind: str, location: str, *, team: bool = False):
         self.kind = kind
         self.location = location
+        self.team = team
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, StoreDescription) and (self.kind, self.location) == (other.kind, other.location)

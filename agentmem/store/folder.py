@@ -46,6 +46,12 @@ def new_store_hint() -> NextStep:
                     "want, run `{}`", Command("setup", "--new-store"))
 
 
+def missing_team_hint() -> NextStep:
+    """What to do about a team's folder that is not there: setup never creates one (machine/team_access.py)."""
+    return NextStep("mount the drive or share that holds it and try again; a team's folder is created by whoever "
+                    "shares it, never by setup")
+
+
 _LISTED_SUFFIXES = (layout.NOTE_SUFFIX, layout.RECORD_SUFFIX)  # notes, and the records beside them (note/records.py)
 _Objects = list[ObjectInfo]  # the method `list` hides the builtin inside the class
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
@@ -58,13 +64,13 @@ class FolderStore:
     reads_ahead = True
 
     def __init__(self, location: str | os.PathLike, *, timeout: float | None = None, identity: str | None = None,
-                 remember: Callable[[str], object] | None = None) -> None:
+                 remember: Callable[[str], object] | None = None, team: bool = False) -> None:
         # os.path, not pathlib: a search that refreshes from a folder store stays off pathlib's import.
         root = os.path.expanduser(os.fspath(location))
         if not os.path.isabs(root):
             raise InvalidInput(f"a folder store needs an absolute path, not {str(location)!r}")
         self.root = os.path.normpath(root)
-        self.description = StoreDescription("folder", self.root)
+        self.description = StoreDescription("folder", self.root, team=team)
         self.expected = identity
         self.identity: str | None = None
         self._remember = remember
@@ -108,7 +114,7 @@ class FolderStore:
             st = os.stat(self.root)
         except FileNotFoundError:
             raise Offline(f"folder store {self.root} is not there (an unmounted drive or a moved folder?)",
-                          hint=new_store_hint()) from None
+                          hint=missing_team_hint() if self.description.team else new_store_hint()) from None
         except OSError as exc:
             raise _classify(exc, f"cannot reach folder store {self.root}") from None
         if not stat.S_ISDIR(st.st_mode):

@@ -27,7 +27,7 @@ def open_store(desc: StoreDescription, *, timeout: float | None = None, identity
         from agentmem.store.folder import FolderStore
 
         return FolderStore(desc.location, timeout=timeout, identity=identity,  # type: ignore[return-value]
-                           remember=remember)
+                           remember=remember, team=desc.team)
     if desc.kind == "bucket":
         from agentmem.store.bucket import BucketStore
 
