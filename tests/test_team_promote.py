@@ -132,6 +132,17 @@ def test_propose_on_a_machine_without_a_team_is_refused_before_anything_is_writt
     assert not (store_dir / "projects").exists()
 
 
+def test_propose_with_team_is_refused_in_one_line_before_anything_is_written(tmp_path):
+    # a proposal is one of the member's own notes; the team's notes are never proposals themselves
+    ada = team_member(tmp_path, "ada")
+    status, out, err = ada.run("save", "--team", "--propose", "--text", "a finding", cwd=ada.checkout)
+    line = err.strip()
+    assert status == 2 and out == "" and len(line.splitlines()) == 1 and "Traceback" not in err, err
+    assert "--propose" in line and "--team" in line and "nothing was written" in line, line
+    assert _team_notes(tmp_path) == {} and not (tmp_path / "ada" / "own-store" / "projects").exists()
+    assert not (ada.home / "pending").exists() or not any((ada.home / "pending").iterdir())
+
+
 def test_a_machine_whose_team_is_removed_reviews_as_before_and_never_touches_the_team_folder(tmp_path):
     ada = team_member(tmp_path, "ada")
     _save(ada, "a finding for everyone", "--propose")

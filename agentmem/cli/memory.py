@@ -116,7 +116,7 @@ def add_save(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--propose", action="store_true",
                     help="mark the note for the team (`propose: \"team\"`): your `review` lists it with its `promote` "
                     "command (promoting needs the team's write role) until a team note comes from it; it stays in "
-                    "your own store, which no other member reads")
+                    "your own store, which no other member reads (not with --team)")
     sp.add_argument("--team", action="store_true",
                     help="save it to the team's store ([team] in config.toml) for every member to find, not to "
                     "your own (the default); only for what the team should share")

@@ -286,6 +286,10 @@ def save(machine: str, cfg: Config, project: str, body: str, *, scope: str = "pe
     if scope != "team":
         raise errors.InvalidInput(errors.NextStep.of(errors.Option("scope"), " must be personal or team"))
     asked(cfg, scope)  # no team store: refused with the way to add one
+    if options.get("propose"):  # a proposal is the member's own note; a team note never is one
+        raise errors.InvalidInput(errors.NextStep.of(
+            errors.Option("propose"), " marks one of your own notes for the team, and ", errors.Option("team"),
+            " saves the note as the team's already: give one of them; nothing was written"))
     team = cfg.scoped("team")
     saved = saving.save(machine, team, project, body, **options)  # type: ignore[arg-type]
     team_writes.settle(machine, team, saved.outcome, "saved")
