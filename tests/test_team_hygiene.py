@@ -58,6 +58,10 @@ def test_a_team_pin_reaches_the_other_members_session_start_reminder_and_unpin_t
 def test_a_writers_purge_of_a_team_note_reaches_every_member(team):
     note = team.save_team("a", "Leaked", "an internal hostname that must not be shared")
     assert team.team_search("b", "internal", "hostname") == [note]
+    status, out, err = team.run("a", "purge", note, "--team")  # no terminal to ask on: refused, saying what
+    line = err.strip()
+    assert status == 2 and len(line.splitlines()) == 1 and "from the team's shared store" in line, err
+    assert line.split("`")[1].endswith(f"purge {note} --project app --team --yes")
     status, out = team.json("a", "purge", note, "--team", "--yes")
     assert status == 0 and out["status"] == "purged" and out["deleted_from_store"] is True, out
     assert out["scope"] == "team"

@@ -125,7 +125,8 @@ def run_purge(args: argparse.Namespace) -> Result:
             from agentmem.safety.screening import refuse_argument
 
             refuse_argument(args.id, "the note ID", "purge")  # the refusal below repeats the ID
-            raise InvalidInput(f"purge deletes note {args.id} for good (the original, from the shared store, with no "
+            store = "the team's shared store" if team else "the shared store"
+            raise InvalidInput(f"purge deletes note {args.id} for good (the original, from {store}, with no "
                                "copy kept) and asks first; nothing was done",
                                hint=NextStep("without a terminal, run `{}`",
                                              curation.purge_command(args.id, project, team=bool(team))))
