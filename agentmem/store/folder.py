@@ -40,16 +40,14 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 
 
-def new_store_hint() -> NextStep:
-    """What to do about a folder store that is missing or not the one this machine used."""
+def new_store_hint(team: bool = False) -> NextStep:
+    """What to do about a folder store that is missing or not the one this machine used; `team`: a missing
+    team's folder, which setup never creates (machine/team_access.py)."""
+    if team:
+        return NextStep("mount the drive or share that holds it and try again; a team's folder is created by "
+                        "whoever shares it, never by setup")
     return NextStep("mount the drive or share that holds it and try again; if a new store there is what you "
                     "want, run `{}`", Command("setup", "--new-store"))
-
-
-def missing_team_hint() -> NextStep:
-    """What to do about a team's folder that is not there: setup never creates one (machine/team_access.py)."""
-    return NextStep("mount the drive or share that holds it and try again; a team's folder is created by whoever "
-                    "shares it, never by setup")
 
 
 _LISTED_SUFFIXES = (layout.NOTE_SUFFIX, layout.RECORD_SUFFIX)  # notes, and the records beside them (note/records.py)
@@ -114,7 +112,7 @@ class FolderStore:
             st = os.stat(self.root)
         except FileNotFoundError:
             raise Offline(f"folder store {self.root} is not there (an unmounted drive or a moved folder?)",
-                          hint=missing_team_hint() if self.description.team else new_store_hint()) from None
+                          hint=new_store_hint(self.description.team)) from None
         except OSError as exc:
             raise _classify(exc, f"cannot reach folder store {self.root}") from None
         if not stat.S_ISDIR(st.st_mode):
