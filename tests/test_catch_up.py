@@ -13,7 +13,7 @@ from agentmem.memory import recall, sync
 from agentmem.note import document
 from agentmem.render import search_text
 from agentmem.replica import cache
-from agentmem.store import dirwatch, network
+from agentmem.store import budget, dirwatch
 from agentmem.store.folder import FolderStore
 from tests.fixtures_core import REPO, new_folder_store
 from tests.test_cache import put_notes
@@ -33,7 +33,7 @@ def _joined(laptop, store_dir, count: int):
 def test_each_search_of_a_catch_up_keeps_what_it_fetched_and_says_how_far_it_got(laptop, store_dir, monkeypatch):
     # INV change-token: the token is kept only by the refresh that fetched everything
     cfg = _joined(laptop, store_dir, 300)
-    monkeypatch.setattr(sync, "SEARCH_CATCH_UP", 0.0)  # as if the first batch took the whole budget
+    monkeypatch.setattr(cache, "SEARCH_CATCH_UP", 0.0)  # as if the first batch took the whole budget
     batch = cache.SEARCH_BATCH  # a batch read is kept whole: its bytes are here
     first = recall.search(str(laptop.home), cfg, "app", "note")
     second = recall.search(str(laptop.home), cfg, "app", "note")
@@ -75,7 +75,7 @@ def test_a_local_disk_that_runs_out_of_time_is_not_called_a_hanging_network_driv
         monkeypatch.setattr(dirwatch, "filesystem_type", lambda folder, fs=fs: fs)
         slow = FolderStore(store.root)
         slow.changes("projects/app/notes", None)  # reads the filesystem type
-        monkeypatch.setattr(network, "call_within", spent)
+        monkeypatch.setattr(budget, "call_within", spent)
         try:
             slow.get("projects/app/notes/x.md")
         except errors.Offline as exc:
@@ -107,7 +107,7 @@ def test_while_a_new_machine_catches_up_a_note_saved_elsewhere_a_moment_ago_is_i
     for i in range(3000):  # written straight into the folder, as another machine's saves leave them
         note = document.build(body=f"finding {i}", title=f"n{i}", kind="note", project="app", agent="other")
         (folder / f"{note.id}.md").write_bytes(note.render())
-    monkeypatch.setattr(sync, "SEARCH_CATCH_UP", 0.0)  # the first search cannot finish
+    monkeypatch.setattr(cache, "SEARCH_CATCH_UP", 0.0)  # the first search cannot finish
     saved = save.save(str(desk.home), config.load(desk.home), "app", "The release train leaves at noon sharp.",
                       title="Release train")
     assert saved.outcome.status == "saved"
@@ -120,7 +120,7 @@ def test_a_catch_up_search_looks_only_at_the_names_it_gets_to(laptop, store_dir,
     # A search of a machine lacking 100k notes checked every missing name for a link (1.5 s) before fetching
     # a few hundred of them (issue W, item 3)
     cfg = _joined(laptop, store_dir, 2000)
-    monkeypatch.setattr(sync, "SEARCH_CATCH_UP", 0.0)
+    monkeypatch.setattr(cache, "SEARCH_CATCH_UP", 0.0)
     asked: list[str] = []
     real = FolderStore._regular
     monkeypatch.setattr(FolderStore, "_regular", staticmethod(lambda base, names: asked.extend(names)
@@ -158,7 +158,7 @@ def test_setup_brings_a_machine_joining_a_store_all_the_way(laptop, store_dir, m
     shutil.copy2(REPO / "template" / "instructions-block.md", laptop.home / "instructions-block.md")
     laptop.write_config((laptop.home / "config.toml").read_text() + "\n[runtimes]\nenabled = []\n")
     monkeypatch.setenv("HOME", str(laptop.user_home))
-    monkeypatch.setattr(sync, "SEARCH_CATCH_UP", 0.0)  # the verification's search fetches next to nothing
+    monkeypatch.setattr(cache, "SEARCH_CATCH_UP", 0.0)  # the verification's search fetches next to nothing
     heard: dict[str, list] = {"here": [], "indexed": []}
     report = runner.run_setup(laptop.home, sync_progress=lambda p: (lambda d, t: heard["here"].append((d, t)),
                                                                     lambda d, t: heard["indexed"].append((d, t))))

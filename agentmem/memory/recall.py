@@ -14,6 +14,7 @@ from agentmem.errors import InvalidInput
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from agentmem.config import Config
     from agentmem.errors import Command
@@ -102,13 +103,19 @@ def freshen(machine: str, cfg: Config, project: str, *, refresh: bool = False, o
     """Bring the project's cache up to date as every search does (INV read-your-writes): ask the store
     what changed unless `offline` or within `[cache] max_age`. Returns the `cache.CacheStatus`, which
     says how current the answer is. The memory view (`view/data.py`) refreshes through here too."""
-    from agentmem.memory import sync
     from agentmem.replica import cache
-    from agentmem.search import follow
 
     return cache.ensure_fresh(machine, cfg.store, project, max_age=cfg.cache_max_age, timeout=timeout,
                               force=refresh, offline=offline, progress=progress, check_timeout=cfg.check_timeout,
-                              catch_up=sync.SEARCH_CATCH_UP, index=follow.update)
+                              catch_up=cache.SEARCH_CATCH_UP, index=_follow)
+
+
+def _follow(*args: Any, **kwargs: Any) -> None:
+    """search/follow.update, imported once the cache changed: a refresh that finds nothing new tells the
+    index nothing, and a per-turn search or read then does without the module (tests/test_imports.py)."""
+    from agentmem.search import follow
+
+    follow.update(*args, **kwargs)
 
 
 def read(machine: str, cfg: Config, project: str, note_id: str, *, fresh: bool = False,
@@ -131,7 +138,6 @@ def read(machine: str, cfg: Config, project: str, note_id: str, *, fresh: bool =
     from agentmem.paths import pending_dir
     from agentmem.replica import cache, redacted_copies
     from agentmem.replica.states import project_states
-    from agentmem.search import follow
     from agentmem.store import identity
     from agentmem.store.timeout import Deadline
     from agentmem.uploads import pending
@@ -187,7 +193,7 @@ def read(machine: str, cfg: Config, project: str, note_id: str, *, fresh: bool =
             status = None  # the store answered for this very note, which never changes: the answer is current
         if not fresh:
             try:
-                cache.add_confirmed(machine, cfg.store, project, note_id, data, index=follow.update)
+                cache.add_confirmed(machine, cfg.store, project, note_id, data, index=_follow)
             except OSError as exc:  # INV loud-unwritable: a read-only sandbox still reads; a later run caches it
                 if not errors.cannot_write(exc):
                     raise

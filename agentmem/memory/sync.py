@@ -1,12 +1,12 @@
 """Bringing this machine's cache up to the store when that takes longer than a search may wait.
 
-A new machine joining a big store has every note to download (100k notes in a folder store: about a
-minute). A search downloads for at most SEARCH_CATCH_UP seconds, keeps what it fetched (each note is in
-the cache the moment it is written) and answers marked stale with "catching up: N of M"; the next search
+A new machine joining a big store has every note to download (100k notes in a folder store: about a minute). A
+search downloads for at most SEARCH_CATCH_UP seconds (replica/cache.py), keeps what it fetched (each note is
+in the cache the moment it is written) and answers marked stale with "catching up: N of M"; the next search
 goes on from there, since its listing shows only what is still missing, newest first: a note saved a moment
-ago elsewhere is in the next search even while the rest catch up. INV change-token: the change token
-advances only with the refresh that fetched everything. `sync` (what `agentmem sync` runs, and setup for
-each mapped project: `catch_up_all`) goes on until the cache holds every note, reporting its progress.
+ago elsewhere is in the next search even while the rest catch up. INV change-token: the change token advances
+only with the refresh that fetched everything. `sync` (what `agentmem sync` runs, and setup for each mapped
+project: `catch_up_all`) goes on until the cache holds every note, reporting its progress.
 
 Sentence vectors for hybrid search catch up the same way: each hybrid search embeds for
 `[search] embed_budget` seconds and keeps what it embedded (search/vectors.py); `embed_notes` (`agentmem
@@ -30,11 +30,6 @@ if TYPE_CHECKING:
 
     Progress = Callable[[int, int], None]  # hears (done, total)
 
-# Seconds a search spends downloading before it answers: unbounded, a big store's catch-up cost every
-# search of a new machine tens of seconds (issue 26). Indexing what arrived costs about twice its download,
-# so a catch-up search stays within a few seconds (docs/benchmarks.md, "A new machine joining the 100k
-# store"); `agentmem sync` fetches the rest at once.
-SEARCH_CATCH_UP = 0.1
 # Seconds of downloading per round of `sync`: each round opens the store afresh, so a round runs within
 # one network budget ([network] timeout, 20 s by default) however long the whole catch-up takes.
 SYNC_ROUND = 10.0

@@ -55,6 +55,12 @@ if TYPE_CHECKING:
     Index = Callable[..., object]  # the caller's observer: search/follow.update
     Progress = Callable[[int, int], object]
 
+# Seconds a search spends downloading before it answers: unbounded, a big store's catch-up cost every
+# search of a new machine tens of seconds (issue 26). Indexing what arrived costs about twice its download,
+# so a catch-up search stays within a few seconds (docs/benchmarks.md, "A new machine joining the 100k
+# store"); `agentmem sync` fetches the rest at once.
+# Here, not in memory/sync.py: a search that finds nothing new imports no sync (tests/test_imports.py).
+SEARCH_CATCH_UP = 0.1
 PROGRESS_MIN = 200  # notes: a sync at least this large reports its progress (a few seconds' work)
 MAX_REPORTED = 20  # unreadable objects kept in the state and the JSON
 # Notes asked of a store that reads many at once (a bucket: one hf_xet transfer, two requests

@@ -117,7 +117,6 @@ class Verification:
 def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str, *,
            timeout: float | None = None) -> Verification:
     """Save (once per machine), read back bypassing the cache, and search for the setup note."""
-    from agentmem.memory import sync
     from agentmem.note import document
     from agentmem.replica import cache
     from agentmem.search import find, follow
@@ -177,7 +176,7 @@ def verify(machine: Path, store_desc: StoreDescription, project: str, agent: str
 
     # A search's refresh: a store this machine is joining is caught up by setup's next step, with progress
     status = cache.refresh(machine, store_desc, project, store=store, index=follow.update,
-                           catch_up=sync.SEARCH_CATCH_UP)
+                           catch_up=cache.SEARCH_CATCH_UP)
     found = any(r.id == note_id for r in find.literal(find.candidates(machine, store_desc, project), TITLE, 200))
     problem = None if found else (status.reason or "search did not find the setup note")
     if not read_back:

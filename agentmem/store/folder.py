@@ -26,7 +26,8 @@ import time
 from agentmem import errors
 from agentmem.errors import Command, Conflict, InvalidInput, NextStep, NoAccess, NotFound, Offline, Unreadable
 from agentmem.fsutil import STALE_TEMP_SECONDS, TMP_PREFIX, create_exclusive_atomic
-from agentmem.store import dirwatch, layout, network
+from agentmem.store import budget as network_budget
+from agentmem.store import dirwatch, layout
 from agentmem.store.base import MAX_OBJECT, Changes, Listed, ObjectInfo, StoreDescription, check_object_path
 from agentmem.store.marker import MARKER, MARKER_LIMIT, create_store, read_marker, write_marker  # noqa: F401 - re-exported
 
@@ -74,7 +75,7 @@ class FolderStore:
         self._remember = remember
         self._checked = False
         self._timeout = timeout
-        self._budget: network.Budget | None = None
+        self._budget: network_budget.Budget | None = None
         self._stuck = False
         self._fs: str | None = None  # the folder's filesystem type, once a change check has read it
 
@@ -85,10 +86,10 @@ class FolderStore:
         if self._stuck:
             raise Offline(f"folder store {self.root} stopped answering earlier in this command")
         if self._budget is None:
-            self._budget = network.Budget(network.resolve_timeout(self._timeout))
+            self._budget = network_budget.Budget(network_budget.resolve_timeout(self._timeout))
         budget = self._budget
         try:
-            result = network.call_within(budget, fn, *args)
+            result = network_budget.call_within(budget, fn, *args)
         except errors.BudgetSpent:
             self._stuck = True
             if self._fs in dirwatch.LOCAL_TYPES:  # a local disk does not hang: it was busy, or there was much to read

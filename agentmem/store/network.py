@@ -18,7 +18,7 @@ HTTP retries and hf_xet's own. The budget is enforced in three places:
 The budget is per thread (`spending`), so a transfer abandoned at the deadline
 cannot change what a later call is charged to.
 
-The budget and `call_within` also bound the folder store (a hung network drive);
+The budget and `call_within` (store/budget.py) also bound the folder store (a hung network drive);
 this module imports nothing outside the standard library, and huggingface_hub
 only inside the functions that install into it.
 """
@@ -31,10 +31,11 @@ import threading
 import time
 
 from agentmem import errors
+from agentmem.store.budget import Budget, call_within, resolve_timeout  # noqa: F401 - re-exported
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Iterator
     from typing import Any
 
     import httpx2
@@ -83,35 +84,6 @@ def hub_token() -> str:
     return token
 
 
-def resolve_timeout(given: float | None = None) -> float:
-    """The budget in seconds: the one given (the CLI passes `Config.network_timeout`), else
-    the rule in store/timeout.py (AGENTMEM_NETWORK_TIMEOUT, else the default)."""
-    from agentmem.store.timeout import MIN_NETWORK_TIMEOUT, network_timeout
-
-    if given is None:
-        return network_timeout()
-    return max(MIN_NETWORK_TIMEOUT, float(given))
-
-
-class Budget:
-    """A network time budget. The clock starts at the first network use."""
-
-    def __init__(self, seconds: float):
-        self.seconds = seconds
-        self._end: float | None = None
-
-    def start(self) -> None:
-        if self._end is None:
-            self._end = time.monotonic() + self.seconds
-
-    def remaining(self) -> float:
-        return self.seconds if self._end is None else self._end - time.monotonic()
-
-    def check(self) -> None:
-        if self.remaining() <= 0:
-            raise errors.BudgetSpent()
-
-
 # The budget charged by requests made on this thread (httpx sends on the calling thread).
 _local = threading.local()
 
@@ -140,33 +112,6 @@ class spending:  # noqa: N801 - used like the function it replaced: `with spendi
 
     def __exit__(self, *exc: object) -> None:
         _local.budget = self.previous
-
-
-def call_within(budget: Budget, fn: Callable[..., Any], *args: Any) -> Any:
-    """Run `fn(*args)` on a worker thread; raise BudgetSpent if it has not returned when the budget is.
-
-    For calls that block in the kernel and cannot be given a timeout (a read on a hung
-    network drive, an hf_xet transfer). A call left behind keeps its daemon thread; the
-    caller must not use what it was working on again.
-    """
-    budget.start()
-    budget.check()
-    box: dict = {}
-
-    def run() -> None:
-        try:
-            box["value"] = fn(*args)
-        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
-            box["error"] = exc
-
-    worker = threading.Thread(target=run, name="agentmem-bounded-call", daemon=True)
-    worker.start()
-    worker.join(max(0.0, budget.remaining()))
-    if worker.is_alive():
-        raise errors.BudgetSpent()
-    if "error" in box:
-        raise box["error"]
-    return box.get("value")
 
 
 def _make_transport() -> httpx2.BaseTransport:
