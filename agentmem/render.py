@@ -84,8 +84,10 @@ def warning_details(warnings: list, tool: ToolName | None = None, call: ToolCall
             for w in warnings]
 
 
-def pending_text(entries: list, broken: list[dict], tool: ToolName | None = None) -> str:
-    """What waits for upload, for a person, each with how to retry it."""
+def pending_text(entries: list, broken: list[dict], tool: ToolName | None = None,
+                 stuck: dict | None = None) -> str:
+    """What waits for upload, for a person, each with how to retry it. `stuck`: by entry ID, the answer for
+    a team note the team refused this member (memory/team_writes.py `refusal`): its words and ways out."""
     if not entries and not broken:
         return "no pending uploads"
     lines = [f"{len(entries)} pending upload(s):"] if entries else []
@@ -93,6 +95,11 @@ def pending_text(entries: list, broken: list[dict], tool: ToolName | None = None
         if e.store is None:  # a damaged entry: its destination is not guessed
             lines.append(f"  {e.id}  {e.project}  -> destination unknown: {e.damaged}")
             lines.append(f"    send it to this machine's configured store: {command(e.retry_step(), tool)}")
+            continue
+        refused = (stuck or {}).get(e.id)
+        if refused is not None:  # retrying alone changes nothing: what is true, and both ways out
+            lines.append(f"  {e.id}  {e.project}  -> {e.store.label()} - {refused.message}")
+            lines.extend(f"    {step.text(tool)}" for step in refused.next)
             continue
         why = f" - last error: {e.last_error['message']}" if e.last_error else ""
         lines.append(f"  {e.id}  {e.project}  -> {e.store.label()}{why}")

@@ -1,5 +1,6 @@
 """Two members of one team on folder stores: machines "a" and "b", each with its own personal folder store,
-sharing one team folder store, project `app` mapped on both; each runs the real CLI (issue X)."""
+sharing one team folder store, project `app` mapped on both; each runs the real CLI (issue X). And one
+member's machine whose team store is a bucket on the loopback Hub (`BucketTeam`)."""
 
 from __future__ import annotations
 
@@ -68,3 +69,29 @@ class Team:
 
     def team_objects(self) -> list[str]:
         return sorted(str(p.relative_to(self.team)) for p in (self.team / "projects").rglob("*") if p.is_file())
+
+
+class BucketTeam:
+    """One machine with its own folder store and a team bucket on the loopback Hub (default: a new
+    `team/memory`)."""
+
+    def __init__(self, root: Path, hub, token: str, bucket: str | None = None):
+        self.hub, self.bucket = hub, bucket or "team/memory"
+        if bucket is None:
+            hub.add_bucket(self.bucket, private=True)
+        self.own = root / "own"
+        new_folder_store(self.own)
+        self.checkout = root / "app"
+        self.checkout.mkdir()
+        self.m = make_machine(root, "member", self.own, {self.checkout: "app"})
+        with open(self.m.home / "config.toml", "a", encoding="utf-8") as f:
+            f.write(f'\n[team]\nkind = "bucket"\nlocation = "{self.bucket}"\n\n[network]\ntimeout = 3\n')
+        self.m.env.update(HF_ENDPOINT=hub.url, HF_TOKEN=token)
+        self.m.child = True  # huggingface_hub reads HF_ENDPOINT once per process
+
+    def json(self, *args: str) -> tuple[int, dict]:
+        status, out, err = self.m.json(*args, cwd=self.checkout)
+        return status, out
+
+    def in_bucket(self) -> list[str]:
+        return sorted(p for p in self.hub.buckets[self.bucket].files if p.endswith(".md"))

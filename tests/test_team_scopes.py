@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures_core import CLI, make_machine, new_folder_store
-from tests.fixtures_team import Team
+from tests.fixtures_team import BucketTeam, Team
 
 
 @pytest.fixture
@@ -288,32 +288,6 @@ def test_the_mcp_server_searches_reads_and_saves_with_a_scope(team):
                                                                        mine[2]["id"]: "personal"}
     assert not read[0] and read[2]["scope"] == "team"
     assert wrong[0] and "scope" in wrong[1]
-
-
-class BucketTeam:
-    """One machine with its own folder store and a team bucket on the loopback Hub (default: a new
-    `team/memory`)."""
-
-    def __init__(self, root: Path, hub, token: str, bucket: str | None = None):
-        self.hub, self.bucket = hub, bucket or "team/memory"
-        if bucket is None:
-            hub.add_bucket(self.bucket, private=True)
-        self.own = root / "own"
-        new_folder_store(self.own)
-        self.checkout = root / "app"
-        self.checkout.mkdir()
-        self.m = make_machine(root, "member", self.own, {self.checkout: "app"})
-        with open(self.m.home / "config.toml", "a", encoding="utf-8") as f:
-            f.write(f'\n[team]\nkind = "bucket"\nlocation = "{self.bucket}"\n\n[network]\ntimeout = 3\n')
-        self.m.env.update(HF_ENDPOINT=hub.url, HF_TOKEN=token)
-        self.m.child = True  # huggingface_hub reads HF_ENDPOINT once per process
-
-    def json(self, *args: str) -> tuple[int, dict]:
-        status, out, err = self.m.json(*args, cwd=self.checkout)
-        return status, out
-
-    def in_bucket(self) -> list[str]:
-        return sorted(p for p in self.hub.buckets[self.bucket].files if p.endswith(".md"))
 
 
 def test_a_team_save_while_the_team_bucket_is_offline_stays_pending_for_the_team_and_a_retry_delivers_it_there(

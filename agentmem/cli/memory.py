@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from agentmem.config import Config
     from agentmem.errors import AgentmemError
     from agentmem.store.base import StoreDescription
+    from agentmem.uploads import pending
     from agentmem.uploads.pending import Outcome
 
 MAX_BODY_READ = 1024 * 1024 + 1  # more than any note may hold: document.decode_body names the limit
@@ -111,6 +112,9 @@ def add_save(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--repair", action="store_true",
                     help="with --retry: a pending note whose entry.json is damaged goes to this machine's "
                     "configured store (an intact entry keeps its recorded destination)")
+    sp.add_argument("--personal", action="store_true",
+                    help="with --retry: a pending note bound for the team's store (one the team refuses you) goes "
+                    "to your own store instead, the same bytes, and is your own note from then on")
     sp.add_argument("--redact", action="store_true",
                     help="replace credentials found in the note with [REDACTED:<kind>] instead of refusing it")
     sp.add_argument("--propose", action="store_true",
@@ -134,8 +138,8 @@ def run_save(args: argparse.Namespace) -> Result:
 
         refuse_argument(args.retry, "--retry", "retry")
         return _retry(machine, args)
-    if args.repair:
-        raise InvalidInput("--repair goes with --retry ID")
+    if args.repair or args.personal:
+        raise InvalidInput(f"--{'repair' if args.repair else 'personal'} goes with --retry ID")
 
     if args.text is not None and args.file is not None:
         raise InvalidInput("give the note body either with --text or as FILE, not both")
@@ -181,8 +185,16 @@ def _retry(machine: str, args: argparse.Namespace) -> Result:
         configured = cfg.store
     except AgentmemError:
         configured = None
-    if args.repair and configured is None:
+    if (args.repair or args.personal) and configured is None:
         cfg = common.config()  # stops with the setup hint
+    moved = None
+    if args.personal:
+        if args.repair:
+            raise InvalidInput("--personal moves an intact team note and --repair sends a damaged one: give one")
+        from agentmem.memory import team_writes
+
+        moved = cfg.team
+        team_writes.to_personal(machine, cfg, args.retry)
     damaged = None
     if args.repair:
         try:
@@ -196,7 +208,46 @@ def _retry(machine: str, args: argparse.Namespace) -> Result:
     out |= _retried_scope(cfg, outcome.entry.store)
     if damaged and configured is not None and outcome.entry.store == configured:
         out["repaired"] = {"problem": damaged, "store": configured.to_dict(), "label": configured.label()}
-    return _save_result(outcome, out, _save_text(out))
+    if moved is not None:
+        out["moved_from"] = moved.to_dict()
+    text = _save_text(out)
+    if moved is not None:
+        text += (f"\nit was bound for the team's store {moved.label()}; it is your own note now, as asked with "
+                 "--personal")
+    stuck = _waits_for_person(cfg, outcome.entry) if outcome.status == "pending" else None
+    if stuck is not None:  # the team refused this member: both ways out, the entry kept
+        from agentmem.render import next_data
+
+        out["reason"] = {"error": stuck.kind, "message": stuck.one_line()}
+        out["next"] = next_data(stuck.next)
+        text = f"NOT saved to the team's store: {stuck.one_line()}"
+    return _save_result(outcome, out, text)
+
+
+def _waits_for_person(cfg: Config, entry: pending.Entry) -> AgentmemError | None:
+    """The answer for a pending entry bound for the team store that refused this member (memory/team_writes.py
+    `refusal`, naming both ways out), or None: any other entry."""
+    from agentmem.errors import AgentmemError
+    from agentmem.memory import team_writes
+
+    try:
+        team = cfg.team
+    except AgentmemError:
+        return None
+    if team is None or not team_writes.waits_for_person(entry, team):
+        return None
+    return team_writes.refusal(entry, team, keep_own=_movable(entry))
+
+
+def _movable(entry: pending.Entry) -> bool:
+    from agentmem.errors import AgentmemError
+    from agentmem.memory import team_writes
+    from agentmem.uploads import pending
+
+    try:
+        return team_writes.movable(entry, pending.load(common.machine(), entry.id)[1])
+    except (AgentmemError, OSError):
+        return False
 
 
 def _retried_scope(cfg: Config, store: StoreDescription | None) -> dict:
@@ -218,16 +269,30 @@ def add_pending(sp: argparse.ArgumentParser) -> None:
 
 
 def run_pending(args: argparse.Namespace) -> Result:
+    from agentmem.errors import AgentmemError
     from agentmem.render import pending_text
     from agentmem.uploads import pending
 
     machine = common.machine()
     entries, broken = pending.list_entries(machine), pending.unreadable(machine)
+    try:
+        cfg: Config | None = common.load_config(machine)
+    except (AgentmemError, OSError):
+        cfg = None  # no team to tell refused entries apart: each is listed with its retry, as ever
+    stuck = {e.id: problem for e in entries
+             if cfg is not None and (problem := _waits_for_person(cfg, e)) is not None}
     out: dict = {"pending": [e.to_json() | {"retry": e.retry_command()} | ({"purges": e.purges} if e.purges else {})
+                             | (_stuck_json(stuck[e.id]) if e.id in stuck else {})
                              for e in entries]}
     if broken:
         out["unreadable"] = broken
-    return Result(out, pending_text(entries, broken))
+    return Result(out, pending_text(entries, broken, stuck=stuck))
+
+
+def _stuck_json(problem: AgentmemError) -> dict:
+    from agentmem.render import next_data
+
+    return {"waits": {"error": problem.kind, "message": problem.message}, "next": next_data(problem.next)}
 
 
 # --- search / read --------------------------------------------------------

@@ -36,10 +36,15 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
                    "holds the note",
         "scope?": "with a team store configured: personal | team, where the note was saved (--team, or --retry "
                   "of a note bound for the team: the team's)",
+        "moved_from?": "--retry ID --personal: {kind, location}, the team store the note was bound for",
+        "next?": "--retry of a team note the team refused you: [{text, argv, command}], the write role then a "
+                 "retry, or keeping it as your own note (--retry ID --personal)",
     }),
     "pending": ("ok", {
-        "pending": "[{id, store, project, path, created, attempts, last_error, retry, damaged?, purges?}], oldest "
-                   "first; a damaged entry has store null; `purges`: an unfinished purge's record, naming its note",
+        "pending": "[{id, store, project, path, created, attempts, last_error, retry, damaged?, purges?, waits?, "
+                   "next?}], oldest first; a damaged entry has store null; `purges`: an unfinished purge's record, "
+                   "naming its note; `waits` {error, message} and `next`: a team note the team refused you, with "
+                   "both ways out (the Stop hook no longer retries it)",
         "unreadable?": "[{id, problem}] pending folders without a readable note",
     }),
     "search": ("ok", {

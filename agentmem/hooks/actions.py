@@ -6,7 +6,9 @@ Both are small and never block the agent:
   config parsing, no heavy imports.
 - `stop` (Stop): retries notes that are already pending, within a total time
   budget, then returns and leaves the rest pending. It never writes new memory,
-  never starts a model and never reads the transcript.
+  never starts a model and never reads the transcript. A team note whose last
+  attempt the team refused (memory/team_writes.py `waits_for_person`) is not
+  retried: it waits for a person (the write role, or `save --retry ID --personal`).
 
 Installing them into the runtimes' files lives in `hooks/config_files.py`.
 """
@@ -15,6 +17,11 @@ import os
 import time
 
 from agentmem.paths import pending_dir
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from agentmem.store.base import StoreDescription
+    from agentmem.uploads.pending import Entry
 
 # Seconds: the whole time a Stop hook may spend retrying. An agent's stop
 # should not feel slow, and a folder or a healthy bucket confirms one note in
@@ -128,6 +135,7 @@ class StopReport:
         self.purged: list[str] = []  # purge records delivered: each its whole purge (INV purged-gone)
         self.pending: list[str] = []  # tried and still pending, or never tried
         self.errors: list[str] = []  # one line each, no credentials
+        self.held: list[str] = []  # team notes the team refused this member: not tried until a person acts
         self.skipped = ""  # why nothing was tried
         self.paused = False  # skipped because a recent round hung (see STOP_PAUSE)
         self.timed_out = False
@@ -137,7 +145,7 @@ class StopReport:
         """One short line for stderr, or "" when there is nothing worth telling."""
         if self.paused:
             return f"agentmem stop hook: notes still pending; {self.skipped}"
-        if self.skipped or not (self.pending or self.errors or self.saved or self.purged):
+        if self.skipped or not (self.pending or self.errors or self.saved or self.purged or self.held):
             return ""
         parts = []
         if self.saved:
@@ -146,6 +154,11 @@ class StopReport:
             parts.append(f"finished {len(self.purged)} purge(s): the store no longer holds the note")
         if self.pending:
             parts.append(f"{len(self.pending)} still pending, kept on this machine")
+        if self.held:
+            from agentmem.errors import Command
+
+            parts.append(f"{len(self.held)} team note(s) the team store refused you, kept on this machine and not "
+                         f"retried until you act (`{Command('pending').line()}` says how)")
         if self.timed_out:
             parts.append(f"stopped after the {STOP_BUDGET:g} s budget")
         text = "agentmem stop hook: " + "; ".join(parts)
@@ -193,14 +206,22 @@ def stop(machine: str | os.PathLike, hook_input: dict, *, budget: float = STOP_B
 
     import threading
 
+    from agentmem.memory import team_writes
     from agentmem.search import follow
     from agentmem.uploads import delivery
 
     box: dict = {}
+    team = _team_store(machine)
+
+    def hold(entry: "Entry") -> bool:
+        if team_writes.waits_for_person(entry, team):
+            report.held.append(entry.id)
+            return True
+        return False
 
     def work() -> None:
         try:
-            box["result"] = delivery.retry_all(machine, budget=budget, index=follow.update)
+            box["result"] = delivery.retry_all(machine, budget=budget, index=follow.update, hold=hold)
         except Exception as exc:  # reported, never raised into the runtime
             box["error"] = exc
 
@@ -227,12 +248,26 @@ def stop(machine: str | os.PathLike, hook_input: dict, *, budget: float = STOP_B
             (report.purged if outcome.entry.purges else report.saved).append(outcome.entry.id)
         else:
             report.pending.append(outcome.entry.id)
-            if outcome.error is not None:
+            if team is not None and team_writes.waits_for_person(outcome.entry, team):
+                report.errors.append(team_writes.refusal(outcome.entry, team).one_line())
+            elif outcome.error is not None:
                 report.errors.append(outcome.error.one_line())
     report.pending += [e.id for e in untried]
     report.timed_out = bool(untried)
     _remember(machine, report, budget)
     return report
+
+
+def _team_store(machine: str | os.PathLike) -> "StoreDescription | None":
+    """This machine's team store (a StoreDescription), or None: no team, or a config that cannot be read
+    (then every entry is retried, as before teams)."""
+    from agentmem import config
+    from agentmem.errors import AgentmemError
+
+    try:
+        return config.load(machine).team
+    except (AgentmemError, OSError):
+        return None
 
 
 def _paused_for(machine: str | os.PathLike) -> float:

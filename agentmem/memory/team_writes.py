@@ -8,6 +8,13 @@ permission denied: `NoAccess`, not this machine's own `NotWritable`), what was k
 removed and the member gets one line, the same for every command (`read_only`), in the words setup's
 team check uses ("read only: ask an admin of acme for the write role"). Any other failure (offline, the
 Hub failing) leaves the write pending for the team store, as every write.
+
+A team note saved while offline is pending before the team could refuse it (INV nothing-lost). When a retry
+is then refused (`waits_for_person`: the team refusing this member, or, on a bucket, the Hub's not found,
+its answer to whoever may not see a private bucket), the entry stays pending and its answer names both ways
+out (`refusal`): the write role from whoever grants it, or `save --retry ID --personal`, which sends the
+same bytes to the member's own store instead (`to_personal`). The Stop hook leaves such an entry alone
+until a person acts (uploads/delivery.py `retry_all`).
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms
 if TYPE_CHECKING:
     from agentmem.config import Config
     from agentmem.store.base import StoreDescription
-    from agentmem.uploads.pending import Outcome
+    from agentmem.uploads.pending import Entry, Outcome
 
 
 def read_only(store: StoreDescription, action: str) -> errors.NoAccess:
@@ -47,6 +54,78 @@ def settle(machine: str, where: Config, outcome: Outcome | None, action: str) ->
 
     pending.remove(machine, outcome.entry.id)
     raise read_only(where.store, action)
+
+
+def waits_for_person(entry: Entry, team: StoreDescription | None) -> bool:
+    """Whether a pending entry is bound for the team store `team` and its last attempt was the team
+    refusing this member (`refused`: no access, not this machine's own not writable) or, on a bucket, not
+    found: retrying it again changes nothing until a person acts."""
+    if team is None or entry.store is None or entry.store != team or not entry.last_error:
+        return False
+    kind = entry.last_error.get("error")
+    return kind == errors.NoAccess.kind or (kind == errors.NotFound.kind and team.kind == "bucket")
+
+
+def movable(entry: Entry, data: bytes) -> bool:
+    """Whether `save --retry ID --personal` may send this pending entry to the member's own store: a note
+    (a record acts on the team's notes), and not a promotion (its original is the member's own already)."""
+    from agentmem.note import document
+    from agentmem.store import layout
+
+    if not entry.path.endswith(layout.NOTE_SUFFIX):
+        return False
+    return not document.parse(data).meta.get("promoted_from")
+
+
+def refusal(entry: Entry, team: StoreDescription, *, keep_own: bool = True) -> errors.AgentmemError:
+    """The answer for an entry that `waits_for_person`: what is true, and both ways out as next steps (the
+    write role, then a retry; or, `keep_own`, the note sent to the member's own store)."""
+    what = "note" if entry.path.endswith(".md") else "record"
+    stays = f"{what} {entry.id} was not sent and stays pending on this machine"
+    org = team.location.split("/", 1)[0]
+    if team.kind == "bucket":
+        grant = f"ask an admin of {org} for the write role"
+    else:
+        grant = "ask whoever manages that folder for write permission on it"
+    ways: list[str | errors.NextStep] = [errors.NextStep.of(f"{grant}, then retry it: `", entry.retry_step(), "`")]
+    if keep_own:
+        ways.append(errors.NextStep.of("or keep it as your own note: `",
+                                       errors.Command("save", "--retry", entry.id, "--personal"), "`"))
+    if entry.last_error and entry.last_error.get("error") == errors.NotFound.kind:
+        return errors.NotFound(f"team bucket {team.location} is not found for this account (the Hub's answer "
+                               f"when a private bucket is not yours to see): {stays}", hint=ways)
+    return errors.NoAccess(f"team {team.location} is read only for you: {stays}", hint=ways)
+
+
+def to_personal(machine: str, cfg: Config, note_id: str) -> Entry:
+    """`save --retry ID --personal`: the pending note bound for this machine's team store is bound for the
+    member's own store from now on, its bytes untouched (uploads/pending.py `rebind`). Anything else is
+    refused in one line, nothing changed."""
+    from agentmem.uploads import pending
+
+    entry, data = pending.load(machine, note_id)
+    team = cfg.team
+    unchanged = "; nothing was changed"
+    if entry.store is None:
+        raise errors.InvalidInput(
+            errors.NextStep.of(f"pending note {note_id}'s destination is unknown ({entry.damaged}): ",
+                               errors.Option("personal"), " moves only a note bound for the team store"
+                               f"{unchanged}"),
+            hint=errors.NextStep.of("send it with `", entry.retry_step(), "`"))
+    if team is None or entry.store != team:
+        bound = "this machine's team store" if team is not None else "a team store (this machine has none)"
+        raise errors.InvalidInput(errors.NextStep.of(
+            f"pending note {note_id} is bound for {entry.store.label()}, not {bound}: ",
+            errors.Option("personal"), f" moves only a team note to your own store{unchanged}"))
+    if not entry.path.endswith(".md"):
+        raise errors.InvalidInput(errors.NextStep.of(
+            f"pending {note_id} is a record of the team's notes (a retraction, pin or purge), not a note: ",
+            errors.Option("personal"), f" moves only a note{unchanged}"))
+    if not movable(entry, data):
+        raise errors.InvalidInput(errors.NextStep.of(
+            f"pending note {note_id} is the team's copy of one of your own notes (a promotion), which is in your "
+            "own store already: ", errors.Option("personal"), f" moves only a note of the team's{unchanged}"))
+    return pending.rebind(machine, entry, cfg.store)
 
 
 def may_write(machine: str, store: StoreDescription, project: str, timeout: float | None) -> bool:

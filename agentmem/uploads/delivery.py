@@ -211,16 +211,19 @@ def _prune_receipts(machine: str | os.PathLike) -> None:
 
 
 def retry_all(machine: str | os.PathLike, *, budget: float, timeout: float | None = None,
-              index: Callable[..., object] | None = None) -> tuple[list[pending.Outcome], list[pending.Entry]]:
+              index: Callable[..., object] | None = None,
+              hold: Callable[[pending.Entry], bool] | None = None,
+              ) -> tuple[list[pending.Outcome], list[pending.Entry]]:
     """Retry pending entries oldest first until `budget` seconds are spent.
 
     Returns the attempted outcomes and the entries left untried. Each attempt's
     network timeout is clipped to what remains of the budget. A damaged entry is
     never sent (its destination is unknown): it comes back pending, with the reason.
+    An entry `hold` answers True for (one that waits for a person) is not tried, nor returned.
     """
     deadline = time.monotonic() + budget
     outcomes: list[pending.Outcome] = []
-    entries = pending.list_entries(machine)
+    entries = [e for e in pending.list_entries(machine) if hold is None or not hold(e)]
     for i, entry in enumerate(entries):
         if entry.store is None:
             outcomes.append(pending.Outcome(entry, "pending", _unknown_destination(entry)))

@@ -19,6 +19,8 @@ damaged-entry-recoverable): the entry is rebuilt from the note's own
 frontmatter (ID, project), listed, searched and read as pending, but its
 destination store is unknown, so nothing sends it until the user chooses one
 (`save --retry ID --repair`: this machine's configured store, said so).
+A note bound for the team store that the team refuses can be sent to the member's own store instead
+(`save --retry ID --personal`, memory/team_writes.py): the same bytes, a new destination (`rebind`).
 
 Delivering an entry (upload, confirm, remove; retries and their receipts in
 pending/.confirmed/) is uploads/delivery.py.
@@ -297,6 +299,17 @@ def repair(machine: str | os.PathLike, entry: Entry, store: StoreDescription) ->
     fixed = Entry(entry.id, store, entry.project, entry.path, entry.created)
     write_atomic(os.path.join(_entry_dir(machine, entry.id), ENTRY_FILE), _entry_bytes(fixed))
     return fixed
+
+
+def rebind(machine: str | os.PathLike, entry: Entry, store: StoreDescription) -> Entry:
+    """Send an intact entry to `store` from now on (`save --retry ID --personal`: a team note the team
+    refuses becomes the member's own), its bytes untouched: one atomic rewrite of entry.json, so the entry
+    is bound for the old store or the new one, never neither. Its attempts start again."""
+    if entry.damaged is not None or entry.store is None:
+        raise InvalidInput(f"pending note {entry.id} has no recorded destination to change ({entry.damaged})")
+    moved = Entry(entry.id, store, entry.project, entry.path, entry.created)
+    write_atomic(os.path.join(_entry_dir(machine, entry.id), ENTRY_FILE), _entry_bytes(moved))
+    return moved
 
 
 def remove(machine: str | os.PathLike, note_id: str) -> None:

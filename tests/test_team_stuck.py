@@ -1,0 +1,141 @@
+"""A team note the team will never take from this member: kept, said so, and a way out (`save --retry ID
+--personal`).
+
+A member with the read role (or an outsider, whom the Hub answers 404 for the private team bucket) who saves
+with `--team` while offline has a pending note bound for the team store (INV nothing-lost). Each retry is then
+refused; the answer names both ways out, the Stop hook stops retrying it, and `--personal` sends the same
+bytes to the member's own store. Real CLI, real huggingface_hub against the loopback Hub.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from tests.fixtures_hub import Team as HubTeam
+from tests.fixtures_team import BucketTeam, Team
+
+STOP = json.dumps({"session_id": "s", "hook_event_name": "Stop", "stop_hook_active": False})
+
+
+def _offline_team_save(member: BucketTeam, text: str) -> str:
+    """A `save --team` made while the Hub is away: pending, bound for the team bucket."""
+    member.hub.stop()
+    try:
+        status, out = member.json("save", "--team", "--title", "Offline finding", "--text", text)
+    finally:
+        member.hub.start()
+    assert status == 10 and out["scope"] == "team", out
+    return out["id"]
+
+
+def _entry(member: BucketTeam, note: str) -> tuple[bytes, bytes]:
+    folder = member.m.home / "pending" / note
+    return (folder / "entry.json").read_bytes(), (folder / "note.md").read_bytes()
+
+
+def _notes_in(store) -> list[str]:
+    folder = store / "projects" / "app" / "notes"
+    return sorted(os.listdir(folder)) if folder.exists() else []
+
+
+def test_a_read_only_members_offline_team_note_retried_is_refused_with_both_ways_out_and_kept(tmp_path, hub):
+    # INV nothing-lost: the refused note stays pending; the answer says who grants the role and how to keep it
+    org = HubTeam(hub)
+    reader = BucketTeam(tmp_path, hub, org.reader.token, bucket=org.bucket)
+    note = _offline_team_save(reader, "what the reader found while offline")
+    status, text, err = reader.m.run("save", "--retry", note, cwd=reader.checkout)
+    assert status == 10 and len(text.strip().splitlines()) == 1 and "Traceback" not in err, (text, err)
+    assert f"team {org.bucket} is read only for you" in text and "ask an admin of acme for the write role" in text
+    assert "ask its owner" not in text
+    status, out = reader.json("save", "--retry", note)
+    assert status == 10 and out["status"] == "pending" and out["reason"]["error"] == "no-access", out
+    assert [step["argv"] for step in out["next"]] == [["save", "--retry", note], ["save", "--retry", note, "--personal"]]
+    assert all(step["command"] in out["reason"]["message"] for step in out["next"])
+    # `pending` lists it with the same two ways out; nothing left this machine
+    status, listed = reader.json("pending")
+    assert [(p["id"], p["waits"]["error"]) for p in listed["pending"]] == [(note, "no-access")]
+    assert [step["argv"] for step in listed["pending"][0]["next"]] == [step["argv"] for step in out["next"]]
+    status, text, _ = reader.m.run("pending", cwd=reader.checkout)
+    assert "ask an admin of acme for the write role" in text and out["next"][1]["command"] in text
+    assert reader.in_bucket() == [] and _notes_in(reader.own) == []
+    # the Stop hook leaves it alone until a person acts: no attempt, and it says so
+    before = json.loads(_entry(reader, note)[0])["attempts"]
+    status, _, err = reader.m.run("hook", "stop", "--runtime", "claude", input=STOP, cwd=reader.checkout)
+    assert status == 0 and "not retried until you act" in err, err
+    assert json.loads(_entry(reader, note)[0])["attempts"] == before and reader.json("pending")[1]["pending"]
+
+
+def test_an_outsiders_offline_team_note_is_not_found_and_still_offered_both_ways_out(tmp_path, hub):
+    org = HubTeam(hub)
+    outsider = BucketTeam(tmp_path, hub, org.outsider.token, bucket=org.bucket)
+    note = _offline_team_save(outsider, "what the outsider found while offline")
+    status, out = outsider.json("save", "--retry", note)
+    assert status == 10 and out["reason"]["error"] == "not-found", out
+    assert f"team bucket {org.bucket} is not found for this account" in out["reason"]["message"]
+    assert [step["argv"] for step in out["next"]][-1] == ["save", "--retry", note, "--personal"]
+    assert outsider.json("pending")[1]["pending"][0]["id"] == note
+
+
+def test_retry_personal_sends_the_same_bytes_to_the_members_own_store_as_their_own_note(tmp_path, hub):
+    # INV nothing-lost, INV same-bytes-retry: the note's bytes are the ones saved; only the destination changes
+    org = HubTeam(hub)
+    reader = BucketTeam(tmp_path, hub, org.reader.token, bucket=org.bucket)
+    note = _offline_team_save(reader, "the reader keeps this finding as their own")
+    _, saved_bytes = _entry(reader, note)
+    status, out = reader.json("save", "--retry", note)
+    assert status == 10
+    way_out = out["next"][1]["argv"]
+    reader.m.run(*way_out, cwd=reader.checkout, check_status=0)  # runs as printed
+    assert reader.json("pending")[1]["pending"] == [] and reader.in_bucket() == []
+    assert _notes_in(reader.own) == [f"{note}.md"]
+    assert (reader.own / "projects" / "app" / "notes" / f"{note}.md").read_bytes() == saved_bytes
+    status, found = reader.json("search", "keeps", "finding")
+    assert [(r["id"], r["scope"]) for r in found["results"]] == [(note, "personal")]
+    assert [r["id"] for r in reader.json("search", "keeps", "finding", "--scope", "team")[1]["results"]] == []
+
+
+def test_retry_personal_while_offline_leaves_it_pending_as_the_members_own_note(tmp_path, hub):
+    org = HubTeam(hub)
+    reader = BucketTeam(tmp_path, hub, org.reader.token, bucket=org.bucket)
+    note = _offline_team_save(reader, "moved while the personal store is away")
+    away = reader.own.rename(tmp_path / "own-away")
+    status, text, err = reader.m.run("save", "--retry", note, "--personal", cwd=reader.checkout)
+    assert status == 10 and "it is your own note now" in text, (text, err)
+    status, listed = reader.json("pending")
+    assert [(p["id"], p["store"]) for p in listed["pending"]] == [(note, {"kind": "folder", "location": str(reader.own)})]
+    status, found = reader.json("search", "moved", "personal", "--offline")
+    assert [(r["id"], r["scope"], r["pending"]) for r in found["results"]] == [(note, "personal", True)]
+    away.rename(reader.own)
+    status, out = reader.json("save", "--retry", note)
+    assert status == 0 and out["scope"] == "personal" and _notes_in(reader.own) == [f"{note}.md"], out
+
+
+def test_retry_personal_of_a_personal_note_is_refused_in_one_line_and_changes_nothing(tmp_path):
+    team = Team(tmp_path)
+    team.own["a"].rename(tmp_path / "own-away")
+    status, out = team.json("a", "save", "--title", "Mine", "--text", "my own pending note")
+    assert status == 10 and out["scope"] == "personal"
+    folder = team.machines["a"].home / "pending" / out["id"]
+    before = {name: (folder / name).read_bytes() for name in os.listdir(folder)}
+    status, text, err = team.run("a", "save", "--retry", out["id"], "--personal")
+    assert status == 2 and text == "" and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert "not this machine's team store" in err and "nothing was changed" in err
+    assert {name: (folder / name).read_bytes() for name in os.listdir(folder)} == before
+    status, text, err = team.run("a", "save", "--personal", "--text", "no retry")
+    assert status == 2 and "--personal goes with --retry ID" in err
+
+
+def test_retry_personal_of_a_team_record_is_refused_and_changes_nothing(tmp_path):
+    team = Team(tmp_path)
+    shared = team.save_team("a", "Shared", "a team note to pin")
+    team.team.rename(tmp_path / "team-away")
+    status, out = team.json("a", "pin", shared, "--team")
+    team.root.joinpath("team-away").rename(team.team)
+    assert status == 10, out
+    record = team.pending("a")[0]
+    folder = team.machines["a"].home / "pending" / record
+    before = {name: (folder / name).read_bytes() for name in os.listdir(folder)}
+    status, text, err = team.run("a", "save", "--retry", record, "--personal")
+    assert status == 2 and len(err.strip().splitlines()) == 1 and "not a note" in err, err
+    assert {name: (folder / name).read_bytes() for name in os.listdir(folder)} == before
