@@ -112,6 +112,12 @@ def pending_text(entries: list, broken: list[dict], tool: ToolName | None = None
     return "\n".join(lines)
 
 
+def stuck_json(problem: AgentmemError, tool: ToolName | None = None, call: ToolCall | None = None) -> dict:
+    """A pending entry's JSON additions when the team refused this member (memory/team_writes.py `held`):
+    `waits` {error, message} and `next`, both ways out."""
+    return {"waits": {"error": problem.kind, "message": problem.message}, "next": next_data(problem.next, tool, call)}
+
+
 def freshness_lines(out: dict, what: str) -> list[str]:
     """The lines that say an answer could miss notes (INV read-your-writes: say it whenever it can), after
     what the store says a person must hear (a bucket that became public)."""

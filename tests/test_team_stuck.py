@@ -139,3 +139,53 @@ def test_retry_personal_of_a_team_record_is_refused_and_changes_nothing(tmp_path
     status, text, err = team.run("a", "save", "--retry", record, "--personal")
     assert status == 2 and len(err.strip().splitlines()) == 1 and "not a note" in err, err
     assert {name: (folder / name).read_bytes() for name in os.listdir(folder)} == before
+
+
+def test_a_team_folder_the_member_may_only_read_refuses_the_retry_naming_who_manages_it_and_personal_moves_it(
+        tmp_path):
+    # INV nothing-lost: a folder team's refusal (permission denied) keeps the note, with both ways out
+    from tests.test_team_scopes import _read_only_member
+
+    team = Team(tmp_path)
+    team.save_team("a", "Existing", "a team note already there")
+    team.team.rename(tmp_path / "team-away")
+    status, out = team.json("b", "save", "--team", "--title", "Offline", "--text", "a folder team finding")
+    (tmp_path / "team-away").rename(team.team)
+    assert status == 10, out
+    note = out["id"]
+    _read_only_member(team.machines["b"])
+    folders = [team.team / "projects" / "app", team.team / "projects" / "app" / "notes"]
+    for folder in folders:
+        folder.chmod(0o555)
+    try:
+        status, out = team.json("b", "save", "--retry", note)
+        assert status == 10 and out["reason"]["error"] == "no-access", out
+        assert out["reason"]["message"].startswith(f"team {team.team} is read only for you: note {note} was not sent")
+        assert "ask whoever manages that folder for write permission on it" in out["next"][0]["text"]
+        assert out["next"][1]["argv"] == ["save", "--retry", note, "--personal"]
+        assert team.pending("b") == [note]
+        team.machines["b"].run(*out["next"][1]["argv"], cwd=team.checkout, check_status=0)
+    finally:
+        for folder in folders:
+            folder.chmod(0o755)
+    assert team.pending("b") == [] and _notes_in(team.own["b"]) == [f"{note}.md"]
+    assert len(_notes_in(team.team)) == 1
+
+
+def test_the_mcp_pending_tool_lists_a_refused_team_note_with_both_ways_out(tmp_path, hub):
+    from tests.mcpkit import call, session
+
+    org = HubTeam(hub)
+    reader = BucketTeam(tmp_path, hub, org.reader.token, bucket=org.bucket)
+    note = _offline_team_save(reader, "what the reader found while offline")
+    assert reader.json("save", "--retry", note)[0] == 10
+
+    async def steps(c):
+        return await call(c, "memory_pending")
+
+    (failed, text, data), _ = session(reader.m.env, reader.checkout, steps)
+    assert not failed and "ask an admin of acme for the write role" in text, text
+    listed = data["pending"][0]
+    assert listed["waits"]["error"] == "no-access"
+    assert listed["next"][0]["tool"] == {"name": "memory_retry", "arguments": {"id": note}}
+    assert listed["next"][1]["argv"] == ["save", "--retry", note, "--personal"]

@@ -227,27 +227,18 @@ def _retry(machine: str, args: argparse.Namespace) -> Result:
 def _waits_for_person(cfg: Config, entry: pending.Entry) -> AgentmemError | None:
     """The answer for a pending entry bound for the team store that refused this member (memory/team_writes.py
     `refusal`, naming both ways out), or None: any other entry."""
-    from agentmem.errors import AgentmemError
     from agentmem.memory import team_writes
 
+    return team_writes.held(common.machine(), _team_of(cfg), [entry]).get(entry.id)
+
+
+def _team_of(cfg: Config | None) -> StoreDescription | None:
+    from agentmem.errors import AgentmemError
+
     try:
-        team = cfg.team
+        return cfg.team if cfg is not None else None
     except AgentmemError:
         return None
-    if team is None or not team_writes.waits_for_person(entry, team):
-        return None
-    return team_writes.refusal(entry, team, keep_own=_movable(entry))
-
-
-def _movable(entry: pending.Entry) -> bool:
-    from agentmem.errors import AgentmemError
-    from agentmem.memory import team_writes
-    from agentmem.uploads import pending
-
-    try:
-        return team_writes.movable(entry, pending.load(common.machine(), entry.id)[1])
-    except (AgentmemError, OSError):
-        return False
 
 
 def _retried_scope(cfg: Config, store: StoreDescription | None) -> dict:
@@ -270,7 +261,8 @@ def add_pending(sp: argparse.ArgumentParser) -> None:
 
 def run_pending(args: argparse.Namespace) -> Result:
     from agentmem.errors import AgentmemError
-    from agentmem.render import pending_text
+    from agentmem.memory import team_writes
+    from agentmem.render import pending_text, stuck_json
     from agentmem.uploads import pending
 
     machine = common.machine()
@@ -279,20 +271,15 @@ def run_pending(args: argparse.Namespace) -> Result:
         cfg: Config | None = common.load_config(machine)
     except (AgentmemError, OSError):
         cfg = None  # no team to tell refused entries apart: each is listed with its retry, as ever
-    stuck = {e.id: problem for e in entries
-             if cfg is not None and (problem := _waits_for_person(cfg, e)) is not None}
+    stuck = team_writes.held(machine, _team_of(cfg), entries)
     out: dict = {"pending": [e.to_json() | {"retry": e.retry_command()} | ({"purges": e.purges} if e.purges else {})
-                             | (_stuck_json(stuck[e.id]) if e.id in stuck else {})
+                             | (stuck_json(stuck[e.id]) if e.id in stuck else {})
                              for e in entries]}
     if broken:
         out["unreadable"] = broken
     return Result(out, pending_text(entries, broken, stuck=stuck))
 
 
-def _stuck_json(problem: AgentmemError) -> dict:
-    from agentmem.render import next_data
-
-    return {"waits": {"error": problem.kind, "message": problem.message}, "next": next_data(problem.next)}
 
 
 # --- search / read --------------------------------------------------------

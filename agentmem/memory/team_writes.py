@@ -97,6 +97,23 @@ def refusal(entry: Entry, team: StoreDescription, *, keep_own: bool = True) -> e
     return errors.NoAccess(f"team {team.location} is read only for you: {stays}", hint=ways)
 
 
+def held(machine: str, team: StoreDescription | None, entries: list[Entry]) -> dict[str, errors.AgentmemError]:
+    """By entry ID, the answer (`refusal`) for each of `entries` that `waits_for_person`; `--personal` is
+    offered for a note it may move (`movable`)."""
+    from agentmem.uploads import pending
+
+    out: dict[str, errors.AgentmemError] = {}
+    for entry in entries:
+        if team is None or not waits_for_person(entry, team):
+            continue
+        try:
+            keep_own = movable(entry, pending.load(machine, entry.id)[1])
+        except (errors.AgentmemError, OSError):
+            keep_own = False
+        out[entry.id] = refusal(entry, team, keep_own=keep_own)
+    return out
+
+
 def to_personal(machine: str, cfg: Config, note_id: str) -> Entry:
     """`save --retry ID --personal`: the pending note bound for this machine's team store is bound for the
     member's own store from now on, its bytes untouched (uploads/pending.py `rebind`). Anything else is
