@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 
 import pytest
 
-from agentmem import errors
 from tests.fixtures_core import CLI, make_machine, new_folder_store
 from tests.fixtures_team import Team
 
@@ -240,19 +240,53 @@ def test_an_export_keeps_each_notes_scope_and_an_import_puts_team_notes_back_onl
     # another member's machine, with stores of its own: both empty
     other = Team(tmp_path / "elsewhere")
     status, out = other.json("b", "import", "--from", "agentmem", str(dest), "--apply")
-    assert status == errors.EXIT_ATTENTION, out  # the team's notes and records, refused without --team
-    actions = {i.get("id", i["title"]): (i["action"], i.get("reason", "")) for i in out["items"]}
-    assert actions[mine] == ("save", "") and actions[shared][0] == "refused" and "--team" in actions[shared][1]
-    assert actions[f"retract {shared}"][0] == "refused"  # the team's record stays out of the member's store
+    assert status == 0, out  # the team's notes and records are left for their own import, not refused
+    assert out["counts"] == {"save": 1, "present": 0, "refused": 0}, out
+    assert [i["id"] for i in out["items"]] == [mine]  # the team's record stays out of the member's store
+    assert out["other_scope"] == {"scope": "team", "notes": 1, "records": 1}
+    assert [s["argv"] for s in out["next"]] == [["import", "--from", "agentmem", str(dest), "--team"]]
     assert not (other.team / "projects").exists()  # nothing personal reached the team store
     status, out = other.json("b", "import", "--from", "agentmem", str(dest), "--team", "--apply")
-    assert status == errors.EXIT_ATTENTION, out  # the member's own note, refused with --team
-    actions = {i["id"]: i["action"] for i in out["items"] if i["title"] != f"retract {shared}"}
-    assert actions[shared] == "save" and actions[mine] == "refused"
+    assert status == 0, out  # the member's own note is left for the import without --team
+    assert [(i["action"], i["id"], i.get("kind")) for i in out["items"]] == [
+        ("save", shared, None), ("save", out["items"][1]["id"], "retract")], out
+    assert out["other_scope"] == {"scope": "personal", "notes": 1, "records": 0}
+    assert [s["argv"] for s in out["next"]] == [["import", "--from", "agentmem", str(dest)]]
     assert (other.team / "projects" / "app" / "notes" / f"{shared}.md").is_file()
     assert not (other.own["b"] / "projects" / "app" / "notes" / f"{shared}.md").exists()
     assert any(p.endswith(".retract.json") for p in other.team_objects())
     status, out = other.json("b", "import", "--from", "agentmem", str(dest), "--team")
-    assert status == errors.EXIT_ATTENTION and out["counts"]["save"] == 0, out  # idempotent
+    assert status == 0 and out["counts"] == {"save": 0, "present": 2, "refused": 0}, out  # idempotent
     status, out, err = other.run("b", "import", "--from", "codex", "--team")
     assert status != 0 and len(err.strip().splitlines()) == 1 and "your own" in err, err
+
+
+def test_a_members_export_imported_on_a_fresh_machine_brings_each_scope_by_its_own_import_run_as_printed(team, tmp_path):
+    # INV personal-stays-personal, INV printed-commands-run
+    shared = team.save_team("a", "Team fact", "the staging database is reset nightly")
+    assert team.json("a", "pin", shared, "--team")[0] == 0
+    mine = team.save("a", "Mine", "my own scratch note")
+    dest = tmp_path / "export"
+    assert team.json("a", "export", str(dest))[0] == 0
+    fresh = Team(tmp_path / "fresh")  # a member's new machine: own store and team store both empty
+    status, text, err = fresh.run("b", "import", "--from", "agentmem", str(dest), "--apply")
+    assert status == 0, (text, err)  # nothing refused: the team's note and record are left, said once
+    assert "refused 0" in text and "refused 0 item" not in text and text.count("left ") == 1, text
+    (line,) = [ln for ln in text.splitlines() if ln.startswith("left ")]
+    assert line.startswith("left 1 team note(s) and 1 record(s) for their own import: `"), line
+    command = line.split("`")[1]
+    assert (fresh.own["b"] / "projects" / "app" / "notes" / f"{mine}.md").is_file()
+    assert not (fresh.team / "projects").exists()  # the team's store untouched by the member's own import
+    runs = [subprocess.run(["bash", "-c", line], cwd=fresh.checkout, env=fresh.machines["b"].env,
+                           capture_output=True, text=True, timeout=120) for line in (command, command + " --apply")]
+    assert [r.returncode for r in runs] == [0, 0], [(r.stdout, r.stderr) for r in runs]  # as printed, then applied
+    assert "would save 2, already present 0, refused 0" in runs[0].stdout, runs[0].stdout
+    assert "left 1 personal note(s) and 0 record(s) for their own import" in runs[1].stdout, runs[1].stdout
+    assert [p.name for p in (fresh.team / "projects" / "app" / "notes").glob("*.md")] == [f"{shared}.md"]
+    assert [p for p in fresh.team_objects() if p.endswith(".pin.json")]
+    assert [p.name for p in (fresh.own["b"] / "projects" / "app" / "notes").glob("*.md")] == [f"{mine}.md"]
+    assert not list((fresh.own["b"] / "projects" / "app").rglob("*.pin.json"))
+    from tests.test_json_contract import check_shape
+
+    out = check_shape("import", *fresh.run("b", "import", "--from", "agentmem", str(dest), "--json")[:2])
+    assert out["other_scope"] == {"scope": "team", "notes": 1, "records": 1} and out["next"][0]["command"] == command

@@ -75,6 +75,7 @@ def run_import(args: argparse.Namespace) -> Result:
 
     from agentmem.errors import InvalidInput, NotConfigured
     from agentmem.exchange import importing, sources
+    from agentmem.render import next_data
 
     cfg = common.config()
     project = common.project(cfg, args, "import") if args.project is not None else None
@@ -101,18 +102,19 @@ def run_import(args: argparse.Namespace) -> Result:
                             timeout=common.timeout(cfg))
     outcomes = importing.apply(common.machine(), cfg, result["items"], fmt=args.fmt, redact=args.redact,
                                timeout=common.timeout(cfg)) if args.apply else []
-    out = importing.summary(result) | {"applied": args.apply, "saved": outcomes}
+    out = importing.summary(result) | {"applied": args.apply, "saved": outcomes, "next": next_data(result["next"])}
     waiting = any(o.get("status") != "saved" for o in outcomes)
     if waiting:
         out["status"] = "pending"
     # A refused item needs a person (its reason says what), whatever was saved beside it: that outranks
     # an upload still pending, which the next save or the Stop hook retries on its own.
     status = EXIT_ATTENTION if out["counts"]["refused"] else EXIT_PENDING if waiting else EXIT_OK
-    return Result(out, _import_text(out), status)
+    return Result(out, _import_text(out, result["next"]), status)
 
 
-def _import_text(out: dict) -> str:
+def _import_text(out: dict, steps: list) -> str:
     from agentmem.errors import Command
+    from agentmem.exchange.importing import shown
 
     c = out["counts"]
     verb = "saved" if out["applied"] else "would save"
@@ -134,4 +136,5 @@ def _import_text(out: dict) -> str:
     if c["refused"]:
         rest = "the rest were imported" if out["applied"] else "nothing was saved"
         lines.append(f"refused {c['refused']} item(s), each with its reason above; {rest}")
+    lines.extend(shown(step.text()) for step in steps)  # an export's other scope, left for its own import
     return "\n".join(lines)

@@ -174,6 +174,10 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "carries `next`, the command that finishes it)",
         "stale": "true when the store could not be checked (an item reported new may be there)",
         "stale_projects": "{project: why}",
+        "other_scope?": "with --from agentmem, an export's notes and records of the other scope, left out (not "
+        "items): {scope: team (without --team) | personal (with it), notes, records}",
+        "next": "[steps], as an error's: with other_scope, the import that takes them (--team added, or left "
+        "out); empty otherwise",
     }),
     "doctor": ("ok | broken", {
         "checks": f"[{{name, status: {' | '.join(map(status.check_word, status.CHECK_STATUSES))}, detail, fix, "

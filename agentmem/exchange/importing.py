@@ -69,33 +69,41 @@ def shown(text: str) -> str:
     return screening.withhold(text, credentials.env_secrets())[0]
 
 
-def _other_scope(entry: dict, scope: str) -> str | NextStep | None:
-    """Why an export's entry is not imported into the store of `scope`: a team note (or record) goes only
-    into the team's store, with --team; a member's own only into their own (INV personal-stays-personal)."""
+def _scope_of(entry: dict) -> str | None:
+    """An export entry's scope (personal, or team: the team's store's), None when it names another."""
     theirs = entry.get("scope", "personal")
-    if theirs not in ("personal", "team"):
-        return f"of an unknown scope {str(theirs)[:20]!r}"
-    if theirs == scope:
-        return None
-    if theirs == "team":
-        return NextStep.of("a team note: it goes back only into the team's store, with ", Option("team"))
-    return NextStep.of("a personal note: ", Option("team"), " imports only the team's notes, never yours")
+    return theirs if theirs in ("personal", "team") else None
 
 
-def agentmem_items(folder: str, only: str | None, scope: str = "personal") -> tuple[list[Planned], list[Planned]]:
-    """An export's notes and records, each checked against its manifest entry: (notes, records), planned
-    `save` (or refused, with the reason) before the store is consulted. Entries of another scope than
-    `scope` (the store imported into) are refused, saying where they go."""
+def _unknown_scope(entry: dict) -> str | None:
+    """Why an entry of no scope agentmem writes is refused, or None."""
+    if _scope_of(entry) is None:
+        return f"of an unknown scope {str(entry.get('scope'))[:20]!r}"
+    return None
+
+
+def agentmem_items(folder: str, only: str | None,
+                   scope: str = "personal") -> tuple[list[Planned], list[Planned], dict[str, int]]:
+    """An export's notes and records, each checked against its manifest entry: (notes, records, left),
+    planned `save` (or refused, with the reason) before the store is consulted. Entries of the other scope
+    than `scope` (the store imported into) are left out, as another project's are with `only`, and counted
+    in `left` ({notes, records}): a team note (or record) goes only into the team's store, with --team; a
+    member's own only into their own (INV personal-stays-personal)."""
     manifest = export.read_manifest(folder, "nothing was imported")
     if manifest is None:
         raise InvalidInput(f"{folder} holds no {export.MANIFEST}: not an agentmem export")
     found: list[Planned] = []
+    left = {"notes": 0, "records": 0}
     for entry in manifest["notes"]:
         if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str)
                                                  for k in ("id", "project", "path", "sha256")):
             raise InvalidInput(f"{folder}/{export.MANIFEST} has a malformed entry; nothing was imported")
-        if only is None or entry["project"] == only:
-            found.append(_note(folder, entry, _other_scope(entry, scope)))
+        if only is not None and entry["project"] != only:
+            continue
+        if _scope_of(entry) not in (scope, None):
+            left["notes"] += 1
+            continue
+        found.append(_note(folder, entry, _unknown_scope(entry)))
     held: list[Planned] = []
     for entry in manifest.get("records") or []:
         try:
@@ -103,9 +111,28 @@ def agentmem_items(folder: str, only: str | None, scope: str = "personal") -> tu
         except (ValueError, InvalidInput):
             raise InvalidInput(f"{folder}/{export.MANIFEST} has a malformed record entry; nothing was imported") \
                 from None
-        if only is None or entry["project"] == only:
-            held.append(_record(folder, entry, _other_scope(entry, scope)))
-    return found, held
+        if only is not None and entry["project"] != only:
+            continue
+        if _scope_of(entry) not in (scope, None):
+            left["records"] += 1
+            continue
+        held.append(_record(folder, entry, _unknown_scope(entry)))
+    return found, held, left
+
+
+def left_steps(cfg: Config, path: str, project: str | None, left: dict[str, int]) -> list[NextStep]:
+    """What an import into `cfg`'s store left of an export's other scope, and the import that takes it: the
+    same PATH (and --project) with --team added, or, from the team's import, without it; then, for the
+    team's notes on a machine without a team store, how to add one (that import needs it)."""
+    from agentmem.config import TEAM_HINT
+
+    other = "personal" if cfg.scope == "team" else "team"
+    words = [*(("--project", project) if project is not None else ()), *(("--team",) if other == "team" else ())]
+    steps = [NextStep.of(f"left {left['notes']} {other} note(s) and {left['records']} record(s) for their own "
+                         "import: `", Command("import", "--from", "agentmem", path, *words), "`")]
+    if other == "team" and cfg.team is None:
+        steps.append(NextStep.of("this machine has no team store: ", TEAM_HINT))
+    return steps
 
 
 def _read(folder: str, rel: str, limit: int) -> tuple[bytes | None, str | None]:
@@ -246,8 +273,13 @@ def plan(machine: str, cfg: Config, fmt: str, path: str, project: str | None = N
     if fmt not in sources.FORMATS:
         raise InvalidInput(f"unknown import format {fmt!r}: one of {', '.join(sources.FORMATS)}")
     held: list[Planned] = []
+    other_scope: dict | None = None  # what of an export's other scope was left for its own import
+    steps: list[NextStep] = []
     if fmt == "agentmem":
-        planned, held = agentmem_items(path, project, cfg.scope)
+        planned, held, left = agentmem_items(path, project, cfg.scope)
+        if left["notes"] or left["records"]:
+            other_scope = {"scope": "personal" if cfg.scope == "team" else "team", **left}
+            steps = left_steps(cfg, path, project, left)
     else:
         planned = _native_items(fmt, path, cfg, project, here)
     purged_by_export = {p.record.note for p in held if p.record is not None and p.record.kind == "purge"}
@@ -304,7 +336,8 @@ def plan(machine: str, cfg: Config, fmt: str, path: str, project: str | None = N
         if carried.already(p.record, states, record_ids[p.project]):
             p.action = "present"
         record_ids[p.project].add(p.record.id)
-    return {"format": fmt, "path": path, "items": planned + held, "stale": bool(stale), "stale_projects": stale}
+    return {"format": fmt, "path": path, "items": planned + held, "stale": bool(stale), "stale_projects": stale,
+            "other_scope": other_scope, "next": steps}
 
 
 def _purged_digests(machine: str, cfg: Config, project: str) -> set[str]:
@@ -394,6 +427,9 @@ def summary(result: dict) -> dict:
     """The JSON of a plan (and what was applied)."""
     items = result["items"]
     counts = {a: sum(1 for p in items if p.action == a) for a in ("save", "present", "refused")}
-    return {"format": result["format"], "path": shown(result["path"]), "counts": counts,
-            "items": [p.to_json() for p in items], "stale": result["stale"],
-            "stale_projects": result["stale_projects"]}
+    out = {"format": result["format"], "path": shown(result["path"]), "counts": counts,
+           "items": [p.to_json() for p in items], "stale": result["stale"],
+           "stale_projects": result["stale_projects"]}
+    if result.get("other_scope"):
+        out["other_scope"] = result["other_scope"]
+    return out
