@@ -67,6 +67,31 @@ def test_promoting_the_same_note_twice_names_the_team_note_already_made(tmp_path
     assert f"already promoted: team note {first['team_note']}" in text
 
 
+def test_promoting_again_while_the_team_note_is_still_pending_says_so_and_exits_as_a_pending_save(tmp_path):
+    import subprocess
+
+    from agentmem import errors
+    from tests.test_json_contract import check_shape
+
+    ada = team_member(tmp_path, "ada")
+    mine = _save(ada, "the retry budget is 20 s")
+    (tmp_path / "team-store").rename(tmp_path / "team-store-away")  # the team's shared folder out of reach
+    first = ada.json("promote", mine, cwd=ada.checkout)[1]
+    assert first["status"] == "pending", first
+    again = check_shape("promote", *ada.run("promote", mine, "--json", cwd=ada.checkout)[:2], errors.EXIT_PENDING)
+    assert (again["status"], again["team_note"], again.get("pending")) == ("already-promoted", first["team_note"], True)
+    status, text, _ = ada.run("promote", mine, cwd=ada.checkout)
+    assert status == errors.EXIT_PENDING and f"promoted as team note {first['team_note']}, still pending" in text, text
+    listed = subprocess.run(["bash", "-c", text.split("`")[1]], cwd=ada.checkout, env=ada.env,  # INV printed-commands-run
+                            capture_output=True, text=True, timeout=120)
+    assert listed.returncode == 0 and first["team_note"] in listed.stdout, listed
+    (tmp_path / "team-store-away").rename(tmp_path / "team-store")
+    ada.run("save", "--retry", first["team_note"], cwd=ada.checkout, check_status=0)
+    status, done, _ = ada.json("promote", mine, cwd=ada.checkout)  # confirmed now: no longer said pending
+    assert (status, done["status"], "pending" in done) == (0, "already-promoted", False), done
+    assert list(_team_notes(tmp_path)) == [first["team_note"]]
+
+
 def test_a_promoted_note_keeps_its_original_author_when_another_member_promotes_it(tmp_path):
     ada = team_member(tmp_path, "ada", author="ada")
     mine = _save(ada, "a finding")

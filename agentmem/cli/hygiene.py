@@ -8,7 +8,7 @@ import sys
 
 from agentmem.cli import common
 from agentmem.cli.result import Result
-from agentmem.errors import EXIT_OK, EXIT_PENDING, InvalidInput
+from agentmem.errors import EXIT_OK, EXIT_PENDING, Command, InvalidInput, NextStep
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -170,7 +170,11 @@ def run_promote(args: argparse.Namespace) -> Result:
     project = common.project(cfg, args, "promote")
     done = promotion.promote(common.machine(), cfg, project, args.id, timeout=common.timeout(cfg))
     out = done.to_json()
-    if done.status == "already-promoted":
+    if done.status == "already-promoted" and done.waiting:
+        text = NextStep.of(f"note {done.note} was already promoted as team note {done.team_note}, still pending "
+                           "upload (not confirmed in the team store): `", Command("pending"), "`; nothing was "
+                           "written").text()
+    elif done.status == "already-promoted":
         text = (f"note {done.note} was already promoted: team note {done.team_note} came from it; "
                 "nothing was written")
     elif done.status == "promoted":
@@ -180,4 +184,4 @@ def run_promote(args: argparse.Namespace) -> Result:
         why = out["save"].get("reason", {}).get("message", "outcome unknown")
         text = (f"promoted {done.note} as team note {done.team_note} on this machine; NOT confirmed in the team "
                 f"store: {why}\nit is pending; retry with: {out['save']['retry']}")
-    return Result(out, text, EXIT_PENDING if done.status == "pending" else EXIT_OK)
+    return Result(out, text, EXIT_PENDING if done.status == "pending" or done.waiting else EXIT_OK)

@@ -131,6 +131,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "note": "your note's ID", "project": "its project",
         "team_note": "the team note's ID: the one made now, or the one an earlier promote made from it",
         "save?": "the team note's save, as `save --json` gives it (absent when already promoted)",
+        "pending?": "already-promoted only: true while that team note is still pending on this machine, not "
+                    "confirmed in the team store (then the exit status is 10, as a pending save's)",
     }),
     "purge": ("purged | pending", {
         "note": "the purged note's ID", "project": "its project",

@@ -8,7 +8,7 @@ the note it came from (`promoted_from`) and the original's author (the promoter'
 while `agent` names the promoter's tool. It is saved through the one save path, so it is screened,
 pending until the team store confirms it, and retried like any note. Promoting the same note again
 names the team note that already came from it (found by `promoted_from` in the team store's cache and
-this machine's pending notes) and writes nothing.
+this machine's pending notes) and writes nothing; one still pending here is said to be.
 
 Proposals: a member marks a personal note for the team with `save --propose` (frontmatter
 `propose: "team"`); `review` lists each such note no team note was promoted from yet
@@ -29,12 +29,13 @@ if TYPE_CHECKING:
 
 
 class Promoted:
-    """What one promote did: `saved` (the team note's save), or the team note an earlier promote made."""
+    """What one promote did: `saved` (the team note's save), or the team note an earlier promote made
+    (`waiting`: that one is still pending on this machine, not confirmed in the team store)."""
 
-    __slots__ = ("note", "project", "team_note", "saved")
+    __slots__ = ("note", "project", "team_note", "saved", "waiting")
 
-    def __init__(self, note: str, project: str, team_note: str, saved: Saved | None = None):
-        self.note, self.project, self.team_note, self.saved = note, project, team_note, saved
+    def __init__(self, note: str, project: str, team_note: str, saved: Saved | None = None, waiting: bool = False):
+        self.note, self.project, self.team_note, self.saved, self.waiting = note, project, team_note, saved, waiting
 
     @property
     def status(self) -> str:
@@ -46,6 +47,8 @@ class Promoted:
         out: dict = {"status": self.status, "note": self.note, "project": self.project, "team_note": self.team_note}
         if self.saved is not None:
             out["save"] = self.saved.outcome.to_json()
+        elif self.waiting:
+            out["pending"] = True
         return out
 
 
@@ -108,8 +111,9 @@ def promote(machine: str, cfg: Config, project: str, note_id: str, *, timeout: f
         raise errors.InvalidInput(f"note {note_id} is already the team's (it is in the team store); only a "
                                   "personal note is promoted; nothing was written")
     already = promoted_from(machine, team, project).get(note_id)
-    if already is not None:
-        return Promoted(note_id, project, already)
+    if already is not None:  # said pending while its upload is not confirmed (the first promote's was not)
+        return Promoted(note_id, project, already,
+                        waiting=already in pending.project_notes(machine, team.store, project))
     out, _ = recall.read(machine, cfg, project, note_id, timeout=deadline.left(),
                          elsewhere=lambda other: errors.Command("promote", note_id, "--project", other))
     gone = out.get("retracted")
