@@ -189,3 +189,74 @@ def test_the_mcp_pending_tool_lists_a_refused_team_note_with_both_ways_out(tmp_p
     assert listed["waits"]["error"] == "no-access"
     assert listed["next"][0]["tool"] == {"name": "memory_retry", "arguments": {"id": note}}
     assert listed["next"][1]["argv"] == ["save", "--retry", note, "--personal"]
+
+
+
+def test_retry_personal_of_a_note_the_team_folder_already_holds_removes_it_as_saved_and_sends_nothing(tmp_path):
+    # INV nothing-lost: an upload reached the team folder, its reply lost; the folder then refused the retry
+    # (read only: a write needs a temporary file beside the note). --personal finds these very bytes there:
+    # the note is delivered, one ID in one store.
+    from tests.test_team_scopes import _read_only_member
+
+    team = Team(tmp_path)
+    team.save_team("a", "Existing", "a team note already there")
+    team.team.rename(tmp_path / "team-away")
+    status, out = team.json("b", "save", "--team", "--title", "Offline", "--text", "an upload whose reply was lost")
+    (tmp_path / "team-away").rename(team.team)
+    assert status == 10, out
+    note = out["id"]
+    folder = team.machines["b"].home / "pending" / note
+    entry = json.loads((folder / "entry.json").read_bytes())
+    (team.team / entry["path"]).write_bytes((folder / "note.md").read_bytes())  # the upload that reached it
+    _read_only_member(team.machines["b"])
+    folders = [team.team / "projects" / "app", team.team / "projects" / "app" / "notes"]
+    for f in folders:
+        f.chmod(0o555)
+    try:
+        status, out = team.json("b", "save", "--retry", note)
+        assert status == 10 and out["reason"]["error"] == "no-access", out
+        status, text, err = team.run("b", "save", "--retry", note, "--personal")
+    finally:
+        for f in folders:
+            f.chmod(0o755)
+    assert status == 0 and "Traceback" not in err, (text, err)
+    assert f"saved {note} to the team's shared memory" in text and "already had it" in text, text
+    assert "nothing was sent to your own store" in text and "your own note now" not in text
+    assert team.pending("b") == [] and _notes_in(team.own["b"]) == []
+    assert len(_notes_in(team.team)) == 2
+    status, found = team.json("b", "search", "reply", "lost")
+    assert [(r["id"], r["scope"]) for r in found["results"]] == [(note, "team")]
+
+
+def test_retry_personal_when_the_team_store_holds_other_bytes_under_that_id_is_refused_and_changes_nothing(
+        tmp_path, hub):
+    from agentmem.errors import EXIT_CONFLICT
+
+    org = HubTeam(hub)
+    reader = BucketTeam(tmp_path, hub, org.reader.token, bucket=org.bucket)
+    note = _offline_team_save(reader, "the pending copy of this note")
+    assert reader.json("save", "--retry", note)[1]["reason"]["error"] == "no-access"
+    path = json.loads(_entry(reader, note)[0])["path"]
+    reader.hub.put_file(reader.bucket, path, b"---\nid: other\n---\nsomething else entirely\n")
+    folder = reader.m.home / "pending" / note
+    before = {name: (folder / name).read_bytes() for name in os.listdir(folder)}
+    status, text, err = reader.m.run("save", "--retry", note, "--personal", cwd=reader.checkout)
+    assert status == EXIT_CONFLICT and text == "" and len(err.strip().splitlines()) == 1, (text, err)
+    assert "holds other bytes under note ID" in err and "nothing was changed" in err and "Traceback" not in err
+    assert {name: (folder / name).read_bytes() for name in os.listdir(folder)} == before
+    assert _notes_in(reader.own) == []
+
+
+def test_retry_personal_while_the_team_store_cannot_be_asked_moves_the_note_as_before(tmp_path, hub):
+    # The team store offline: whether it holds the note cannot be asked, so the note moves as asked
+    org = HubTeam(hub)
+    reader = BucketTeam(tmp_path, hub, org.reader.token, bucket=org.bucket)
+    note = _offline_team_save(reader, "moved while the team store is away")
+    assert reader.json("save", "--retry", note)[0] == 10
+    hub.stop()
+    try:
+        status, text, err = reader.m.run("save", "--retry", note, "--personal", cwd=reader.checkout)
+    finally:
+        hub.start()
+    assert status == 0 and "it is your own note now" in text, (text, err)
+    assert _notes_in(reader.own) == [f"{note}.md"] and reader.in_bucket() == []

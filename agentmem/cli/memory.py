@@ -194,7 +194,11 @@ def _retry(machine: str, args: argparse.Namespace) -> Result:
         from agentmem.memory import team_writes
 
         moved = cfg.team
-        team_writes.to_personal(machine, cfg, args.retry)
+        there = team_writes.to_personal(machine, cfg, args.retry, timeout=common.timeout(cfg), index=follow.update)
+        if there is not None and moved is not None:  # an earlier upload reached the team: nothing moved
+            out = there.to_json() | {"scope": "team", "already_in_team": True}
+            return _save_result(there, out, _save_text(out) + f"\nthe team's store {moved.label()} already had it "
+                                "(an earlier upload reached it): nothing was sent to your own store")
     damaged = None
     if args.repair:
         try:

@@ -25,6 +25,8 @@ from agentmem import errors
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agentmem.config import Config
     from agentmem.store.base import StoreDescription
     from agentmem.uploads.pending import Entry, Outcome
@@ -114,11 +116,19 @@ def held(machine: str, team: StoreDescription | None, entries: list[Entry]) -> d
     return out
 
 
-def to_personal(machine: str, cfg: Config, note_id: str) -> Entry:
+def to_personal(machine: str, cfg: Config, note_id: str, *, timeout: float | None = None,
+                index: Callable[..., object] | None = None) -> Outcome | None:
     """`save --retry ID --personal`: the pending note bound for this machine's team store is bound for the
-    member's own store from now on, its bytes untouched (uploads/pending.py `rebind`). Anything else is
-    refused in one line, nothing changed."""
-    from agentmem.uploads import pending
+    member's own store from now on, its bytes untouched (uploads/pending.py `rebind`); None then. Anything
+    else is refused in one line, nothing changed.
+
+    An earlier upload may have reached the team store with its reply lost: moving the note then would put one
+    ID in both stores. So the team store is asked first, where it can be (a member with the read role reads
+    it): holding these very bytes, the note is delivered already (its entry goes; the "saved" outcome is
+    returned, nothing sent to the member's own store); holding other bytes under that ID, `Conflict`, nothing
+    changed. A store that cannot be asked (offline; a bucket not found for this account) changes nothing of
+    this: the note is moved."""
+    from agentmem.uploads import delivery, pending
 
     entry, data = pending.load(machine, note_id)
     team = cfg.team
@@ -142,7 +152,26 @@ def to_personal(machine: str, cfg: Config, note_id: str) -> Entry:
         raise errors.InvalidInput(errors.NextStep.of(
             f"pending note {note_id} is the team's copy of one of your own notes (a promotion), which is in your "
             "own store already: ", errors.Option("personal"), f" moves only a note of the team's{unchanged}"))
-    return pending.rebind(machine, entry, cfg.store)
+    there = _team_copy(machine, team, entry.path, timeout)
+    if there == data:
+        return delivery.confirmed_already(machine, entry, data, index=index)
+    if there is not None:
+        raise errors.Conflict(errors.NextStep.of(
+            f"the team's store {team.label()} holds other bytes under note ID {note_id} than the note pending "
+            "here, so ", errors.Option("personal"), f" would leave one ID naming two notes{unchanged}"))
+    pending.rebind(machine, entry, cfg.store)
+    return None
+
+
+def _team_copy(machine: str, team: StoreDescription, path: str, timeout: float | None) -> bytes | None:
+    """The bytes the team store holds at `path`, or None: it holds none there, or it cannot be asked
+    (offline, not found for this account, no read access). Reads, never writes."""
+    from agentmem.store import identity
+
+    try:
+        return identity.open_known(machine, team, timeout=timeout).get(path)
+    except (errors.AgentmemError, OSError):
+        return None
 
 
 def may_write(machine: str, store: StoreDescription, project: str, timeout: float | None) -> bool:

@@ -148,6 +148,17 @@ def _after_confirmed(machine: str | os.PathLike, entry: pending.Entry, data: byt
             watched.close()
 
 
+def confirmed_already(machine: str | os.PathLike, entry: pending.Entry, data: bytes, *,
+                      index: Callable[..., object] | None = None) -> pending.Outcome:
+    """An entry its store was found to hold already, these very bytes (an earlier upload whose reply was
+    lost; memory/team_writes.py `to_personal` asks): delivered as if confirmed now (cache, receipt), nothing
+    sent. INV nothing-lost: the caller read the store's copy and compared it."""
+    _after_confirmed(machine, entry, data, index)
+    _write_receipt(machine, entry)
+    pending.remove(machine, entry.id)
+    return pending.Outcome(entry, "saved")
+
+
 def retry(machine: str | os.PathLike, note_id: str, *, timeout: float | None = None,
           repair_store: StoreDescription | None = None, configured: StoreDescription | None = None,
           index: Callable[..., object] | None = None) -> pending.Outcome:
