@@ -112,6 +112,16 @@ def pending_text(entries: list, broken: list[dict], tool: ToolName | None = None
     return "\n".join(lines)
 
 
+def held_retry_text(out: dict, problem: AgentmemError, tool: ToolName | None = None,
+                    call: ToolCall | None = None) -> str:
+    """A retry the team refused this member (memory/team_writes.py `held_retry`), for the CLI and the MCP
+    retry alike: `out` gains `reason` {error, message} and `next` (both ways out, as data); the text says it."""
+    line = error_line(problem, tool)
+    out["reason"] = {"error": problem.kind, "message": line}
+    out["next"] = next_data(problem.next, tool, call)
+    return f"NOT saved to the team's store: {line}"
+
+
 def stuck_json(problem: AgentmemError, tool: ToolName | None = None, call: ToolCall | None = None) -> dict:
     """A pending entry's JSON additions when the team refused this member (memory/team_writes.py `held`):
     `waits` {error, message} and `next`, both ways out."""

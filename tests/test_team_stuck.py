@@ -260,3 +260,25 @@ def test_retry_personal_while_the_team_store_cannot_be_asked_moves_the_note_as_b
         hub.start()
     assert status == 0 and "it is your own note now" in text, (text, err)
     assert _notes_in(reader.own) == [f"{note}.md"] and reader.in_bucket() == []
+
+
+def test_the_mcp_retry_tool_answers_a_refused_team_note_with_both_ways_out_as_the_cli_retry_does(tmp_path, hub):
+    # INV nothing-lost: the note stays pending; the answer names the write role, then the retry tool, or --personal
+    from tests.mcpkit import call, session
+
+    org = HubTeam(hub)
+    reader = BucketTeam(tmp_path, hub, org.reader.token, bucket=org.bucket)
+    note = _offline_team_save(reader, "what the reader found while offline")
+    cli = reader.json("save", "--retry", note)[1]
+
+    async def steps(c):
+        return await call(c, "memory_retry", {"id": note})
+
+    (failed, text, data), _ = session(reader.m.env, reader.checkout, steps)
+    assert not failed and text.startswith("NOT saved to the team's store: "), text
+    assert f"team {org.bucket} is read only for you" in text and "ask an admin of acme for the write role" in text
+    assert data["status"] == "pending" and data["reason"]["error"] == cli["reason"]["error"] == "no-access", data
+    assert data["next"][0]["tool"] == {"name": "memory_retry", "arguments": {"id": note}}
+    assert data["next"][1]["argv"] == cli["next"][1]["argv"] == ["save", "--retry", note, "--personal"]
+    assert data["retry_tool"] == {"name": "memory_retry", "arguments": {"id": note}}
+    assert reader.json("pending")[1]["pending"][0]["id"] == note and reader.in_bucket() == []

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from agentmem.config import Config
     from agentmem.errors import AgentmemError
     from agentmem.store.base import StoreDescription
-    from agentmem.uploads import pending
     from agentmem.uploads.pending import Outcome
 
 MAX_BODY_READ = 1024 * 1024 + 1  # more than any note may hold: document.decode_body names the limit
@@ -218,22 +217,14 @@ def _retry(machine: str, args: argparse.Namespace) -> Result:
     if moved is not None:
         text += (f"\nit was bound for the team's store {moved.label()}; it is your own note now, as asked with "
                  "--personal")
-    stuck = _waits_for_person(cfg, outcome.entry) if outcome.status == "pending" else None
-    if stuck is not None:  # the team refused this member: both ways out, the entry kept
-        from agentmem.render import next_data
-
-        out["reason"] = {"error": stuck.kind, "message": stuck.one_line()}
-        out["next"] = next_data(stuck.next)
-        text = f"NOT saved to the team's store: {stuck.one_line()}"
-    return _save_result(outcome, out, text)
-
-
-def _waits_for_person(cfg: Config, entry: pending.Entry) -> AgentmemError | None:
-    """The answer for a pending entry bound for the team store that refused this member (memory/team_writes.py
-    `refusal`, naming both ways out), or None: any other entry."""
     from agentmem.memory import team_writes
 
-    return team_writes.held(common.machine(), _team_of(cfg), [entry]).get(entry.id)
+    stuck = team_writes.held_retry(machine, cfg, outcome)
+    if stuck is not None:  # the team refused this member: both ways out, the entry kept
+        from agentmem.render import held_retry_text
+
+        text = held_retry_text(out, stuck)
+    return _save_result(outcome, out, text)
 
 
 def _team_of(cfg: Config | None) -> StoreDescription | None:

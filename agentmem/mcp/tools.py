@@ -428,11 +428,18 @@ def _pending(machine: str, args: dict[str, Any]) -> Reply:
     return Reply(pending_text(entries, broken, tool_name, stuck=stuck), data)
 
 
-def _retry(machine: str, args: dict[str, Any], timeout: float) -> Reply:
+def _retry(machine: str, cfg: Config, args: dict[str, Any], timeout: float) -> Reply:
+    from agentmem.memory import team_writes
+    from agentmem.render import held_retry_text
     from agentmem.search import follow
     from agentmem.uploads import delivery
 
-    return _outcome_reply(delivery.retry(machine, args["id"], timeout=timeout, index=follow.update).to_json())
+    outcome = delivery.retry(machine, args["id"], timeout=timeout, index=follow.update)
+    stuck = team_writes.held_retry(machine, cfg, outcome)  # the team refused this member: both ways out
+    if stuck is None:
+        return _outcome_reply(outcome.to_json())
+    out = outcome.to_json() | {"retry_tool": retry_call(outcome.entry.id)}
+    return Reply(held_retry_text(out, stuck, tool_name, tool_call), out)
 
 
 def _screen_short_fields(args: dict) -> None:
@@ -465,7 +472,7 @@ def call(tool: str, arguments: dict, *, roots: list[str] | None = None) -> Reply
         timeout, problem = config.timeout_or_default(cfg)
         warnings += [problem] if problem else []
         if tool == RETRY_TOOL:
-            reply = _retry(machine, arguments, timeout)
+            reply = _retry(machine, cfg, arguments, timeout)
         else:
             _ = cfg.store  # stops with the setup hint (config.require)
             project = project_for(cfg, arguments.get("project"), roots)

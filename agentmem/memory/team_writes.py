@@ -116,6 +116,18 @@ def held(machine: str, team: StoreDescription | None, entries: list[Entry]) -> d
     return out
 
 
+def held_retry(machine: str, cfg: Config, outcome: Outcome) -> errors.AgentmemError | None:
+    """The answer for a retry (CLI or MCP) whose note stays pending because the team refused this member
+    (`held`: both ways out), or None: saved, or pending for any other reason."""
+    if outcome.status != "pending":
+        return None
+    try:
+        team = cfg.team
+    except errors.AgentmemError:
+        return None
+    return held(machine, team, [outcome.entry]).get(outcome.entry.id)
+
+
 def to_personal(machine: str, cfg: Config, note_id: str, *, timeout: float | None = None,
                 index: Callable[..., object] | None = None) -> Outcome | None:
     """`save --retry ID --personal`: the pending note bound for this machine's team store is bound for the
