@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 from tests.fixtures_hub import Team as HubTeam
 from tests.fixtures_team import BucketTeam, Team
@@ -282,3 +283,49 @@ def test_the_mcp_retry_tool_answers_a_refused_team_note_with_both_ways_out_as_th
     assert data["next"][1]["argv"] == cli["next"][1]["argv"] == ["save", "--retry", note, "--personal"]
     assert data["retry_tool"] == {"name": "memory_retry", "arguments": {"id": note}}
     assert reader.json("pending")[1]["pending"][0]["id"] == note and reader.in_bucket() == []
+
+
+def _aged(member: BucketTeam, note: str, hours: float) -> None:
+    entry = member.m.home / "pending" / note / "entry.json"
+    data = json.loads(entry.read_text())
+    data["created"] = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() - hours * 3600))
+    entry.write_text(json.dumps(data))
+
+
+def _a_held_note_and_an_offline_one_both_two_hours_old(tmp_path, hub) -> tuple[BucketTeam, str, str]:
+    org = HubTeam(hub)
+    reader = BucketTeam(tmp_path, hub, org.reader.token, bucket=org.bucket)
+    held = _offline_team_save(reader, "what the reader found while offline")
+    assert reader.json("save", "--retry", held)[0] == 10
+    away = reader.own.rename(tmp_path / "own-away")
+    status, out = reader.json("save", "--title", "Mine", "--text", "my own note, its store away")
+    away.rename(reader.own)
+    assert status == 10 and out["scope"] == "personal", out
+    for note in (held, out["id"]):
+        _aged(reader, note, 2)
+    return reader, held, out["id"]
+
+
+def test_doctor_names_how_many_pending_notes_are_held_and_the_pending_command_for_their_ways_out(tmp_path, hub):
+    reader, held, _ = _a_held_note_and_an_offline_one_both_two_hours_old(tmp_path, hub)
+    status, out, _ = reader.m.json("doctor", cwd=reader.checkout)
+    check = {c["name"]: c for c in out["checks"]}["pending"]
+    assert check["status"] == "fail" and check["detail"].startswith("2 note(s) wait for upload"), check
+    assert "1 of them held: the team store refused you" in check["detail"], check
+    assert check["command"] == "agentmem pending" or check["command"].endswith(" pending"), check
+    status, text, _ = reader.m.run("doctor", cwd=reader.checkout)
+    line = next(n for n, row in enumerate(text.splitlines()) if "pending:" in row)
+    assert "1 of them held" in text.splitlines()[line] and check["command"] in text.splitlines()[line + 1], text
+
+
+def test_the_start_reminder_says_how_many_overdue_notes_are_held_without_asking_any_store(tmp_path, hub):
+    reader, held, _ = _a_held_note_and_an_offline_one_both_two_hours_old(tmp_path, hub)
+    hub.clear_log()
+    status, text, err = reader.m.run("hook", "reminder", "--runtime", "claude", cwd=reader.checkout)
+    assert status == 0 and "2 memory note(s) have waited over an hour" in text, (text, err)
+    assert "1 of them the team store refused you" in text and " pending` names the ways out" in text, text
+    assert hub.requests() == []
+    # the held note moved to the member's own store and delivered: no held note left to name
+    reader.m.run("save", "--retry", held, "--personal", cwd=reader.checkout, check_status=0)
+    status, text, _ = reader.m.run("hook", "reminder", "--runtime", "claude", cwd=reader.checkout)
+    assert "1 memory note(s) have waited over an hour" in text and "refused you" not in text, text

@@ -80,7 +80,7 @@ def reminder(machine: str | os.PathLike, event: str = "start", cwd: str | None =
     from agentmem.uploads.overdue import reminder_line
 
     pinned = pins_text(machine, cwd, waiting=waiting)
-    trouble = reminder_line(os.fspath(machine), _doctor_line, waiting=waiting)
+    trouble = reminder_line(os.fspath(machine), _doctor_line, waiting=waiting, pending_command=_pending_line)
     return text + ("\n" + pinned if pinned else "") + ("\n" + trouble if trouble else "")
 
 
@@ -88,6 +88,12 @@ def _doctor_line() -> str:
     from agentmem.errors import Command
 
     return Command("doctor").line()
+
+
+def _pending_line() -> str:
+    from agentmem.errors import Command
+
+    return Command("pending").line()
 
 
 def pins_text(machine: str | os.PathLike, cwd: str | None = None, waiting: list[str] | None = None) -> str:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from agentmem.config import Config
+    from agentmem.store.base import StoreDescription
 
 
 class Check:
@@ -46,8 +47,11 @@ class Check:
                 "command": list(self.command.args) if self.command else None}
 
 
-def pending_check(machine: str, now: float | None = None) -> Check:
-    """Notes saved here whose upload is not confirmed: how many, the oldest, and why."""
+def pending_check(machine: str, now: float | None = None, team: StoreDescription | None = None) -> Check:
+    """Notes saved here whose upload is not confirmed: how many, the oldest, and why; how many of them are
+    held (memory/team_writes.py `held`: the team store `team` refused this member, so no retry helps until
+    they act), with `pending`, which names both ways out for each."""
+    from agentmem.memory import team_writes
     from agentmem.uploads import pending
 
     entries = pending.list_entries(machine)
@@ -57,8 +61,11 @@ def pending_check(machine: str, now: float | None = None) -> Check:
     now = time.time() if now is None else now
     oldest = min(entries, key=lambda e: e.id) if entries else None
     age = now - created_at(oldest) if oldest is not None else 0.0
+    held = team_writes.held(machine, team, entries)
     why = ""
-    if oldest is not None and oldest.last_error:
+    if oldest is not None and oldest.id in held:  # the team's refusal, in the words `pending` uses
+        why = f"; {held[oldest.id].message}"
+    elif oldest is not None and oldest.last_error:
         why = f"; last error: {oldest.last_error.get('message')}"
     detail = f"{len(entries)} note(s) wait for upload"
     if oldest is not None:
@@ -66,6 +73,11 @@ def pending_check(machine: str, now: float | None = None) -> Check:
     if broken:
         detail += f"; {len(broken)} pending folder(s) hold no note that can be sent"
     status = FAILED if age > PENDING_TOO_LONG or broken else WARNING
+    if held:
+        detail += (f"; {len(held)} of them held: the team store refused you, so no retry (nor the Stop hook's) "
+                   "sends them until you act")
+        return Check("pending", status, detail, "for each held note, the write role then a retry, or keep it as "
+                     "your own note; the list names both", Command("pending"))
     command = Command("save", "--retry", oldest.id) if oldest is not None else Command("pending")
     return Check("pending", status, detail, "retry once the store answers (the Stop hook retries too)", command)
 
@@ -381,7 +393,11 @@ def run(machine: str, cfg: Config, *, timeout: float | None = None,
         from agentmem.store import whoami
 
         whoami.refresh(machine, min(CHECK_SECONDS, timeout or CHECK_SECONDS))
-    checks.append(pending_check(machine))
+    try:
+        team_store = cfg.team
+    except errors.AgentmemError:
+        team_store = None  # the team check says what is wrong with it
+    checks.append(pending_check(machine, team=team_store))
     checks += purge_checks(machine, cfg, projects, timeout)
     for project in projects:
         checks.append(index_check(machine, cfg, project))

@@ -1,8 +1,10 @@
 """What has been wrong on this machine for too long to stay quiet about: the session-start reminder's line.
 
-Two facts read from local files only (no config, no network): notes pending for over an hour, and the
-store not having answered a refresh for a day. `agentmem doctor` says why (its pending and store checks
-use the same thresholds).
+Two facts read from local files only (no network): notes pending for over an hour, and the store not
+having answered a refresh for a day. `agentmem doctor` says why (its pending and store checks use the same
+thresholds). Of the notes pending over an hour, those the team store refused this member (held: no retry
+sends them until they act) are counted too; config.toml is read for that only when an entry records a
+refusal, and no store is opened.
 
 Every session starts with this, so it costs about what the reminder cost before it existed: no `json`,
 `re`, `glob` or `datetime` import (each several ms of a ~30 ms start; docs/benchmarks.md), only
@@ -135,13 +137,54 @@ def _refreshed_at_exactly(text: str) -> float | None:
     return float(seen) if isinstance(seen, (int, float)) and not isinstance(seen, bool) else None
 
 
+# A pending entry's recorded last error of these kinds (errors.NoAccess, errors.NotFound: not imported, see
+# above) may be the team store refusing this member (memory/team_writes.py `waits_for_person` decides).
+_REFUSALS = ("no-access", "not-found")
+
+
+def _maybe_refused(machine: str, name: str) -> bool:
+    """Whether a pending entry's entry.json records a last error that may be a refusal (or does not plainly
+    say which error it records: then the exact reading decides)."""
+    text = _read_text(os.path.join(pending_dir(machine), name, PENDING_ENTRY_FILE))
+    if text is None or '"error":' not in text:
+        return False
+    kind = _scalar(text, "error")
+    return kind is None or kind in _REFUSALS
+
+
+def _held(machine: str, names: list[str]) -> int:
+    """How many of the pending entries `names` are held: bound for this machine's team store, which refused
+    this member (memory/team_writes.py `waits_for_person`). Only entries that record a refusal cost more than
+    one small read: then config.toml and those entries are read exactly. No store is opened."""
+    suspects = [name for name in names if _maybe_refused(machine, name)]
+    if not suspects:
+        return 0
+    from agentmem import config, errors
+    from agentmem.memory import team_writes
+    from agentmem.uploads import pending
+
+    try:
+        team = config.load(machine).team
+    except (errors.AgentmemError, OSError):
+        return 0
+    held = 0
+    for name in suspects:
+        try:
+            if team_writes.waits_for_person(pending.load(machine, name)[0], team):
+                held += 1
+        except (errors.AgentmemError, OSError):
+            continue
+    return held
+
+
 def reminder_line(machine: str, doctor_command: Callable[[], str], now: float | None = None,
-                  waiting: list[str] | None = None) -> str | None:
+                  waiting: list[str] | None = None, pending_command: Callable[[], str] | None = None) -> str | None:
     """The one line the session-start reminder adds when something has been wrong for long, or None.
 
     `waiting`: the pending folder's entries (None: list it); the pending module reads them only when one's
     entry.json does not plainly hold its `created`. `doctor_command` spells the command that says why,
-    asked only for a line that names it."""
+    asked only for a line that names it; `pending_command` the one that names a held note's ways out (`_held`:
+    how many of the notes waiting over an hour the team store refused this member)."""
     now = time.time() if now is None else now
     if waiting is None:
         waiting = listed(pending_dir(machine))
@@ -149,12 +192,16 @@ def reminder_line(machine: str, doctor_command: Callable[[], str], now: float | 
     if None in created:
         from agentmem.uploads import pending
 
-        old = sum(1 for e in pending.list_entries(machine) if now - created_at(e) > PENDING_TOO_LONG)
+        old = [e.id for e in pending.list_entries(machine) if now - created_at(e) > PENDING_TOO_LONG]
     else:
-        old = sum(1 for when in created if when is not None and now - when > PENDING_TOO_LONG)
+        old = [name for name, when in zip(waiting, created) if when is not None and now - when > PENDING_TOO_LONG]
     if old:
-        return (f"{old} memory note(s) have waited over an hour for upload: the store has not confirmed "
-                f"them. Tell the user; `{doctor_command()}` says why.")
+        line = f"{len(old)} memory note(s) have waited over an hour for upload: the store has not confirmed them."
+        held = _held(machine, old) if pending_command is not None else 0
+        if held and pending_command is not None:
+            line += (f" {held} of them the team store refused you: no retry sends them until you act; "
+                     f"`{pending_command()}` names the ways out.")
+        return f"{line} Tell the user; `{doctor_command()}` says why."
     last = None
     for pdir in project_caches(machine):
         seen = _refreshed_at(os.path.join(pdir, STATE_FILE))
