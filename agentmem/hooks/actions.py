@@ -80,7 +80,8 @@ def reminder(machine: str | os.PathLike, event: str = "start", cwd: str | None =
     from agentmem.uploads.overdue import reminder_line
 
     pinned = pins_text(machine, cwd, waiting=waiting)
-    trouble = reminder_line(os.fspath(machine), _doctor_line, waiting=waiting, pending_command=_pending_line)
+    trouble = reminder_line(os.fspath(machine), _doctor_line, waiting=waiting,
+                            held=lambda names: _held_text(os.fspath(machine), names))
     return text + ("\n" + pinned if pinned else "") + ("\n" + trouble if trouble else "")
 
 
@@ -90,10 +91,36 @@ def _doctor_line() -> str:
     return Command("doctor").line()
 
 
-def _pending_line() -> str:
-    from agentmem.errors import Command
+def _held_text(machine: str, names: list[str]) -> str:
+    """How many of the pending entries `names` are held (memory/team_writes.py `waits_for_person`: the team
+    store refused this member, so no retry sends them until they act), as the start reminder says it, or "".
+    Only an entry that records a refusal costs more than one small read (uploads/overdue.py `maybe_refused`):
+    then config.toml and that entry are read exactly. No store is opened."""
+    from agentmem.uploads.overdue import maybe_refused
 
-    return Command("pending").line()
+    suspects = [name for name in names if maybe_refused(machine, name)]
+    if not suspects:
+        return ""
+    from agentmem import config
+    from agentmem.errors import AgentmemError, Command
+    from agentmem.memory import team_writes
+    from agentmem.uploads import pending
+
+    try:
+        team = config.load(machine).team
+    except (AgentmemError, OSError):
+        return ""
+    held = 0
+    for name in suspects:
+        try:
+            if team_writes.waits_for_person(pending.load(machine, name)[0], team):
+                held += 1
+        except (AgentmemError, OSError):
+            continue
+    if not held:
+        return ""
+    return (f"{held} of them the team store refused you: no retry sends them until you act; "
+            f"`{Command('pending').line()}` names the ways out.")
 
 
 def pins_text(machine: str | os.PathLike, cwd: str | None = None, waiting: list[str] | None = None) -> str:

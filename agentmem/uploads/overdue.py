@@ -3,8 +3,8 @@
 Two facts read from local files only (no network): notes pending for over an hour, and the store not
 having answered a refresh for a day. `agentmem doctor` says why (its pending and store checks use the same
 thresholds). Of the notes pending over an hour, those the team store refused this member (held: no retry
-sends them until they act) are counted too; config.toml is read for that only when an entry records a
-refusal, and no store is opened.
+sends them until they act) are counted by the caller (hooks/actions.py, which may know the team's rules);
+`maybe_refused` tells it, from entry.json alone, which entries need the exact look.
 
 Every session starts with this, so it costs about what the reminder cost before it existed: no `json`,
 `re`, `glob` or `datetime` import (each several ms of a ~30 ms start; docs/benchmarks.md), only
@@ -142,9 +142,9 @@ def _refreshed_at_exactly(text: str) -> float | None:
 _REFUSALS = ("no-access", "not-found")
 
 
-def _maybe_refused(machine: str, name: str) -> bool:
+def maybe_refused(machine: str, name: str) -> bool:
     """Whether a pending entry's entry.json records a last error that may be a refusal (or does not plainly
-    say which error it records: then the exact reading decides)."""
+    say which error it records: then the caller's exact reading decides). One small read, no import."""
     text = _read_text(os.path.join(pending_dir(machine), name, PENDING_ENTRY_FILE))
     if text is None or '"error":' not in text:
         return False
@@ -152,39 +152,14 @@ def _maybe_refused(machine: str, name: str) -> bool:
     return kind is None or kind in _REFUSALS
 
 
-def _held(machine: str, names: list[str]) -> int:
-    """How many of the pending entries `names` are held: bound for this machine's team store, which refused
-    this member (memory/team_writes.py `waits_for_person`). Only entries that record a refusal cost more than
-    one small read: then config.toml and those entries are read exactly. No store is opened."""
-    suspects = [name for name in names if _maybe_refused(machine, name)]
-    if not suspects:
-        return 0
-    from agentmem import config, errors
-    from agentmem.memory import team_writes
-    from agentmem.uploads import pending
-
-    try:
-        team = config.load(machine).team
-    except (errors.AgentmemError, OSError):
-        return 0
-    held = 0
-    for name in suspects:
-        try:
-            if team_writes.waits_for_person(pending.load(machine, name)[0], team):
-                held += 1
-        except (errors.AgentmemError, OSError):
-            continue
-    return held
-
-
 def reminder_line(machine: str, doctor_command: Callable[[], str], now: float | None = None,
-                  waiting: list[str] | None = None, pending_command: Callable[[], str] | None = None) -> str | None:
+                  waiting: list[str] | None = None, held: Callable[[list[str]], str] | None = None) -> str | None:
     """The one line the session-start reminder adds when something has been wrong for long, or None.
 
     `waiting`: the pending folder's entries (None: list it); the pending module reads them only when one's
     entry.json does not plainly hold its `created`. `doctor_command` spells the command that says why,
-    asked only for a line that names it; `pending_command` the one that names a held note's ways out (`_held`:
-    how many of the notes waiting over an hour the team store refused this member)."""
+    asked only for a line that names it; `held`, given the entries waiting over an hour, says how many of
+    them the team store refused this member ("" when none: hooks/actions.py, above the team's rules)."""
     now = time.time() if now is None else now
     if waiting is None:
         waiting = listed(pending_dir(machine))
@@ -197,11 +172,8 @@ def reminder_line(machine: str, doctor_command: Callable[[], str], now: float | 
         old = [name for name, when in zip(waiting, created) if when is not None and now - when > PENDING_TOO_LONG]
     if old:
         line = f"{len(old)} memory note(s) have waited over an hour for upload: the store has not confirmed them."
-        held = _held(machine, old) if pending_command is not None else 0
-        if held and pending_command is not None:
-            line += (f" {held} of them the team store refused you: no retry sends them until you act; "
-                     f"`{pending_command()}` names the ways out.")
-        return f"{line} Tell the user; `{doctor_command()}` says why."
+        said = held(old) if held is not None else ""
+        return f"{line}{' ' + said if said else ''} Tell the user; `{doctor_command()}` says why."
     last = None
     for pdir in project_caches(machine):
         seen = _refreshed_at(os.path.join(pdir, STATE_FILE))
