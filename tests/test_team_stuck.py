@@ -329,3 +329,28 @@ def test_the_start_reminder_says_how_many_overdue_notes_are_held_without_asking_
     reader.m.run("save", "--retry", held, "--personal", cwd=reader.checkout, check_status=0)
     status, text, _ = reader.m.run("hook", "reminder", "--runtime", "claude", cwd=reader.checkout)
     assert "1 memory note(s) have waited over an hour" in text and "refused you" not in text, text
+
+
+def test_retry_personal_again_after_it_delivered_says_the_note_is_saved_in_the_own_store_and_sends_nothing(
+        tmp_path, hub):
+    from agentmem.errors import EXIT_NOT_FOUND
+
+    org = HubTeam(hub)
+    reader = BucketTeam(tmp_path, hub, org.reader.token, bucket=org.bucket)
+    note = _offline_team_save(reader, "moved once, asked twice")
+    assert reader.json("save", "--retry", note)[0] == 10
+    reader.m.run("save", "--retry", note, "--personal", cwd=reader.checkout, check_status=0)
+    stored = reader.own / "projects" / "app" / "notes" / f"{note}.md"
+    before = (stored.stat().st_mtime_ns, stored.read_bytes())
+    status, text, err = reader.m.run("save", "--retry", note, "--personal", cwd=reader.checkout)
+    assert status == 0 and "Traceback" not in err, (text, err)
+    assert text.strip() == (f"{note} was already saved to your own store {reader.own} "
+                            f"(projects/app/notes/{note}.md): nothing was sent"), text
+    status, out = reader.json("save", "--retry", note, "--personal")
+    assert status == 0 and out["already_personal"] is True and out["scope"] == "personal", out
+    assert (stored.stat().st_mtime_ns, stored.read_bytes()) == before and _notes_in(reader.own) == [f"{note}.md"]
+    assert reader.in_bucket() == [] and reader.json("pending")[1]["pending"] == []
+    # a note this machine never held anywhere is still not found
+    status, text, err = reader.m.run("save", "--retry", "20261205T000000000Z-abcdefgh", "--personal",
+                                     cwd=reader.checkout)
+    assert status == EXIT_NOT_FOUND and "no pending note" in err, err

@@ -10,7 +10,7 @@ import sys
 
 from agentmem.cli import common
 from agentmem.cli.result import Result
-from agentmem.errors import EXIT_OK, EXIT_PENDING, InvalidInput
+from agentmem.errors import EXIT_OK, EXIT_PENDING, InvalidInput, NotFound
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a few ms per start)
 if TYPE_CHECKING:
@@ -193,7 +193,14 @@ def _retry(machine: str, args: argparse.Namespace) -> Result:
         from agentmem.memory import team_writes
 
         moved = cfg.team
-        there = team_writes.to_personal(machine, cfg, args.retry, timeout=common.timeout(cfg), index=follow.update)
+        try:
+            there = team_writes.to_personal(machine, cfg, args.retry, timeout=common.timeout(cfg), index=follow.update)
+        except NotFound:  # not pending: an earlier --personal may have delivered it
+            kept = team_writes.kept_own(machine, cfg, args.retry)
+            if kept is None:
+                raise
+            return Result(kept, f"{kept['id']} was already saved to your own store {cfg.store.label()} "
+                          f"({kept['path']}): nothing was sent", EXIT_OK)
         if there is not None and moved is not None:  # an earlier upload reached the team: nothing moved
             out = there.to_json() | {"scope": "team", "already_in_team": True}
             return _save_result(there, out, _save_text(out) + f"\nthe team's store {moved.label()} already had it "

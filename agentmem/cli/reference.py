@@ -37,6 +37,8 @@ JSON_SHAPES: dict[str, tuple[str, dict[str, str]]] = {
         "scope?": "with a team store configured: personal | team, where the note was saved (--team, or --retry "
                   "of a note bound for the team: the team's)",
         "moved_from?": "--retry ID --personal: {kind, location}, the team store the note was bound for",
+        "already_personal?": "--retry ID --personal of a note no longer pending that this machine's cache of your "
+                             "own store holds (an earlier --personal delivered it): true, nothing sent",
         "already_in_team?": "--retry ID --personal: true when the team store already held these very bytes (an "
                             "earlier upload reached it): the note is saved there, nothing sent to your own store",
         "next?": "--retry of a team note the team refused you: [{text, argv, command}], the write role then a "

@@ -175,6 +175,19 @@ def to_personal(machine: str, cfg: Config, note_id: str, *, timeout: float | Non
     return None
 
 
+def kept_own(machine: str, cfg: Config, note_id: str) -> dict | None:
+    """After `--personal` delivered a note (its pending entry gone): the "saved" answer when this machine's
+    cache of the member's own store holds the note, in any configured project, or None. Nothing is sent."""
+    from agentmem.note.document import note_path
+    from agentmem.replica import cache
+
+    for project in sorted(cfg.project_names()):
+        if cache.read_cached(machine, cfg.store, project, note_id) is not None:
+            return {"status": "saved", "id": note_id, "project": project, "path": note_path(project, note_id),
+                    "store": cfg.store.to_dict(), "scope": "personal", "already_personal": True}
+    return None
+
+
 def _team_copy(machine: str, team: StoreDescription, path: str, timeout: float | None) -> bytes | None:
     """The bytes the team store holds at `path`, or None: it holds none there, or it cannot be asked
     (offline, not found for this account, no read access). Reads, never writes."""
