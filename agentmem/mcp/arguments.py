@@ -1,5 +1,5 @@
 """One argument of an MCP tool call checked against its schema entry: its JSON type, Unicode text (no lone
-surrogate), an integer's range, an enum's values; one clear message for the fault (mcp/tools.py checks
+surrogate), an integer's range, an enum's values; one clear message for the fault (mcp/catalogue.py checks
 a whole call with it)."""
 
 from __future__ import annotations

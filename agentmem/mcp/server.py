@@ -30,7 +30,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from agentmem import errors
-from agentmem.mcp import arguments, tools
+from agentmem.mcp import arguments, catalogue, tools
 from agentmem.version import __version__
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -89,18 +89,18 @@ def build_server() -> Server:
     async def list_tools(ctx: ServerRequestContext,
                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         listed = []
-        team = tools.has_team()  # a machine without a team store lists no `scope`
-        for name, (description, _, _, read_only) in tools.TOOLS.items():
+        team = catalogue.has_team()  # a machine without a team store lists no `scope`
+        for name, (description, _, _, read_only) in catalogue.TOOLS.items():
             hints = types.ToolAnnotations(read_only_hint=read_only, destructive_hint=False, open_world_hint=False)
-            listed.append(types.Tool(name=name, description=description, input_schema=tools.input_schema(name, team),
-                                     annotations=hints))
+            schema = catalogue.input_schema(name, team)
+            listed.append(types.Tool(name=name, description=description, input_schema=schema, annotations=hints))
         return types.ListToolsResult(tools=listed)
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
-            arguments = tools.check_arguments(params.name, params.arguments, tools.has_team())
+            arguments = catalogue.check_arguments(params.name, params.arguments, catalogue.has_team())
             roots = None
-            if params.name in tools.NEEDS_PROJECT and "project" not in arguments:
+            if params.name in catalogue.NEEDS_PROJECT and "project" not in arguments:
                 roots = await _client_roots(ctx)
             async with lock:
                 reply = await anyio.to_thread.run_sync(functools.partial(tools.call, params.name, arguments,
