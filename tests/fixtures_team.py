@@ -6,9 +6,36 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from tests.fixtures_core import make_machine, new_folder_store
+from tests.fixtures_core import CLI, make_machine, missing_prerequisite, new_folder_store
+
+
+def read_only_member(m) -> None:
+    """Run `m`'s CLI as a member a read-only folder refuses writes to: for root (who writes through permission
+    bits), without the capabilities that let it."""
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            missing_prerequisite("setpriv (util-linux) drops root's override of permission bits")
+        m.cli = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *CLI]
+        m.child = True
+
+
+@contextmanager
+def read_only(*folders: Path) -> Iterator[None]:
+    """The folders read only (r-x for all) inside the block, their modes put back after it."""
+    modes = [stat.S_IMODE(folder.stat().st_mode) for folder in folders]
+    for folder in folders:
+        folder.chmod(0o555)
+    try:
+        yield
+    finally:
+        for folder, mode in zip(folders, modes):
+            folder.chmod(mode)
 
 
 class Team:

@@ -10,13 +10,12 @@ the stand-in's `acme`.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 
 import pytest
 
-from tests.fixtures_core import CLI, make_machine, new_folder_store
-from tests.fixtures_team import Team
+from tests.fixtures_core import make_machine, new_folder_store
+from tests.fixtures_team import Team, read_only, read_only_member
 
 
 @pytest.fixture
@@ -94,22 +93,13 @@ def test_a_machine_without_a_team_refuses_team_in_one_line(tmp_path):
     assert status != 0 and out == "" and len(err.strip().splitlines()) == 1 and "no team store" in err, err
 
 
-def _read_only(m) -> None:
-    """Run `m`'s helper without root's power to write what it may not (the test may run as root)."""
-    if os.geteuid() == 0:
-        m.cli = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *CLI]
-        m.child = True
-
-
 def test_a_member_who_may_only_read_a_team_folder_is_refused_in_one_line_and_nothing_is_left(team):
     note = team.save_team("a", "Shared", "a team note already there")
     assert team.team_search("b", "team", "note") == [note]
-    _read_only(team.machines["b"])
+    read_only_member(team.machines["b"])
     before = team.team_objects()
     folders = [team.team / "projects" / "app", *[p for p in (team.team / "projects" / "app").iterdir() if p.is_dir()]]
-    for folder in folders:
-        folder.chmod(0o555)
-    try:
+    with read_only(*folders):
         for args, done in ((("retract", note, "--reason", "nope"), "retracted"), (("pin", note), "pinned"),
                            (("purge", note, "--yes"), "purged")):
             status, out, err = team.run("b", *args, "--team")
@@ -119,9 +109,6 @@ def test_a_member_who_may_only_read_a_team_folder_is_refused_in_one_line_and_not
             assert team.pending("b") == []
         assert team.team_objects() == before
         assert team.team_search("b", "team", "note") == [note]  # still there, still found
-    finally:
-        for folder in folders:
-            folder.chmod(0o755)
 
 
 def test_every_team_write_of_a_member_with_the_read_role_is_refused_in_the_same_one_line_with_nothing_pending(

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import stat
 from pathlib import Path
 
 import pytest
 
-from tests.fixtures_core import CLI, make_machine, new_folder_store
-from tests.fixtures_team import BucketTeam, Team
+from tests.fixtures_core import make_machine, new_folder_store
+from tests.fixtures_team import BucketTeam, Team, read_only, read_only_member
 
 
 @pytest.fixture
@@ -214,26 +212,12 @@ def test_a_machine_without_a_team_answers_without_scopes(tmp_path):
     assert "scope" not in out
 
 
-def _read_only_member(m):
-    """Run `m`'s CLI as a member the team folder refuses writes to: for root (who writes through permission
-    bits), without the capabilities that let it."""
-    if os.geteuid() == 0:
-        if shutil.which("setpriv") is None:
-            pytest.skip("setpriv (util-linux) drops root's override of permission bits")
-        m.cli = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *CLI]
-        m.child = True
-
-
 def test_saving_to_a_team_folder_the_member_may_only_read_is_refused_in_one_line_and_leaves_nothing(team):
     # INV personal-stays-personal: a refused team save leaves nothing, pending or in either store
     shared = team.save("a", "Existing", "a team note already there", "--team")
-    m = team.machines["b"]
-    _read_only_member(m)
+    read_only_member(team.machines["b"])
     project = team.team / "projects" / "app"
-    folders = [project, project / "notes"]
-    for folder in folders:
-        folder.chmod(0o555)
-    try:
+    with read_only(project, project / "notes"):
         status, out, err = team.run("b", "save", "--team", "--title", "Nope", "--text", "not allowed here")
         assert status == 6 and out == "", (out, err)
         line = err.strip()
@@ -244,22 +228,15 @@ def test_saving_to_a_team_folder_the_member_may_only_read_is_refused_in_one_line
         assert _notes_in(team.team) == [f"{shared}.md"] and _notes_in(team.own["b"]) == []
         # reading still works for this member
         assert team.json("b", "read", shared)[1]["scope"] == "team"
-    finally:
-        for folder in folders:
-            folder.chmod(stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
 
 
 def test_a_personal_save_to_a_store_that_refuses_writes_still_stays_pending_as_before(team):
-    m = team.machines["b"]
-    _read_only_member(m)
+    read_only_member(team.machines["b"])
     project = team.own["b"] / "projects"
     project.mkdir(exist_ok=True)
-    project.chmod(0o555)
-    try:
+    with read_only(project):
         status, out = team.json("b", "save", "--text", "my own note")
         assert status == 10 and out["reason"]["error"] == "no-access" and team.pending("b") == [out["id"]]
-    finally:
-        project.chmod(0o755)
 
 
 def test_the_mcp_server_searches_reads_and_saves_with_a_scope(team):

@@ -24,6 +24,7 @@ from agentmem.store import folder as folders
 from agentmem.store import whoami
 from agentmem.store.bucket import BucketStore
 from tests.fixtures_core import missing_prerequisite
+from tests.fixtures_team import read_only
 from tests.template_kit import make_template_repo, render_tasks_skipped
 
 TEAM_NOTE = "projects/app/notes/team-note-0001.md"
@@ -253,14 +254,8 @@ def _setup_with_read_only(folder, root, cwd):
         if "mount:" in done.stderr and done.returncode:
             missing_prerequisite(f"a read-only bind mount: {done.stderr.strip()}")
         return done
-    modes = {d: os.stat(d).st_mode & 0o7777 for d in [root, *[p for p in root.rglob("*") if p.is_dir()]]}
-    try:
-        for d in modes:
-            os.chmod(d, 0o555)
+    with read_only(root, *[p for p in root.rglob("*") if p.is_dir()]):
         return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
-    finally:
-        for d, mode in modes.items():
-            os.chmod(d, mode)
 
 
 def test_a_read_only_team_folder_is_read_only_and_setup_still_verifies(template_repo, tmp_path, monkeypatch):

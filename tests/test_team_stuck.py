@@ -14,7 +14,7 @@ import os
 import time
 
 from tests.fixtures_hub import Team as HubTeam
-from tests.fixtures_team import BucketTeam, Team
+from tests.fixtures_team import BucketTeam, Team, read_only, read_only_member
 
 STOP = json.dumps({"session_id": "s", "hook_event_name": "Stop", "stop_hook_active": False})
 
@@ -28,6 +28,24 @@ def _offline_team_save(member: BucketTeam, text: str) -> str:
         member.hub.start()
     assert status == 10 and out["scope"] == "team", out
     return out["id"]
+
+
+def _offline_folder_team_save(team: Team, text: str) -> str:
+    """Member b's `save --team` made while the team folder is away: pending, bound for it."""
+    away = team.team.rename(team.root / "team-away")
+    try:
+        status, out = team.json("b", "save", "--team", "--title", "Offline", "--text", text)
+    finally:
+        away.rename(team.team)
+    assert status == 10 and out["scope"] == "team", out
+    return out["id"]
+
+
+def _team_notes_read_only(team: Team):
+    """The team folder's project and notes folders read only, and member b without root's override."""
+    read_only_member(team.machines["b"])
+    project = team.team / "projects" / "app"
+    return read_only(project, project / "notes")
 
 
 def _entry(member: BucketTeam, note: str) -> tuple[bytes, bytes]:
@@ -145,20 +163,10 @@ def test_retry_personal_of_a_team_record_is_refused_and_changes_nothing(tmp_path
 def test_a_team_folder_the_member_may_only_read_refuses_the_retry_naming_who_manages_it_and_personal_moves_it(
         tmp_path):
     # INV nothing-lost: a folder team's refusal (permission denied) keeps the note, with both ways out
-    from tests.test_team_scopes import _read_only_member
-
     team = Team(tmp_path)
     team.save_team("a", "Existing", "a team note already there")
-    team.team.rename(tmp_path / "team-away")
-    status, out = team.json("b", "save", "--team", "--title", "Offline", "--text", "a folder team finding")
-    (tmp_path / "team-away").rename(team.team)
-    assert status == 10, out
-    note = out["id"]
-    _read_only_member(team.machines["b"])
-    folders = [team.team / "projects" / "app", team.team / "projects" / "app" / "notes"]
-    for folder in folders:
-        folder.chmod(0o555)
-    try:
+    note = _offline_folder_team_save(team, "a folder team finding")
+    with _team_notes_read_only(team):
         status, out = team.json("b", "save", "--retry", note)
         assert status == 10 and out["reason"]["error"] == "no-access", out
         assert out["reason"]["message"].startswith(f"team {team.team} is read only for you: note {note} was not sent")
@@ -166,9 +174,6 @@ def test_a_team_folder_the_member_may_only_read_refuses_the_retry_naming_who_man
         assert out["next"][1]["argv"] == ["save", "--retry", note, "--personal"]
         assert team.pending("b") == [note]
         team.machines["b"].run(*out["next"][1]["argv"], cwd=team.checkout, check_status=0)
-    finally:
-        for folder in folders:
-            folder.chmod(0o755)
     assert team.pending("b") == [] and _notes_in(team.own["b"]) == [f"{note}.md"]
     assert len(_notes_in(team.team)) == 1
 
@@ -192,34 +197,20 @@ def test_the_mcp_pending_tool_lists_a_refused_team_note_with_both_ways_out(tmp_p
     assert listed["next"][1]["argv"] == ["save", "--retry", note, "--personal"]
 
 
-
 def test_retry_personal_of_a_note_the_team_folder_already_holds_removes_it_as_saved_and_sends_nothing(tmp_path):
     # INV nothing-lost: an upload reached the team folder, its reply lost; the folder then refused the retry
     # (read only: a write needs a temporary file beside the note). --personal finds these very bytes there:
     # the note is delivered, one ID in one store.
-    from tests.test_team_scopes import _read_only_member
-
     team = Team(tmp_path)
     team.save_team("a", "Existing", "a team note already there")
-    team.team.rename(tmp_path / "team-away")
-    status, out = team.json("b", "save", "--team", "--title", "Offline", "--text", "an upload whose reply was lost")
-    (tmp_path / "team-away").rename(team.team)
-    assert status == 10, out
-    note = out["id"]
+    note = _offline_folder_team_save(team, "an upload whose reply was lost")
     folder = team.machines["b"].home / "pending" / note
     entry = json.loads((folder / "entry.json").read_bytes())
     (team.team / entry["path"]).write_bytes((folder / "note.md").read_bytes())  # the upload that reached it
-    _read_only_member(team.machines["b"])
-    folders = [team.team / "projects" / "app", team.team / "projects" / "app" / "notes"]
-    for f in folders:
-        f.chmod(0o555)
-    try:
+    with _team_notes_read_only(team):
         status, out = team.json("b", "save", "--retry", note)
         assert status == 10 and out["reason"]["error"] == "no-access", out
         status, text, err = team.run("b", "save", "--retry", note, "--personal")
-    finally:
-        for f in folders:
-            f.chmod(0o755)
     assert status == 0 and "Traceback" not in err, (text, err)
     assert f"saved {note} to the team's shared memory" in text and "already had it" in text, text
     assert "nothing was sent to your own store" in text and "your own note now" not in text
