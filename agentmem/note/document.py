@@ -88,22 +88,17 @@ class Note:
         if self.author:  # absent from notes saved before authors were stamped (issue X, item 5)
             meta["author"] = self.author
         meta["sources"] = self.sources
-        if self.tags:
-            meta["tags"] = self.tags
-        if self.session:
-            meta["session"] = self.session
-        if self.corrects:
-            meta["corrects"] = self.corrects
-        if self.review_by:
-            meta["review_by"] = self.review_by
-        if self.promoted_from:
-            meta["promoted_from"] = self.promoted_from
-        if self.propose:
-            meta["propose"] = self.propose
+        for key in _OPTIONAL_AFTER_SOURCES:  # in this order, each only when set
+            value = getattr(self, key)
+            if value:
+                meta[key] = value
         return meta
 
     def render(self) -> bytes:
         return render_parts(self.frontmatter(), self.body.strip("\n") + "\n")
+
+
+_OPTIONAL_AFTER_SOURCES = ("tags", "session", "corrects", "review_by", "promoted_from", "propose")
 
 
 def render_parts(meta: dict, body: str) -> bytes:
