@@ -98,12 +98,8 @@ def agentmem_items(folder: str, only: str | None,
         if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str)
                                                  for k in ("id", "project", "path", "sha256")):
             raise InvalidInput(f"{folder}/{export.MANIFEST} has a malformed entry; nothing was imported")
-        if only is not None and entry["project"] != only:
-            continue
-        if _scope_of(entry) not in (scope, None):
-            left["notes"] += 1
-            continue
-        found.append(_note(folder, entry, _unknown_scope(entry)))
+        if _taken(entry, only, scope, left, "notes"):
+            found.append(_note(folder, entry, _unknown_scope(entry)))
     held: list[Planned] = []
     for entry in manifest.get("records") or []:
         try:
@@ -111,13 +107,20 @@ def agentmem_items(folder: str, only: str | None,
         except (ValueError, InvalidInput):
             raise InvalidInput(f"{folder}/{export.MANIFEST} has a malformed record entry; nothing was imported") \
                 from None
-        if only is not None and entry["project"] != only:
-            continue
-        if _scope_of(entry) not in (scope, None):
-            left["records"] += 1
-            continue
-        held.append(_record(folder, entry, _unknown_scope(entry)))
+        if _taken(entry, only, scope, left, "records"):
+            held.append(_record(folder, entry, _unknown_scope(entry)))
     return found, held, left
+
+
+def _taken(entry: dict, only: str | None, scope: str, left: dict[str, int], kind: str) -> bool:
+    """Whether this import plans an export entry: of the project `only` names (any, without), and of `scope`
+    or of none agentmem writes (then refused, saying so); the other scope's is counted in `left[kind]`."""
+    if only is not None and entry["project"] != only:
+        return False
+    if _scope_of(entry) not in (scope, None):
+        left[kind] += 1
+        return False
+    return True
 
 
 def left_steps(cfg: Config, path: str, project: str | None, left: dict[str, int]) -> list[NextStep]:
