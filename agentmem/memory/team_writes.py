@@ -35,11 +35,14 @@ if TYPE_CHECKING:
 def read_only(store: StoreDescription, action: str) -> errors.NoAccess:
     """The one line for a member who may only read the team store: `action` says what was not done
     ("saved", "pinned", ...), so "nothing was saved"."""
+    return errors.NoAccess(f"team {store.location} is read only for you: {_grant(store)}; nothing was {action}")
+
+
+def _grant(store: StoreDescription) -> str:
+    """Whom a member asks for the right to write the team store."""
     if store.kind == "bucket":
-        ask = f"ask an admin of {store.location.split('/', 1)[0]} for the write role"
-    else:
-        ask = "ask whoever manages that folder for write permission on it"
-    return errors.NoAccess(f"team {store.location} is read only for you: {ask}; nothing was {action}")
+        return f"ask an admin of {store.location.split('/', 1)[0]} for the write role"
+    return "ask whoever manages that folder for write permission on it"
 
 
 def refused(problem: errors.AgentmemError | None) -> bool:
@@ -72,24 +75,24 @@ def movable(entry: Entry, data: bytes) -> bool:
     """Whether `save --retry ID --personal` may send this pending entry to the member's own store: a note
     (a record acts on the team's notes), and not a promotion (its original is the member's own already)."""
     from agentmem.note import document
-    from agentmem.store import layout
 
-    if not entry.path.endswith(layout.NOTE_SUFFIX):
-        return False
-    return not document.parse(data).meta.get("promoted_from")
+    return _is_note(entry) and not document.parse(data).meta.get("promoted_from")
+
+
+def _is_note(entry: Entry) -> bool:
+    """Whether a pending entry is a note (else a record: a retraction, pin or purge)."""
+    from agentmem.store.layout import NOTE_SUFFIX
+
+    return entry.path.endswith(NOTE_SUFFIX)
 
 
 def refusal(entry: Entry, team: StoreDescription, *, keep_own: bool = True) -> errors.AgentmemError:
     """The answer for an entry that `waits_for_person`: what is true, and both ways out as next steps (the
     write role, then a retry; or, `keep_own`, the note sent to the member's own store)."""
-    what = "note" if entry.path.endswith(".md") else "record"
+    what = "note" if _is_note(entry) else "record"
     stays = f"{what} {entry.id} was not sent and stays pending on this machine"
-    org = team.location.split("/", 1)[0]
-    if team.kind == "bucket":
-        grant = f"ask an admin of {org} for the write role"
-    else:
-        grant = "ask whoever manages that folder for write permission on it"
-    ways: list[str | errors.NextStep] = [errors.NextStep.of(f"{grant}, then retry it: `", entry.retry_step(), "`")]
+    ways: list[str | errors.NextStep] = [
+        errors.NextStep.of(f"{_grant(team)}, then retry it: `", entry.retry_step(), "`")]
     if keep_own:
         ways.append(errors.NextStep.of("or keep it as your own note: `",
                                        errors.Command("save", "--retry", entry.id, "--personal"), "`"))
@@ -156,7 +159,7 @@ def to_personal(machine: str, cfg: Config, note_id: str, *, timeout: float | Non
         raise errors.InvalidInput(errors.NextStep.of(
             f"pending note {note_id} is bound for {entry.store.label()}, not {bound}: ",
             errors.Option("personal"), f" moves only a team note to your own store{unchanged}"))
-    if not entry.path.endswith(".md"):
+    if not _is_note(entry):
         raise errors.InvalidInput(errors.NextStep.of(
             f"pending {note_id} is a record of the team's notes (a retraction, pin or purge), not a note: ",
             errors.Option("personal"), f" moves only a note{unchanged}"))
