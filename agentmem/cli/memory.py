@@ -234,27 +234,21 @@ def _retry(machine: str, args: argparse.Namespace) -> Result:
     return _save_result(outcome, out, text)
 
 
-def _team_of(cfg: Config | None) -> StoreDescription | None:
-    from agentmem.errors import AgentmemError
-
-    try:
-        return cfg.team if cfg is not None else None
-    except AgentmemError:
-        return None
-
-
 def _retried_scope(cfg: Config, store: StoreDescription | None) -> dict:
     """With a team on this machine, which of the member's stores a retried note went to ({"scope"}), as the
     save's own answer said; nothing without a team, or for a store that is neither (configured earlier)."""
     from agentmem.errors import AgentmemError
+    from agentmem.memory.team_writes import team_of
 
-    try:
-        team, own = cfg.team, cfg.store
-    except AgentmemError:
-        return {}
+    team = team_of(cfg)
     if team is None or store is None:
         return {}
-    return {"scope": "team"} if store == team else {"scope": "personal"} if store == own else {}
+    if store == team:
+        return {"scope": "team"}
+    try:
+        return {"scope": "personal"} if store == cfg.store else {}
+    except AgentmemError:
+        return {}
 
 
 def add_pending(sp: argparse.ArgumentParser) -> None:
@@ -262,25 +256,19 @@ def add_pending(sp: argparse.ArgumentParser) -> None:
 
 
 def run_pending(args: argparse.Namespace) -> Result:
-    from agentmem.errors import AgentmemError
     from agentmem.memory import team_writes
     from agentmem.render import pending_text, stuck_json
     from agentmem.uploads import pending
 
     machine = common.machine()
     entries, broken = pending.list_entries(machine), pending.unreadable(machine)
-    try:
-        cfg: Config | None = common.load_config(machine)
-    except (AgentmemError, OSError):
-        cfg = None  # no team to tell refused entries apart: each is listed with its retry, as ever
-    stuck = team_writes.held(machine, _team_of(cfg), entries)
+    stuck = team_writes.held(machine, team_writes.machine_team(machine), entries)
     out: dict = {"pending": [e.to_json() | {"retry": e.retry_command()} | ({"purges": e.purges} if e.purges else {})
                              | (stuck_json(stuck[e.id]) if e.id in stuck else {})
                              for e in entries]}
     if broken:
         out["unreadable"] = broken
     return Result(out, pending_text(entries, broken, stuck=stuck))
-
 
 
 

@@ -20,7 +20,6 @@ from agentmem.paths import pending_dir
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from agentmem.store.base import StoreDescription
     from agentmem.uploads.pending import Entry
 
 # Seconds: the whole time a Stop hook may spend retrying. An agent's stop
@@ -101,14 +100,12 @@ def _held_text(machine: str, names: list[str]) -> str:
     suspects = [name for name in names if maybe_refused(machine, name)]
     if not suspects:
         return ""
-    from agentmem import config
     from agentmem.errors import AgentmemError, Command
     from agentmem.memory import team_writes
     from agentmem.uploads import pending
 
-    try:
-        team = config.load(machine).team
-    except (AgentmemError, OSError):
+    team = team_writes.machine_team(machine)
+    if team is None:
         return ""
     held = 0
     for name in suspects:
@@ -244,7 +241,7 @@ def stop(machine: str | os.PathLike, hook_input: dict, *, budget: float = STOP_B
     from agentmem.uploads import delivery
 
     box: dict = {}
-    team = _team_store(machine)
+    team = team_writes.machine_team(machine)  # none, or unreadable: every entry is retried, as before teams
 
     def hold(entry: "Entry") -> bool:
         if team_writes.waits_for_person(entry, team):
@@ -289,18 +286,6 @@ def stop(machine: str | os.PathLike, hook_input: dict, *, budget: float = STOP_B
     report.timed_out = bool(untried)
     _remember(machine, report, budget)
     return report
-
-
-def _team_store(machine: str | os.PathLike) -> "StoreDescription | None":
-    """This machine's team store (a StoreDescription), or None: no team, or a config that cannot be read
-    (then every entry is retried, as before teams)."""
-    from agentmem import config
-    from agentmem.errors import AgentmemError
-
-    try:
-        return config.load(machine).team
-    except (AgentmemError, OSError):
-        return None
 
 
 def _paused_for(machine: str | os.PathLike) -> float:

@@ -242,16 +242,13 @@ def _review(machine: str, cfg: Config, project: str, args: dict[str, Any], timeo
 
 
 def _pending(machine: str, args: dict[str, Any]) -> Reply:
-    from agentmem import config
     from agentmem.memory import team_writes
     from agentmem.render import pending_text, stuck_json
     from agentmem.uploads import pending
 
     entries, broken = pending.list_entries(machine), pending.unreadable(machine)
-    try:  # a team note the team refused this member is listed with both ways out, as the CLI lists it
-        stuck = team_writes.held(machine, config.load(machine).team, entries)
-    except errors.AgentmemError:
-        stuck = {}
+    # a team note the team refused this member is listed with both ways out, as the CLI lists it
+    stuck = team_writes.held(machine, team_writes.machine_team(machine), entries)
     items = [e.to_json() | {"retry": e.retry_command(), "retry_tool": retry_call(e.id)}
              | ({"purges": e.purges} if e.purges else {})
              | (stuck_json(stuck[e.id], tool_name, tool_call) if e.id in stuck else {}) for e in entries]

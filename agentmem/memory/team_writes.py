@@ -124,11 +124,28 @@ def held_retry(machine: str, cfg: Config, outcome: Outcome) -> errors.AgentmemEr
     (`held`: both ways out), or None: saved, or pending for any other reason."""
     if outcome.status != "pending":
         return None
+    return held(machine, team_of(cfg), [outcome.entry]).get(outcome.entry.id)
+
+
+def team_of(cfg: Config | None) -> StoreDescription | None:
+    """The team store `cfg` names, or None: no config, no team, or a `[team]` that cannot be used (then no
+    entry is told apart as held: each is retried and listed as on a machine without a team)."""
+    if cfg is None:
+        return None
     try:
-        team = cfg.team
+        return cfg.team
     except errors.AgentmemError:
         return None
-    return held(machine, team, [outcome.entry]).get(outcome.entry.id)
+
+
+def machine_team(machine: str | os.PathLike) -> StoreDescription | None:
+    """`team_of` this machine's config (one that cannot be read: None)."""
+    from agentmem import config
+
+    try:
+        return team_of(config.load(machine))
+    except (errors.AgentmemError, OSError):
+        return None
 
 
 def to_personal(machine: str, cfg: Config, note_id: str, *, timeout: float | None = None,
