@@ -393,11 +393,9 @@ def run(machine: str, cfg: Config, *, timeout: float | None = None,
         from agentmem.store import whoami
 
         whoami.refresh(machine, min(CHECK_SECONDS, timeout or CHECK_SECONDS))
-    try:
-        team_store = cfg.team
-    except errors.AgentmemError:
-        team_store = None  # the team check says what is wrong with it
-    checks.append(pending_check(machine, team=team_store))
+    from agentmem.memory.team_writes import team_of
+
+    checks.append(pending_check(machine, team=team_of(cfg)))  # an unusable [team]: the team check says why
     checks += purge_checks(machine, cfg, projects, timeout)
     for project in projects:
         checks.append(index_check(machine, cfg, project))

@@ -296,9 +296,7 @@ def repair(machine: str | os.PathLike, entry: Entry, store: StoreDescription) ->
     An intact entry is returned as it is: its recorded destination always wins."""
     if entry.damaged is None:
         return entry
-    fixed = Entry(entry.id, store, entry.project, entry.path, entry.created)
-    write_atomic(os.path.join(_entry_dir(machine, entry.id), ENTRY_FILE), _entry_bytes(fixed))
-    return fixed
+    return _rebound(machine, entry, store)
 
 
 def rebind(machine: str | os.PathLike, entry: Entry, store: StoreDescription) -> Entry:
@@ -307,9 +305,15 @@ def rebind(machine: str | os.PathLike, entry: Entry, store: StoreDescription) ->
     is bound for the old store or the new one, never neither. Its attempts start again."""
     if entry.damaged is not None or entry.store is None:
         raise InvalidInput(f"pending note {entry.id} has no recorded destination to change ({entry.damaged})")
-    moved = Entry(entry.id, store, entry.project, entry.path, entry.created)
-    write_atomic(os.path.join(_entry_dir(machine, entry.id), ENTRY_FILE), _entry_bytes(moved))
-    return moved
+    return _rebound(machine, entry, store)
+
+
+def _rebound(machine: str | os.PathLike, entry: Entry, store: StoreDescription) -> Entry:
+    """The entry bound for `store` from now on, its attempts counted afresh: a new entry.json, written
+    atomically beside the untouched note."""
+    bound = Entry(entry.id, store, entry.project, entry.path, entry.created)
+    write_atomic(os.path.join(_entry_dir(machine, entry.id), ENTRY_FILE), _entry_bytes(bound))
+    return bound
 
 
 def remove(machine: str | os.PathLike, note_id: str) -> None:
